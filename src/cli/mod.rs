@@ -1,0 +1,1 @@
+//! Headless command line (placeholder until the run command lands).

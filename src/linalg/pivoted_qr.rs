@@ -1,0 +1,565 @@
+//! Householder QR with column-norm (Businger-Golub) pivoting of the transposed constraint
+//! Jacobian, `A^T P = Q R`, with the full orthogonal `Q` formed explicitly.
+//!
+//! This module owns [`PivotedQr`]: its workspace is sized once in [`PivotedQr::new`] and every
+//! compute method runs without heap allocation. The factorization is deterministic: the same
+//! input gives bit-identical `Q`, `R` and permutation.
+
+use nalgebra::{DMatrix, DVector};
+
+/// Workspace and result of the pivoted QR factorization of `A^T` for an `m x n` Jacobian `A`.
+///
+/// `Q` is `n x n` orthogonal, `R` is `n x m` upper trapezoidal with non-increasing diagonal
+/// magnitudes, and `P` is the column permutation of `A^T` (i.e. a permutation of constraints).
+#[derive(Clone, Debug)]
+pub struct PivotedQr {
+    n: usize,
+    m: usize,
+    /// `A^T P`, overwritten in place by `R` (n x m).
+    r: DMatrix<f64>,
+    /// Full orthogonal factor (n x n).
+    q: DMatrix<f64>,
+    /// Householder vector of step j in rows j..n of column j (implicit leading 1 stored), n x k.
+    house: DMatrix<f64>,
+    /// Householder scalars, len k = min(n, m).
+    tau: Vec<f64>,
+    /// Trailing column norms of the current step, len m.
+    norms: Vec<f64>,
+    /// perm[j] = original constraint index in pivot position j, len m.
+    perm: Vec<usize>,
+}
+
+/// 2-norm of `x`, scaled by its largest magnitude to avoid overflow/underflow. Fixed
+/// summation order, so the result is deterministic.
+fn scaled_norm(x: impl Iterator<Item = f64> + Clone) -> f64 {
+    let scale = x.clone().fold(0.0_f64, |s, v| s.max(v.abs()));
+    if scale == 0.0 || !scale.is_finite() {
+        // All zero, or an infinity (the norm is then infinite); NaN propagates through the sum.
+        return x.fold(scale, |s, v| s + v.abs());
+    }
+    let sum: f64 = x.fold(0.0, |s, v| {
+        let t = v / scale;
+        s + t * t
+    });
+    scale * sum.sqrt()
+}
+
+impl PivotedQr {
+    /// Workspace for Jacobians with `m` rows (constraints) and `n` columns (coordinates).
+    pub fn new(n: usize, m: usize) -> Self {
+        let k = n.min(m);
+        Self {
+            n,
+            m,
+            r: DMatrix::zeros(n, m),
+            q: DMatrix::identity(n, n),
+            house: DMatrix::zeros(n, k),
+            tau: vec![0.0; k],
+            norms: vec![0.0; m],
+            perm: (0..m).collect(),
+        }
+    }
+
+    /// Number of coordinates (columns of `A`, rows of `A^T`).
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Number of constraints (rows of `A`, columns of `A^T`).
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Number of Householder steps, `min(n, m)`.
+    fn steps(&self) -> usize {
+        self.n.min(self.m)
+    }
+
+    /// Factorize `A^T`, with `a` the `m x n` Jacobian (panics only if the shape differs from
+    /// [`new`](Self::new)). No allocation. Also forms the full `Q` (n x n) explicitly by
+    /// accumulating the reflectors.
+    pub fn factorize_transposed(&mut self, a: &DMatrix<f64>) {
+        let (n, m) = (self.n, self.m);
+        assert_eq!(
+            a.shape(),
+            (m, n),
+            "PivotedQr: Jacobian shape differs from the workspace (m x n)"
+        );
+        let k = self.steps();
+
+        for i in 0..n {
+            for j in 0..m {
+                self.r[(i, j)] = a[(j, i)];
+            }
+        }
+        for (j, p) in self.perm.iter_mut().enumerate() {
+            *p = j;
+        }
+
+        let mut prev_diag = f64::INFINITY;
+        for j in 0..k {
+            // Businger-Golub pivot: largest trailing norm (rows j..n) among columns j..m, lowest
+            // index on ties. Norms are recomputed from scratch every step (exact, deterministic;
+            // no downdating cancellation to guard against).
+            for c in j..m {
+                self.norms[c] = scaled_norm(self.r.view((j, c), (n - j, 1)).iter().copied());
+            }
+            let mut piv = j;
+            for c in j + 1..m {
+                if self.norms[c] > self.norms[piv] {
+                    piv = c;
+                }
+            }
+            if piv != j {
+                self.r.swap_columns(j, piv);
+                self.perm.swap(j, piv);
+                self.norms.swap(j, piv);
+            }
+
+            // Householder reflector H = I - tau v v^T (v_j = 1) with H x = beta e_j and
+            // beta = -sign(x_j) |x|, sign(0) = +1 (dlarfg form, except that dlarfg skips the
+            // reflection when x_{j+1..} = 0; here that case still maps x_j to -x_j (tau = 2) so
+            // the sign rule holds uniformly). x = 0 gives H = I (tau = 0), beta = 0.
+            let norm = self.norms[j];
+            let alpha = self.r[(j, j)];
+            let (beta, tau) = if norm == 0.0 {
+                (0.0, 0.0)
+            } else {
+                let beta = if alpha >= 0.0 { -norm } else { norm };
+                (beta, (beta - alpha) / beta)
+            };
+            let v0 = alpha - beta;
+            self.house[(j, j)] = 1.0;
+            for i in j + 1..n {
+                self.house[(i, j)] = if tau == 0.0 { 0.0 } else { self.r[(i, j)] / v0 };
+            }
+            self.tau[j] = tau;
+
+            // Apply H to the trailing columns j+1..m, rows j..n.
+            if tau != 0.0 {
+                for c in j + 1..m {
+                    let mut w = 0.0;
+                    for i in j..n {
+                        w += self.house[(i, j)] * self.r[(i, c)];
+                    }
+                    let tw = tau * w;
+                    for i in j..n {
+                        self.r[(i, c)] -= tw * self.house[(i, j)];
+                    }
+                }
+            }
+
+            // Column j of R: beta on the diagonal, exact zeros below. In exact arithmetic the
+            // trailing norms never grow from one step to the next, so |R_jj| is non-increasing;
+            // rounding can break that by a few ulps on near-ties (e.g. orthogonal columns of equal
+            // norm), so clamp to the previous magnitude. The change is at rounding level relative
+            // to |R_jj| and keeps the ordering guarantee exact.
+            let beta = if beta.abs() > prev_diag {
+                prev_diag.copysign(beta)
+            } else {
+                beta
+            };
+            prev_diag = beta.abs();
+            self.r[(j, j)] = beta;
+            for i in j + 1..n {
+                self.r[(i, j)] = 0.0;
+            }
+        }
+
+        // Q = H_0 H_1 ... H_{k-1}, accumulated backwards from the identity. When H_j is applied,
+        // rows/columns j..n of the partial product are the only ones that differ from I.
+        self.q.fill(0.0);
+        self.q.fill_diagonal(1.0);
+        for j in (0..k).rev() {
+            let tau = self.tau[j];
+            if tau == 0.0 {
+                continue;
+            }
+            for c in j..n {
+                let mut w = 0.0;
+                for i in j..n {
+                    w += self.house[(i, j)] * self.q[(i, c)];
+                }
+                let tw = tau * w;
+                for i in j..n {
+                    self.q[(i, c)] -= tw * self.house[(i, j)];
+                }
+            }
+        }
+    }
+
+    /// Full orthogonal factor, n x n. Columns `0..r` span the constraint normals, `r..n` the
+    /// tangent space (r = numerical rank).
+    pub fn q(&self) -> &DMatrix<f64> {
+        &self.q
+    }
+
+    /// R as an n x m matrix (exact zeros below the diagonal).
+    pub fn r(&self) -> &DMatrix<f64> {
+        &self.r
+    }
+
+    /// |R_ii| for i < min(n, m), 0 for i >= min(n, m).
+    pub fn r_diag_abs(&self, i: usize) -> f64 {
+        if i < self.steps() {
+            self.r[(i, i)].abs()
+        } else {
+            0.0
+        }
+    }
+
+    /// `perm[j]` = index of the original constraint (row of `A`, column of `A^T`) in pivot
+    /// position j; length m.
+    pub fn permutation(&self) -> &[usize] {
+        &self.perm
+    }
+
+    /// Numerical rank: number of i < min(n, m) with |R_ii| > rel_tol * |R_00| (0 if R_00 == 0).
+    pub fn rank(&self, rel_tol: f64) -> usize {
+        let r0 = self.r_diag_abs(0);
+        if r0 == 0.0 {
+            return 0;
+        }
+        let tol = rel_tol * r0;
+        (0..self.steps())
+            .filter(|&i| self.r_diag_abs(i) > tol)
+            .count()
+    }
+
+    /// For the leading r x r block `R1 = R[0..r, 0..r]` (r <= rank), solve `R1^T y =
+    /// rhs_piv[0..r]` by forward substitution (`rhs_piv` already in pivot order, len >= r),
+    /// storing y in `y[0..r]`, then write `out = Q[:, 0..r] * y` (length n). No allocation.
+    ///
+    /// With `A^T P = Q R`, `x = Q[:, 0..r] y` satisfies the first r pivoted equations of
+    /// `(P^T A) x = R^T Q^T x = rhs_piv` exactly and is orthogonal to the tangent space, so for a
+    /// consistent system it is the minimum-norm solution of `A x = b`.
+    pub fn normal_solve(&self, r: usize, rhs_piv: &[f64], y: &mut [f64], out: &mut DVector<f64>) {
+        assert!(r <= self.steps(), "normal_solve: r exceeds min(n, m)");
+        assert!(
+            rhs_piv.len() >= r && y.len() >= r,
+            "normal_solve: slices shorter than r"
+        );
+        assert_eq!(out.len(), self.n, "normal_solve: out must have length n");
+
+        // R1^T is lower triangular: sum_{i <= j} R[i, j] y_i = rhs_j.
+        for j in 0..r {
+            let mut s = rhs_piv[j];
+            for (i, yi) in y[..j].iter().enumerate() {
+                s -= self.r[(i, j)] * yi;
+            }
+            y[j] = s / self.r[(j, j)];
+        }
+        for row in 0..self.n {
+            let mut s = 0.0;
+            for (i, yi) in y.iter().enumerate().take(r) {
+                s += self.q[(row, i)] * yi;
+            }
+            out[row] = s;
+        }
+    }
+
+    /// Permute a vector of m per-constraint values into pivot order: `out[j] = v[perm[j]]`.
+    pub fn to_pivot_order(&self, v: &DVector<f64>, out: &mut DVector<f64>) {
+        assert!(
+            v.len() == self.m && out.len() == self.m,
+            "to_pivot_order: vectors must have length m"
+        );
+        for (j, &p) in self.perm.iter().enumerate() {
+            out[j] = v[p];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic xorshift64* generator for test matrices.
+    struct Rng(u64);
+
+    impl Rng {
+        fn new(seed: u64) -> Self {
+            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        }
+        /// Uniform in [-1, 1).
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            let u = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
+            (u as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
+        }
+        fn matrix(&mut self, rows: usize, cols: usize) -> DMatrix<f64> {
+            DMatrix::from_fn(rows, cols, |_, _| self.next())
+        }
+        fn vector(&mut self, len: usize) -> DVector<f64> {
+            DVector::from_fn(len, |_, _| self.next())
+        }
+    }
+
+    fn max_abs(m: &DMatrix<f64>) -> f64 {
+        m.iter().fold(0.0, |s, v| s.max(v.abs()))
+    }
+
+    fn factorize(a: &DMatrix<f64>) -> PivotedQr {
+        let mut qr = PivotedQr::new(a.ncols(), a.nrows());
+        qr.factorize_transposed(a);
+        qr
+    }
+
+    /// A^T with its columns permuted by `perm`: column j is row perm[j] of A.
+    fn at_permuted(a: &DMatrix<f64>, perm: &[usize]) -> DMatrix<f64> {
+        DMatrix::from_fn(a.ncols(), a.nrows(), |i, j| a[(perm[j], i)])
+    }
+
+    fn check_factorization(a: &DMatrix<f64>, qr: &PivotedQr) {
+        let (m, n) = a.shape();
+        let (q, r, perm) = (qr.q(), qr.r(), qr.permutation());
+        assert_eq!(q.shape(), (n, n));
+        assert_eq!(r.shape(), (n, m));
+
+        let mut sorted = perm.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..m).collect::<Vec<_>>(), "not a permutation");
+
+        let recon = max_abs(&(at_permuted(a, perm) - q * r));
+        let scale = a.norm().max(1.0);
+        assert!(recon <= 1e-12 * scale, "A^T P - QR = {recon:e} ({m}x{n})");
+
+        let orth = max_abs(&(q.transpose() * q - DMatrix::identity(n, n)));
+        assert!(orth <= 1e-13, "Q^T Q - I = {orth:e} ({m}x{n})");
+
+        for j in 0..m {
+            for i in j + 1..n {
+                assert_eq!(r[(i, j)], 0.0, "R[{i},{j}] below diagonal not zero");
+            }
+        }
+        for i in 1..n.min(m) {
+            assert!(
+                r[(i, i)].abs() <= r[(i - 1, i - 1)].abs(),
+                "|R_ii| increases at {i} ({m}x{n})"
+            );
+        }
+    }
+
+    #[test]
+    fn random_shapes_factorize() {
+        let shapes = [
+            (1, 2),
+            (2, 2),
+            (1, 3),
+            (8, 9),
+            (14, 15),
+            (12, 12),
+            (16, 15),
+            (24, 24),
+            (32, 30),
+            (5, 3),
+        ];
+        let mut rng = Rng::new(1);
+        for &(m, n) in &shapes {
+            for scale in [1.0, 1e3] {
+                let a = rng.matrix(m, n) * scale;
+                let qr = factorize(&a);
+                check_factorization(&a, &qr);
+                assert_eq!(qr.rank(1e-10), m.min(n), "random {m}x{n} not full rank");
+            }
+        }
+    }
+
+    #[test]
+    fn orthogonal_equal_norm_columns_stay_ordered() {
+        // A = an orthogonal matrix: all column norms of A^T tie at 1, a rounding near-tie case.
+        let mut rng = Rng::new(2);
+        for n in [3, 7, 16] {
+            let a = rng.matrix(n, n).qr().q();
+            let qr = factorize(&a);
+            check_factorization(&a, &qr);
+            for i in 0..n {
+                assert!((qr.r_diag_abs(i) - 1.0).abs() <= 1e-14);
+            }
+        }
+    }
+
+    #[test]
+    fn degenerate_shapes() {
+        // Zero matrix: R = 0, Q = I, rank 0.
+        let a = DMatrix::zeros(3, 4);
+        let qr = factorize(&a);
+        check_factorization(&a, &qr);
+        assert_eq!(qr.rank(1e-10), 0);
+        assert_eq!(qr.q(), &DMatrix::identity(4, 4));
+        // No constraints at all.
+        let a = DMatrix::zeros(0, 3);
+        let qr = factorize(&a);
+        assert_eq!(qr.rank(1e-10), 0);
+        assert_eq!(qr.r_diag_abs(0), 0.0);
+        assert_eq!(qr.q(), &DMatrix::identity(3, 3));
+    }
+
+    /// Random rank-k m x n matrix B C.
+    fn low_rank(rng: &mut Rng, m: usize, n: usize, k: usize) -> DMatrix<f64> {
+        rng.matrix(m, k) * rng.matrix(k, n)
+    }
+
+    const DEFICIENT: [(usize, usize, usize); 8] = [
+        (2, 3, 1),
+        (3, 3, 2),
+        (5, 8, 3),
+        (8, 9, 7),
+        (12, 12, 6),
+        (16, 15, 10),
+        (30, 20, 12),
+        (24, 30, 1),
+    ];
+
+    #[test]
+    fn rank_of_low_rank_products() {
+        let mut rng = Rng::new(3);
+        for &(m, n, k) in &DEFICIENT {
+            let a = low_rank(&mut rng, m, n, k);
+            let qr = factorize(&a);
+            check_factorization(&a, &qr);
+            assert_eq!(qr.rank(1e-10), k, "rank of B C with ({m},{n},{k})");
+        }
+    }
+
+    #[test]
+    fn rank_with_duplicated_rows() {
+        // Constraints r0, r1, r0, r2, r1, r1: three distinct rows.
+        let mut rng = Rng::new(4);
+        let rows = rng.matrix(3, 6);
+        let order = [0, 1, 0, 2, 1, 1];
+        let a = DMatrix::from_fn(order.len(), 6, |i, j| rows[(order[i], j)]);
+        let qr = factorize(&a);
+        check_factorization(&a, &qr);
+        assert_eq!(qr.rank(1e-10), 3);
+        // The three kept pivots are distinct constraints.
+        let kept: Vec<usize> = qr.permutation()[..3].iter().map(|&p| order[p]).collect();
+        let mut kept_sorted = kept.clone();
+        kept_sorted.sort_unstable();
+        assert_eq!(kept_sorted, vec![0, 1, 2], "kept {kept:?}");
+    }
+
+    #[test]
+    fn tangent_columns_annihilate_jacobian() {
+        let mut rng = Rng::new(5);
+        for &(m, n, k) in &DEFICIENT {
+            let a = low_rank(&mut rng, m, n, k);
+            let qr = factorize(&a);
+            let r = qr.rank(1e-10);
+            assert_eq!(r, k);
+            let tangent = qr.q().columns(r, n - r).into_owned();
+            let res = max_abs(&(&a * tangent));
+            assert!(res <= 1e-12, "A Q[:, r..] = {res:e} for ({m},{n},{k})");
+        }
+    }
+
+    #[test]
+    fn normal_solve_full_row_rank_is_min_norm() {
+        let mut rng = Rng::new(6);
+        for (m, n) in [(1, 2), (3, 5), (8, 9), (14, 15), (10, 30)] {
+            let a = rng.matrix(m, n);
+            let b = rng.vector(m);
+            let qr = factorize(&a);
+            let r = qr.rank(1e-10);
+            assert_eq!(r, m);
+            let mut b_piv = DVector::zeros(m);
+            qr.to_pivot_order(&b, &mut b_piv);
+            let mut y = vec![0.0; m];
+            let mut x = DVector::zeros(n);
+            qr.normal_solve(r, b_piv.as_slice(), &mut y, &mut x);
+
+            let res = (&a * &x - &b).amax();
+            assert!(res <= 1e-12, "A x - b = {res:e} ({m}x{n})");
+            // Minimum norm <=> x in the row space of A <=> x orthogonal to the tangent space.
+            let along_tangent = (qr.q().columns(r, n - r).transpose() * &x).amax();
+            assert!(
+                along_tangent <= 1e-12,
+                "x not orthogonal to tangent: {along_tangent:e}"
+            );
+            // Independent check: the min-norm solution is A^T (A A^T)^{-1} b.
+            let reference = a.transpose() * (&a * a.transpose()).lu().solve(&b).unwrap();
+            assert!((&x - reference).amax() <= 1e-10);
+        }
+    }
+
+    #[test]
+    fn normal_solve_rank_deficient_consistent() {
+        let mut rng = Rng::new(7);
+        for &(m, n, k) in &DEFICIENT {
+            let a = low_rank(&mut rng, m, n, k);
+            let b = &a * rng.vector(n);
+            let qr = factorize(&a);
+            let r = qr.rank(1e-10);
+            let mut b_piv = DVector::zeros(m);
+            qr.to_pivot_order(&b, &mut b_piv);
+            let mut y = vec![0.0; r];
+            let mut x = DVector::zeros(n);
+            qr.normal_solve(r, b_piv.as_slice(), &mut y, &mut x);
+            let res = (&a * &x - &b).amax();
+            assert!(res <= 1e-12, "A x - b = {res:e} for ({m},{n},{k})");
+        }
+    }
+
+    #[test]
+    fn pivots_by_column_norm() {
+        // Rows (constraints) with norms 0.1, 3, sqrt(2): row 1 first. After removing its
+        // direction e1, the remaining trailing norms are 0.1 (row 0) and 1 (row 2), so row 2 is
+        // second. All rows lie in the xy-plane, so row 0 then has nothing left: R_22 = 0.
+        let a = DMatrix::from_row_slice(3, 3, &[0.1, 0.0, 0.0, 0.0, 3.0, 0.0, 1.0, 1.0, 0.0]);
+        let qr = factorize(&a);
+        check_factorization(&a, &qr);
+        assert_eq!(qr.permutation(), &[1, 2, 0]);
+        assert!((qr.r_diag_abs(0) - 3.0).abs() <= 1e-15);
+        assert!((qr.r_diag_abs(1) - 1.0).abs() <= 1e-15);
+        assert!(qr.r_diag_abs(2) <= 1e-15);
+        assert_eq!(qr.rank(1e-10), 2);
+
+        // Norm, not largest entry: row 0 has the largest entry (2.5) but row 1 the larger norm
+        // (1.5 * sqrt(3) = 2.598...).
+        let a = DMatrix::from_row_slice(2, 3, &[2.5, 0.0, 0.0, 1.5, 1.5, 1.5]);
+        let qr = factorize(&a);
+        assert_eq!(qr.permutation()[0], 1);
+        assert!((qr.r_diag_abs(0) - 1.5 * 3f64.sqrt()).abs() <= 1e-15);
+
+        // Ties go to the lowest index.
+        let a = DMatrix::from_row_slice(3, 2, &[0.0, 1.0, 1.0, 0.0, -1.0, 0.0]);
+        assert_eq!(factorize(&a).permutation()[0], 0);
+    }
+
+    #[test]
+    fn householder_sign_convention() {
+        // R_00 = -sign(x0) |x| with sign(0) = +1.
+        let qr = factorize(&DMatrix::from_row_slice(1, 2, &[3.0, 4.0]));
+        assert_eq!(qr.r()[(0, 0)], -5.0);
+        let qr = factorize(&DMatrix::from_row_slice(1, 2, &[-3.0, 4.0]));
+        assert_eq!(qr.r()[(0, 0)], 5.0);
+        let qr = factorize(&DMatrix::from_row_slice(1, 2, &[0.0, 2.0]));
+        assert_eq!(qr.r()[(0, 0)], -2.0);
+        // The scaled norm neither overflows nor underflows.
+        let qr = factorize(&DMatrix::from_row_slice(1, 2, &[3e200, 4e200]));
+        assert!((qr.r()[(0, 0)] / 5e200 + 1.0).abs() <= 1e-15);
+        let qr = factorize(&DMatrix::from_row_slice(1, 2, &[3e-200, 4e-200]));
+        assert!((qr.r()[(0, 0)] / 5e-200 + 1.0).abs() <= 1e-15);
+    }
+
+    #[test]
+    fn deterministic_bit_identical() {
+        let mut rng = Rng::new(8);
+        let a = rng.matrix(14, 15);
+        let other = rng.matrix(14, 15);
+        let mut qr = PivotedQr::new(15, 14);
+        qr.factorize_transposed(&a);
+        let (q1, r1, p1) = (qr.q().clone(), qr.r().clone(), qr.permutation().to_vec());
+        qr.factorize_transposed(&other);
+        qr.factorize_transposed(&a);
+        let bits = |m: &DMatrix<f64>| m.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&q1), bits(qr.q()));
+        assert_eq!(bits(&r1), bits(qr.r()));
+        assert_eq!(p1, qr.permutation());
+        let fresh = factorize(&a);
+        assert_eq!(bits(&q1), bits(fresh.q()));
+        assert_eq!(bits(&r1), bits(fresh.r()));
+    }
+}

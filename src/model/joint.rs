@@ -1,0 +1,138 @@
+//! Holonomic, scleronomic constraints and their analytic derivatives.
+//!
+//! Each joint contributes rows to `c(x) = 0`, to the Jacobian `A = dc/dx`, and to its time
+//! derivative `dA/dt` along the velocity; the acceleration-level right-hand side is then
+//! `gamma = -(dA/dt) xd` (no explicit time dependence in these joints).
+
+use nalgebra::{DMatrix, DVector, Vector2};
+
+/// A point fixed on a body, in the body frame: components along the bar's axis and
+/// perpendicular to it, measured from the centre of mass. Point masses only have the origin.
+pub type LocalPoint = Vector2<f64>;
+
+/// The kinds of constraint a scene can use.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JointKind {
+    /// Revolute joint between two planar bodies: the two local points coincide (2 rows).
+    Revolute {
+        a: usize,
+        point_a: LocalPoint,
+        b: usize,
+        point_b: LocalPoint,
+    },
+    /// Revolute joint to the ground: the local point stays at a fixed position (2 rows).
+    Pin {
+        body: usize,
+        point: LocalPoint,
+        ground: Vector2<f64>,
+    },
+    /// Point-mass distance constraint in the form `|r - anchor|^2 - length^2 = 0` (1 row),
+    /// in 2D or 3D (anchor components beyond the body's dimension are ignored).
+    Distance {
+        body: usize,
+        anchor: [f64; 3],
+        length: f64,
+    },
+}
+
+/// A named constraint of the mechanism with its first row in `c`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Joint {
+    pub name: String,
+    pub kind: JointKind,
+    /// Index of the joint's first row in `c` and `A`.
+    pub row: usize,
+}
+
+impl Joint {
+    /// Number of scalar constraint equations.
+    pub fn rows(&self) -> usize {
+        match self.kind {
+            JointKind::Revolute { .. } | JointKind::Pin { .. } => 2,
+            JointKind::Distance { .. } => 1,
+        }
+    }
+}
+
+/// Rotation of a local point by angle `theta`.
+#[inline]
+pub(crate) fn rotate(theta: f64, p: &LocalPoint) -> Vector2<f64> {
+    let (s, c) = theta.sin_cos();
+    Vector2::new(c * p.x - s * p.y, s * p.x + c * p.y)
+}
+
+/// Perpendicular `(-v_y, v_x)`, i.e. the derivative of a rotated vector with respect to its angle.
+#[inline]
+pub(crate) fn perp(v: &Vector2<f64>) -> Vector2<f64> {
+    Vector2::new(-v.y, v.x)
+}
+
+/// Geometry of one planar body for the joint kernels: offset, whether it has an angle, angle.
+#[derive(Clone, Copy)]
+pub(crate) struct PlanarFrame {
+    pub offset: usize,
+    pub rotates: bool,
+}
+
+impl PlanarFrame {
+    /// World position of a local point.
+    pub fn point(&self, x: &DVector<f64>, p: &LocalPoint) -> Vector2<f64> {
+        let o = self.offset;
+        let base = Vector2::new(x[o], x[o + 1]);
+        if self.rotates {
+            base + rotate(x[o + 2], p)
+        } else {
+            base + p
+        }
+    }
+
+    /// Adds `sign * d(point)/dx` into the two rows `row, row+1` of `a`.
+    pub fn add_jacobian(
+        &self,
+        x: &DVector<f64>,
+        p: &LocalPoint,
+        sign: f64,
+        row: usize,
+        a: &mut DMatrix<f64>,
+    ) {
+        let o = self.offset;
+        a[(row, o)] += sign;
+        a[(row + 1, o + 1)] += sign;
+        if self.rotates {
+            let d = perp(&rotate(x[o + 2], p));
+            a[(row, o + 2)] += sign * d.x;
+            a[(row + 1, o + 2)] += sign * d.y;
+        }
+    }
+
+    /// Adds `sign * d/dt(d(point)/dx)` into rows `row, row+1` of `adot`:
+    /// `d/dt perp(R p) = -omega R p`.
+    pub fn add_jacobian_dot(
+        &self,
+        x: &DVector<f64>,
+        xd: &DVector<f64>,
+        p: &LocalPoint,
+        sign: f64,
+        row: usize,
+        adot: &mut DMatrix<f64>,
+    ) {
+        if self.rotates {
+            let o = self.offset;
+            let rp = rotate(x[o + 2], p);
+            let omega = xd[o + 2];
+            adot[(row, o + 2)] -= sign * omega * rp.x;
+            adot[(row + 1, o + 2)] -= sign * omega * rp.y;
+        }
+    }
+
+    /// `sign * omega^2 R p`: this point's share of `gamma = -(dA/dt) xd` (centripetal term).
+    pub fn centripetal(&self, x: &DVector<f64>, xd: &DVector<f64>, p: &LocalPoint) -> Vector2<f64> {
+        if self.rotates {
+            let o = self.offset;
+            let omega = xd[o + 2];
+            rotate(x[o + 2], p) * (omega * omega)
+        } else {
+            Vector2::zeros()
+        }
+    }
+}

@@ -1,0 +1,435 @@
+//! The two tangent bases shown to the user, tracked every step from the same factorisation:
+//! *traditional* (the columns `Q[:, r..n]` the QR returns) and *continued* (seed 000 sect. 2.4
+//! and appendix A: predictor, then the polar / orthogonal-Procrustes corrector).
+//!
+//! The continued basis also survives changes of dimension (DESIGN section 3): with `T_hat` the
+//! exact basis (n x K) and `T_pred` the predicted one (n x k), `C = T_hat^T T_pred`:
+//! - K >= k: the continued columns are `T_hat C (C^T C)^{-1/2}`, which equals `T_hat W V^T` with
+//!   `C = W S V^T` (the polar factor); if K > k the new admissible motions span `T_hat N`,
+//!   `N` the null space of `C^T`, given a canonical basis: eigenvectors of the mass-weighted
+//!   Gram matrix, sorted by decreasing eigenvalue, each with its largest component positive;
+//! - K < k: the k old columns best represented in the new space (largest column norms of `C`)
+//!   survive, matched by the same polar factor.
+
+use nalgebra::{DMatrix, DMatrixView, DVector};
+
+use crate::linalg::sym_eigen::SymmetricEigen;
+
+/// Where a column of the continued basis comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ColumnOrigin {
+    /// Present since the initial factorisation (or since the last reset).
+    Initial,
+    /// Appeared when the rank dropped at time `t` (an admissible motion new to the mechanism).
+    New { t: f64 },
+}
+
+/// Identity of a basis column, kept across steps by the continuation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColumnLabel {
+    pub id: u32,
+    pub origin: ColumnOrigin,
+}
+
+impl ColumnLabel {
+    pub fn is_new(&self) -> bool {
+        matches!(self.origin, ColumnOrigin::New { .. })
+    }
+}
+
+/// What happened to a basis over the last step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BasisStats {
+    /// `|T_{k+1} - T_k|_F` over the columns that exist at both steps.
+    pub jump: f64,
+    /// Columns with `T_{k+1}[:, j] . T_k[:, j] < 0`.
+    pub sign_flips: usize,
+    /// The number of columns changed.
+    pub dimension_changed: bool,
+    /// The continuation could not relate the new space to the old one and restarted from the
+    /// QR's columns (never expected with a sensible step size; reported, never hidden).
+    pub reset: bool,
+}
+
+/// A tangent basis `T` (n x dim) with its column labels, generalized velocities `qd = T^T xd`
+/// and generalized coordinates `q` (integrated from `qd` with the trapezoidal rule).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TangentBasis {
+    dim: usize,
+    data: DMatrix<f64>,
+    labels: Vec<ColumnLabel>,
+    q: DVector<f64>,
+    qd: DVector<f64>,
+    next_id: u32,
+    stats: BasisStats,
+    total_flips: usize,
+}
+
+impl TangentBasis {
+    pub(crate) fn new(n: usize) -> Self {
+        Self {
+            dim: 0,
+            data: DMatrix::zeros(n, n),
+            labels: Vec::with_capacity(n),
+            q: DVector::zeros(n),
+            qd: DVector::zeros(n),
+            next_id: 0,
+            stats: BasisStats::default(),
+            total_flips: 0,
+        }
+    }
+
+    /// Number of columns.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The basis, n x dim.
+    pub fn columns(&self) -> DMatrixView<'_, f64> {
+        self.data.columns(0, self.dim)
+    }
+
+    pub fn labels(&self) -> &[ColumnLabel] {
+        &self.labels
+    }
+
+    /// Generalized velocities `T^T xd`, one per column.
+    pub fn qd(&self) -> &[f64] {
+        &self.qd.as_slice()[..self.dim]
+    }
+
+    /// Generalized coordinates integrated from `qd` (a column born at a singularity starts at 0).
+    pub fn q(&self) -> &[f64] {
+        &self.q.as_slice()[..self.dim]
+    }
+
+    /// Statistics of the last update.
+    pub fn stats(&self) -> BasisStats {
+        self.stats
+    }
+
+    /// Sign flips accumulated since the start.
+    pub fn total_sign_flips(&self) -> usize {
+        self.total_flips
+    }
+
+    /// Copies another basis of the same mechanism into this one without allocating.
+    pub(crate) fn copy_from(&mut self, other: &TangentBasis) {
+        self.dim = other.dim;
+        self.data.copy_from(&other.data);
+        self.labels.clear();
+        self.labels.extend_from_slice(&other.labels);
+        self.q.copy_from(&other.q);
+        self.qd.copy_from(&other.qd);
+        self.next_id = other.next_id;
+        self.stats = other.stats;
+        self.total_flips = other.total_flips;
+    }
+
+    /// Starts the basis from `t_hat` (fresh labels, `q = 0`).
+    pub(crate) fn reset(&mut self, t_hat: &DMatrixView<f64>, xd: &DVector<f64>) {
+        let k = t_hat.ncols();
+        self.dim = k;
+        self.data.columns_mut(0, k).copy_from(t_hat);
+        self.labels.clear();
+        for _ in 0..k {
+            self.labels.push(ColumnLabel {
+                id: self.next_id,
+                origin: ColumnOrigin::Initial,
+            });
+            self.next_id += 1;
+        }
+        self.q.fill(0.0);
+        self.update_velocities(xd);
+        self.stats = BasisStats::default();
+    }
+
+    /// Recomputes `qd = T^T xd`.
+    pub(crate) fn update_velocities(&mut self, xd: &DVector<f64>) {
+        let k = self.dim;
+        let t = self.data.columns(0, k);
+        self.qd.rows_mut(0, k).gemv_tr(1.0, &t, xd, 0.0);
+    }
+}
+
+/// Scratch space for basis updates (all n x n, used by top-left views).
+#[derive(Clone, Debug)]
+pub(crate) struct BasisUpdater {
+    c: DMatrix<f64>,
+    gram: DMatrix<f64>,
+    polar: DMatrix<f64>,
+    scratch: DMatrix<f64>,
+    next: TangentBasis,
+    eigen: SymmetricEigen,
+    selected: Vec<usize>,
+    norms: Vec<f64>,
+}
+
+/// Below this smallest eigenvalue of `C^T C` the predicted columns have left the new tangent
+/// space and the continuation restarts.
+const DEGENERATE_OVERLAP: f64 = 1e-8;
+
+impl BasisUpdater {
+    pub fn new(n: usize) -> Self {
+        Self {
+            c: DMatrix::zeros(n, n),
+            gram: DMatrix::zeros(n, n),
+            polar: DMatrix::zeros(n, n),
+            scratch: DMatrix::zeros(n, n),
+            next: TangentBasis::new(n),
+            eigen: SymmetricEigen::new(n),
+            selected: Vec::with_capacity(n),
+            norms: Vec::with_capacity(n),
+        }
+    }
+
+    /// Traditional update: the basis becomes `t_hat` as the QR returned it.
+    pub fn update_traditional(
+        &mut self,
+        basis: &mut TangentBasis,
+        t_hat: &DMatrixView<f64>,
+        xd: &DVector<f64>,
+        h: f64,
+    ) {
+        let k_new = t_hat.ncols();
+        let next = &mut self.next;
+        next.dim = k_new;
+        next.data.columns_mut(0, k_new).copy_from(t_hat);
+        next.labels.clear();
+        for j in 0..k_new {
+            next.labels.push(basis.labels.get(j).copied().unwrap_or(ColumnLabel {
+                id: j as u32,
+                origin: ColumnOrigin::Initial,
+            }));
+        }
+        self.selected.clear();
+        self.selected.extend(0..k_new.min(basis.dim));
+        finish_update(basis, next, &self.selected, xd, h);
+    }
+
+    /// Continued update from the predicted basis `t_pred` (n x basis.dim, same column order and
+    /// labels as `basis`) to the exact tangent space spanned by `t_hat` (n x K).
+    #[allow(clippy::too_many_arguments)]
+    pub fn update_continued(
+        &mut self,
+        basis: &mut TangentBasis,
+        t_pred: &DMatrixView<f64>,
+        t_hat: &DMatrixView<f64>,
+        mass: &DVector<f64>,
+        xd: &DVector<f64>,
+        h: f64,
+        t: f64,
+    ) {
+        let n = t_hat.nrows();
+        let k_hat = t_hat.ncols();
+        let k_pred = t_pred.ncols();
+        let next = &mut self.next;
+        next.next_id = basis.next_id;
+        next.labels.clear();
+        if k_hat == 0 || k_pred == 0 {
+            // Nothing to continue from (or to): start afresh from the QR's columns.
+            next.dim = k_hat;
+            next.data.columns_mut(0, k_hat).copy_from(t_hat);
+            for _ in 0..k_hat {
+                next.labels.push(ColumnLabel {
+                    id: next.next_id,
+                    origin: ColumnOrigin::Initial,
+                });
+                next.next_id += 1;
+            }
+            self.selected.clear();
+            finish_update(basis, next, &self.selected, xd, h);
+            basis.stats.reset = k_pred > 0;
+            return;
+        }
+
+        // C = T_hat^T T_pred (K x k).
+        self.c
+            .view_mut((0, 0), (k_hat, k_pred))
+            .gemm_tr(1.0, t_hat, t_pred, 0.0);
+
+        // Columns of T_pred that continue: all of them if K >= k, else the K best represented.
+        self.selected.clear();
+        if k_hat >= k_pred {
+            self.selected.extend(0..k_pred);
+        } else {
+            self.norms.clear();
+            for j in 0..k_pred {
+                self.norms.push(self.c.view((0, j), (k_hat, 1)).norm_squared());
+            }
+            let mut order: [usize; 64] = [0; 64];
+            let count = k_pred.min(64);
+            for (j, slot) in order.iter_mut().enumerate().take(count) {
+                *slot = j;
+            }
+            // Largest norms first, ties to the lower index; then keep original order.
+            order[..count].sort_by(|&i, &j| {
+                self.norms[j]
+                    .partial_cmp(&self.norms[i])
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(i.cmp(&j))
+            });
+            order[..k_hat].sort_unstable();
+            self.selected.extend_from_slice(&order[..k_hat]);
+            for (slot, &j) in self.selected.iter().enumerate() {
+                if slot != j {
+                    let (src, dst) = (j, slot);
+                    for i in 0..k_hat {
+                        self.c[(i, dst)] = self.c[(i, src)];
+                    }
+                }
+            }
+        }
+        let k_cont = self.selected.len();
+
+        // Polar factor U = C (C^T C)^{-1/2} (K x k_cont) through the eigen-decomposition of C^T C.
+        let c = self.c.view((0, 0), (k_hat, k_cont));
+        self.gram
+            .view_mut((0, 0), (k_cont, k_cont))
+            .gemm_tr(1.0, &c, &c, 0.0);
+        self.eigen.compute(&self.gram.view((0, 0), (k_cont, k_cont)));
+        if self.eigen.eigenvalue(k_cont - 1) < DEGENERATE_OVERLAP {
+            next.dim = k_hat;
+            next.data.columns_mut(0, k_hat).copy_from(t_hat);
+            for _ in 0..k_hat {
+                next.labels.push(ColumnLabel {
+                    id: next.next_id,
+                    origin: ColumnOrigin::Initial,
+                });
+                next.next_id += 1;
+            }
+            self.selected.clear();
+            finish_update(basis, next, &self.selected, xd, h);
+            basis.stats.reset = true;
+            return;
+        }
+        {
+            let v = self.eigen.eigenvectors();
+            // scratch = V diag(lambda^{-1/2}), then gram = scratch V^T = (C^T C)^{-1/2}.
+            for j in 0..k_cont {
+                let s = 1.0 / self.eigen.eigenvalue(j).sqrt();
+                for i in 0..k_cont {
+                    self.scratch[(i, j)] = v[(i, j)] * s;
+                }
+            }
+            for i in 0..k_cont {
+                for j in 0..k_cont {
+                    let mut s = 0.0;
+                    for l in 0..k_cont {
+                        s += self.scratch[(i, l)] * v[(j, l)];
+                    }
+                    self.gram[(i, j)] = s;
+                }
+            }
+        }
+        self.polar.view_mut((0, 0), (k_hat, k_cont)).gemm(
+            1.0,
+            &c,
+            &self.gram.view((0, 0), (k_cont, k_cont)),
+            0.0,
+        );
+        next.data.columns_mut(0, k_cont).gemm(
+            1.0,
+            t_hat,
+            &self.polar.view((0, 0), (k_hat, k_cont)),
+            0.0,
+        );
+        for &j in &self.selected {
+            next.labels.push(basis.labels[j]);
+        }
+
+        // New admissible motions: T_hat times the null space of C^T, in canonical form.
+        let k_new = k_hat - k_cont;
+        if k_new > 0 {
+            // C C^T (K x K): its eigenvectors of (near-)zero eigenvalue span the null space of C^T.
+            for i in 0..k_hat {
+                for j in 0..=i {
+                    let mut s = 0.0;
+                    for l in 0..k_cont {
+                        s += c[(i, l)] * c[(j, l)];
+                    }
+                    self.gram[(i, j)] = s;
+                    self.gram[(j, i)] = s;
+                }
+            }
+            self.eigen.compute(&self.gram.view((0, 0), (k_hat, k_hat)));
+            self.scratch
+                .view_mut((0, 0), (k_hat, k_new))
+                .copy_from(&self.eigen.eigenvectors().columns(k_cont, k_new));
+            let null_space = self.scratch.view((0, 0), (k_hat, k_new));
+            let mut fresh = next.data.columns_mut(k_cont, k_new);
+            fresh.gemm(1.0, t_hat, &null_space, 0.0);
+            // Mass-weighted Gram matrix of the new columns.
+            for i in 0..k_new {
+                for j in 0..=i {
+                    let mut s = 0.0;
+                    for r in 0..n {
+                        s += fresh[(r, i)] * mass[r] * fresh[(r, j)];
+                    }
+                    self.gram[(i, j)] = s;
+                    self.gram[(j, i)] = s;
+                }
+            }
+            self.eigen.compute(&self.gram.view((0, 0), (k_new, k_new)));
+            let rotation = self.eigen.eigenvectors();
+            let mut canonical = self.polar.view_mut((0, 0), (n, k_new));
+            canonical.gemm(1.0, &fresh, &rotation, 0.0);
+            for j in 0..k_new {
+                let mut column = canonical.column_mut(j);
+                let largest = column.iamax();
+                if column[largest] < 0.0 {
+                    column.neg_mut();
+                }
+            }
+            fresh.copy_from(&canonical);
+            for _ in 0..k_new {
+                next.labels.push(ColumnLabel {
+                    id: next.next_id,
+                    origin: ColumnOrigin::New { t },
+                });
+                next.next_id += 1;
+            }
+        }
+        next.dim = k_hat;
+        finish_update(basis, next, &self.selected, xd, h);
+    }
+}
+
+/// Compares `next` with the old `basis` column by column (`matched[j]` is the old column that
+/// `next`'s column j continues), accumulates `q`, then makes `next` the current basis.
+fn finish_update(
+    basis: &mut TangentBasis,
+    next: &mut TangentBasis,
+    matched: &[usize],
+    xd: &DVector<f64>,
+    h: f64,
+) {
+    let n = basis.data.nrows();
+    next.update_velocities(xd);
+    let mut jump_sq = 0.0;
+    let mut flips = 0;
+    next.q.fill(0.0);
+    for (j, &old) in matched.iter().enumerate() {
+        let mut dot = 0.0;
+        for i in 0..n {
+            let d = next.data[(i, j)] - basis.data[(i, old)];
+            jump_sq += d * d;
+            dot += next.data[(i, j)] * basis.data[(i, old)];
+        }
+        if dot < 0.0 {
+            flips += 1;
+        }
+        next.q[j] = basis.q[old] + 0.5 * h * (basis.qd[old] + next.qd[j]);
+    }
+    next.stats = BasisStats {
+        jump: jump_sq.sqrt(),
+        sign_flips: flips,
+        dimension_changed: next.dim != basis.dim,
+        reset: false,
+    };
+    next.total_flips = basis.total_flips + flips;
+    if next.next_id < basis.next_id {
+        next.next_id = basis.next_id;
+    }
+    std::mem::swap(basis, next);
+}

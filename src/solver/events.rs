@@ -1,0 +1,150 @@
+//! Singular-configuration events (DESIGN section 4).
+//!
+//! With `r_g` the generic rank, `rho = |R[r_g-1, r_g-1]| / |R[0, 0]|` goes to zero linearly as
+//! the mechanism passes a singular configuration, so `rho^2` is smooth and nearly parabolic
+//! there. The detector keeps the last three accepted `(t, rho)`; when the middle one is a local
+//! minimum it fits a parabola to `rho^2` through the three points and reports the vertex when
+//! the fitted minimum is below the detection tolerance.
+
+use nalgebra::{DMatrix, DVector};
+
+use super::basis::{ColumnLabel, TangentBasis};
+
+/// A located minimum of `rho`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LocatedMinimum {
+    pub t: f64,
+    pub rho: f64,
+}
+
+/// Sliding window of the last three `(t, rho)`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventDetector {
+    window: [(f64, f64); 3],
+    len: usize,
+}
+
+impl EventDetector {
+    /// Forgets the window (after a jump of the state).
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Adds an accepted step; returns the located minimum if the window's middle point is a
+    /// local minimum of `rho` whose fitted value is below `tolerance`.
+    pub fn push(&mut self, t: f64, rho: f64, tolerance: f64) -> Option<LocatedMinimum> {
+        if self.len == 3 {
+            self.window.rotate_left(1);
+            self.len = 2;
+        }
+        self.window[self.len] = (t, rho);
+        self.len += 1;
+        if self.len < 3 {
+            return None;
+        }
+        let [(t0, r0), (t1, r1), (t2, r2)] = self.window;
+        if !(r1 <= r0 && r1 < r2) {
+            return None;
+        }
+        let found = parabola_minimum([(t0, r0 * r0), (t1, r1 * r1), (t2, r2 * r2)]);
+        (found.rho < tolerance).then_some(found)
+    }
+
+    /// The two points before the newest, oldest first (the candidates to restart from).
+    pub fn window(&self) -> &[(f64, f64)] {
+        &self.window[..self.len]
+    }
+}
+
+/// Vertex of the parabola through three `(t, y)` points with `y = rho^2`, clamped to
+/// `[t0, t2]`; returns the time and `sqrt(max(y, 0))`.
+pub fn parabola_minimum(points: [(f64, f64); 3]) -> LocatedMinimum {
+    let [(t0, y0), (t1, y1), (t2, y2)] = points;
+    let d01 = (y1 - y0) / (t1 - t0);
+    let d12 = (y2 - y1) / (t2 - t1);
+    let a = (d12 - d01) / (t2 - t0);
+    if !(a > 0.0) || !a.is_finite() {
+        return LocatedMinimum {
+            t: t1,
+            rho: y1.max(0.0).sqrt(),
+        };
+    }
+    // y = y1 + d01 (t - t1) + a (t - t0)(t - t1) in Newton form.
+    let b = d01 - a * (t0 + t1);
+    let t_star = (-b / (2.0 * a)).clamp(t0, t2);
+    let y_star = y1 + d01 * (t_star - t1) + a * (t_star - t0) * (t_star - t1);
+    LocatedMinimum {
+        t: t_star,
+        rho: y_star.max(0.0).sqrt(),
+    }
+}
+
+/// A singular configuration passed during a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SingularEvent {
+    /// Located time of the minimum of `rho`.
+    pub t: f64,
+    /// Fitted minimum of `rho`.
+    pub rho_min: f64,
+    /// Rank of `A` at the event state with the detection tolerance.
+    pub rank: usize,
+    /// Generic rank minus `rank`.
+    pub deficiency: usize,
+    /// Positions and velocities at the event (integrated from the last step before it).
+    pub x: DVector<f64>,
+    pub xd: DVector<f64>,
+    /// Admissible motions at the detection tolerance that continue the motion before the event
+    /// (n x k), with their labels.
+    pub continued: DMatrix<f64>,
+    pub continued_labels: Vec<ColumnLabel>,
+    /// Admissible motions new at the event (n x (rank deficiency)), canonical basis.
+    pub new: DMatrix<f64>,
+    /// The continued basis as it reached the event, restored by `Simulation::set_event_state`.
+    pub(crate) basis: TangentBasis,
+}
+
+impl SingularEvent {
+    /// Number of admissible motions (continued plus new).
+    pub fn motion_count(&self) -> usize {
+        self.continued.ncols() + self.new.ncols()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parabola_vertex_of_exact_parabola() {
+        // y = 2 (t - 0.3)^2 + 0.01, vertex (0.3, 0.01).
+        let y = |t: f64| 2.0 * (t - 0.3) * (t - 0.3) + 0.01;
+        let m = parabola_minimum([(0.1, y(0.1)), (0.25, y(0.25)), (0.5, y(0.5))]);
+        assert!((m.t - 0.3).abs() < 1e-12);
+        assert!((m.rho - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn v_shaped_rho_is_located_between_grid_points() {
+        // rho = |t - 0.123| sampled on a 0.01 grid: rho^2 is an exact parabola.
+        let mut detector = EventDetector::default();
+        let mut found = None;
+        for i in 0..30 {
+            let t = i as f64 * 0.01;
+            if let Some(m) = detector.push(t, (t - 0.123).abs(), 1e-3) {
+                found = Some(m);
+            }
+        }
+        let m = found.expect("event located");
+        assert!((m.t - 0.123).abs() < 1e-12);
+        assert!(m.rho < 1e-6);
+    }
+
+    #[test]
+    fn shallow_minimum_above_tolerance_is_not_an_event() {
+        let mut detector = EventDetector::default();
+        for i in 0..30 {
+            let t = i as f64 * 0.01;
+            assert!(detector.push(t, 0.1 + (t - 0.123).powi(2), 1e-3).is_none());
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Initial conditions: assembling positions onto the constraint manifold and completing the
+//! velocities an author stated so that `A xd = 0`.
+
+use nalgebra::{DMatrix, DVector};
+
+use super::error::SolverError;
+use super::projection::Projector;
+use crate::linalg::PivotedQr;
+use crate::model::Mechanism;
+
+/// Relative rank tolerance used by the assembly Newton iterations.
+const ASSEMBLY_RANK_TOLERANCE: f64 = 1e-8;
+/// Absolute tolerance on every constraint residual after assembly.
+const ASSEMBLY_TOLERANCE: f64 = 1e-12;
+const ASSEMBLY_ITERATIONS: usize = 50;
+/// Largest `|A xd|_inf` accepted after completing stated velocities.
+const VELOCITY_TOLERANCE: f64 = 1e-9;
+
+/// How far assembly moved the positions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AssemblyReport {
+    pub iterations: usize,
+    /// Largest coordinate change `|x_assembled - x_given|_inf`.
+    pub correction: f64,
+    /// Index of the coordinate that moved most.
+    pub coordinate: usize,
+    /// Largest constraint residual before assembly.
+    pub initial_residual: f64,
+}
+
+/// Moves `x` onto `c(x) = 0` by Newton iterations along the constraint normals (minimum-norm
+/// corrections). Fails, naming the joint with the largest residual, when it does not converge.
+pub fn assemble_positions(
+    mechanism: &Mechanism,
+    x: &mut DVector<f64>,
+) -> Result<AssemblyReport, SolverError> {
+    let (n, m) = (mechanism.n(), mechanism.m());
+    let given = x.clone();
+    let mut c = DVector::zeros(m);
+    mechanism.residual(x, &mut c);
+    let initial_residual = if m == 0 { 0.0 } else { c.amax() };
+    let mut projector = Projector::new(n, m);
+    let mut a = DMatrix::zeros(m, n);
+    let mut qr = PivotedQr::new(n, m);
+    let outcome = projector
+        .project_positions(
+            mechanism,
+            ASSEMBLY_RANK_TOLERANCE,
+            ASSEMBLY_TOLERANCE,
+            ASSEMBLY_ITERATIONS,
+            x,
+            &mut a,
+            &mut qr,
+        )
+        .map_err(|(iterations, residual, row)| SolverError::AssemblyFailed {
+            iterations,
+            residual,
+            joint: mechanism.joint_of_row(row).name.clone(),
+        })?;
+    // Redundant rows left out of Newton must hold too, or the geometry is inconsistent.
+    mechanism.residual(x, &mut c);
+    if m > 0 && !(c.amax() <= 1e3 * ASSEMBLY_TOLERANCE) {
+        let row = c.iamax();
+        return Err(SolverError::AssemblyFailed {
+            iterations: outcome.iterations,
+            residual: c.amax(),
+            joint: mechanism.joint_of_row(row).name.clone(),
+        });
+    }
+    let change = &*x - &given;
+    let coordinate = if n == 0 { 0 } else { change.iamax() };
+    Ok(AssemblyReport {
+        iterations: outcome.iterations,
+        correction: if n == 0 { 0.0 } else { change.amax() },
+        coordinate,
+        initial_residual,
+    })
+}
+
+/// Completes velocities: the components with `stated[i]` keep `xd[i]`, the others are the
+/// minimum-norm solution of `A_u xd_u = -A_s xd_s` (A at `x`). Fails when the stated components
+/// alone already violate the constraints.
+pub fn complete_velocities(
+    mechanism: &Mechanism,
+    x: &DVector<f64>,
+    stated: &[bool],
+    xd: &mut DVector<f64>,
+) -> Result<(), SolverError> {
+    let (n, m) = (mechanism.n(), mechanism.m());
+    let mut a = DMatrix::zeros(m, n);
+    mechanism.jacobian(x, &mut a);
+    let unknown: Vec<usize> = (0..n).filter(|&i| !stated[i]).collect();
+    for &i in &unknown {
+        xd[i] = 0.0;
+    }
+    if m > 0 && !unknown.is_empty() {
+        // b = -A_s xd_s, with the unknown components zeroed above.
+        let b = -(&a * &*xd);
+        let mut a_u = DMatrix::zeros(m, unknown.len());
+        for (k, &i) in unknown.iter().enumerate() {
+            a_u.set_column(k, &a.column(i));
+        }
+        let mut qr = PivotedQr::new(unknown.len(), m);
+        qr.factorize_transposed(&a_u);
+        let rank = qr.rank(ASSEMBLY_RANK_TOLERANCE);
+        let mut b_piv = DVector::zeros(m);
+        qr.to_pivot_order(&b, &mut b_piv);
+        let mut y = vec![0.0; m];
+        let mut u = DVector::zeros(unknown.len());
+        qr.normal_solve(rank, b_piv.as_slice(), &mut y, &mut u);
+        for (k, &i) in unknown.iter().enumerate() {
+            xd[i] = u[k];
+        }
+    }
+    if m > 0 {
+        let residual = &a * &*xd;
+        if !(residual.amax() <= VELOCITY_TOLERANCE) {
+            return Err(SolverError::InconsistentVelocities {
+                residual: residual.amax(),
+                joint: mechanism.joint_of_row(residual.iamax()).name.clone(),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! Explicit Runge-Kutta steps of the first-order system `(x, xd)' = (xd, xdd(t, x, xd))`:
+//! classical RK4 and the embedded Dormand-Prince 5(4) pair. The constraint projection is
+//! applied by the caller after an accepted step.
+
+use nalgebra::DVector;
+
+use super::dynamics::Evaluator;
+use super::error::SolverError;
+use crate::model::{Load, Mechanism};
+
+/// A Butcher tableau with at most seven stages.
+struct Tableau {
+    stages: usize,
+    c: [f64; 7],
+    a: [[f64; 7]; 7],
+    b: [f64; 7],
+    /// `b - b_hat` of an embedded pair (all zero when there is no error estimate).
+    e: [f64; 7],
+}
+
+const RK4: Tableau = Tableau {
+    stages: 4,
+    c: [0.0, 0.5, 0.5, 1.0, 0.0, 0.0, 0.0],
+    a: [
+        [0.0; 7],
+        [0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0; 7],
+        [0.0; 7],
+        [0.0; 7],
+    ],
+    b: [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0, 0.0, 0.0, 0.0],
+    e: [0.0; 7],
+};
+
+/// Dormand and Prince (1980), the pair behind Matlab's ode45 used by the seed papers.
+const DOPRI5: Tableau = Tableau {
+    stages: 7,
+    c: [0.0, 0.2, 0.3, 0.8, 8.0 / 9.0, 1.0, 1.0],
+    a: [
+        [0.0; 7],
+        [0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [3.0 / 40.0, 9.0 / 40.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0, 0.0, 0.0, 0.0, 0.0],
+        [
+            19372.0 / 6561.0,
+            -25360.0 / 2187.0,
+            64448.0 / 6561.0,
+            -212.0 / 729.0,
+            0.0,
+            0.0,
+            0.0,
+        ],
+        [
+            9017.0 / 3168.0,
+            -355.0 / 33.0,
+            46732.0 / 5247.0,
+            49.0 / 176.0,
+            -5103.0 / 18656.0,
+            0.0,
+            0.0,
+        ],
+        [
+            35.0 / 384.0,
+            0.0,
+            500.0 / 1113.0,
+            125.0 / 192.0,
+            -2187.0 / 6784.0,
+            11.0 / 84.0,
+            0.0,
+        ],
+    ],
+    b: [
+        35.0 / 384.0,
+        0.0,
+        500.0 / 1113.0,
+        125.0 / 192.0,
+        -2187.0 / 6784.0,
+        11.0 / 84.0,
+        0.0,
+    ],
+    e: [
+        71.0 / 57600.0,
+        0.0,
+        -71.0 / 16695.0,
+        71.0 / 1920.0,
+        -17253.0 / 339200.0,
+        22.0 / 525.0,
+        -1.0 / 40.0,
+    ],
+};
+
+/// What a step needs to evaluate accelerations.
+pub(crate) struct Rhs<'a> {
+    pub mechanism: &'a Mechanism,
+    pub extra_loads: &'a [Load],
+    pub rank_tolerance: f64,
+}
+
+/// Stage buffers.
+#[derive(Clone, Debug)]
+pub(crate) struct Stepper {
+    kx: Vec<DVector<f64>>,
+    kv: Vec<DVector<f64>>,
+    x_stage: DVector<f64>,
+    xd_stage: DVector<f64>,
+}
+
+impl Stepper {
+    pub fn new(n: usize) -> Self {
+        Self {
+            kx: vec![DVector::zeros(n); 7],
+            kv: vec![DVector::zeros(n); 7],
+            x_stage: DVector::zeros(n),
+            xd_stage: DVector::zeros(n),
+        }
+    }
+
+    /// One RK4 step of size `h` from `(t, x, xd)` into `(x_out, xd_out)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rk4(
+        &mut self,
+        rhs: &Rhs,
+        evaluator: &mut Evaluator,
+        t: f64,
+        x: &DVector<f64>,
+        xd: &DVector<f64>,
+        h: f64,
+        x_out: &mut DVector<f64>,
+        xd_out: &mut DVector<f64>,
+    ) -> Result<(), SolverError> {
+        self.run(&RK4, rhs, evaluator, t, x, xd, h, x_out, xd_out)?;
+        Ok(())
+    }
+
+    /// One Dormand-Prince attempt; returns the scaled RMS error norm (accept when <= 1).
+    #[allow(clippy::too_many_arguments)]
+    pub fn dopri5(
+        &mut self,
+        rhs: &Rhs,
+        evaluator: &mut Evaluator,
+        t: f64,
+        x: &DVector<f64>,
+        xd: &DVector<f64>,
+        h: f64,
+        rtol: f64,
+        atol: f64,
+        x_out: &mut DVector<f64>,
+        xd_out: &mut DVector<f64>,
+    ) -> Result<f64, SolverError> {
+        self.run(&DOPRI5, rhs, evaluator, t, x, xd, h, x_out, xd_out)?;
+        let n = x.len();
+        let mut sum = 0.0;
+        for i in 0..n {
+            let mut ex = 0.0;
+            let mut ev = 0.0;
+            for s in 0..DOPRI5.stages {
+                ex += DOPRI5.e[s] * self.kx[s][i];
+                ev += DOPRI5.e[s] * self.kv[s][i];
+            }
+            let sx = atol + rtol * x[i].abs().max(x_out[i].abs());
+            let sv = atol + rtol * xd[i].abs().max(xd_out[i].abs());
+            sum += (h * ex / sx).powi(2) + (h * ev / sv).powi(2);
+        }
+        Ok((sum / (2 * n) as f64).sqrt())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        tableau: &Tableau,
+        rhs: &Rhs,
+        evaluator: &mut Evaluator,
+        t: f64,
+        x: &DVector<f64>,
+        xd: &DVector<f64>,
+        h: f64,
+        x_out: &mut DVector<f64>,
+        xd_out: &mut DVector<f64>,
+    ) -> Result<(), SolverError> {
+        for s in 0..tableau.stages {
+            self.x_stage.copy_from(x);
+            self.xd_stage.copy_from(xd);
+            for j in 0..s {
+                let a = tableau.a[s][j];
+                if a != 0.0 {
+                    self.x_stage.axpy(h * a, &self.kx[j], 1.0);
+                    self.xd_stage.axpy(h * a, &self.kv[j], 1.0);
+                }
+            }
+            self.kx[s].copy_from(&self.xd_stage);
+            evaluator.acceleration(
+                rhs.mechanism,
+                rhs.extra_loads,
+                t + tableau.c[s] * h,
+                &self.x_stage,
+                &self.xd_stage,
+                rhs.rank_tolerance,
+                &mut self.kv[s],
+            )?;
+        }
+        x_out.copy_from(x);
+        xd_out.copy_from(xd);
+        for s in 0..tableau.stages {
+            let b = tableau.b[s];
+            if b != 0.0 {
+                x_out.axpy(h * b, &self.kx[s], 1.0);
+                xd_out.axpy(h * b, &self.kv[s], 1.0);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,175 @@
+//! Predictor of the continued tangent basis (seed 000 sect. 2.4, appendices B and C).
+//!
+//! With `Q_k = [Q1_k  T_k]` (exact normals, continued tangent basis) and the pivoted
+//! `J = Q_k^T (dA/dt)^T P` restricted to its first r columns, `X = J R1ns^{-1}` gives
+//! `Omega_s = X[r.., :]` (eq. 85) and `Omega_ns = L - L^T`, `L = stril(X[..r, :])` (eqs. 87-88);
+//! the tangent-tangent block of `Omega` is zero (the basis turns no more than it must).
+//! `Q_pred = Q_k exp(h Omega)` (eq. 22); only the tangent block `exp(h Omega)[:, r..]` is
+//! formed, by the Taylor series of its action on `[0; I]`. `Omega` divides by `R1ns`, so near a
+//! singular configuration `h |Omega|` grows: above `omega_step_limit` the zeroth-order
+//! predictor `T_pred = T_k` is used instead.
+
+use nalgebra::{DMatrix, DMatrixView, DVector};
+
+use super::basis::TangentBasis;
+use super::settings::Predictor;
+use crate::linalg::PivotedQr;
+use crate::model::Mechanism;
+
+/// Largest number of Taylor terms (reached only when `h |Omega|` is near the limit).
+const MAX_TERMS: usize = 40;
+
+#[derive(Clone, Debug)]
+pub(crate) struct BasisPredictor {
+    adot: DMatrix<f64>,
+    omega: DMatrix<f64>,
+    x_block: DMatrix<f64>,
+    action: DMatrix<f64>,
+    term: DMatrix<f64>,
+    next_term: DMatrix<f64>,
+    prediction: DMatrix<f64>,
+    omega_norm: f64,
+    /// Rank split of the prepared `Omega` (`r = n - k`) and tangent dimension k.
+    r: usize,
+    k: usize,
+}
+
+impl BasisPredictor {
+    pub fn new(n: usize, m: usize) -> Self {
+        Self {
+            adot: DMatrix::zeros(m, n),
+            omega: DMatrix::zeros(n, n),
+            x_block: DMatrix::zeros(n, n.min(m).max(1)),
+            action: DMatrix::zeros(n, n),
+            term: DMatrix::zeros(n, n),
+            next_term: DMatrix::zeros(n, n),
+            prediction: DMatrix::zeros(n, n),
+            omega_norm: 0.0,
+            r: 0,
+            k: 0,
+        }
+    }
+
+    /// `|Omega|_F` of the last preparation.
+    pub fn omega_norm(&self) -> f64 {
+        self.omega_norm
+    }
+
+    /// Builds `Omega` at the accepted state `(x, xd)`, whose factorisation is `qr` and whose
+    /// continued basis is `basis` (spanning `Q[:, r..n]`, r = n - basis.dim()).
+    pub fn prepare(
+        &mut self,
+        mechanism: &Mechanism,
+        x: &DVector<f64>,
+        xd: &DVector<f64>,
+        qr: &PivotedQr,
+        basis: &TangentBasis,
+    ) {
+        let n = mechanism.n();
+        let k = basis.dim();
+        let r = n - k;
+        self.r = r;
+        self.k = k;
+        self.omega.fill(0.0);
+        self.omega_norm = 0.0;
+        if r == 0 || k == 0 {
+            return;
+        }
+        mechanism.jacobian_dot(x, xd, &mut self.adot);
+        let q = qr.q();
+        let tangent = basis.columns();
+        let perm = qr.permutation();
+        let rmat = qr.r();
+        // J[i, j] = (column i of Q_k) . (row perm[j] of dA/dt), then X = J R1ns^{-1} row by row
+        // (X R1 = J is a forward substitution on each row since R1 is upper triangular).
+        for i in 0..n {
+            for j in 0..r {
+                let row = perm[j];
+                let mut s = 0.0;
+                for l in 0..n {
+                    let qli = if i < r { q[(l, i)] } else { tangent[(l, i - r)] };
+                    s += qli * self.adot[(row, l)];
+                }
+                for p in 0..j {
+                    s -= self.x_block[(i, p)] * rmat[(p, j)];
+                }
+                self.x_block[(i, j)] = s / rmat[(j, j)];
+            }
+        }
+        for i in 0..r {
+            for j in 0..i {
+                let l = self.x_block[(i, j)];
+                self.omega[(i, j)] = l;
+                self.omega[(j, i)] = -l;
+            }
+        }
+        for i in r..n {
+            for j in 0..r {
+                let s = self.x_block[(i, j)];
+                self.omega[(i, j)] = s;
+                self.omega[(j, i)] = -s;
+            }
+        }
+        self.omega_norm = self.omega.norm();
+    }
+
+    /// Predicted basis for a step of size `h` (n x k view). Returns the predictor actually used.
+    pub fn predict(
+        &mut self,
+        requested: Predictor,
+        h: f64,
+        omega_step_limit: f64,
+        qr: &PivotedQr,
+        basis: &TangentBasis,
+    ) -> Predictor {
+        let (r, k) = (self.r, self.k);
+        let n = r + k;
+        let tangent = basis.columns();
+        let use_omega = requested == Predictor::Omega
+            && r > 0
+            && k > 0
+            && h * self.omega_norm <= omega_step_limit;
+        if !use_omega {
+            self.prediction.columns_mut(0, k).copy_from(&tangent);
+            return Predictor::Zeroth;
+        }
+        // action = exp(h Omega) [0; I_k] by Taylor series: term_{i+1} = (h / i+1) Omega term_i.
+        self.action.fill(0.0);
+        self.term.fill(0.0);
+        for j in 0..k {
+            self.action[(r + j, j)] = 1.0;
+            self.term[(r + j, j)] = 1.0;
+        }
+        for i in 1..=MAX_TERMS {
+            self.next_term.columns_mut(0, k).gemm(
+                h / i as f64,
+                &self.omega,
+                &self.term.columns(0, k),
+                0.0,
+            );
+            std::mem::swap(&mut self.term, &mut self.next_term);
+            let mut largest: f64 = 0.0;
+            for j in 0..k {
+                for l in 0..n {
+                    let v = self.term[(l, j)];
+                    self.action[(l, j)] += v;
+                    largest = largest.max(v.abs());
+                }
+            }
+            if largest < 1e-18 {
+                break;
+            }
+        }
+        // T_pred = Q1_k action[..r] + T_k action[r..].
+        let q1 = qr.q().columns(0, r);
+        let mut prediction = self.prediction.columns_mut(0, k);
+        prediction.gemm(1.0, &q1, &self.action.view((0, 0), (r, k)), 0.0);
+        prediction.gemm(1.0, &tangent, &self.action.view((r, 0), (k, k)), 1.0);
+        Predictor::Omega
+    }
+
+    /// The last prediction (n x k).
+    pub fn prediction(&self) -> DMatrixView<'_, f64> {
+        self.prediction.columns(0, self.k)
+    }
+}

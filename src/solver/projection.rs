@@ -1,0 +1,135 @@
+//! Constraint stabilisation after each accepted step (DESIGN section 2): Newton on positions
+//! along the constraint normals, `x <- x - Q1 R1^{-T} c_piv[0..r]`, then projection of the
+//! velocities onto the tangent space, `xd <- xd - Q1 Q1^T xd`.
+//!
+//! Newton refactorises `A^T` at every iterate (rather than keeping the step's `Q1` as seed 001,
+//! eqs. 18-19, does): the factorisation is needed at the final positions anyway, for the
+//! velocity projection and the tangent bases, and it gives quadratic convergence. Directions
+//! whose `R` diagonal is below `newton_truncation * |R_00|` are left out of the correction, so
+//! that near a singular configuration Newton never pushes the mechanism along a nearly free
+//! direction.
+
+use nalgebra::{DMatrix, DVector};
+
+use super::error::SolverError;
+use super::settings::Settings;
+use crate::linalg::PivotedQr;
+use crate::model::Mechanism;
+
+/// Result of a projection.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProjectionOutcome {
+    pub iterations: usize,
+    /// Largest independent residual `|c_piv[0..r]|_inf` at the end.
+    pub independent_residual: f64,
+    /// Largest residual over all constraints `|c|_inf` (differs from the independent one only
+    /// by round-off when rows are redundant, and by the truncated rows near a singularity).
+    pub residual: f64,
+}
+
+/// Buffers for the projection.
+#[derive(Clone, Debug)]
+pub(crate) struct Projector {
+    c: DVector<f64>,
+    c_piv: DVector<f64>,
+    y: Vec<f64>,
+    dx: DVector<f64>,
+    normal_velocity: DVector<f64>,
+}
+
+impl Projector {
+    pub fn new(n: usize, m: usize) -> Self {
+        Self {
+            c: DVector::zeros(m),
+            c_piv: DVector::zeros(m),
+            y: vec![0.0; m.max(1)],
+            dx: DVector::zeros(n),
+            normal_velocity: DVector::zeros(n),
+        }
+    }
+
+    /// Projects `x` onto the manifold and `xd` onto its tangent space. On return `qr` holds the
+    /// factorisation of `A(x)^T` at the final positions.
+    #[allow(clippy::too_many_arguments)]
+    pub fn project(
+        &mut self,
+        mechanism: &Mechanism,
+        settings: &Settings,
+        t: f64,
+        x: &mut DVector<f64>,
+        xd: &mut DVector<f64>,
+        a: &mut DMatrix<f64>,
+        qr: &mut PivotedQr,
+    ) -> Result<ProjectionOutcome, SolverError> {
+        let outcome = self.project_positions(
+            mechanism,
+            settings.newton_truncation.max(settings.rank_tolerance),
+            settings.newton_tolerance,
+            settings.newton_max_iterations,
+            x,
+            a,
+            qr,
+        );
+        let outcome = outcome.map_err(|(iterations, residual, row)| SolverError::NewtonDiverged {
+            t,
+            iterations,
+            residual,
+            joint: mechanism.joint_of_row(row).name.clone(),
+        })?;
+        let rank = qr.rank(settings.rank_tolerance);
+        self.project_velocities(qr, rank, xd);
+        Ok(outcome)
+    }
+
+    /// Newton iterations on positions. On failure returns (iterations, residual, worst row).
+    #[allow(clippy::too_many_arguments)]
+    pub fn project_positions(
+        &mut self,
+        mechanism: &Mechanism,
+        truncation: f64,
+        tolerance: f64,
+        max_iterations: usize,
+        x: &mut DVector<f64>,
+        a: &mut DMatrix<f64>,
+        qr: &mut PivotedQr,
+    ) -> Result<ProjectionOutcome, (usize, f64, usize)> {
+        let mut iterations = 0;
+        loop {
+            mechanism.residual(x, &mut self.c);
+            mechanism.jacobian(x, a);
+            qr.factorize_transposed(a);
+            let r = qr.rank(truncation);
+            qr.to_pivot_order(&self.c, &mut self.c_piv);
+            let independent = self.c_piv.rows(0, r).amax();
+            if !independent.is_finite() {
+                return Err((iterations, independent, 0));
+            }
+            if independent <= tolerance {
+                return Ok(ProjectionOutcome {
+                    iterations,
+                    independent_residual: independent,
+                    residual: self.c.amax(),
+                });
+            }
+            if iterations == max_iterations {
+                let worst = self.c.iamax();
+                return Err((iterations, independent, worst));
+            }
+            qr.normal_solve(r, self.c_piv.as_slice(), &mut self.y, &mut self.dx);
+            *x -= &self.dx;
+            iterations += 1;
+        }
+    }
+
+    /// `xd <- xd - Q1 Q1^T xd` with `Q1` the first `rank` columns of `Q`.
+    pub fn project_velocities(&mut self, qr: &PivotedQr, rank: usize, xd: &mut DVector<f64>) {
+        if rank == 0 {
+            return;
+        }
+        let q1 = qr.q().columns(0, rank);
+        let mut coefficients = self.dx.rows_mut(0, rank);
+        coefficients.gemv_tr(1.0, &q1, xd, 0.0);
+        self.normal_velocity.gemv(1.0, &q1, &self.dx.rows(0, rank), 0.0);
+        *xd -= &self.normal_velocity;
+    }
+}

@@ -1,0 +1,584 @@
+//! The `Simulation` value: state, settings and preallocated workspace, advanced by `step()`.
+//!
+//! One step: integrate `(x, xd)` (RK4 or Dopri5), project onto the constraint manifold,
+//! factorise `A^T` once at the new positions, then update both tangent bases from that one
+//! factorisation (the physics never reads them), feed the singularity detector, and report.
+//! After warm-up a step allocates nothing, except on the step that reports a singular event
+//! (the event carries its own copies of the state and of the admissible motions).
+
+use std::sync::Arc;
+
+use nalgebra::{DMatrix, DVector};
+
+use super::basis::{BasisStats, BasisUpdater, TangentBasis};
+use super::dynamics::Evaluator;
+use super::error::SolverError;
+use super::events::{EventDetector, LocatedMinimum, SingularEvent};
+use super::integrator::{Rhs, Stepper};
+use super::predictor::BasisPredictor;
+use super::projection::{ProjectionOutcome, Projector};
+use super::settings::{BasisMode, Integrator, Predictor, Settings};
+use crate::linalg::PivotedQr;
+use crate::model::{Load, Mechanism};
+
+/// What one accepted step did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepReport {
+    /// Time at the end of the step and the step size taken.
+    pub t: f64,
+    pub h: f64,
+    /// Kinetic plus gravitational potential energy, J.
+    pub energy: f64,
+    /// `|c|_inf` over all constraints after projection.
+    pub residual: f64,
+    /// `|c_piv[0..r]|_inf`, the independent residuals Newton drives to tolerance.
+    pub independent_residual: f64,
+    /// `|A xd|_inf` after the velocity projection.
+    pub velocity_residual: f64,
+    pub newton_iterations: usize,
+    /// Rank seen by the dynamics and the matching number of admissible motions `n - rank`.
+    pub rank: usize,
+    pub dof: usize,
+    /// `|R[r_g-1, r_g-1]| / |R[0, 0]|`, the singularity indicator.
+    pub rho: f64,
+    /// Predictor actually used for the continued basis and `|Omega|_F`.
+    pub predictor: Predictor,
+    pub omega_norm: f64,
+    pub traditional: BasisStats,
+    pub continued: BasisStats,
+    /// Rejected Dopri5 attempts before this step was accepted.
+    pub rejected: usize,
+    /// A singular configuration passed during this step.
+    pub event: Option<Box<SingularEvent>>,
+}
+
+/// An accepted state kept to restart from when an event is located inside the last two steps.
+#[derive(Clone, Debug)]
+struct Snapshot {
+    t: f64,
+    x: DVector<f64>,
+    xd: DVector<f64>,
+    continued: TangentBasis,
+}
+
+impl Snapshot {
+    fn new(n: usize) -> Self {
+        Self {
+            t: f64::NAN,
+            x: DVector::zeros(n),
+            xd: DVector::zeros(n),
+            continued: TangentBasis::new(n),
+        }
+    }
+}
+
+/// Counts of the work done, for benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkCounters {
+    pub steps: u64,
+    pub factorizations: u64,
+}
+
+/// A running simulation of one mechanism. `Clone` and deterministic: a clone stepped N times
+/// equals the original stepped N times, bit for bit.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    mechanism: Arc<Mechanism>,
+    settings: Settings,
+    t: f64,
+    x: DVector<f64>,
+    xd: DVector<f64>,
+    generic_rank: usize,
+    rank: usize,
+    extra_loads: Vec<Load>,
+    traditional: TangentBasis,
+    continued: TangentBasis,
+    detector: EventDetector,
+    history: [Snapshot; 2],
+    history_len: usize,
+    adaptive_h: f64,
+    counters: WorkCounters,
+    // Workspace.
+    evaluator: Evaluator,
+    stepper: Stepper,
+    projector: Projector,
+    qr_state: PivotedQr,
+    qr_next: PivotedQr,
+    a_next: DMatrix<f64>,
+    x_next: DVector<f64>,
+    xd_next: DVector<f64>,
+    av: DVector<f64>,
+    predictor: BasisPredictor,
+    updater: BasisUpdater,
+    event_basis: TangentBasis,
+}
+
+impl Simulation {
+    /// Starts a simulation from positions and velocities that satisfy the constraints (the
+    /// scene loader assembles them); they are projected once more to tolerance. The generic
+    /// rank is the rank at this initial configuration.
+    pub fn new(
+        mechanism: Arc<Mechanism>,
+        x0: DVector<f64>,
+        xd0: DVector<f64>,
+        settings: Settings,
+    ) -> Result<Self, SolverError> {
+        settings.validate().map_err(SolverError::InvalidSettings)?;
+        let (n, m) = (mechanism.n(), mechanism.m());
+        if x0.len() != n || xd0.len() != n {
+            return Err(SolverError::InvalidState(format!(
+                "expected {n} coordinates and velocities, got {} and {}",
+                x0.len(),
+                xd0.len()
+            )));
+        }
+        let mut sim = Self {
+            settings,
+            t: 0.0,
+            x: x0,
+            xd: xd0,
+            generic_rank: 0,
+            rank: 0,
+            extra_loads: Vec::new(),
+            traditional: TangentBasis::new(n),
+            continued: TangentBasis::new(n),
+            detector: EventDetector::default(),
+            history: [Snapshot::new(n), Snapshot::new(n)],
+            history_len: 0,
+            adaptive_h: 0.0,
+            counters: WorkCounters::default(),
+            evaluator: Evaluator::new(n, m),
+            stepper: Stepper::new(n),
+            projector: Projector::new(n, m),
+            qr_state: PivotedQr::new(n, m),
+            qr_next: PivotedQr::new(n, m),
+            a_next: DMatrix::zeros(m, n),
+            x_next: DVector::zeros(n),
+            xd_next: DVector::zeros(n),
+            av: DVector::zeros(m),
+            predictor: BasisPredictor::new(n, m),
+            updater: BasisUpdater::new(n),
+            event_basis: TangentBasis::new(n),
+            mechanism,
+        };
+        sim.adaptive_h = sim.settings.dt;
+        sim.project_current()?;
+        sim.generic_rank = sim.qr_state.rank(sim.settings.rank_tolerance);
+        sim.reset_bases();
+        Ok(sim)
+    }
+
+    /// Projects the current state and refactorises into `qr_state`.
+    fn project_current(&mut self) -> Result<ProjectionOutcome, SolverError> {
+        let outcome = self.projector.project(
+            &self.mechanism,
+            &self.settings,
+            self.t,
+            &mut self.x,
+            &mut self.xd,
+            &mut self.a_next,
+            &mut self.qr_state,
+        )?;
+        if !(self.x.iter().all(|v| v.is_finite()) && self.xd.iter().all(|v| v.is_finite())) {
+            return Err(SolverError::NotFinite {
+                t: self.t,
+                what: "state",
+            });
+        }
+        self.rank = self.qr_state.rank(self.settings.rank_tolerance);
+        Ok(outcome)
+    }
+
+    fn reset_bases(&mut self) {
+        let n = self.mechanism.n();
+        let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
+        self.traditional.reset(&t_hat, &self.xd);
+        self.continued.reset(&t_hat, &self.xd);
+        self.detector.clear();
+        self.history_len = 0;
+    }
+
+    pub fn mechanism(&self) -> &Arc<Mechanism> {
+        &self.mechanism
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Changes settings between steps (tolerances, step size, integrator, predictor).
+    pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
+        settings.validate().map_err(SolverError::InvalidSettings)?;
+        if settings.dt != self.settings.dt {
+            self.adaptive_h = settings.dt;
+        }
+        self.settings = settings;
+        Ok(())
+    }
+
+    pub fn time(&self) -> f64 {
+        self.t
+    }
+
+    pub fn positions(&self) -> &DVector<f64> {
+        &self.x
+    }
+
+    pub fn velocities(&self) -> &DVector<f64> {
+        &self.xd
+    }
+
+    /// Rank of `A` at the initial configuration (rank tolerance of the dynamics).
+    pub fn generic_rank(&self) -> usize {
+        self.generic_rank
+    }
+
+    /// Rank seen by the dynamics at the current state.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The factorisation of `A^T` at the current positions.
+    pub fn factorization(&self) -> &PivotedQr {
+        &self.qr_state
+    }
+
+    /// The requested tangent basis (both are always tracked).
+    pub fn basis(&self, mode: BasisMode) -> &TangentBasis {
+        match mode {
+            BasisMode::Traditional => &self.traditional,
+            BasisMode::Continued => &self.continued,
+        }
+    }
+
+    /// Kinetic plus gravitational potential energy of the current state.
+    pub fn energy(&self) -> f64 {
+        self.mechanism.energy(&self.x, &self.xd)
+    }
+
+    /// Singularity indicator `|R[r_g-1]| / |R[0]|` at the current state.
+    pub fn rho(&self) -> f64 {
+        rho(&self.qr_state, self.generic_rank)
+    }
+
+    pub fn counters(&self) -> WorkCounters {
+        self.counters
+    }
+
+    /// Loads added at run time (pushes), on top of the scene's.
+    pub fn extra_loads(&self) -> &[Load] {
+        &self.extra_loads
+    }
+
+    /// Adds a run-time load, e.g. a torque pulse that pushes the mechanism at a singularity.
+    pub fn add_load(&mut self, load: Load) -> Result<(), SolverError> {
+        if load.body >= self.mechanism.bodies().len() {
+            return Err(SolverError::InvalidState(format!(
+                "load on body index {} but the mechanism has {} bodies",
+                load.body,
+                self.mechanism.bodies().len()
+            )));
+        }
+        self.extra_loads.push(load);
+        Ok(())
+    }
+
+    pub fn clear_extra_loads(&mut self) {
+        self.extra_loads.clear();
+    }
+
+    /// Puts the simulation at the state of a singular event (time, positions, velocities and
+    /// the continued basis as it reached the event). The bases are then brought to the
+    /// current rank tolerance: with the detection tolerance as rank tolerance the dynamics see
+    /// the enlarged tangent space, which is what pushing at a singularity needs.
+    pub fn set_event_state(&mut self, event: &SingularEvent) -> Result<(), SolverError> {
+        let n = self.mechanism.n();
+        if event.x.len() != n || event.continued.nrows() != n {
+            return Err(SolverError::InvalidState(
+                "the event belongs to a different mechanism".into(),
+            ));
+        }
+        self.t = event.t;
+        self.x.copy_from(&event.x);
+        self.xd.copy_from(&event.xd);
+        self.project_current()?;
+        let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
+        self.traditional.reset(&t_hat, &self.xd);
+        let pred = event.basis.columns();
+        self.continued.copy_from(&event.basis);
+        self.updater.update_continued(
+            &mut self.continued,
+            &pred,
+            &t_hat,
+            self.mechanism.mass_diagonal(),
+            &self.xd,
+            0.0,
+            self.t,
+        );
+        self.detector.clear();
+        self.history_len = 0;
+        Ok(())
+    }
+
+    /// Advances by one step of the configured size.
+    pub fn step(&mut self) -> Result<StepReport, SolverError> {
+        self.step_until(f64::INFINITY)
+    }
+
+    /// Advances by one step, shortened if needed so as not to pass `t_limit`.
+    pub fn step_until(&mut self, t_limit: f64) -> Result<StepReport, SolverError> {
+        let n = self.mechanism.n();
+        let nominal = match self.settings.integrator {
+            Integrator::Rk4 => self.settings.dt,
+            Integrator::Dopri5 => self.adaptive_h.min(self.settings.dt),
+        };
+        let mut h = nominal.min(t_limit - self.t);
+        if !(h > 0.0) {
+            return Err(SolverError::InvalidState(format!(
+                "nothing to step: t = {} is not before the limit {t_limit}",
+                self.t
+            )));
+        }
+        if self.settings.predictor == Predictor::Omega {
+            self.predictor.prepare(
+                &self.mechanism,
+                &self.x,
+                &self.xd,
+                &self.qr_state,
+                &self.continued,
+            );
+        }
+
+        let rhs = Rhs {
+            mechanism: &self.mechanism,
+            extra_loads: &self.extra_loads,
+            rank_tolerance: self.settings.rank_tolerance,
+        };
+        let mut rejected = 0;
+        match self.settings.integrator {
+            Integrator::Rk4 => {
+                self.stepper.rk4(
+                    &rhs,
+                    &mut self.evaluator,
+                    self.t,
+                    &self.x,
+                    &self.xd,
+                    h,
+                    &mut self.x_next,
+                    &mut self.xd_next,
+                )?;
+                self.counters.factorizations += 4;
+            }
+            Integrator::Dopri5 => loop {
+                let error = self.stepper.dopri5(
+                    &rhs,
+                    &mut self.evaluator,
+                    self.t,
+                    &self.x,
+                    &self.xd,
+                    h,
+                    self.settings.dopri_rtol,
+                    self.settings.dopri_atol,
+                    &mut self.x_next,
+                    &mut self.xd_next,
+                )?;
+                self.counters.factorizations += 7;
+                let factor = if error > 0.0 {
+                    (0.9 * error.powf(-0.2)).clamp(0.2, 5.0)
+                } else {
+                    5.0
+                };
+                if error.is_finite() && error <= 1.0 {
+                    self.adaptive_h = (h * factor).min(self.settings.dt);
+                    break;
+                }
+                rejected += 1;
+                h *= if error.is_finite() { factor.min(0.9) } else { 0.2 };
+                if h < 1e-14 * self.t.abs().max(1.0) {
+                    return Err(SolverError::StepTooSmall { t: self.t, h });
+                }
+            },
+        }
+
+        let outcome = self.projector.project(
+            &self.mechanism,
+            &self.settings,
+            self.t + h,
+            &mut self.x_next,
+            &mut self.xd_next,
+            &mut self.a_next,
+            &mut self.qr_next,
+        )?;
+        self.counters.factorizations += outcome.iterations as u64 + 1;
+        if !(self.x_next.iter().all(|v| v.is_finite())
+            && self.xd_next.iter().all(|v| v.is_finite()))
+        {
+            return Err(SolverError::NotFinite {
+                t: self.t + h,
+                what: "state",
+            });
+        }
+
+        // Accept: remember the state we leave, for locating events inside the last steps.
+        self.history.swap(0, 1);
+        let snapshot = &mut self.history[1];
+        snapshot.t = self.t;
+        snapshot.x.copy_from(&self.x);
+        snapshot.xd.copy_from(&self.xd);
+        snapshot.continued.copy_from(&self.continued);
+        self.history_len = (self.history_len + 1).min(2);
+
+        let predictor_used = self.predictor.predict(
+            self.settings.predictor,
+            h,
+            self.settings.omega_step_limit,
+            &self.qr_state,
+            &self.continued,
+        );
+        self.t += h;
+        std::mem::swap(&mut self.x, &mut self.x_next);
+        std::mem::swap(&mut self.xd, &mut self.xd_next);
+        std::mem::swap(&mut self.qr_state, &mut self.qr_next);
+        self.rank = self.qr_state.rank(self.settings.rank_tolerance);
+
+        let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
+        self.updater
+            .update_traditional(&mut self.traditional, &t_hat, &self.xd, h);
+        let prediction = self.predictor.prediction();
+        self.updater.update_continued(
+            &mut self.continued,
+            &prediction,
+            &t_hat,
+            self.mechanism.mass_diagonal(),
+            &self.xd,
+            h,
+            self.t,
+        );
+
+        self.a_next.mul_to(&self.xd, &mut self.av);
+        let rho = rho(&self.qr_state, self.generic_rank);
+        let event = match self
+            .detector
+            .push(self.t, rho, self.settings.detection_tolerance)
+        {
+            Some(minimum) => Some(Box::new(self.locate_event(minimum)?)),
+            None => None,
+        };
+        self.counters.steps += 1;
+        Ok(StepReport {
+            t: self.t,
+            h,
+            energy: self.energy(),
+            residual: outcome.residual,
+            independent_residual: outcome.independent_residual,
+            velocity_residual: self.av.amax(),
+            newton_iterations: outcome.iterations,
+            rank: self.rank,
+            dof: n - self.rank,
+            rho,
+            predictor: predictor_used,
+            omega_norm: self.predictor.omega_norm(),
+            traditional: self.traditional.stats(),
+            continued: self.continued.stats(),
+            rejected,
+            event,
+        })
+    }
+
+    /// Integrates from the last accepted state before the located minimum up to it, and
+    /// describes the configuration there at the detection tolerance.
+    fn locate_event(&mut self, minimum: LocatedMinimum) -> Result<SingularEvent, SolverError> {
+        let n = self.mechanism.n();
+        // The latest kept state not after the minimum (the current one if the fit clamped).
+        let mut source = None;
+        if minimum.t < self.t {
+            source = [1, 0]
+                .into_iter()
+                .filter(|&i| i >= 2 - self.history_len)
+                .find(|&i| self.history[i].t <= minimum.t);
+        }
+        let (t0, x0, xd0, basis0) = match source {
+            Some(i) => {
+                let s = &self.history[i];
+                (s.t, &s.x, &s.xd, &s.continued)
+            }
+            None => (self.t, &self.x, &self.xd, &self.continued),
+        };
+        let h = minimum.t - t0;
+        if h > 0.0 {
+            let rhs = Rhs {
+                mechanism: &self.mechanism,
+                extra_loads: &self.extra_loads,
+                rank_tolerance: self.settings.rank_tolerance,
+            };
+            self.stepper.rk4(
+                &rhs,
+                &mut self.evaluator,
+                t0,
+                x0,
+                xd0,
+                h,
+                &mut self.x_next,
+                &mut self.xd_next,
+            )?;
+        } else {
+            self.x_next.copy_from(x0);
+            self.xd_next.copy_from(xd0);
+        }
+        self.event_basis.copy_from(basis0);
+        self.projector.project(
+            &self.mechanism,
+            &self.settings,
+            minimum.t,
+            &mut self.x_next,
+            &mut self.xd_next,
+            &mut self.a_next,
+            &mut self.qr_next,
+        )?;
+        let rank = self.qr_next.rank(self.settings.detection_tolerance);
+        let t_hat = self.qr_next.q().columns(rank, n - rank);
+        let pred = basis0.columns();
+        self.updater.update_continued(
+            &mut self.event_basis,
+            &pred,
+            &t_hat,
+            self.mechanism.mass_diagonal(),
+            &self.xd_next,
+            0.0,
+            minimum.t,
+        );
+        let columns = self.event_basis.columns();
+        let labels = self.event_basis.labels();
+        let k_cont = labels.iter().filter(|l| !l.is_new()).count();
+        let continued = columns.columns(0, k_cont).into_owned();
+        let new = columns.columns(k_cont, columns.ncols() - k_cont).into_owned();
+        // Keep the continued part as the basis the event hands back on restore.
+        let mut basis = TangentBasis::new(n);
+        basis.copy_from(basis0);
+        Ok(SingularEvent {
+            t: minimum.t,
+            rho_min: minimum.rho,
+            rank,
+            deficiency: self.generic_rank.saturating_sub(rank),
+            x: self.x_next.clone(),
+            xd: self.xd_next.clone(),
+            continued,
+            continued_labels: labels[..k_cont].to_vec(),
+            new,
+            basis,
+        })
+    }
+}
+
+/// `|R[r_g-1, r_g-1]| / |R[0, 0]|` (0 when `R[0, 0]` is 0, 1 when the generic rank is 0).
+fn rho(qr: &PivotedQr, generic_rank: usize) -> f64 {
+    if generic_rank == 0 {
+        return 1.0;
+    }
+    let r00 = qr.r_diag_abs(0);
+    if r00 == 0.0 {
+        0.0
+    } else {
+        qr.r_diag_abs(generic_rank - 1) / r00
+    }
+}
