@@ -197,10 +197,11 @@ impl BasisUpdater {
         next.data.columns_mut(0, k_new).copy_from(t_hat);
         next.labels.clear();
         for j in 0..k_new {
-            next.labels.push(basis.labels.get(j).copied().unwrap_or(ColumnLabel {
-                id: j as u32,
-                origin: ColumnOrigin::Initial,
-            }));
+            next.labels
+                .push(basis.labels.get(j).copied().unwrap_or(ColumnLabel {
+                    id: j as u32,
+                    origin: ColumnOrigin::Initial,
+                }));
         }
         self.selected.clear();
         self.selected.extend(0..k_new.min(basis.dim));
@@ -255,7 +256,8 @@ impl BasisUpdater {
         } else {
             self.norms.clear();
             for j in 0..k_pred {
-                self.norms.push(self.c.view((0, j), (k_hat, 1)).norm_squared());
+                self.norms
+                    .push(self.c.view((0, j), (k_hat, 1)).norm_squared());
             }
             let mut order: [usize; 64] = [0; 64];
             let count = k_pred.min(64);
@@ -287,7 +289,8 @@ impl BasisUpdater {
         self.gram
             .view_mut((0, 0), (k_cont, k_cont))
             .gemm_tr(1.0, &c, &c, 0.0);
-        self.eigen.compute(&self.gram.view((0, 0), (k_cont, k_cont)));
+        self.eigen
+            .compute(&self.gram.view((0, 0), (k_cont, k_cont)));
         if self.eigen.eigenvalue(k_cont - 1) < DEGENERATE_OVERLAP {
             next.dim = k_hat;
             next.data.columns_mut(0, k_hat).copy_from(t_hat);

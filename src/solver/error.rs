@@ -36,7 +36,9 @@ pub enum SolverError {
 impl fmt::Display for SolverError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::NotFinite { t, what } => write!(f, "at t = {t} s the {what} became NaN or infinite"),
+            Self::NotFinite { t, what } => {
+                write!(f, "at t = {t} s the {what} became NaN or infinite")
+            }
             Self::NewtonDiverged {
                 t,
                 iterations,

@@ -87,7 +87,11 @@ impl BasisPredictor {
                 let row = perm[j];
                 let mut s = 0.0;
                 for l in 0..n {
-                    let qli = if i < r { q[(l, i)] } else { tangent[(l, i - r)] };
+                    let qli = if i < r {
+                        q[(l, i)]
+                    } else {
+                        tangent[(l, i - r)]
+                    };
                     s += qli * self.adot[(row, l)];
                 }
                 for p in 0..j {

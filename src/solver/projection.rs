@@ -70,12 +70,13 @@ impl Projector {
             a,
             qr,
         );
-        let outcome = outcome.map_err(|(iterations, residual, row)| SolverError::NewtonDiverged {
-            t,
-            iterations,
-            residual,
-            joint: mechanism.joint_of_row(row).name.clone(),
-        })?;
+        let outcome =
+            outcome.map_err(|(iterations, residual, row)| SolverError::NewtonDiverged {
+                t,
+                iterations,
+                residual,
+                joint: mechanism.joint_of_row(row).name.clone(),
+            })?;
         let rank = qr.rank(settings.rank_tolerance);
         self.project_velocities(qr, rank, xd);
         Ok(outcome)
@@ -129,7 +130,8 @@ impl Projector {
         let q1 = qr.q().columns(0, rank);
         let mut coefficients = self.dx.rows_mut(0, rank);
         coefficients.gemv_tr(1.0, &q1, xd, 0.0);
-        self.normal_velocity.gemv(1.0, &q1, &self.dx.rows(0, rank), 0.0);
+        self.normal_velocity
+            .gemv(1.0, &q1, &self.dx.rows(0, rank), 0.0);
         *xd -= &self.normal_velocity;
     }
 }

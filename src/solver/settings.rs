@@ -91,7 +91,9 @@ impl Settings {
         ];
         for (name, value) in positive {
             if !(value.is_finite() && value > 0.0) {
-                return Err(format!("{name} must be a positive finite number, got {value}"));
+                return Err(format!(
+                    "{name} must be a positive finite number, got {value}"
+                ));
             }
         }
         if self.newton_max_iterations == 0 {

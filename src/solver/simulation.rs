@@ -86,6 +86,7 @@ pub struct Simulation {
     mechanism: Arc<Mechanism>,
     settings: Settings,
     t: f64,
+    t_compensation: f64,
     x: DVector<f64>,
     xd: DVector<f64>,
     generic_rank: usize,
@@ -135,6 +136,7 @@ impl Simulation {
         let mut sim = Self {
             settings,
             t: 0.0,
+            t_compensation: 0.0,
             x: x0,
             xd: xd0,
             generic_rank: 0,
@@ -299,6 +301,7 @@ impl Simulation {
             ));
         }
         self.t = event.t;
+        self.t_compensation = 0.0;
         self.x.copy_from(&event.x);
         self.xd.copy_from(&event.xd);
         self.project_current()?;
@@ -332,7 +335,10 @@ impl Simulation {
             Integrator::Rk4 => self.settings.dt,
             Integrator::Dopri5 => self.adaptive_h.min(self.settings.dt),
         };
-        let mut h = nominal.min(t_limit - self.t);
+        // Land exactly on the limit when it is within a rounding error of one more step.
+        let remaining = t_limit - self.t;
+        let lands = remaining <= nominal * (1.0 + 1e-6);
+        let mut h = if lands { remaining } else { nominal };
         if !(h > 0.0) {
             return Err(SolverError::InvalidState(format!(
                 "nothing to step: t = {} is not before the limit {t_limit}",
@@ -393,7 +399,11 @@ impl Simulation {
                     break;
                 }
                 rejected += 1;
-                h *= if error.is_finite() { factor.min(0.9) } else { 0.2 };
+                h *= if error.is_finite() {
+                    factor.min(0.9)
+                } else {
+                    0.2
+                };
                 if h < 1e-14 * self.t.abs().max(1.0) {
                     return Err(SolverError::StepTooSmall { t: self.t, h });
                 }
@@ -435,7 +445,15 @@ impl Simulation {
             &self.qr_state,
             &self.continued,
         );
-        self.t += h;
+        // Compensated (Kahan) summation keeps t = k dt exact to round-off over long runs.
+        let increment = h - self.t_compensation;
+        let sum = self.t + increment;
+        self.t_compensation = (sum - self.t) - increment;
+        self.t = sum;
+        if lands && h == remaining {
+            self.t = t_limit;
+            self.t_compensation = 0.0;
+        }
         std::mem::swap(&mut self.x, &mut self.x_next);
         std::mem::swap(&mut self.xd, &mut self.xd_next);
         std::mem::swap(&mut self.qr_state, &mut self.qr_next);
@@ -551,7 +569,9 @@ impl Simulation {
         let labels = self.event_basis.labels();
         let k_cont = labels.iter().filter(|l| !l.is_new()).count();
         let continued = columns.columns(0, k_cont).into_owned();
-        let new = columns.columns(k_cont, columns.ncols() - k_cont).into_owned();
+        let new = columns
+            .columns(k_cont, columns.ncols() - k_cont)
+            .into_owned();
         // Keep the continued part as the basis the event hands back on restore.
         let mut basis = TangentBasis::new(n);
         basis.copy_from(basis0);

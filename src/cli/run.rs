@@ -1,0 +1,264 @@
+//! `singulab run`: integrates a scene headlessly and writes the trajectory and the singular
+//! events as CSV (columns documented in README.md).
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+
+use super::args::RunArgs;
+use crate::scene::{Scene, load_scene};
+use crate::solver::{BasisMode, Simulation, SingularEvent, StepReport};
+
+/// What a run did, for the caller's summary line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSummary {
+    pub steps: u64,
+    pub rows: u64,
+    pub events: usize,
+    pub t_end: f64,
+}
+
+/// CSV number format: shortest representation that reads back to the same `f64`.
+fn number(out: &mut String, value: f64) {
+    let _ = write!(out, "{value:?}");
+}
+
+/// Header of the trajectory CSV for a scene and its generic number of admissible motions.
+pub fn trajectory_header(scene: &Scene, dof: usize) -> String {
+    let mut header = String::from("t,energy,residual,rank,dof,basis_jump");
+    for body in scene.mechanism.bodies() {
+        for name in body.coordinate_names().iter().chain(body.velocity_names()) {
+            let _ = write!(header, ",{}.{name}", body.name);
+        }
+    }
+    for k in 1..=dof {
+        let _ = write!(header, ",qd{k}");
+    }
+    header
+}
+
+/// One trajectory row of the current state.
+fn trajectory_row(
+    line: &mut String,
+    sim: &Simulation,
+    mode: BasisMode,
+    residual: f64,
+    rank: usize,
+    basis_jump: f64,
+    dof: usize,
+) {
+    line.clear();
+    number(line, sim.time());
+    line.push(',');
+    number(line, sim.energy());
+    line.push(',');
+    number(line, residual);
+    let n = sim.mechanism().n();
+    let _ = write!(line, ",{rank},{},", n - rank);
+    number(line, basis_jump);
+    let (x, xd) = (sim.positions(), sim.velocities());
+    for body in sim.mechanism().bodies() {
+        for values in [x, xd] {
+            for k in 0..body.dim() {
+                line.push(',');
+                number(line, values[body.offset + k]);
+            }
+        }
+    }
+    let qd = sim.basis(mode).qd();
+    for k in 0..dof {
+        line.push(',');
+        if let Some(&v) = qd.get(k) {
+            number(line, v);
+        }
+    }
+    line.push('\n');
+}
+
+/// Header of the events CSV: one row per admissible motion of each event.
+pub fn events_header(scene: &Scene) -> String {
+    let mut header = String::from("t,rank,deficiency,rho_min,motion,kind");
+    for body in scene.mechanism.bodies() {
+        for name in body.coordinate_names() {
+            let _ = write!(header, ",{}.d{name}", body.name);
+        }
+    }
+    header
+}
+
+fn event_rows(out: &mut String, event: &SingularEvent) {
+    let motions = event
+        .continued
+        .column_iter()
+        .map(|c| ("continued", c))
+        .chain(event.new.column_iter().map(|c| ("new", c)));
+    for (index, (kind, column)) in motions.enumerate() {
+        number(out, event.t);
+        let _ = write!(out, ",{},{},", event.rank, event.deficiency);
+        number(out, event.rho_min);
+        let _ = write!(out, ",{},{kind}", index + 1);
+        for v in column.iter() {
+            out.push(',');
+            number(out, *v);
+        }
+        out.push('\n');
+    }
+}
+
+/// Draws a progress bar on stderr.
+struct Progress {
+    enabled: bool,
+    last_percent: i64,
+}
+
+impl Progress {
+    fn update(&mut self, t: f64, t_end: f64) {
+        if !self.enabled {
+            return;
+        }
+        let percent = ((t / t_end) * 100.0).floor() as i64;
+        if percent != self.last_percent {
+            self.last_percent = percent;
+            let filled = (percent / 4) as usize;
+            eprint!(
+                "\r[{}{}] {percent:3}%  t = {t:.3} / {t_end} s",
+                "#".repeat(filled),
+                " ".repeat(25 - filled.min(25))
+            );
+        }
+    }
+
+    fn finish(&self) {
+        if self.enabled {
+            eprintln!();
+        }
+    }
+}
+
+fn create(path: &std::path::Path) -> Result<BufWriter<File>, String> {
+    File::create(path)
+        .map(BufWriter::new)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))
+}
+
+/// Runs `singulab run` with files or stdout as outputs.
+pub fn run(args: &RunArgs) -> Result<RunSummary, String> {
+    let scene = load_scene(&args.scene).map_err(|e| e.to_string())?;
+    let stdout = io::stdout();
+    let mut out: Box<dyn Write> = match &args.out {
+        Some(path) => Box::new(create(path)?),
+        None => Box::new(BufWriter::new(stdout.lock())),
+    };
+    let mut events = match &args.events {
+        Some(path) => Some(create(path)?),
+        None => None,
+    };
+    let progress = io::stderr().is_terminal();
+    let summary = run_scene(
+        &scene,
+        args,
+        &mut out,
+        events.as_mut().map(|w| w as &mut dyn Write),
+        progress,
+    )?;
+    out.flush()
+        .map_err(|e| format!("cannot write the output: {e}"))?;
+    if let Some(w) = events.as_mut() {
+        w.flush()
+            .map_err(|e| format!("cannot write the events: {e}"))?;
+    }
+    Ok(summary)
+}
+
+/// Integrates `scene` with the options of `args`, writing CSV to `out` and `events`.
+pub fn run_scene(
+    scene: &Scene,
+    args: &RunArgs,
+    out: &mut dyn Write,
+    mut events: Option<&mut dyn Write>,
+    progress: bool,
+) -> Result<RunSummary, String> {
+    let mut settings = scene.settings.clone();
+    if let Some(dt) = args.dt {
+        settings.dt = dt;
+    }
+    if let Some(predictor) = args.predictor {
+        settings.predictor = predictor;
+    }
+    if let Some(integrator) = args.integrator {
+        settings.integrator = integrator;
+    }
+    let t_end = args.t_end.unwrap_or(scene.t_end);
+    let mut sim = scene
+        .simulation_with(settings)
+        .map_err(|e| format!("{}: {e}", scene.file))?;
+    let n = scene.mechanism.n();
+    let dof = n - sim.generic_rank();
+    let io_error = |e: io::Error| format!("cannot write the output: {e}");
+
+    let mut line = trajectory_header(scene, dof);
+    line.push('\n');
+    out.write_all(line.as_bytes()).map_err(io_error)?;
+    if let Some(w) = events.as_mut() {
+        let mut header = events_header(scene);
+        header.push('\n');
+        w.write_all(header.as_bytes()).map_err(io_error)?;
+    }
+    let residual0 = {
+        let mut c = nalgebra::DVector::zeros(scene.mechanism.m());
+        scene.mechanism.residual(sim.positions(), &mut c);
+        if c.is_empty() { 0.0 } else { c.amax() }
+    };
+    trajectory_row(&mut line, &sim, args.basis, residual0, sim.rank(), 0.0, dof);
+    out.write_all(line.as_bytes()).map_err(io_error)?;
+
+    let mut bar = Progress {
+        enabled: progress,
+        last_percent: -1,
+    };
+    let mut summary = RunSummary {
+        steps: 0,
+        rows: 1,
+        events: 0,
+        t_end,
+    };
+    // Steps shorter than this fraction of dt at the end are merged into the previous one.
+    let end_slack = 1e-9 * sim.settings().dt;
+    let mut event_text = String::new();
+    while sim.time() < t_end - end_slack {
+        let report: StepReport = sim.step_until(t_end).map_err(|e| {
+            bar.finish();
+            format!("{}: {e}", scene.file)
+        })?;
+        summary.steps += 1;
+        if let Some(event) = &report.event {
+            summary.events += 1;
+            if let Some(w) = events.as_mut() {
+                event_text.clear();
+                event_rows(&mut event_text, event);
+                w.write_all(event_text.as_bytes()).map_err(io_error)?;
+            }
+        }
+        let last = sim.time() >= t_end - end_slack;
+        if last || summary.steps % args.every as u64 == 0 {
+            let stats = match args.basis {
+                BasisMode::Traditional => report.traditional,
+                BasisMode::Continued => report.continued,
+            };
+            trajectory_row(
+                &mut line,
+                &sim,
+                args.basis,
+                report.residual,
+                report.rank,
+                stats.jump,
+                dof,
+            );
+            out.write_all(line.as_bytes()).map_err(io_error)?;
+            summary.rows += 1;
+        }
+        bar.update(sim.time(), t_end);
+    }
+    bar.finish();
+    Ok(summary)
+}

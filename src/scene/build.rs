@@ -1,0 +1,534 @@
+//! Validation of a parsed scene and its conversion into a `Mechanism` with assembled initial
+//! positions and completed initial velocities.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use nalgebra::{DVector, Vector2};
+
+use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile};
+use super::{Scene, SceneError, locate};
+use crate::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, LocalPoint, Mechanism};
+use crate::solver::{SolverError, assemble_positions, complete_velocities};
+
+/// Where an error points: a named entry (and a field in it), an item of a list, or a section.
+enum Site<'a> {
+    Named(&'a str, Option<&'a str>),
+    ListItem(&'a str, usize, Option<&'a str>),
+    Field(&'a str),
+}
+
+/// Builds errors located in one source.
+struct Reporter<'a> {
+    file: &'a str,
+    source: &'a str,
+}
+
+impl Reporter<'_> {
+    fn error(&self, site: Site, entity: Option<String>, message: String) -> SceneError {
+        let offset = match site {
+            Site::Named(name, field) => locate::locate(self.source, name, field),
+            Site::ListItem(list, index, field) => {
+                locate::locate_list_item(self.source, list, index, field)
+            }
+            Site::Field(field) => locate::locate_list_item(self.source, field, 0, None)
+                .min(self.source.find(field).unwrap_or(0)),
+        };
+        let (line, column) = locate::line_column(self.source, offset);
+        SceneError {
+            file: self.file.to_string(),
+            line,
+            column,
+            entity,
+            message,
+        }
+    }
+
+    fn body(&self, name: &str, field: &str, message: String) -> SceneError {
+        self.error(
+            Site::Named(name, Some(field)),
+            Some(format!("body \"{name}\"")),
+            message,
+        )
+    }
+
+    fn joint(&self, name: &str, field: Option<&str>, message: String) -> SceneError {
+        self.error(
+            Site::Named(name, field),
+            Some(format!("joint \"{name}\"")),
+            message,
+        )
+    }
+
+    fn load(&self, name: &str, field: &str, message: String) -> SceneError {
+        self.error(
+            Site::Named(name, Some(field)),
+            Some(format!("load \"{name}\"")),
+            message,
+        )
+    }
+}
+
+fn check_positive(value: f64, what: &str) -> Result<(), String> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} must be a positive finite number, got {value}"
+        ))
+    }
+}
+
+fn check_finite(values: &[f64], what: &str) -> Result<(), String> {
+    match values.iter().find(|v| !v.is_finite()) {
+        Some(v) => Err(format!("{what} must be finite, got {v}")),
+        None => Ok(()),
+    }
+}
+
+/// Local point on a body of the given kind.
+fn local_point(kind: &BodyKind, spec: PointSpec) -> Result<LocalPoint, String> {
+    match kind {
+        BodyKind::Bar { length } => {
+            let half = 0.5 * length;
+            Ok(match spec {
+                PointSpec::Start => Vector2::new(-half, 0.0),
+                PointSpec::End => Vector2::new(half, 0.0),
+                PointSpec::Center => Vector2::zeros(),
+                PointSpec::Fraction(f) => {
+                    check_finite(&[f], "a fraction along the bar")?;
+                    Vector2::new((f - 0.5) * length, 0.0)
+                }
+                PointSpec::Along(d) => {
+                    check_finite(&[d], "a distance along the bar")?;
+                    Vector2::new(d - half, 0.0)
+                }
+                PointSpec::Offset(a, b) => {
+                    check_finite(&[a, b], "an offset")?;
+                    Vector2::new(a, b)
+                }
+            })
+        }
+        _ => match spec {
+            PointSpec::Center | PointSpec::Offset(0.0, 0.0) => Ok(Vector2::zeros()),
+            _ => Err("a point mass has only its centre (`Center`) as a joint point".into()),
+        },
+    }
+}
+
+/// Validates `file` and builds the scene.
+pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, SceneError> {
+    let report = Reporter {
+        file: file_name,
+        source,
+    };
+    let dimension = spec.gravity.len();
+    if !(dimension == 2 || dimension == 3) {
+        return Err(report.error(
+            Site::Field("gravity"),
+            None,
+            format!(
+                "gravity must have 2 components (planar scene) or 3 (spatial scene), got {dimension}"
+            ),
+        ));
+    }
+    check_finite(&spec.gravity, "gravity")
+        .map_err(|m| report.error(Site::Field("gravity"), None, m))?;
+    if spec.bodies.is_empty() {
+        return Err(report.error(
+            Site::Field("bodies"),
+            None,
+            "a scene needs at least one body".into(),
+        ));
+    }
+
+    // Bodies and their initial poses.
+    let mut bodies = Vec::new();
+    let mut x0 = Vec::new();
+    let mut index_of: HashMap<&str, usize> = HashMap::new();
+    for body in &spec.bodies {
+        let name = body.name();
+        if name.is_empty() {
+            return Err(report.error(
+                Site::Field("bodies"),
+                None,
+                "every body needs a non-empty name".into(),
+            ));
+        }
+        if index_of.insert(name, bodies.len()).is_some() {
+            return Err(report.body(name, "name", "a second body has this name".into()));
+        }
+        match body {
+            BodySpec::Bar {
+                length,
+                mass,
+                start,
+                center,
+                angle,
+                ..
+            } => {
+                if dimension != 2 {
+                    return Err(report.body(
+                        name,
+                        "name",
+                        "bars are planar; this scene's gravity makes it spatial".into(),
+                    ));
+                }
+                check_positive(*mass, "mass").map_err(|m| report.body(name, "mass", m))?;
+                check_positive(*length, "length").map_err(|m| report.body(name, "length", m))?;
+                check_finite(&[*angle], "angle").map_err(|m| report.body(name, "angle", m))?;
+                let axis = Vector2::new(angle.cos(), angle.sin());
+                let centre = match (start, center) {
+                    (Some((x, y)), None) => Vector2::new(*x, *y) + axis * (0.5 * length),
+                    (None, Some((x, y))) => Vector2::new(*x, *y),
+                    _ => {
+                        return Err(report.body(
+                            name,
+                            "name",
+                            "give exactly one of `start` and `center`".into(),
+                        ));
+                    }
+                };
+                let field = if start.is_some() { "start" } else { "center" };
+                check_finite(&[centre.x, centre.y], "position")
+                    .map_err(|m| report.body(name, field, m))?;
+                x0.extend_from_slice(&[centre.x, centre.y, *angle]);
+                bodies.push(Body {
+                    name: name.to_string(),
+                    kind: BodyKind::Bar { length: *length },
+                    mass: *mass,
+                    offset: 0,
+                });
+            }
+            BodySpec::Point { mass, position, .. } => {
+                check_positive(*mass, "mass").map_err(|m| report.body(name, "mass", m))?;
+                if position.len() != dimension {
+                    return Err(report.body(
+                        name,
+                        "position",
+                        format!(
+                            "position has {} components but the scene is {dimension}-dimensional (see gravity)",
+                            position.len()
+                        ),
+                    ));
+                }
+                check_finite(position, "position").map_err(|m| report.body(name, "position", m))?;
+                x0.extend_from_slice(position);
+                bodies.push(Body {
+                    name: name.to_string(),
+                    kind: if dimension == 2 {
+                        BodyKind::Point2
+                    } else {
+                        BodyKind::Point3
+                    },
+                    mass: *mass,
+                    offset: 0,
+                });
+            }
+        }
+    }
+
+    // Joints.
+    let find = |joint: &str, field: &str, body: &str| -> Result<usize, SceneError> {
+        index_of.get(body).copied().ok_or_else(|| {
+            report.joint(
+                joint,
+                Some(field),
+                format!("unknown body \"{body}\" (bodies: {})", body_list(&spec)),
+            )
+        })
+    };
+    let planar = |joint: &str, field: &str, body: usize| -> Result<(), SceneError> {
+        if matches!(bodies[body].kind, BodyKind::Point3) {
+            Err(report.joint(
+                joint,
+                Some(field),
+                "revolute joints and pins are planar; use Distance for a spatial point".into(),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let mut joint_names: HashMap<&str, ()> = HashMap::new();
+    let mut joints = Vec::new();
+    for joint in &spec.joints {
+        let name = joint.name();
+        if name.is_empty() {
+            return Err(report.error(
+                Site::Field("joints"),
+                None,
+                "every joint needs a non-empty name".into(),
+            ));
+        }
+        if joint_names.insert(name, ()).is_some() {
+            return Err(report.joint(name, None, "a second joint has this name".into()));
+        }
+        let kind = match joint {
+            JointSpec::Revolute {
+                a, at_a, b, at_b, ..
+            } => {
+                let ia = find(name, "a", a)?;
+                let ib = find(name, "b", b)?;
+                if ia == ib {
+                    return Err(report.joint(
+                        name,
+                        Some("b"),
+                        "a revolute joint needs two different bodies".into(),
+                    ));
+                }
+                planar(name, "a", ia)?;
+                planar(name, "b", ib)?;
+                JointKind::Revolute {
+                    a: ia,
+                    point_a: local_point(&bodies[ia].kind, *at_a)
+                        .map_err(|m| report.joint(name, Some("at_a"), m))?,
+                    b: ib,
+                    point_b: local_point(&bodies[ib].kind, *at_b)
+                        .map_err(|m| report.joint(name, Some("at_b"), m))?,
+                }
+            }
+            JointSpec::Pin {
+                body, at, ground, ..
+            } => {
+                let i = find(name, "body", body)?;
+                planar(name, "body", i)?;
+                check_finite(&[ground.0, ground.1], "ground point")
+                    .map_err(|m| report.joint(name, Some("ground"), m))?;
+                JointKind::Pin {
+                    body: i,
+                    point: local_point(&bodies[i].kind, *at)
+                        .map_err(|m| report.joint(name, Some("at"), m))?,
+                    ground: Vector2::new(ground.0, ground.1),
+                }
+            }
+            JointSpec::Distance {
+                body,
+                anchor,
+                length,
+                ..
+            } => {
+                let i = find(name, "body", body)?;
+                if bodies[i].is_bar() {
+                    return Err(report.joint(
+                        name,
+                        Some("body"),
+                        "Distance constrains a point mass; a bar needs Pin or Revolute".into(),
+                    ));
+                }
+                if anchor.len() != bodies[i].dim() {
+                    return Err(report.joint(
+                        name,
+                        Some("anchor"),
+                        format!(
+                            "anchor has {} components, body \"{body}\" has {}",
+                            anchor.len(),
+                            bodies[i].dim()
+                        ),
+                    ));
+                }
+                check_finite(anchor, "anchor")
+                    .map_err(|m| report.joint(name, Some("anchor"), m))?;
+                check_positive(*length, "length")
+                    .map_err(|m| report.joint(name, Some("length"), m))?;
+                let mut point = [0.0; 3];
+                point[..anchor.len()].copy_from_slice(anchor);
+                JointKind::Distance {
+                    body: i,
+                    anchor: point,
+                    length: *length,
+                }
+            }
+        };
+        joints.push(Joint {
+            name: name.to_string(),
+            kind,
+            row: 0,
+        });
+    }
+
+    // Loads.
+    let mut loads = Vec::new();
+    for load in &spec.loads {
+        let name = load.name();
+        let (body, start, duration) = match load {
+            LoadSpec::Torque {
+                body,
+                start,
+                duration,
+                ..
+            }
+            | LoadSpec::Force {
+                body,
+                start,
+                duration,
+                ..
+            } => (body, start, duration),
+        };
+        let i = index_of.get(body.as_str()).copied().ok_or_else(|| {
+            report.load(
+                name,
+                "body",
+                format!("unknown body \"{body}\" (bodies: {})", body_list(&spec)),
+            )
+        })?;
+        let window = match (start, duration) {
+            (None, None) => None,
+            (Some(start), Some(duration)) => {
+                check_finite(&[*start], "start").map_err(|m| report.load(name, "start", m))?;
+                check_positive(*duration, "duration")
+                    .map_err(|m| report.load(name, "duration", m))?;
+                Some((*start, start + duration))
+            }
+            _ => {
+                return Err(report.load(
+                    name,
+                    "name",
+                    "a pulse needs both `start` and `duration` (a constant load neither)".into(),
+                ));
+            }
+        };
+        let kind = match load {
+            LoadSpec::Torque { torque, .. } => {
+                if !bodies[i].is_bar() {
+                    return Err(report.load(
+                        name,
+                        "body",
+                        "a torque needs a bar; point masses do not rotate".into(),
+                    ));
+                }
+                check_finite(&[*torque], "torque").map_err(|m| report.load(name, "torque", m))?;
+                LoadKind::Torque(*torque)
+            }
+            LoadSpec::Force { force, .. } => {
+                if force.len() != dimension {
+                    return Err(report.load(
+                        name,
+                        "force",
+                        format!(
+                            "force has {} components, the scene is {dimension}-dimensional",
+                            force.len()
+                        ),
+                    ));
+                }
+                check_finite(force, "force").map_err(|m| report.load(name, "force", m))?;
+                let mut f = [0.0; 3];
+                f[..force.len()].copy_from_slice(force);
+                LoadKind::Force(f)
+            }
+        };
+        loads.push(Load {
+            body: i,
+            kind,
+            window,
+        });
+    }
+
+    let mut gravity = [0.0; 3];
+    gravity[..dimension].copy_from_slice(&spec.gravity);
+    let mechanism = Mechanism::new(bodies, joints, loads, gravity);
+    let n = mechanism.n();
+
+    // Stated velocity components.
+    let mut xd0 = DVector::zeros(n);
+    let mut stated = vec![false; n];
+    for (item, velocity) in spec.velocities.iter().enumerate() {
+        let at = |field: Option<&'static str>, message: String| {
+            report.error(
+                Site::ListItem("velocities", item, field),
+                Some(format!("velocity of \"{}\"", velocity.body)),
+                message,
+            )
+        };
+        let Some(i) = mechanism.body_index(&velocity.body) else {
+            return Err(at(
+                Some("body"),
+                format!(
+                    "unknown body \"{}\" (bodies: {})",
+                    velocity.body,
+                    body_list(&spec)
+                ),
+            ));
+        };
+        let body = &mechanism.bodies()[i];
+        let components = [
+            ("vx", velocity.vx, Some(0)),
+            ("vy", velocity.vy, Some(1)),
+            (
+                "vz",
+                velocity.vz,
+                matches!(body.kind, BodyKind::Point3).then_some(2),
+            ),
+            ("omega", velocity.omega, body.is_bar().then_some(2)),
+        ];
+        for (field, value, slot) in components {
+            let Some(value) = value else { continue };
+            let Some(slot) = slot else {
+                return Err(at(
+                    Some(field),
+                    format!("body \"{}\" has no component `{field}`", velocity.body),
+                ));
+            };
+            check_finite(&[value], field).map_err(|m| at(Some(field), m))?;
+            let index = body.offset + slot;
+            if stated[index] {
+                return Err(at(
+                    Some(field),
+                    format!("`{field}` of \"{}\" is stated twice", velocity.body),
+                ));
+            }
+            stated[index] = true;
+            xd0[index] = value;
+        }
+    }
+
+    spec.solver
+        .validate()
+        .map_err(|m| report.error(Site::Field("solver"), None, m))?;
+    check_positive(spec.run.t_end, "t_end")
+        .map_err(|m| report.error(Site::Field("run"), None, m))?;
+    if let Some(trace) = &spec.view.trace
+        && mechanism.body_index(trace).is_none()
+    {
+        return Err(report.error(
+            Site::Field("view"),
+            None,
+            format!("trace names unknown body \"{trace}\""),
+        ));
+    }
+
+    // Assembly and velocity completion.
+    let mut x0 = DVector::from_vec(x0);
+    let assembly = assemble_positions(&mechanism, &mut x0).map_err(|e| match &e {
+        SolverError::AssemblyFailed { joint, .. } => {
+            report.joint(joint, None, format!("{e} (check the initial poses)"))
+        }
+        _ => report.error(Site::Field("bodies"), None, e.to_string()),
+    })?;
+    complete_velocities(&mechanism, &x0, &stated, &mut xd0).map_err(|e| match &e {
+        SolverError::InconsistentVelocities { .. } => {
+            report.error(Site::Field("velocities"), None, e.to_string())
+        }
+        _ => report.error(Site::Field("velocities"), None, e.to_string()),
+    })?;
+
+    Ok(Scene {
+        file: file_name.to_string(),
+        title: spec.title.clone(),
+        description: spec.description.clone(),
+        mechanism: Arc::new(mechanism),
+        x0,
+        xd0,
+        settings: spec.solver.clone(),
+        t_end: spec.run.t_end,
+        view: spec.view.clone(),
+        assembly,
+    })
+}
+
+fn body_list(spec: &SceneFile) -> String {
+    spec.bodies
+        .iter()
+        .map(|b| format!("\"{}\"", b.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

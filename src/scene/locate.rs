@@ -1,0 +1,271 @@
+//! Finds where things are in a scene's source text, so that errors found after parsing (an
+//! unknown body, a negative mass) can name a line and column like parse errors do.
+//!
+//! Entries are recognised by their `name: "..."` field; an entry's extent is the innermost
+//! pair of parentheses around that field. Strings and `//` or `/* */` comments are skipped.
+
+/// 1-based line and column of a byte offset.
+pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let before = &source[..offset.min(source.len())];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+/// Byte offset of a 1-based line and column (clamped to the source).
+pub fn offset_of(source: &str, line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for (i, text) in source.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            let within: usize = text
+                .chars()
+                .take(column.saturating_sub(1))
+                .map(char::len_utf8)
+                .sum();
+            return offset + within;
+        }
+        offset += text.len();
+    }
+    source.len()
+}
+
+/// Code bytes of the source: `true` where a byte is outside strings and comments.
+fn code_mask(source: &str) -> Vec<bool> {
+    let bytes = source.as_bytes();
+    let mut mask = vec![true; bytes.len()];
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                let end = (i + 1).min(bytes.len());
+                mask[start..end].iter_mut().for_each(|m| *m = false);
+                i = end;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    mask[i] = false;
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let start = i;
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                let end = (i + 2).min(bytes.len());
+                mask[start..end].iter_mut().for_each(|m| *m = false);
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    mask
+}
+
+/// An entry of the scene: its name, the offset of its `name` field and its extent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Entry {
+    name: String,
+    name_offset: usize,
+    open: usize,
+    close: usize,
+}
+
+/// Offsets of identifier `field` followed by `:` in code.
+fn field_offsets<'a>(
+    source: &'a str,
+    mask: &'a [bool],
+    field: &'a str,
+) -> impl Iterator<Item = usize> + 'a {
+    let bytes = source.as_bytes();
+    source.match_indices(field).filter_map(move |(i, _)| {
+        let end = i + field.len();
+        let before_ok = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let after = source[end..].trim_start();
+        let after_ok = after.starts_with(':') && !after.starts_with("::");
+        (mask[i] && before_ok && after_ok).then_some(i)
+    })
+}
+
+fn entries(source: &str, mask: &[bool]) -> Vec<Entry> {
+    let bytes = source.as_bytes();
+    let mut found = Vec::new();
+    for offset in field_offsets(source, mask, "name") {
+        let rest = &source[offset + 4..];
+        let colon = rest.find(':').map_or(0, |c| c + 1);
+        let value = rest[colon..].trim_start();
+        let Some(value) = value.strip_prefix('"') else {
+            continue;
+        };
+        let Some(end) = value.find('"') else {
+            continue;
+        };
+        let name = value[..end].to_string();
+        // Innermost enclosing parentheses.
+        let mut depth = 0i32;
+        let mut open = None;
+        for i in (0..offset).rev() {
+            if !mask[i] {
+                continue;
+            }
+            match bytes[i] {
+                b')' => depth += 1,
+                b'(' if depth == 0 => {
+                    open = Some(i);
+                    break;
+                }
+                b'(' => depth -= 1,
+                _ => {}
+            }
+        }
+        let Some(open) = open else { continue };
+        let mut depth = 0i32;
+        let mut close = source.len();
+        for i in open..bytes.len() {
+            if !mask[i] {
+                continue;
+            }
+            match bytes[i] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        found.push(Entry {
+            name,
+            name_offset: offset,
+            open,
+            close,
+        });
+    }
+    found
+}
+
+/// Offset of `field` inside the entry named `name` (the entry's `name` field if `field` is
+/// `None` or absent; the start of the file if there is no such entry).
+pub fn locate(source: &str, name: &str, field: Option<&str>) -> usize {
+    let mask = code_mask(source);
+    let Some(entry) = entries(source, &mask).into_iter().find(|e| e.name == name) else {
+        return 0;
+    };
+    field
+        .and_then(|field| {
+            field_offsets(source, &mask, field).find(|&i| i > entry.open && i < entry.close)
+        })
+        .unwrap_or(entry.name_offset)
+}
+
+/// Offset of the `index`-th entry (0-based) of the top-level list field `list`, e.g. the third
+/// element of `velocities`, or of the field `field` inside it.
+pub fn locate_list_item(source: &str, list: &str, index: usize, field: Option<&str>) -> usize {
+    let mask = code_mask(source);
+    let bytes = source.as_bytes();
+    let Some(start) = field_offsets(source, &mask, list).next() else {
+        return 0;
+    };
+    let Some(open_bracket) = (start..bytes.len()).find(|&i| mask[i] && bytes[i] == b'[') else {
+        return start;
+    };
+    let mut depth = 0i32;
+    let mut count = 0;
+    let mut item_start = None;
+    let mut i = open_bracket + 1;
+    while i < bytes.len() {
+        if mask[i] {
+            match bytes[i] {
+                b'(' | b'[' => {
+                    if depth == 0 && count == index && item_start.is_none() {
+                        item_start = Some(i);
+                    }
+                    depth += 1;
+                }
+                b')' | b']' if depth == 0 => break,
+                b')' | b']' => {
+                    depth -= 1;
+                    if depth == 0 && item_start.is_some() {
+                        let (open, close) = (item_start.unwrap_or(i), i);
+                        return field
+                            .and_then(|f| {
+                                field_offsets(source, &mask, f).find(|&j| j > open && j < close)
+                            })
+                            .unwrap_or(open);
+                    }
+                }
+                b',' if depth == 0 => count += 1,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    open_bracket
+}
+
+/// Name of the innermost named entry whose extent contains `offset`.
+pub fn enclosing_entry(source: &str, offset: usize) -> Option<String> {
+    let mask = code_mask(source);
+    entries(source, &mask)
+        .into_iter()
+        .filter(|e| e.open <= offset && offset <= e.close)
+        .min_by_key(|e| e.close - e.open)
+        .map(|e| e.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = r#"Scene(
+    bodies: [
+        Bar(name: "crank1", length: 1.0, mass: -1.0, start: (0.0, 0.0), angle: 0.0),
+        // name: "decoy", mass: 3
+        Bar(
+            mass: 2.0,
+            name: "coupler",
+            length: 2.0,
+        ),
+    ],
+    velocities: [(body: "crank1", omega: 1.0), (body: "coupler", omega: 2.0)],
+)"#;
+
+    #[test]
+    fn finds_a_field_of_a_named_entry() {
+        let offset = locate(SOURCE, "crank1", Some("mass"));
+        assert_eq!(line_column(SOURCE, offset), (3, 42));
+        // A field written before the name in its entry.
+        let offset = locate(SOURCE, "coupler", Some("mass"));
+        assert_eq!(line_column(SOURCE, offset), (6, 13));
+    }
+
+    #[test]
+    fn comments_and_strings_are_not_entries() {
+        assert_eq!(locate(SOURCE, "decoy", None), 0);
+    }
+
+    #[test]
+    fn enclosing_entry_of_an_offset() {
+        let offset = offset_of(SOURCE, 8, 15);
+        assert_eq!(enclosing_entry(SOURCE, offset).as_deref(), Some("coupler"));
+    }
+
+    #[test]
+    fn list_items_by_index() {
+        let offset = locate_list_item(SOURCE, "velocities", 1, Some("omega"));
+        assert_eq!(line_column(SOURCE, offset), (11, 64));
+    }
+}
