@@ -266,6 +266,6 @@ mod tests {
     #[test]
     fn list_items_by_index() {
         let offset = locate_list_item(SOURCE, "velocities", 1, Some("omega"));
-        assert_eq!(line_column(SOURCE, offset), (11, 64));
+        assert_eq!(line_column(SOURCE, offset), (11, 66));
     }
 }

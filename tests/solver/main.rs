@@ -1,0 +1,11 @@
+//! Integration tests of the Bevy-free solver, grouped in one binary (one link step).
+//! Reference values come from independent derivations, each cited where it is used.
+
+mod common;
+mod continuation;
+mod jacobians;
+mod pendulums;
+mod physics_invariance;
+mod ranks;
+mod reference;
+mod scene_errors;
