@@ -126,11 +126,17 @@ impl BasisPredictor {
         qr: &PivotedQr,
         basis: &TangentBasis,
     ) -> Predictor {
-        let (r, k) = (self.r, self.k);
-        let n = r + k;
         let tangent = basis.columns();
-        let use_omega = requested == Predictor::Omega
-            && r > 0
+        let k = basis.dim();
+        if requested == Predictor::Zeroth || k != self.k {
+            // Zeroth order requested, or Omega not prepared for this basis.
+            self.k = k;
+            self.prediction.columns_mut(0, k).copy_from(&tangent);
+            return Predictor::Zeroth;
+        }
+        let r = self.r;
+        let n = r + k;
+        let use_omega = r > 0
             && k > 0
             && h * self.omega_norm <= omega_step_limit;
         if !use_omega {
