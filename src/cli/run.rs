@@ -240,7 +240,7 @@ pub fn run_scene(
             }
         }
         let last = sim.time() >= t_end - end_slack;
-        if last || summary.steps % args.every as u64 == 0 {
+        if last || summary.steps.is_multiple_of(args.every as u64) {
             let stats = match args.basis {
                 BasisMode::Traditional => report.traditional,
                 BasisMode::Continued => report.continued,

@@ -63,7 +63,7 @@ pub fn parabola_minimum(points: [(f64, f64); 3]) -> LocatedMinimum {
     let d01 = (y1 - y0) / (t1 - t0);
     let d12 = (y2 - y1) / (t2 - t1);
     let a = (d12 - d01) / (t2 - t0);
-    if !(a > 0.0) || !a.is_finite() {
+    if a.is_nan() || a <= 0.0 || !a.is_finite() {
         return LocatedMinimum {
             t: t1,
             rho: y1.max(0.0).sqrt(),

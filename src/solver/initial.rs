@@ -59,7 +59,7 @@ pub fn assemble_positions(
         })?;
     // Redundant rows left out of Newton must hold too, or the geometry is inconsistent.
     mechanism.residual(x, &mut c);
-    if m > 0 && !(c.amax() <= 1e3 * ASSEMBLY_TOLERANCE) {
+    if m > 0 && (c.amax().is_nan() || c.amax() > 1e3 * ASSEMBLY_TOLERANCE) {
         let row = c.iamax();
         return Err(SolverError::AssemblyFailed {
             iterations: outcome.iterations,
@@ -114,7 +114,7 @@ pub fn complete_velocities(
     }
     if m > 0 {
         let residual = &a * &*xd;
-        if !(residual.amax() <= VELOCITY_TOLERANCE) {
+        if residual.amax().is_nan() || residual.amax() > VELOCITY_TOLERANCE {
             return Err(SolverError::InconsistentVelocities {
                 residual: residual.amax(),
                 joint: mechanism.joint_of_row(residual.iamax()).name.clone(),

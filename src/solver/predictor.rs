@@ -136,9 +136,7 @@ impl BasisPredictor {
         }
         let r = self.r;
         let n = r + k;
-        let use_omega = r > 0
-            && k > 0
-            && h * self.omega_norm <= omega_step_limit;
+        let use_omega = r > 0 && k > 0 && h * self.omega_norm <= omega_step_limit;
         if !use_omega {
             self.prediction.columns_mut(0, k).copy_from(&tangent);
             return Predictor::Zeroth;

@@ -339,7 +339,7 @@ impl Simulation {
         let remaining = t_limit - self.t;
         let lands = remaining <= nominal * (1.0 + 1e-6);
         let mut h = if lands { remaining } else { nominal };
-        if !(h > 0.0) {
+        if h.is_nan() || h <= 0.0 {
             return Err(SolverError::InvalidState(format!(
                 "nothing to step: t = {} is not before the limit {t_limit}",
                 self.t

@@ -7,5 +7,6 @@ mod jacobians;
 mod pendulums;
 mod physics_invariance;
 mod ranks;
+mod readme;
 mod reference;
 mod scene_errors;

@@ -108,7 +108,10 @@ fn a_clone_replays_bit_for_bit() {
         events += usize::from(a.event.is_some());
         assert_eq!(a, b);
     }
-    assert!(events > 0, "the replay should cross a singular configuration");
+    assert!(
+        events > 0,
+        "the replay should cross a singular configuration"
+    );
     assert_eq!(original.positions(), copy.positions());
     assert_eq!(original.velocities(), copy.velocities());
     for mode in [BasisMode::Traditional, BasisMode::Continued] {
@@ -123,14 +126,24 @@ fn csv_starts_at_zero_and_ends_exactly_at_t_end() {
     assert!(lines[0].starts_with("t,energy,residual,rank,dof,basis_jump,crank1.x,crank1.y,crank1.theta,crank1.vx,crank1.vy,crank1.omega,coupler1.x"));
     assert!(lines[0].ends_with("crank3.omega,qd1"));
     assert_eq!(lines[1].split(',').next(), Some("0.0"));
-    let last_t: f64 = lines.last().unwrap().split(',').next().unwrap().parse().unwrap();
+    let last_t: f64 = lines
+        .last()
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert_eq!(last_t, 0.2555);
     // 256 steps (the last one shortened), rows every 7th step plus t = 0 and the last one.
     assert_eq!(summary.steps, 256);
     assert_eq!(summary.rows as usize, lines.len() - 1);
     assert_eq!(summary.rows, 1 + 256 / 7 + 1);
     // Shortest round-trip numbers: each field parses back to a value printing the same way.
-    for field in lines[5].split(',').filter(|f| f.contains('.') || f.contains('e')) {
+    for field in lines[5]
+        .split(',')
+        .filter(|f| f.contains('.') || f.contains('e'))
+    {
         let v: f64 = field.parse().unwrap();
         assert_eq!(format!("{v:?}"), field);
     }
@@ -178,7 +191,10 @@ fn a_torque_at_the_singularity_leaves_the_parallelogram_branch() {
     assert_eq!(event.motion_count(), 2);
     // At the event the mechanism is (nearly) at rest and flat: cranks near theta = pi.
     let theta1 = event.x[2];
-    assert!((theta1 - std::f64::consts::PI).abs() < 1e-2, "theta1 = {theta1}");
+    assert!(
+        (theta1 - std::f64::consts::PI).abs() < 1e-2,
+        "theta1 = {theta1}"
+    );
 
     // Push: the dynamics take the detection tolerance as rank tolerance so they see both
     // motions, for as long as the pulse lasts; then the usual tolerance comes back.
