@@ -51,6 +51,18 @@ pub fn main(args: &[String]) -> i32 {
                 "singulab: {} steps to t = {} s, {} rows, {} singular events",
                 summary.steps, summary.t_end, summary.rows, summary.events
             );
+            if summary.forced_steps > 0 {
+                eprintln!(
+                    "singulab: note: {} Dopri5 steps near singular configurations were accepted at the smallest step without meeting the tolerance",
+                    summary.forced_steps
+                );
+            }
+            if summary.steps_above_generic_rank > 0 {
+                eprintln!(
+                    "singulab: warning: on {} steps the rank exceeded the generic rank: the mechanism left its branch at a singular configuration and jammed; try RK4 or another dt",
+                    summary.steps_above_generic_rank
+                );
+            }
         }),
         Command::Bench(bench) => bench::bench(&bench),
     };

@@ -16,11 +16,30 @@ pub struct RunSummary {
     pub rows: u64,
     pub events: usize,
     pub t_end: f64,
+    /// Steps whose rank exceeded the generic rank (the mechanism left its branch for a
+    /// locked one: a singular crossing went wrong).
+    pub steps_above_generic_rank: u64,
+    /// Dopri5 steps accepted at the floor size without meeting the tolerance.
+    pub forced_steps: u64,
 }
 
 /// CSV number format: shortest representation that reads back to the same `f64`.
 fn number(out: &mut String, value: f64) {
     let _ = write!(out, "{value:?}");
+}
+
+/// `NAME.x`-style name of coordinate `index`.
+pub fn coordinate_name(scene: &Scene, index: usize) -> String {
+    for body in scene.mechanism.bodies() {
+        if (body.offset..body.offset + body.dim()).contains(&index) {
+            return format!(
+                "{}.{}",
+                body.name,
+                body.coordinate_names()[index - body.offset]
+            );
+        }
+    }
+    format!("coordinate {index}")
 }
 
 /// Header of the trajectory CSV for a scene and its generic number of admissible motions.
@@ -144,6 +163,14 @@ fn create(path: &std::path::Path) -> Result<BufWriter<File>, String> {
 /// Runs `singulab run` with files or stdout as outputs.
 pub fn run(args: &RunArgs) -> Result<RunSummary, String> {
     let scene = load_scene(&args.scene).map_err(|e| e.to_string())?;
+    if scene.assembly.correction > 0.0 {
+        eprintln!(
+            "singulab: assembled the initial positions in {} Newton iterations: largest change {:.3e} in {}",
+            scene.assembly.iterations,
+            scene.assembly.correction,
+            coordinate_name(&scene, scene.assembly.coordinate)
+        );
+    }
     let stdout = io::stdout();
     let mut out: Box<dyn Write> = match &args.out {
         Some(path) => Box::new(create(path)?),
@@ -221,6 +248,8 @@ pub fn run_scene(
         rows: 1,
         events: 0,
         t_end,
+        steps_above_generic_rank: 0,
+        forced_steps: 0,
     };
     // Steps shorter than this fraction of dt at the end are merged into the previous one.
     let end_slack = 1e-9 * sim.settings().dt;
@@ -231,6 +260,8 @@ pub fn run_scene(
             format!("{}: {e}", scene.file)
         })?;
         summary.steps += 1;
+        summary.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());
+        summary.forced_steps += u64::from(report.forced);
         if let Some(event) = &report.event {
             summary.events += 1;
             if let Some(w) = events.as_mut() {

@@ -13,7 +13,8 @@ use crate::solver::{SolverError, assemble_positions, complete_velocities};
 
 /// Where an error points: a named entry (and a field in it), an item of a list, or a section.
 enum Site<'a> {
-    Named(&'a str, Option<&'a str>),
+    /// Section, entry name, occurrence of that name in the section, field.
+    Named(&'a str, &'a str, usize, Option<&'a str>),
     ListItem(&'a str, usize, Option<&'a str>),
     Field(&'a str),
 }
@@ -27,12 +28,13 @@ struct Reporter<'a> {
 impl Reporter<'_> {
     fn error(&self, site: Site, entity: Option<String>, message: String) -> SceneError {
         let offset = match site {
-            Site::Named(name, field) => locate::locate(self.source, name, field),
+            Site::Named(section, name, occurrence, field) => {
+                locate::locate_entry(self.source, section, name, occurrence, field)
+            }
             Site::ListItem(list, index, field) => {
                 locate::locate_list_item(self.source, list, index, field)
             }
-            Site::Field(field) => locate::locate_list_item(self.source, field, 0, None)
-                .min(self.source.find(field).unwrap_or(0)),
+            Site::Field(field) => locate::locate_top_field(self.source, field).unwrap_or(0),
         };
         let (line, column) = locate::line_column(self.source, offset);
         SceneError {
@@ -46,7 +48,7 @@ impl Reporter<'_> {
 
     fn body(&self, name: &str, field: &str, message: String) -> SceneError {
         self.error(
-            Site::Named(name, Some(field)),
+            Site::Named("bodies", name, 0, Some(field)),
             Some(format!("body \"{name}\"")),
             message,
         )
@@ -54,7 +56,7 @@ impl Reporter<'_> {
 
     fn joint(&self, name: &str, field: Option<&str>, message: String) -> SceneError {
         self.error(
-            Site::Named(name, field),
+            Site::Named("joints", name, 0, field),
             Some(format!("joint \"{name}\"")),
             message,
         )
@@ -62,7 +64,7 @@ impl Reporter<'_> {
 
     fn load(&self, name: &str, field: &str, message: String) -> SceneError {
         self.error(
-            Site::Named(name, Some(field)),
+            Site::Named("loads", name, 0, Some(field)),
             Some(format!("load \"{name}\"")),
             message,
         )
@@ -156,7 +158,11 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
             ));
         }
         if index_of.insert(name, bodies.len()).is_some() {
-            return Err(report.body(name, "name", "a second body has this name".into()));
+            return Err(report.error(
+                Site::Named("bodies", name, 1, Some("name")),
+                Some(format!("body \"{name}\"")),
+                "a second body has this name".into(),
+            ));
         }
         match body {
             BodySpec::Bar {
@@ -261,7 +267,11 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
             ));
         }
         if joint_names.insert(name, ()).is_some() {
-            return Err(report.joint(name, None, "a second joint has this name".into()));
+            return Err(report.error(
+                Site::Named("joints", name, 1, Some("name")),
+                Some(format!("joint \"{name}\"")),
+                "a second joint has this name".into(),
+            ));
         }
         let kind = match joint {
             JointSpec::Revolute {

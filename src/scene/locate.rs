@@ -157,8 +157,75 @@ fn entries(source: &str, mask: &[bool]) -> Vec<Entry> {
     found
 }
 
-/// Offset of `field` inside the entry named `name` (the entry's `name` field if `field` is
-/// `None` or absent; the start of the file if there is no such entry).
+/// Nesting depth (parentheses and brackets) before each byte of code.
+fn depths(source: &str, mask: &[bool]) -> Vec<i32> {
+    let mut depth = 0;
+    source
+        .bytes()
+        .zip(mask)
+        .map(|(b, &code)| {
+            let before = depth;
+            if code {
+                match b {
+                    b'(' | b'[' => depth += 1,
+                    b')' | b']' => depth -= 1,
+                    _ => {}
+                }
+            }
+            before
+        })
+        .collect()
+}
+
+/// Offset of the top-level field `field` of the scene (`gravity`, `velocities`...), if any.
+pub fn locate_top_field(source: &str, field: &str) -> Option<usize> {
+    let mask = code_mask(source);
+    let depth = depths(source, &mask);
+    field_offsets(source, &mask, field).find(|&i| depth[i] == 1)
+}
+
+/// Extent of the list held by the top-level field `section`.
+fn section_span(source: &str, mask: &[bool], section: &str) -> Option<(usize, usize)> {
+    let depth = depths(source, mask);
+    let start = field_offsets(source, mask, section).find(|&i| depth[i] == 1)?;
+    let bytes = source.as_bytes();
+    let open = (start..bytes.len()).find(|&i| mask[i] && bytes[i] == b'[')?;
+    let close = (open..bytes.len())
+        .find(|&i| mask[i] && bytes[i] == b']' && depth[i] == depth[open] + 1)
+        .unwrap_or(source.len());
+    Some((open, close))
+}
+
+/// Offset of `field` inside the `occurrence`-th (0-based) entry named `name` of the list
+/// `section` (`bodies`, `joints`, `loads`); the entry's `name` field if `field` is `None` or
+/// absent; the section (or the start of the file) if there is no such entry.
+pub fn locate_entry(
+    source: &str,
+    section: &str,
+    name: &str,
+    occurrence: usize,
+    field: Option<&str>,
+) -> usize {
+    let mask = code_mask(source);
+    let Some((open, close)) = section_span(source, &mask, section) else {
+        return 0;
+    };
+    let Some(entry) = entries(source, &mask)
+        .into_iter()
+        .filter(|e| e.open > open && e.close < close && e.name == name)
+        .nth(occurrence)
+    else {
+        return open;
+    };
+    field
+        .and_then(|field| {
+            field_offsets(source, &mask, field).find(|&i| i > entry.open && i < entry.close)
+        })
+        .unwrap_or(entry.name_offset)
+}
+
+/// Offset of `field` inside the first entry named `name` anywhere (the entry's `name` field if
+/// `field` is `None` or absent; the start of the file if there is no such entry).
 pub fn locate(source: &str, name: &str, field: Option<&str>) -> usize {
     let mask = code_mask(source);
     let Some(entry) = entries(source, &mask).into_iter().find(|e| e.name == name) else {

@@ -44,8 +44,9 @@ impl Evaluator {
         }
     }
 
-    /// Accelerations `xdd` at `(t, x, xd)`; returns the rank used (relative tolerance
-    /// `rank_tolerance` on the `R` diagonal).
+    /// Accelerations `xdd` at `(t, x, xd)`, with `self.qr` already holding the factorisation
+    /// of `A(x)^T`; returns the rank used (relative tolerance `rank_tolerance` on the `R`
+    /// diagonal).
     #[allow(clippy::too_many_arguments)]
     pub fn acceleration(
         &mut self,
@@ -55,18 +56,23 @@ impl Evaluator {
         x: &DVector<f64>,
         xd: &DVector<f64>,
         rank_tolerance: f64,
+        normal_truncation: f64,
         xdd: &mut DVector<f64>,
     ) -> Result<usize, SolverError> {
         let n = mechanism.n();
-        mechanism.jacobian(x, &mut self.a);
-        self.qr.factorize_transposed(&self.a);
         let rank = self.qr.rank(rank_tolerance);
         let dof = n - rank;
 
+        // beta'' over the normals whose R entry is above the truncation (seed 000, eq. 10).
+        let curvature_rank = self.qr.rank(normal_truncation.max(rank_tolerance));
         mechanism.gamma(x, xd, &mut self.gamma);
         self.qr.to_pivot_order(&self.gamma, &mut self.gamma_piv);
-        self.qr
-            .normal_solve(rank, self.gamma_piv.as_slice(), &mut self.y, &mut self.beta);
+        self.qr.normal_solve(
+            curvature_rank,
+            self.gamma_piv.as_slice(),
+            &mut self.y,
+            &mut self.beta,
+        );
 
         mechanism.forces(t, extra_loads, &mut self.force);
         let mass = mechanism.mass_diagonal();

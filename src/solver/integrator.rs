@@ -1,11 +1,20 @@
 //! Explicit Runge-Kutta steps of the first-order system `(x, xd)' = (xd, xdd(t, x, xd))`:
-//! classical RK4 and the embedded Dormand-Prince 5(4) pair. The constraint projection is
-//! applied by the caller after an accepted step.
+//! classical RK4 and the embedded Dormand-Prince 5(4) pair.
+//!
+//! Every stage state is first projected onto the constraint manifold and its tangent space
+//! (the same Newton projection as after a step), so accelerations are only ever evaluated on
+//! the manifold. This is the RK method applied to `y' = f(P(y))`, which has the manifold as an
+//! invariant set and the same solutions on it, so the order is kept. It matters near singular
+//! configurations: off the manifold the level sets of `c` pinch there, and the curvature term
+//! `Q1 R1^{-T} gamma` of an unprojected stage grows like (distance off the manifold) / rho.
+//! The constraint projection of the accepted step is applied by the caller.
 
 use nalgebra::DVector;
 
 use super::dynamics::Evaluator;
 use super::error::SolverError;
+use super::projection::Projector;
+use super::settings::Settings;
 use crate::model::{Load, Mechanism};
 
 /// A Butcher tableau with at most seven stages.
@@ -95,7 +104,7 @@ const DOPRI5: Tableau = Tableau {
 pub(crate) struct Rhs<'a> {
     pub mechanism: &'a Mechanism,
     pub extra_loads: &'a [Load],
-    pub rank_tolerance: f64,
+    pub settings: &'a Settings,
 }
 
 /// Stage buffers.
@@ -105,16 +114,26 @@ pub(crate) struct Stepper {
     kv: Vec<DVector<f64>>,
     x_stage: DVector<f64>,
     xd_stage: DVector<f64>,
+    projector: Projector,
+    /// Factorisations done by stage projections and evaluations since the last take.
+    factorizations: u64,
 }
 
 impl Stepper {
-    pub fn new(n: usize) -> Self {
+    pub fn new(n: usize, m: usize) -> Self {
         Self {
             kx: vec![DVector::zeros(n); 7],
             kv: vec![DVector::zeros(n); 7],
             x_stage: DVector::zeros(n),
             xd_stage: DVector::zeros(n),
+            projector: Projector::new(n, m),
+            factorizations: 0,
         }
+    }
+
+    /// Factorisations done since the last call (for the work counters).
+    pub fn take_factorizations(&mut self) -> u64 {
+        std::mem::take(&mut self.factorizations)
     }
 
     /// One RK4 step of size `h` from `(t, x, xd)` into `(x_out, xd_out)`.
@@ -189,14 +208,26 @@ impl Stepper {
                     self.xd_stage.axpy(h * a, &self.kv[j], 1.0);
                 }
             }
+            let t_stage = t + tableau.c[s] * h;
+            let outcome = self.projector.project(
+                rhs.mechanism,
+                rhs.settings,
+                t_stage,
+                &mut self.x_stage,
+                &mut self.xd_stage,
+                &mut evaluator.a,
+                &mut evaluator.qr,
+            )?;
+            self.factorizations += outcome.iterations as u64 + 1;
             self.kx[s].copy_from(&self.xd_stage);
             evaluator.acceleration(
                 rhs.mechanism,
                 rhs.extra_loads,
-                t + tableau.c[s] * h,
+                t_stage,
                 &self.x_stage,
                 &self.xd_stage,
-                rhs.rank_tolerance,
+                rhs.settings.rank_tolerance,
+                rhs.settings.normal_truncation,
                 &mut self.kv[s],
             )?;
         }

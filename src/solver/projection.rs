@@ -5,7 +5,7 @@
 //! Newton refactorises `A^T` at every iterate (rather than keeping the step's `Q1` as seed 001,
 //! eqs. 18-19, does): the factorisation is needed at the final positions anyway, for the
 //! velocity projection and the tangent bases, and it gives quadratic convergence. Directions
-//! whose `R` diagonal is below `newton_truncation * |R_00|` are left out of the correction, so
+//! whose `R` diagonal is below `normal_truncation * |R_00|` are left out of the correction, so
 //! that near a singular configuration Newton never pushes the mechanism along a nearly free
 //! direction.
 
@@ -63,7 +63,7 @@ impl Projector {
     ) -> Result<ProjectionOutcome, SolverError> {
         let outcome = self.project_positions(
             mechanism,
-            settings.newton_truncation.max(settings.rank_tolerance),
+            settings.normal_truncation.max(settings.rank_tolerance),
             settings.newton_tolerance,
             settings.newton_max_iterations,
             x,

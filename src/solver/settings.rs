@@ -45,9 +45,11 @@ pub struct Settings {
     pub rank_tolerance: f64,
     /// Relative tolerance on the `R` diagonal below which a located minimum is a singular event.
     pub detection_tolerance: f64,
-    /// Relative threshold on the `R` diagonal below which Newton's position correction ignores a
-    /// direction (so it never moves the mechanism along a nearly free direction).
-    pub newton_truncation: f64,
+    /// Relative threshold on the `R` diagonal below which a constraint normal is left out of
+    /// Newton's position correction and of the curvature term `beta''` (so that near a singular
+    /// configuration nothing divides by a vanishing `R` entry, and Newton never moves the
+    /// mechanism along a nearly free direction onto another branch).
+    pub normal_truncation: f64,
     /// Absolute tolerance on the independent constraint residuals after Newton.
     pub newton_tolerance: f64,
     pub newton_max_iterations: usize,
@@ -56,6 +58,9 @@ pub struct Settings {
     /// Dopri5 relative and absolute error tolerances.
     pub dopri_rtol: f64,
     pub dopri_atol: f64,
+    /// Dopri5's smallest step as a fraction of `dt`. Near a singular configuration no step
+    /// meets the error estimate; steps of this size are then accepted and reported as forced.
+    pub dopri_min_step: f64,
 }
 
 impl Default for Settings {
@@ -66,12 +71,13 @@ impl Default for Settings {
             predictor: Predictor::Omega,
             rank_tolerance: 1e-10,
             detection_tolerance: 1e-3,
-            newton_truncation: 1e-8,
+            normal_truncation: 1e-4,
             newton_tolerance: 1e-12,
             newton_max_iterations: 20,
             omega_step_limit: 0.5,
             dopri_rtol: 1e-9,
             dopri_atol: 1e-11,
+            dopri_min_step: 1e-2,
         }
     }
 }
@@ -83,11 +89,12 @@ impl Settings {
             ("dt", self.dt),
             ("rank_tolerance", self.rank_tolerance),
             ("detection_tolerance", self.detection_tolerance),
-            ("newton_truncation", self.newton_truncation),
+            ("normal_truncation", self.normal_truncation),
             ("newton_tolerance", self.newton_tolerance),
             ("omega_step_limit", self.omega_step_limit),
             ("dopri_rtol", self.dopri_rtol),
             ("dopri_atol", self.dopri_atol),
+            ("dopri_min_step", self.dopri_min_step),
         ];
         for (name, value) in positive {
             if !(value.is_finite() && value > 0.0) {

@@ -48,6 +48,8 @@ pub struct StepReport {
     pub continued: BasisStats,
     /// Rejected Dopri5 attempts before this step was accepted.
     pub rejected: usize,
+    /// Dopri5 accepted this step at its floor size without meeting the tolerance.
+    pub forced: bool,
     /// A singular configuration passed during this step.
     pub event: Option<Box<SingularEvent>>,
 }
@@ -150,7 +152,7 @@ impl Simulation {
             adaptive_h: 0.0,
             counters: WorkCounters::default(),
             evaluator: Evaluator::new(n, m),
-            stepper: Stepper::new(n),
+            stepper: Stepper::new(n, m),
             projector: Projector::new(n, m),
             qr_state: PivotedQr::new(n, m),
             qr_next: PivotedQr::new(n, m),
@@ -358,9 +360,11 @@ impl Simulation {
         let rhs = Rhs {
             mechanism: &self.mechanism,
             extra_loads: &self.extra_loads,
-            rank_tolerance: self.settings.rank_tolerance,
+            settings: &self.settings,
         };
         let mut rejected = 0;
+        let mut forced = false;
+        let h_min = (self.settings.dt * self.settings.dopri_min_step).min(h);
         match self.settings.integrator {
             Integrator::Rk4 => {
                 self.stepper.rk4(
@@ -373,7 +377,6 @@ impl Simulation {
                     &mut self.x_next,
                     &mut self.xd_next,
                 )?;
-                self.counters.factorizations += 4;
             }
             Integrator::Dopri5 => loop {
                 let error = self.stepper.dopri5(
@@ -388,28 +391,37 @@ impl Simulation {
                     &mut self.x_next,
                     &mut self.xd_next,
                 )?;
-                self.counters.factorizations += 7;
                 let factor = if error > 0.0 {
                     (0.9 * error.powf(-0.2)).clamp(0.2, 5.0)
                 } else {
                     5.0
                 };
                 if error.is_finite() && error <= 1.0 {
-                    self.adaptive_h = (h * factor).min(self.settings.dt);
+                    self.adaptive_h = (h * factor).clamp(h_min, self.settings.dt);
                     break;
                 }
+                if error.is_finite() && h <= h_min {
+                    // Near a singular configuration the vector field off the manifold is
+                    // itself nearly singular (the level sets of c pinch there), so the error
+                    // estimate cannot be met by any step: accept the floor step, say so.
+                    forced = true;
+                    self.adaptive_h = h_min;
+                    break;
+                }
+                if h <= h_min {
+                    return Err(SolverError::StepTooSmall { t: self.t, h });
+                }
                 rejected += 1;
-                h *= if error.is_finite() {
+                h = (h * if error.is_finite() {
                     factor.min(0.9)
                 } else {
                     0.2
-                };
-                if h < 1e-14 * self.t.abs().max(1.0) {
-                    return Err(SolverError::StepTooSmall { t: self.t, h });
-                }
+                })
+                .max(h_min);
             },
         }
 
+        self.counters.factorizations += self.stepper.take_factorizations();
         let outcome = self.projector.project(
             &self.mechanism,
             &self.settings,
@@ -499,6 +511,7 @@ impl Simulation {
             traditional: self.traditional.stats(),
             continued: self.continued.stats(),
             rejected,
+            forced,
             event,
         })
     }
@@ -527,7 +540,7 @@ impl Simulation {
             let rhs = Rhs {
                 mechanism: &self.mechanism,
                 extra_loads: &self.extra_loads,
-                rank_tolerance: self.settings.rank_tolerance,
+                settings: &self.settings,
             };
             self.stepper.rk4(
                 &rhs,

@@ -1,1 +1,304 @@
-fn main() {}
+//! Checks DESIGN.md section 6's rule "no allocation per step in the hot loop": after a warm-up
+//! of 50 steps, every `Simulation::step()` whose report carries no singular event allocates
+//! nothing (event steps may: the event owns copies of the state and of the admissible
+//! motions). Cases: double four-bar, modified triple four-bar, modified 2x3 and spatial
+//! pendulum with their own settings, and the double four-bar with Dopri5 and with the
+//! zeroth-order predictor.
+//!
+//! The reference is a direct count: a `#[global_allocator]` wrapping `System` counts `alloc`,
+//! `alloc_zeroed` and `realloc` calls per thread (const-initialised `thread_local!` cells, so
+//! other threads are never counted), enabled only around the `step()` call itself; the report
+//! is dropped outside the counted region. The counter is checked first on known allocations
+//! (one `Vec::with_capacity`, one `vec![0; n]`, one growing `reserve`, another thread's
+//! allocations) so that the test cannot pass vacuously.
+//!
+//! `harness = false`: this is a plain `main` that exits with status 1 on failure.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::process::exit;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use singulab::scene::{Scene, load_scene};
+use singulab::solver::{Integrator, Predictor, Settings};
+
+thread_local! {
+    static COUNT: Cell<u64> = const { Cell::new(0) };
+    static ENABLED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Counts an allocation on the calling thread if counting is enabled there. `try_with` keeps
+/// this safe during thread teardown (the cells have no destructor, so it never fails in practice).
+fn note_allocation() {
+    let _ = ENABLED.try_with(|enabled| {
+        if enabled.get() {
+            let _ = COUNT.try_with(|count| count.set(count.get() + 1));
+        }
+    });
+}
+
+struct CountingAllocator;
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the
+// counting touches only const-initialised thread-local `Cell`s, which never allocate.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        // SAFETY: forwarded contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        // SAFETY: forwarded contract.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_allocation();
+        // SAFETY: forwarded contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded contract.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+/// Runs `f` with counting enabled on this thread; returns its value and the allocations made.
+fn counted<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    COUNT.set(0);
+    ENABLED.set(true);
+    let value = f();
+    ENABLED.set(false);
+    (value, COUNT.get())
+}
+
+/// Checks that the counter sees what it must and nothing else.
+fn check_counter(failures: &mut Vec<String>) {
+    let mut expect = |what: &str, got: u64, want: u64| {
+        if got != want {
+            failures.push(format!(
+                "counter self-check: {what} counted {got}, expected {want}"
+            ));
+        }
+    };
+
+    let (v, n) = counted(|| black_box(Vec::<u64>::with_capacity(10)));
+    drop(v);
+    expect("Vec::with_capacity(10)", n, 1);
+
+    let (v, n) = counted(|| black_box(vec![0u8; 4096]));
+    drop(v);
+    expect("vec![0u8; 4096] (alloc_zeroed)", n, 1);
+
+    let mut v = black_box(Vec::<u64>::with_capacity(1));
+    let ((), n) = counted(|| v.reserve_exact(1000));
+    drop(black_box(v));
+    expect("reserve_exact on a 1-element Vec (realloc)", n, 1);
+
+    let ((), n) = counted(|| {});
+    expect("an empty region", n, 0);
+
+    // Not counting: an allocation outside a region leaves the count alone.
+    COUNT.set(0);
+    drop(black_box(Vec::<u64>::with_capacity(10)));
+    expect("an allocation with counting disabled", COUNT.get(), 0);
+
+    // Another thread, counting on its own side, allocates while this thread counts: its
+    // allocations must show in its counter and not in ours.
+    let go = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
+    let worker = {
+        let (go, done) = (go.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !go.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
+            let ((), n) = counted(|| {
+                for i in 0..100 {
+                    drop(black_box(Vec::<u64>::with_capacity(8 + i)));
+                }
+            });
+            done.store(true, Ordering::Release);
+            n
+        })
+    };
+    let ((), n) = counted(|| {
+        go.store(true, Ordering::Release);
+        while !done.load(Ordering::Acquire) {
+            std::hint::spin_loop();
+        }
+    });
+    expect("this thread while another one allocates", n, 0);
+    let theirs = worker.join().unwrap_or(u64::MAX);
+    expect("the other thread's own 100 allocations", theirs, 100);
+}
+
+fn load(name: &str) -> Result<Scene, String> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join(format!("{name}.ron"));
+    load_scene(&path).map_err(|e| e.to_string())
+}
+
+const WARM_UP: usize = 50;
+const COUNTED_STEPS: usize = 3000;
+
+struct Case {
+    label: &'static str,
+    scene: &'static str,
+    settings: fn(Settings) -> Settings,
+    /// Whether the run must pass at least one singular configuration.
+    expects_events: bool,
+}
+
+/// Runs one case; returns its summary line, or why it failed.
+fn run(case: &Case) -> Result<String, String> {
+    let scene = load(case.scene)?;
+    let settings = (case.settings)(scene.settings.clone());
+    let mut sim = scene
+        .simulation_with(settings)
+        .map_err(|e| format!("cannot start: {e}"))?;
+    for _ in 0..WARM_UP {
+        sim.step()
+            .map_err(|e| format!("warm-up step failed: {e}"))?;
+    }
+    let mut event_steps = 0usize;
+    let mut event_allocations = 0u64;
+    let mut offending = Vec::new();
+    let mut steps = 0;
+    let mut step_error = None;
+    for k in 0..COUNTED_STEPS {
+        let (result, allocations) = counted(|| sim.step());
+        let report = match result {
+            Ok(report) => report,
+            Err(e) => {
+                // Stop here, but still report what the steps before the failure did.
+                step_error = Some(format!("step {k} failed: {e}"));
+                break;
+            }
+        };
+        steps += 1;
+        if report.event.is_some() {
+            event_steps += 1;
+            event_allocations += allocations;
+        } else if allocations > 0 {
+            offending.push((k, report.t, allocations));
+        }
+        drop(report); // outside the counted region
+    }
+    let summary = format!(
+        "{}: {steps} of {COUNTED_STEPS} steps after {WARM_UP} warm-up, t = {:.4} s, {} \
+         allocating non-event steps, {event_steps} event steps ({event_allocations} allocations \
+         on them)",
+        case.label,
+        sim.time(),
+        offending.len(),
+    );
+    if let Some(error) = step_error {
+        return Err(format!("{summary}\n    {error}"));
+    }
+    if !offending.is_empty() {
+        let first: Vec<String> = offending
+            .iter()
+            .take(5)
+            .map(|(k, t, n)| format!("step {k} (t = {t:.4} s): {n} allocations"))
+            .collect();
+        return Err(format!(
+            "{summary}\n    non-event steps allocated: {}",
+            first.join("; ")
+        ));
+    }
+    if case.expects_events && event_steps == 0 {
+        return Err(format!(
+            "{summary}\n    expected at least one singular event in this run"
+        ));
+    }
+    Ok(summary)
+}
+
+fn main() {
+    let mut failures = Vec::new();
+    check_counter(&mut failures);
+    if failures.is_empty() {
+        println!("alloc: counter self-check passed (alloc, alloc_zeroed, realloc; per thread)");
+    }
+
+    let cases = [
+        Case {
+            label: "double_four_bar (scene settings)",
+            scene: "double_four_bar",
+            settings: |s| s,
+            expects_events: true,
+        },
+        Case {
+            label: "modified_triple_four_bar (scene settings)",
+            scene: "modified_triple_four_bar",
+            settings: |s| s,
+            expects_events: true,
+        },
+        Case {
+            label: "modified_2x3 (scene settings)",
+            scene: "modified_2x3",
+            settings: |s| s,
+            expects_events: true,
+        },
+        Case {
+            label: "spatial_pendulum (scene settings)",
+            scene: "spatial_pendulum",
+            settings: |s| s,
+            expects_events: false,
+        },
+        Case {
+            label: "double_four_bar (Dopri5)",
+            scene: "double_four_bar",
+            settings: |s| Settings {
+                integrator: Integrator::Dopri5,
+                ..s
+            },
+            expects_events: true,
+        },
+        Case {
+            label: "double_four_bar (zeroth-order predictor)",
+            scene: "double_four_bar",
+            settings: |s| Settings {
+                predictor: Predictor::Zeroth,
+                ..s
+            },
+            expects_events: true,
+        },
+    ];
+    for case in &cases {
+        match run(case) {
+            Ok(summary) => println!("alloc: ok   {summary}"),
+            Err(why) => {
+                // `why` starts with the case's label (or is a loading error: add it then).
+                let why = if why.starts_with(case.label) {
+                    why
+                } else {
+                    format!("{}: {why}", case.label)
+                };
+                println!("alloc: FAIL {why}");
+                failures.push(why);
+            }
+        }
+    }
+
+    if failures.is_empty() {
+        println!("alloc: all checks passed");
+    } else {
+        eprintln!("alloc: {} check(s) failed:", failures.len());
+        for failure in &failures {
+            eprintln!("  - {failure}");
+        }
+        exit(1);
+    }
+}
