@@ -9,7 +9,7 @@ use nalgebra::DMatrix;
 
 use super::args::BenchArgs;
 use crate::linalg::PivotedQr;
-use crate::scene::{Scene, load_scene};
+use crate::scene::{SHIPPED_SCENES, Scene, load_scene};
 use crate::solver::Settings;
 
 /// Measurements of one scene.
@@ -104,20 +104,10 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, String> {
 }
 
 fn default_scenes() -> Vec<PathBuf> {
-    [
-        "planar_pendulum",
-        "redundant_pendulum",
-        "spatial_pendulum",
-        "four_bar",
-        "double_four_bar",
-        "modified_double_four_bar",
-        "modified_triple_four_bar",
-        "modified_2x2",
-        "modified_2x3",
-    ]
-    .iter()
-    .map(|name| PathBuf::from(format!("scenes/{name}.ron")))
-    .collect()
+    SHIPPED_SCENES
+        .iter()
+        .map(|name| PathBuf::from(format!("scenes/{name}.ron")))
+        .collect()
 }
 
 /// Runs the benchmark and prints a Markdown table on stdout.

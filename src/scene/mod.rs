@@ -19,6 +19,19 @@ pub use format::ViewSpec;
 use crate::model::Mechanism;
 use crate::solver::{AssemblyReport, Settings, Simulation, SolverError};
 
+/// The scenes shipped in `scenes/` (file stems), in DESIGN.md's order.
+pub const SHIPPED_SCENES: [&str; 9] = [
+    "planar_pendulum",
+    "redundant_pendulum",
+    "spatial_pendulum",
+    "four_bar",
+    "double_four_bar",
+    "modified_double_four_bar",
+    "modified_triple_four_bar",
+    "modified_2x2",
+    "modified_2x3",
+];
+
 /// A loaded scene, ready to start a simulation.
 #[derive(Clone, Debug)]
 pub struct Scene {

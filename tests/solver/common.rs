@@ -5,17 +5,7 @@ use std::path::PathBuf;
 use singulab::scene::{Scene, load_scene};
 
 /// Names of the nine shipped scenes, in DESIGN.md's order.
-pub const SCENES: [&str; 9] = [
-    "planar_pendulum",
-    "redundant_pendulum",
-    "spatial_pendulum",
-    "four_bar",
-    "double_four_bar",
-    "modified_double_four_bar",
-    "modified_triple_four_bar",
-    "modified_2x2",
-    "modified_2x3",
-];
+pub use singulab::scene::SHIPPED_SCENES as SCENES;
 
 /// Path of a shipped scene.
 pub fn scene_path(name: &str) -> PathBuf {
