@@ -50,7 +50,7 @@ impl EventDetector {
         (found.rho < tolerance).then_some(found)
     }
 
-    /// The two points before the newest, oldest first (the candidates to restart from).
+    /// The current window of `(t, rho)`, oldest first.
     pub fn window(&self) -> &[(f64, f64)] {
         &self.window[..self.len]
     }
