@@ -514,12 +514,8 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
         }
         _ => report.error(Site::Field("bodies"), None, e.to_string()),
     })?;
-    complete_velocities(&mechanism, &x0, &stated, &mut xd0).map_err(|e| match &e {
-        SolverError::InconsistentVelocities { .. } => {
-            report.error(Site::Field("velocities"), None, e.to_string())
-        }
-        _ => report.error(Site::Field("velocities"), None, e.to_string()),
-    })?;
+    complete_velocities(&mechanism, &x0, &stated, &mut xd0)
+        .map_err(|e| report.error(Site::Field("velocities"), None, e.to_string()))?;
 
     Ok(Scene {
         file: file_name.to_string(),

@@ -224,20 +224,6 @@ pub fn locate_entry(
         .unwrap_or(entry.name_offset)
 }
 
-/// Offset of `field` inside the first entry named `name` anywhere (the entry's `name` field if
-/// `field` is `None` or absent; the start of the file if there is no such entry).
-pub fn locate(source: &str, name: &str, field: Option<&str>) -> usize {
-    let mask = code_mask(source);
-    let Some(entry) = entries(source, &mask).into_iter().find(|e| e.name == name) else {
-        return 0;
-    };
-    field
-        .and_then(|field| {
-            field_offsets(source, &mask, field).find(|&i| i > entry.open && i < entry.close)
-        })
-        .unwrap_or(entry.name_offset)
-}
-
 /// Offset of the `index`-th entry (0-based) of the top-level list field `list`, e.g. the third
 /// element of `velocities`, or of the field `field` inside it.
 pub fn locate_list_item(source: &str, list: &str, index: usize, field: Option<&str>) -> usize {
@@ -312,16 +298,18 @@ mod tests {
 
     #[test]
     fn finds_a_field_of_a_named_entry() {
-        let offset = locate(SOURCE, "crank1", Some("mass"));
+        let offset = locate_entry(SOURCE, "bodies", "crank1", 0, Some("mass"));
         assert_eq!(line_column(SOURCE, offset), (3, 42));
         // A field written before the name in its entry.
-        let offset = locate(SOURCE, "coupler", Some("mass"));
+        let offset = locate_entry(SOURCE, "bodies", "coupler", 0, Some("mass"));
         assert_eq!(line_column(SOURCE, offset), (6, 13));
     }
 
     #[test]
     fn comments_and_strings_are_not_entries() {
-        assert_eq!(locate(SOURCE, "decoy", None), 0);
+        // Not found: the error points at the section's list, never into the comment.
+        let offset = locate_entry(SOURCE, "bodies", "decoy", 0, None);
+        assert_eq!(line_column(SOURCE, offset), (2, 13));
     }
 
     #[test]
