@@ -3,10 +3,12 @@
 //!
 //! The library is Bevy-free: [`linalg`] (dense kernels over nalgebra storage), [`model`]
 //! (bodies, constraints, loads, Jacobians), [`scene`] (RON scene files), [`solver`] (the
-//! `Simulation` value and its step) and [`cli`] (the headless command line).
+//! `Simulation` value and its step), [`live`] (the real-time session, history and cameras the
+//! visualizer wraps) and [`cli`] (the command line).
 
 pub mod cli;
 pub mod linalg;
+pub mod live;
 pub mod model;
 pub mod scene;
 pub mod solver;

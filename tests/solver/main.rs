@@ -4,6 +4,7 @@
 mod common;
 mod continuation;
 mod jacobians;
+mod live;
 mod pendulums;
 mod physics_invariance;
 mod ranks;

@@ -8,10 +8,9 @@ use std::path::PathBuf;
 
 use singulab::cli::run::{RunSummary, run_scene};
 use singulab::model::{Load, LoadKind};
-use singulab::scene::parse_scene;
 use singulab::solver::{BasisMode, Predictor, Settings};
 
-use crate::common::{SCENES, scene};
+use crate::common::{SCENES, scene, stopping_four_bar};
 
 fn run_csv(name: &str, basis: BasisMode, t_end: f64, every: usize) -> (String, RunSummary) {
     let scene = scene(name);
@@ -153,33 +152,6 @@ fn csv_starts_at_zero_and_ends_exactly_at_t_end() {
         let v: f64 = field.parse().unwrap();
         assert_eq!(format!("{v:?}"), field);
     }
-}
-
-/// Four-bar launched from hanging down so that it just reaches the flat pose and stops there
-/// (thesis sect. 5.2.2). With two cranks and the coupler, I = 2/3 + 1 and V = 2 g sin(theta):
-/// reaching theta = pi from 3 pi / 2 at rest needs omega^2 = 4 g / I.
-fn stopping_four_bar() -> singulab::scene::Scene {
-    let g: f64 = 9.81;
-    let omega = -(4.0 * g / (5.0 / 3.0)).sqrt() * (1.0 - 1e-10);
-    let source = format!(
-        r#"Scene(
-    title: "four-bar stopping flat",
-    gravity: [0.0, -9.81],
-    bodies: [
-        Bar(name: "crank1", length: 1.0, mass: 1.0, start: (0.0, 0.0), angle: 4.71238898038469),
-        Bar(name: "coupler", length: 1.0, mass: 1.0, start: (0.0, -1.0), angle: 0.0),
-        Bar(name: "crank2", length: 1.0, mass: 1.0, start: (1.0, 0.0), angle: 4.71238898038469),
-    ],
-    joints: [
-        Pin(name: "O1", body: "crank1", at: Start, ground: (0.0, 0.0)),
-        Pin(name: "O2", body: "crank2", at: Start, ground: (1.0, 0.0)),
-        Revolute(name: "A", a: "crank1", at_a: End, b: "coupler", at_b: Start),
-        Revolute(name: "B", a: "crank2", at_a: End, b: "coupler", at_b: End),
-    ],
-    velocities: [(body: "crank1", omega: {omega:?}), (body: "coupler", omega: 0.0)],
-)"#
-    );
-    parse_scene("stopping.ron", &source).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

@@ -1,0 +1,346 @@
+//! Bounded history of the quantities the plots show: one ring of sample times and, per named
+//! channel, one ring of values at those times (NaN where the channel did not exist, e.g. a
+//! column of `T` that appears only at a singularity). Also the decimation that keeps drawing
+//! cheap with minutes of history, and the CSV export of what is kept.
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+
+/// What a channel measures; the plots group channels by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChannelKind {
+    /// Generalized velocity `qd_k` in the continued basis.
+    QdContinued,
+    /// Generalized velocity `qd_k` in the traditional basis.
+    QdTraditional,
+    /// Generalized coordinate `q_k` in the continued basis.
+    QContinued,
+    /// Generalized coordinate `q_k` in the traditional basis.
+    QTraditional,
+    /// `|R_ii| / |R_00|` of the pivoted QR of `A^T`.
+    RDiagonal,
+    /// Total mechanical energy.
+    Energy,
+    /// Norm of the constraint residual after projection.
+    Residual,
+}
+
+/// One named series sharing the history's time axis.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    pub name: String,
+    pub kind: ChannelKind,
+    /// Index within its kind (column of `T`, diagonal entry of `R`).
+    pub index: usize,
+    values: VecDeque<f64>,
+}
+
+impl Channel {
+    pub fn values(&self) -> &VecDeque<f64> {
+        &self.values
+    }
+}
+
+/// Ring buffers of samples with a fixed capacity; the oldest samples are dropped first.
+#[derive(Clone, Debug)]
+pub struct History {
+    capacity: usize,
+    times: VecDeque<f64>,
+    channels: Vec<Channel>,
+    /// Per channel, whether the sample being recorded has set it.
+    pending: Vec<bool>,
+}
+
+impl History {
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            capacity: capacity.max(2),
+            times: VecDeque::with_capacity(capacity.max(2)),
+            channels: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    pub fn times(&self) -> &VecDeque<f64> {
+        &self.times
+    }
+
+    pub fn channels(&self) -> &[Channel] {
+        &self.channels
+    }
+
+    pub fn clear(&mut self) {
+        self.times.clear();
+        self.channels.clear();
+        self.pending.clear();
+    }
+
+    /// Latest sample time, if any.
+    pub fn last_time(&self) -> Option<f64> {
+        self.times.back().copied()
+    }
+
+    /// Starts a sample at time `t`; set its values with [`History::set`]. Channels not set
+    /// before the next `begin` (or [`History::finish`]) hold NaN at this time.
+    pub fn begin(&mut self, t: f64) {
+        self.finish();
+        if self.times.len() == self.capacity {
+            self.times.pop_front();
+            for channel in &mut self.channels {
+                channel.values.pop_front();
+            }
+        }
+        self.times.push_back(t);
+        self.pending.iter_mut().for_each(|p| *p = true);
+    }
+
+    /// Sets the value of a channel in the sample begun last, creating the channel if needed.
+    pub fn set(&mut self, kind: ChannelKind, index: usize, value: f64) {
+        let slot = match self
+            .channels
+            .iter()
+            .position(|c| c.kind == kind && c.index == index)
+        {
+            Some(slot) => slot,
+            None => {
+                let mut values = VecDeque::with_capacity(self.capacity);
+                // Earlier samples did not have this channel.
+                values.extend(std::iter::repeat_n(
+                    f64::NAN,
+                    self.times.len().saturating_sub(1),
+                ));
+                self.channels.push(Channel {
+                    name: channel_name(kind, index),
+                    kind,
+                    index,
+                    values,
+                });
+                self.pending.push(true);
+                self.channels.len() - 1
+            }
+        };
+        if self.pending[slot] {
+            self.channels[slot].values.push_back(value);
+            self.pending[slot] = false;
+        } else if let Some(last) = self.channels[slot].values.back_mut() {
+            *last = value;
+        }
+    }
+
+    /// Drops the samples after time `t` (the state went back, e.g. to a located event).
+    pub fn truncate_after(&mut self, t: f64) {
+        self.finish();
+        while self.times.back().is_some_and(|&last| last > t) {
+            self.times.pop_back();
+            for channel in &mut self.channels {
+                channel.values.pop_back();
+            }
+        }
+    }
+
+    /// Completes the current sample: channels it did not set get NaN.
+    pub fn finish(&mut self) {
+        for (channel, pending) in self.channels.iter_mut().zip(&mut self.pending) {
+            if *pending && channel.values.len() < self.times.len() {
+                channel.values.push_back(f64::NAN);
+            }
+            *pending = false;
+        }
+    }
+
+    /// The history as CSV: a `t` column and one column per channel, empty cells for NaN.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from("t");
+        for channel in &self.channels {
+            out.push(',');
+            out.push_str(&channel.name);
+        }
+        out.push('\n');
+        for (row, t) in self.times.iter().enumerate() {
+            let _ = write!(out, "{t}");
+            for channel in &self.channels {
+                out.push(',');
+                if let Some(v) = channel.values.get(row).filter(|v| v.is_finite()) {
+                    let _ = write!(out, "{v}");
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Column header of a channel, e.g. `qd2_continued` or `R_diag_3`.
+pub fn channel_name(kind: ChannelKind, index: usize) -> String {
+    let k = index + 1;
+    match kind {
+        ChannelKind::QdContinued => format!("qd{k}_continued"),
+        ChannelKind::QdTraditional => format!("qd{k}_traditional"),
+        ChannelKind::QContinued => format!("q{k}_continued"),
+        ChannelKind::QTraditional => format!("q{k}_traditional"),
+        ChannelKind::RDiagonal => format!("R_diag_{index}"),
+        ChannelKind::Energy => "energy".into(),
+        ChannelKind::Residual => "residual".into(),
+    }
+}
+
+/// Reduces the samples with `t_min <= t <= t_max` to at most `2 * buckets` points per
+/// unbroken run, keeping each bucket's minimum and maximum in time order so spikes survive.
+/// NaN values split the series: each returned run is drawn as its own line.
+pub fn decimate(
+    times: &VecDeque<f64>,
+    values: &VecDeque<f64>,
+    t_min: f64,
+    t_max: f64,
+    buckets: usize,
+) -> Vec<Vec<[f64; 2]>> {
+    let buckets = buckets.max(1);
+    let width = (t_max - t_min).max(f64::MIN_POSITIVE) / buckets as f64;
+    let mut runs: Vec<Vec<[f64; 2]>> = Vec::new();
+    let mut run: Vec<[f64; 2]> = Vec::new();
+    // Current bucket: index, min and max points.
+    let mut bucket: Option<(i64, [f64; 2], [f64; 2])> = None;
+    let flush = |bucket: &mut Option<(i64, [f64; 2], [f64; 2])>, run: &mut Vec<[f64; 2]>| {
+        if let Some((_, lo, hi)) = bucket.take() {
+            if lo == hi {
+                run.push(lo);
+            } else if lo[0] <= hi[0] {
+                run.extend([lo, hi]);
+            } else {
+                run.extend([hi, lo]);
+            }
+        }
+    };
+    for (&t, &v) in times.iter().zip(values) {
+        if t < t_min || t > t_max {
+            continue;
+        }
+        if !v.is_finite() {
+            flush(&mut bucket, &mut run);
+            if !run.is_empty() {
+                runs.push(std::mem::take(&mut run));
+            }
+            continue;
+        }
+        let index = ((t - t_min) / width).floor() as i64;
+        match &mut bucket {
+            Some((b, lo, hi)) if *b == index => {
+                if v < lo[1] {
+                    *lo = [t, v];
+                }
+                if v > hi[1] {
+                    *hi = [t, v];
+                }
+            }
+            _ => {
+                flush(&mut bucket, &mut run);
+                bucket = Some((index, [t, v], [t, v]));
+            }
+        }
+    }
+    flush(&mut bucket, &mut run);
+    if !run.is_empty() {
+        runs.push(run);
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_drops_oldest_and_keeps_channels_aligned() {
+        let mut h = History::new(3);
+        for i in 0..5 {
+            h.begin(i as f64);
+            h.set(ChannelKind::Energy, 0, 10.0 * i as f64);
+            if i >= 3 {
+                h.set(ChannelKind::QdContinued, 1, i as f64);
+            }
+        }
+        h.finish();
+        assert_eq!(
+            h.times().iter().copied().collect::<Vec<_>>(),
+            [2.0, 3.0, 4.0]
+        );
+        let energy = &h.channels()[0];
+        assert_eq!(
+            energy.values().iter().copied().collect::<Vec<_>>(),
+            [20.0, 30.0, 40.0]
+        );
+        let qd = &h.channels()[1];
+        assert_eq!(qd.values().len(), 3);
+        assert!(qd.values()[0].is_nan());
+        assert_eq!(qd.values()[2], 4.0);
+    }
+
+    #[test]
+    fn channel_missing_from_a_sample_gets_nan() {
+        let mut h = History::new(10);
+        h.begin(0.0);
+        h.set(ChannelKind::QdContinued, 0, 1.0);
+        h.set(ChannelKind::QdContinued, 1, 2.0);
+        h.begin(1.0);
+        h.set(ChannelKind::QdContinued, 0, 3.0);
+        h.finish();
+        let second = &h.channels()[1];
+        assert_eq!(second.values().len(), 2);
+        assert!(second.values()[1].is_nan());
+        let csv = h.to_csv();
+        assert_eq!(
+            csv, "t,qd1_continued,qd2_continued\n0,1,2\n1,3,\n",
+            "empty cell for the missing value"
+        );
+    }
+
+    #[test]
+    fn decimation_bounds_points_and_keeps_extremes() {
+        let n = 100_000;
+        let times: VecDeque<f64> = (0..n).map(|i| i as f64 * 1e-3).collect();
+        // A smooth wave with one narrow spike that a stride-based thinning would miss.
+        let values: VecDeque<f64> = times
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if i == 54_321 { 7.0 } else { t.sin() })
+            .collect();
+        let runs = decimate(&times, &values, 0.0, 100.0, 500);
+        assert_eq!(runs.len(), 1);
+        let points = &runs[0];
+        assert!(points.len() <= 1000, "{} points", points.len());
+        assert!(points.iter().any(|p| p[1] == 7.0), "the spike was lost");
+        let min = points.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
+        assert!(
+            (min + 1.0).abs() < 1e-6,
+            "the minimum of the wave was lost: {min}"
+        );
+        assert!(
+            points.windows(2).all(|w| w[0][0] <= w[1][0]),
+            "not in time order"
+        );
+    }
+
+    #[test]
+    fn decimation_splits_at_nan_and_clips_to_the_window() {
+        let times: VecDeque<f64> = (0..10).map(f64::from).collect();
+        let values: VecDeque<f64> = [1.0, 2.0, f64::NAN, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+            .into_iter()
+            .collect();
+        let runs = decimate(&times, &values, 0.0, 6.0, 100);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0], vec![[0.0, 1.0], [1.0, 2.0]]);
+        assert_eq!(runs[1].last(), Some(&[6.0, 7.0]));
+    }
+}

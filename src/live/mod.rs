@@ -1,0 +1,14 @@
+//! The Bevy-free core of the visualizer: the real-time session around a `Simulation`
+//! ([`session`]), the plotted history and its decimation ([`history`]), the admissible motions
+//! drawn as arrows ([`motions`]) and the view cameras as plain math ([`view`]). The Bevy app
+//! only wraps these; everything here is tested without a window.
+
+pub mod history;
+pub mod motions;
+pub mod session;
+pub mod view;
+
+pub use history::{Channel, ChannelKind, History};
+pub use motions::{Motion, MotionArrow, MotionRole};
+pub use session::{Advance, LiveSession, PauseReason, SPEEDS};
+pub use view::{OrbitCamera, PlanarView, Projected};

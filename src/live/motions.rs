@@ -1,0 +1,151 @@
+//! Admissible motions as arrows on the mechanism: for one column `t` of the tangent basis,
+//! the velocity that motion gives each body's ends and centre (`v_p = v_c + omega perp(R p)`
+//! for a bar, the translation for a point mass), and the motions to show: the basis columns in
+//! normal running, or, at a singular event, the continued columns and the new ones.
+
+use nalgebra::{DMatrix, DVector, Vector2};
+
+use crate::model::{BodyKind, Mechanism};
+use crate::solver::{BasisMode, ColumnLabel, SingularEvent, TangentBasis};
+
+/// One arrow: where it starts and the velocity it shows (world units per unit of `qd`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MotionArrow {
+    pub body: usize,
+    pub origin: [f64; 3],
+    pub velocity: [f64; 3],
+}
+
+/// Where an admissible motion comes from, for colour and legend.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MotionRole {
+    /// A column of the running basis (traditional or continued).
+    Basis(BasisMode),
+    /// At an event: continues a column that existed before it.
+    Continued,
+    /// At an event: a direction admissible only at the singular configuration.
+    New,
+}
+
+/// A column of `T` with its name and role.
+#[derive(Clone, Debug)]
+pub struct Motion {
+    pub label: String,
+    pub role: MotionRole,
+    pub column: DVector<f64>,
+}
+
+/// The arrows of one motion: each body's centre, and a bar's two ends.
+pub fn arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) -> Vec<MotionArrow> {
+    let mut out = Vec::new();
+    for (index, body) in mechanism.bodies().iter().enumerate() {
+        let o = body.offset;
+        match body.kind {
+            BodyKind::Bar { length } => {
+                let (s, c) = x[o + 2].sin_cos();
+                let omega = column[o + 2];
+                let centre = Vector2::new(x[o], x[o + 1]);
+                let v_centre = Vector2::new(column[o], column[o + 1]);
+                for along in [-0.5 * length, 0.0, 0.5 * length] {
+                    let r = Vector2::new(c * along, s * along);
+                    let p = centre + r;
+                    let v = v_centre + omega * Vector2::new(-r.y, r.x);
+                    out.push(MotionArrow {
+                        body: index,
+                        origin: [p.x, p.y, 0.0],
+                        velocity: [v.x, v.y, 0.0],
+                    });
+                }
+            }
+            BodyKind::Point2 => out.push(MotionArrow {
+                body: index,
+                origin: [x[o], x[o + 1], 0.0],
+                velocity: [column[o], column[o + 1], 0.0],
+            }),
+            BodyKind::Point3 => out.push(MotionArrow {
+                body: index,
+                origin: [x[o], x[o + 1], x[o + 2]],
+                velocity: [column[o], column[o + 1], column[o + 2]],
+            }),
+        }
+    }
+    out
+}
+
+/// Length of the longest arrow of a motion (zero for a motion that moves nothing).
+pub fn longest(arrows: &[MotionArrow]) -> f64 {
+    arrows
+        .iter()
+        .map(|a| a.velocity.iter().map(|v| v * v).sum::<f64>().sqrt())
+        .fold(0.0, f64::max)
+}
+
+/// The columns of a running basis, labelled `T1`, `T2`, ...
+pub fn basis_motions(basis: &TangentBasis, mode: BasisMode) -> Vec<Motion> {
+    let columns = basis.columns();
+    (0..columns.ncols())
+        .map(|k| Motion {
+            label: format!("T{}", k + 1),
+            role: MotionRole::Basis(mode),
+            column: columns.column(k).into_owned(),
+        })
+        .collect()
+}
+
+/// The admissible motions at an event: the continued columns first (named after the basis
+/// column they continue), then the new ones.
+pub fn event_motions(event: &SingularEvent) -> Vec<Motion> {
+    let mut out = Vec::new();
+    push_columns(&mut out, &event.continued, |k| {
+        let label: Option<&ColumnLabel> = event.continued_labels.get(k);
+        let id = label.map_or(k as u32 + 1, |l| l.id);
+        (format!("T{id} continued"), MotionRole::Continued)
+    });
+    push_columns(&mut out, &event.new, |k| {
+        (format!("new {}", k + 1), MotionRole::New)
+    });
+    out
+}
+
+fn push_columns(
+    out: &mut Vec<Motion>,
+    columns: &DMatrix<f64>,
+    name: impl Fn(usize) -> (String, MotionRole),
+) {
+    for k in 0..columns.ncols() {
+        let (label, role) = name(k);
+        out.push(Motion {
+            label,
+            role,
+            column: columns.column(k).into_owned(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::parse_scene;
+
+    const ROTATING_BAR: &str = r#"Scene(
+        title: "bar", gravity: [0.0, 0.0],
+        bodies: [Bar(name: "bar", length: 2.0, mass: 1.0, start: (0.0, 0.0), angle: 0.0)],
+        joints: [Pin(name: "pin", body: "bar", at: Start, ground: (0.0, 0.0))],
+    )"#;
+
+    #[test]
+    fn bar_end_velocity_is_omega_cross_r() {
+        let scene = parse_scene("bar.ron", ROTATING_BAR).unwrap();
+        let mech = &scene.mechanism;
+        // A pure rotation about the pin at the origin with omega = 1: the centre (1, 0) moves
+        // at (0, 1), the far end (2, 0) at (0, 2), the pinned end stays.
+        let column = DVector::from_vec(vec![0.0, 1.0, 1.0]);
+        let a = arrows(mech, &scene.x0, &column);
+        assert_eq!(a.len(), 3);
+        let close = |u: [f64; 3], v: [f64; 3]| u.iter().zip(v).all(|(p, q)| (p - q).abs() < 1e-12);
+        assert!(close(a[0].origin, [0.0, 0.0, 0.0]) && close(a[0].velocity, [0.0, 0.0, 0.0]));
+        assert!(close(a[1].origin, [1.0, 0.0, 0.0]) && close(a[1].velocity, [0.0, 1.0, 0.0]));
+        assert!(close(a[2].origin, [2.0, 0.0, 0.0]) && close(a[2].velocity, [0.0, 2.0, 0.0]));
+        assert!((longest(&a) - 2.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,610 @@
+//! The interactive simulation: a scene's `Simulation` advanced in real time at a requested
+//! speed within a wall-clock budget, paused at singular events (state placed exactly at the
+//! event) and on solver errors, with the state before the last step kept for interpolated
+//! display, the plotted history, the motion trace, and pushes along admissible motions.
+//!
+//! Bevy-free: the app wraps it in a resource; tests drive it directly.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use nalgebra::DVector;
+
+use crate::live::history::{ChannelKind, History};
+use crate::model::{BodyKind, Load, LoadKind};
+use crate::scene::Scene;
+use crate::solver::{BasisMode, Settings, Simulation, SingularEvent, SolverError, StepReport};
+
+/// Speeds offered by the controls: 1/64x to 64x in factors of two.
+pub const SPEEDS: [f64; 13] = [
+    1.0 / 64.0,
+    1.0 / 32.0,
+    1.0 / 16.0,
+    1.0 / 8.0,
+    1.0 / 4.0,
+    1.0 / 2.0,
+    1.0,
+    2.0,
+    4.0,
+    8.0,
+    16.0,
+    32.0,
+    64.0,
+];
+
+/// Samples kept for the plots (per channel).
+pub const HISTORY_CAPACITY: usize = 60_000;
+/// Points kept for the motion trace.
+pub const TRACE_CAPACITY: usize = 6_000;
+/// Plot samples per second of wall time at most (the sampling interval in simulated time
+/// scales with the speed, so slow motion still gives smooth curves).
+const SAMPLES_PER_WALL_SECOND: f64 = 240.0;
+
+/// Why the simulation is not running.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PauseReason {
+    /// The user paused (or the session has not been started).
+    User,
+    /// Stopped at a singular event; the state is the event's.
+    Event,
+    /// Reached the requested stop time.
+    TimeReached,
+    /// The solver failed; the message says why. The state is the last good one.
+    Failed(String),
+}
+
+/// What one call to [`LiveSession::advance`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Advance {
+    pub steps: usize,
+    /// The budget ran out before the requested time was reached.
+    pub behind: bool,
+    /// An event was reached during this call.
+    pub event: bool,
+    /// A solver error paused the session during this call.
+    pub failed: bool,
+}
+
+/// A push along an admissible motion in progress: the settings to restore when it ends.
+#[derive(Clone, Debug)]
+struct Push {
+    end: f64,
+    usual: Settings,
+}
+
+/// The running (or paused) interactive simulation of one scene.
+#[derive(Clone, Debug)]
+pub struct LiveSession {
+    scene: Scene,
+    sim: Simulation,
+    /// Time and positions before the last step, for interpolated display.
+    previous_t: f64,
+    previous_x: DVector<f64>,
+    /// Simulated time the display aims at, before and after the last advance.
+    target_before: f64,
+    target: f64,
+    speed: f64,
+    pause: Option<PauseReason>,
+    /// Pause at singular events (the app's default; `view --until-event` relies on it).
+    pub auto_pause: bool,
+    stop_time: Option<f64>,
+    events: Vec<SingularEvent>,
+    /// The event whose state the simulation is at (cleared when it moves on).
+    current_event: Option<usize>,
+    history: History,
+    trace: VecDeque<[f64; 3]>,
+    trace_body: Option<usize>,
+    last_report: Option<StepReport>,
+    achieved_speed: f64,
+    behind: bool,
+    push: Option<Push>,
+    steps_total: u64,
+}
+
+impl LiveSession {
+    /// Starts a paused session at the scene's initial state with the scene's settings.
+    pub fn new(scene: Scene) -> Result<Self, SolverError> {
+        let settings = scene.settings.clone();
+        Self::with_settings(scene, settings)
+    }
+
+    /// Starts a paused session with other solver settings than the scene's.
+    pub fn with_settings(scene: Scene, settings: Settings) -> Result<Self, SolverError> {
+        let sim = scene.simulation_with(settings)?;
+        let trace_body = scene
+            .view
+            .trace
+            .as_deref()
+            .and_then(|name| scene.mechanism.body_index(name));
+        let mut session = Self {
+            previous_t: sim.time(),
+            previous_x: sim.positions().clone(),
+            target_before: sim.time(),
+            target: sim.time(),
+            speed: 1.0,
+            pause: Some(PauseReason::User),
+            auto_pause: true,
+            stop_time: None,
+            events: Vec::new(),
+            current_event: None,
+            history: History::new(HISTORY_CAPACITY),
+            trace: VecDeque::with_capacity(TRACE_CAPACITY),
+            trace_body,
+            last_report: None,
+            achieved_speed: 0.0,
+            behind: false,
+            push: None,
+            steps_total: 0,
+            scene,
+            sim,
+        };
+        session.record();
+        Ok(session)
+    }
+
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
+    pub fn simulation(&self) -> &Simulation {
+        &self.sim
+    }
+
+    pub fn time(&self) -> f64 {
+        self.sim.time()
+    }
+
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+
+    pub fn set_speed(&mut self, speed: f64) {
+        self.speed = speed.clamp(SPEEDS[0], SPEEDS[SPEEDS.len() - 1]);
+    }
+
+    /// Simulated seconds per wall second over the last advances (smoothed).
+    pub fn achieved_speed(&self) -> f64 {
+        self.achieved_speed
+    }
+
+    /// Whether the last advance ran out of budget before reaching the requested time.
+    pub fn is_behind(&self) -> bool {
+        self.behind
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.pause.is_some()
+    }
+
+    pub fn pause_reason(&self) -> Option<&PauseReason> {
+        self.pause.as_ref()
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn trace(&self) -> &VecDeque<[f64; 3]> {
+        &self.trace
+    }
+
+    pub fn trace_body(&self) -> Option<usize> {
+        self.trace_body
+    }
+
+    /// Chooses whose centre leaves the trace (clears the trace).
+    pub fn set_trace_body(&mut self, body: Option<usize>) {
+        self.trace_body = body.filter(|&b| b < self.scene.mechanism.bodies().len());
+        self.trace.clear();
+    }
+
+    pub fn last_report(&self) -> Option<&StepReport> {
+        self.last_report.as_ref()
+    }
+
+    pub fn events(&self) -> &[SingularEvent] {
+        &self.events
+    }
+
+    /// The event the state currently sits at, if any.
+    pub fn current_event(&self) -> Option<&SingularEvent> {
+        self.current_event.map(|i| &self.events[i])
+    }
+
+    pub fn steps_total(&self) -> u64 {
+        self.steps_total
+    }
+
+    /// Whether a push is in progress (the dynamics use the detection tolerance as rank
+    /// tolerance until it ends).
+    pub fn is_pushing(&self) -> bool {
+        self.push.is_some()
+    }
+
+    /// Stops at this simulated time (`view --time`), or never.
+    pub fn set_stop_time(&mut self, t: Option<f64>) {
+        self.stop_time = t;
+    }
+
+    pub fn play(&mut self) {
+        if matches!(self.pause, Some(PauseReason::Failed(_))) {
+            return;
+        }
+        if self.pause == Some(PauseReason::TimeReached) {
+            self.stop_time = None;
+        }
+        self.pause = None;
+        self.target = self.sim.time();
+        self.target_before = self.target;
+    }
+
+    pub fn pause(&mut self) {
+        if self.pause.is_none() {
+            self.pause = Some(PauseReason::User);
+        }
+        self.achieved_speed = 0.0;
+        self.behind = false;
+    }
+
+    pub fn toggle(&mut self) {
+        if self.is_paused() {
+            self.play();
+        } else {
+            self.pause();
+        }
+    }
+
+    /// Back to the scene's initial state, keeping the current settings, speed and trace body.
+    pub fn reset(&mut self) -> Result<(), SolverError> {
+        let settings = self
+            .push
+            .take()
+            .map_or_else(|| self.sim.settings().clone(), |p| p.usual);
+        let mut fresh = Self::with_settings(self.scene.clone(), settings)?;
+        fresh.speed = self.speed;
+        fresh.auto_pause = self.auto_pause;
+        fresh.trace_body = self.trace_body;
+        *self = fresh;
+        Ok(())
+    }
+
+    /// Solver settings in effect (during a push, the ones restored when it ends).
+    pub fn settings(&self) -> &Settings {
+        self.push.as_ref().map_or(self.sim.settings(), |p| &p.usual)
+    }
+
+    /// Changes solver settings between steps, from the current state.
+    pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
+        match &mut self.push {
+            Some(push) => {
+                settings.validate().map_err(SolverError::InvalidSettings)?;
+                let during = Settings {
+                    rank_tolerance: settings.detection_tolerance,
+                    ..settings.clone()
+                };
+                self.sim.set_settings(during)?;
+                push.usual = settings;
+                Ok(())
+            }
+            None => self.sim.set_settings(settings),
+        }
+    }
+
+    /// Advances by `wall_dt` seconds of wall time at the current speed, stopping when
+    /// `deadline` passes (then the lag is dropped and [`Advance::behind`] is set).
+    pub fn advance(&mut self, wall_dt: f64, deadline: Instant) -> Advance {
+        let mut out = Advance::default();
+        if self.is_paused() {
+            return out;
+        }
+        let start = self.sim.time();
+        // Never aim behind the state: after a long pause or a budget overrun the display
+        // continues from where the solver is.
+        self.target_before = self.target.max(self.previous_t);
+        self.target = self.target_before + wall_dt * self.speed;
+        if let Some(stop) = self.stop_time {
+            self.target = self.target.min(stop);
+        }
+        while self.sim.time() < self.target - 1e-12 {
+            if Instant::now() >= deadline {
+                out.behind = true;
+                self.target = self.sim.time();
+                break;
+            }
+            self.step_once(&mut out);
+            if self.is_paused() {
+                break;
+            }
+        }
+        if let Some(stop) = self.stop_time
+            && !self.is_paused()
+            && self.sim.time() >= stop - 1e-12
+        {
+            self.pause = Some(PauseReason::TimeReached);
+        }
+        self.behind = out.behind;
+        if wall_dt > 0.0 {
+            let instant = (self.sim.time() - start) / wall_dt;
+            self.achieved_speed = if self.achieved_speed == 0.0 {
+                instant
+            } else {
+                0.9 * self.achieved_speed + 0.1 * instant
+            };
+        }
+        out
+    }
+
+    /// Runs until the session pauses by itself (event, stop time, failure) or `max_steps`
+    /// steps were taken, with no wall-clock budget: the screenshot mode and tests.
+    pub fn run_until_paused(&mut self, max_steps: usize) -> Advance {
+        let mut out = Advance::default();
+        self.play();
+        while !self.is_paused() && out.steps < max_steps {
+            self.step_once(&mut out);
+            if let Some(stop) = self.stop_time
+                && !self.is_paused()
+                && self.sim.time() >= stop - 1e-12
+            {
+                self.pause = Some(PauseReason::TimeReached);
+            }
+        }
+        self.target = self.sim.time();
+        self.target_before = self.target;
+        out
+    }
+
+    /// One solver step while paused (the "step" control). Events and errors are handled as
+    /// in running; the session stays paused.
+    pub fn single_step(&mut self) -> Advance {
+        let mut out = Advance::default();
+        if matches!(self.pause, Some(PauseReason::Failed(_))) {
+            return out;
+        }
+        self.step_once(&mut out);
+        if self.pause.is_none() {
+            self.pause = Some(PauseReason::User);
+        }
+        self.target = self.sim.time();
+        self.target_before = self.target;
+        out
+    }
+
+    fn step_once(&mut self, out: &mut Advance) {
+        self.previous_t = self.sim.time();
+        self.previous_x.copy_from(self.sim.positions());
+        let limit = self.stop_time.unwrap_or(f64::INFINITY);
+        match self.sim.step_until(limit) {
+            Ok(mut report) => {
+                out.steps += 1;
+                self.steps_total += 1;
+                self.current_event = None;
+                let event = report.event.take();
+                self.last_report = Some(report);
+                self.end_push_if_due();
+                if let Some(event) = event {
+                    self.on_event(*event, out);
+                }
+                self.record_if_due();
+            }
+            Err(error) => {
+                out.failed = true;
+                self.pause = Some(PauseReason::Failed(error.to_string()));
+            }
+        }
+    }
+
+    fn on_event(&mut self, event: SingularEvent, out: &mut Advance) {
+        out.event = true;
+        if !self.auto_pause || self.push.is_some() {
+            // Passing through (or pushing away from) a singularity: keep going, remember it.
+            self.events.push(event);
+            return;
+        }
+        // Place the state exactly at the located minimum, as `run --events` reports it.
+        if let Err(error) = self.sim.set_event_state(&event) {
+            self.pause = Some(PauseReason::Failed(error.to_string()));
+            return;
+        }
+        self.events.push(event);
+        self.current_event = Some(self.events.len() - 1);
+        self.previous_t = self.sim.time();
+        self.previous_x.copy_from(self.sim.positions());
+        self.history.truncate_after(self.sim.time());
+        self.record();
+        self.pause = Some(PauseReason::Event);
+    }
+
+    /// Returns to a recorded event's state (paused there).
+    pub fn goto_event(&mut self, index: usize) -> Result<(), SolverError> {
+        let Some(event) = self.events.get(index).cloned() else {
+            return Ok(());
+        };
+        if let Some(push) = self.push.take() {
+            self.sim.set_settings(push.usual)?;
+            self.sim.clear_extra_loads();
+        }
+        self.sim.set_event_state(&event)?;
+        self.current_event = Some(index);
+        self.previous_t = self.sim.time();
+        self.previous_x.copy_from(self.sim.positions());
+        self.history.truncate_after(self.sim.time());
+        self.trace.clear();
+        self.record();
+        self.pause = Some(PauseReason::Event);
+        Ok(())
+    }
+
+    /// Pushes the mechanism along an admissible motion `column` (a unit vector in `x`
+    /// space): a generalized force `M column a` acts for `duration` seconds, with `a` chosen
+    /// so the velocity along the motion changes by about `delta` (`a = delta / duration`).
+    /// At an event the dynamics take the detection tolerance as rank tolerance while the push
+    /// lasts, so they see the enlarged tangent space (DESIGN section 4), then the usual
+    /// tolerance comes back. Starts the simulation.
+    pub fn push_along(
+        &mut self,
+        column: &DVector<f64>,
+        delta: f64,
+        duration: f64,
+    ) -> Result<(), SolverError> {
+        let mech = self.scene.mechanism.clone();
+        if column.len() != mech.n() || !(duration > 0.0) || !delta.is_finite() {
+            return Err(SolverError::InvalidState(
+                "a push needs a motion of this mechanism, a finite size and a positive duration"
+                    .into(),
+            ));
+        }
+        if matches!(self.pause, Some(PauseReason::Failed(_))) {
+            return Ok(());
+        }
+        let usual = self.settings().clone();
+        let t0 = self.sim.time();
+        if self.push.is_none() {
+            let during = Settings {
+                rank_tolerance: usual.detection_tolerance,
+                ..usual.clone()
+            };
+            self.sim.set_settings(during)?;
+            if let Some(event) = self.current_event().cloned() {
+                self.sim.set_event_state(&event)?;
+            }
+        }
+        let a = delta / duration;
+        let window = Some((t0, t0 + duration));
+        for (index, body) in mech.bodies().iter().enumerate() {
+            let o = body.offset;
+            let m = body.mass;
+            let force = match body.kind {
+                BodyKind::Bar { .. } | BodyKind::Point2 => {
+                    [m * a * column[o], m * a * column[o + 1], 0.0]
+                }
+                BodyKind::Point3 => [
+                    m * a * column[o],
+                    m * a * column[o + 1],
+                    m * a * column[o + 2],
+                ],
+            };
+            self.sim.add_load(Load {
+                body: index,
+                kind: LoadKind::Force(force),
+                window,
+            })?;
+            if body.is_bar() {
+                self.sim.add_load(Load {
+                    body: index,
+                    kind: LoadKind::Torque(body.inertia() * a * column[o + 2]),
+                    window,
+                })?;
+            }
+        }
+        self.push = Some(Push {
+            end: t0 + duration,
+            usual,
+        });
+        self.play();
+        Ok(())
+    }
+
+    fn end_push_if_due(&mut self) {
+        let due = self
+            .push
+            .as_ref()
+            .is_some_and(|push| self.sim.time() >= push.end - 1e-12);
+        if due && let Some(push) = self.push.take() {
+            self.sim.clear_extra_loads();
+            if let Err(error) = self.sim.set_settings(push.usual) {
+                self.pause = Some(PauseReason::Failed(error.to_string()));
+            }
+        }
+    }
+
+    /// Positions to draw: between the state before the last step and the current one, at the
+    /// display time `overstep` of the way through the last advance (0..1, from the app's fixed
+    /// timestep). Paused sessions show the current state.
+    pub fn display_positions(&self, overstep: f64, out: &mut DVector<f64>) {
+        let current = self.sim.positions();
+        if out.len() != current.len() {
+            *out = current.clone();
+        }
+        let t_now = self.sim.time();
+        let span = t_now - self.previous_t;
+        if self.is_paused() || span <= 0.0 {
+            out.copy_from(current);
+            return;
+        }
+        let t_display =
+            self.target_before + overstep.clamp(0.0, 1.0) * (self.target - self.target_before);
+        let alpha = ((t_display - self.previous_t) / span).clamp(0.0, 1.0);
+        for ((o, p), c) in out.iter_mut().zip(&self.previous_x).zip(current) {
+            *o = p + alpha * (c - p);
+        }
+    }
+
+    /// Display time matching [`LiveSession::display_positions`].
+    pub fn display_time(&self, overstep: f64) -> f64 {
+        if self.is_paused() {
+            return self.sim.time();
+        }
+        let t = self.target_before + overstep.clamp(0.0, 1.0) * (self.target - self.target_before);
+        t.clamp(self.previous_t, self.sim.time())
+    }
+
+    fn record_if_due(&mut self) {
+        let interval = self.speed / SAMPLES_PER_WALL_SECOND;
+        let due = self
+            .history
+            .last_time()
+            .is_none_or(|last| self.sim.time() - last >= interval - 1e-12);
+        if due {
+            self.record();
+        }
+    }
+
+    /// Appends the current state to the history and the trace.
+    fn record(&mut self) {
+        let sim = &self.sim;
+        let h = &mut self.history;
+        h.begin(sim.time());
+        for (mode, qd_kind, q_kind) in [
+            (
+                BasisMode::Continued,
+                ChannelKind::QdContinued,
+                ChannelKind::QContinued,
+            ),
+            (
+                BasisMode::Traditional,
+                ChannelKind::QdTraditional,
+                ChannelKind::QTraditional,
+            ),
+        ] {
+            let basis = sim.basis(mode);
+            for (k, v) in basis.qd().iter().enumerate() {
+                h.set(qd_kind, k, *v);
+            }
+            for (k, v) in basis.q().iter().enumerate() {
+                h.set(q_kind, k, *v);
+            }
+        }
+        let qr = sim.factorization();
+        let diag = sim.mechanism().n().min(sim.mechanism().m());
+        let r00 = qr.r_diag_abs(0).max(f64::MIN_POSITIVE);
+        for i in 0..diag {
+            h.set(ChannelKind::RDiagonal, i, qr.r_diag_abs(i) / r00);
+        }
+        h.set(ChannelKind::Energy, 0, sim.energy());
+        let residual = self.last_report.as_ref().map_or(f64::NAN, |r| r.residual);
+        h.set(ChannelKind::Residual, 0, residual);
+        h.finish();
+        if let Some(body) = self.trace_body {
+            let o = self.scene.mechanism.bodies()[body].offset;
+            let x = sim.positions();
+            let z = match self.scene.mechanism.bodies()[body].kind {
+                BodyKind::Point3 => x[o + 2],
+                _ => 0.0,
+            };
+            if self.trace.len() == TRACE_CAPACITY {
+                self.trace.pop_front();
+            }
+            self.trace.push_back([x[o], x[o + 1], z]);
+        }
+    }
+}

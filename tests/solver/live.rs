@@ -1,0 +1,203 @@
+//! The real-time session the visualizer wraps: pacing, auto-pause at events, interpolation,
+//! pushes and failures, checked against the solver stepped directly.
+
+use std::time::{Duration, Instant};
+
+use nalgebra::DVector;
+use singulab::live::{LiveSession, MotionRole, PauseReason, motions};
+use singulab::solver::Settings;
+
+use crate::common::{scene, stopping_four_bar};
+
+fn far() -> Instant {
+    Instant::now() + Duration::from_secs(600)
+}
+
+#[test]
+fn advancing_in_real_time_matches_stepping_the_solver() {
+    let s = scene("planar_pendulum");
+    let mut session = LiveSession::new(s.clone()).unwrap();
+    session.play();
+    let mut steps = 0;
+    for _ in 0..50 {
+        steps += session.advance(0.01, far()).steps;
+    }
+    assert!(session.time() >= 0.5 - 1e-12, "t = {}", session.time());
+    assert!(!session.is_behind());
+    let mut direct = s.simulation().unwrap();
+    for _ in 0..steps {
+        direct.step().unwrap();
+    }
+    assert_eq!(session.time(), direct.time());
+    assert_eq!(session.simulation().positions(), direct.positions());
+    assert_eq!(session.simulation().velocities(), direct.velocities());
+}
+
+#[test]
+fn auto_pause_places_the_state_at_the_first_event() {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    let out = session.run_until_paused(1_000_000);
+    assert!(out.event);
+    assert_eq!(session.pause_reason(), Some(&PauseReason::Event));
+    let event = session.current_event().expect("paused at an event").clone();
+    assert_eq!(session.time(), event.t);
+    // Seed 000 sect. 3.2: at the flat pose the double four-bar loses two ranks and admits
+    // three motions, one continuing the motion before and two new.
+    assert_eq!(event.deficiency, 2);
+    let shown = motions::event_motions(&event);
+    assert_eq!(shown.len(), 3);
+    assert_eq!(
+        shown.iter().filter(|m| m.role == MotionRole::New).count(),
+        2
+    );
+    // The history ends at the event, not at the step that overshot it.
+    assert_eq!(session.history().last_time(), Some(event.t));
+}
+
+#[test]
+fn passing_events_without_pausing_keeps_the_solver_trajectory() {
+    let s = scene("double_four_bar");
+    let mut session = LiveSession::new(s.clone()).unwrap();
+    session.auto_pause = false;
+    session.set_speed(64.0);
+    session.play();
+    let mut steps = 0;
+    while session.time() < 3.0 {
+        steps += session.advance(1.0 / 60.0, far()).steps;
+    }
+    assert!(!session.events().is_empty(), "no event recorded in 3 s");
+    let mut direct = s.simulation().unwrap();
+    for _ in 0..steps {
+        direct.step().unwrap();
+    }
+    assert_eq!(session.simulation().positions(), direct.positions());
+}
+
+#[test]
+fn a_spent_budget_drops_the_lag_and_reports_behind() {
+    let mut session = LiveSession::new(scene("planar_pendulum")).unwrap();
+    session.play();
+    let out = session.advance(0.5, Instant::now());
+    assert!(out.behind && session.is_behind());
+    assert_eq!(out.steps, 0);
+    // The half second that could not be simulated is dropped, not owed: the next frame
+    // aims one frame ahead of the state, so the window stays responsive.
+    let out = session.advance(0.01, far());
+    assert!(!out.behind);
+    assert!(session.time() < 0.02, "t = {}", session.time());
+}
+
+#[test]
+fn slow_motion_interpolates_between_steps() {
+    let mut session = LiveSession::new(scene("planar_pendulum")).unwrap();
+    session.set_speed(1.0 / 64.0);
+    session.play();
+    // Ten frames at 60 Hz simulate 2.6 ms at 1/64x: a few 1 ms steps.
+    for _ in 0..10 {
+        session.advance(1.0 / 60.0, far());
+    }
+    let mut before = DVector::zeros(0);
+    let mut middle = DVector::zeros(0);
+    let mut after = DVector::zeros(0);
+    session.display_positions(0.0, &mut before);
+    session.display_positions(0.5, &mut middle);
+    session.display_positions(1.0, &mut after);
+    let t0 = session.display_time(0.0);
+    let t1 = session.display_time(1.0);
+    assert!(t1 > t0, "display time must move within a frame");
+    assert!(t1 <= session.time());
+    // The bob's height falls monotonically here (released from horizontal): the middle
+    // display lies strictly between the two ends.
+    assert!(
+        before[1] > middle[1] && middle[1] > after[1],
+        "{before} {middle} {after}"
+    );
+}
+
+#[test]
+fn a_push_at_the_flat_pose_leaves_the_parallelogram_branch() {
+    // Without a push the four-bar that stops flat falls back as a parallelogram.
+    let mut still = LiveSession::new(stopping_four_bar()).unwrap();
+    still.run_until_paused(1_000_000);
+    assert_eq!(still.pause_reason(), Some(&PauseReason::Event));
+    let t_event = still.time();
+    still.set_stop_time(Some(t_event + 0.3));
+    still.run_until_paused(1_000_000);
+    let x = still.simulation().positions();
+    assert!(
+        (x[2] - x[8]).abs() < 1e-6,
+        "cranks not parallel without a push"
+    );
+
+    let mut pushed = LiveSession::new(stopping_four_bar()).unwrap();
+    pushed.run_until_paused(1_000_000);
+    let event = pushed.current_event().unwrap().clone();
+    let new = motions::event_motions(&event)
+        .into_iter()
+        .find(|m| m.role == MotionRole::New)
+        .expect("a new motion at the flat pose");
+    let usual_rank_tolerance = pushed.settings().rank_tolerance;
+    pushed.push_along(&new.column, 1.0, 0.05).unwrap();
+    assert!(pushed.is_pushing());
+    pushed.set_stop_time(Some(t_event + 0.3));
+    pushed.run_until_paused(1_000_000);
+    assert!(!pushed.is_pushing(), "the push must end after its duration");
+    assert_eq!(
+        pushed.simulation().settings().rank_tolerance,
+        usual_rank_tolerance
+    );
+    let x = pushed.simulation().positions();
+    assert!(
+        (x[2] - x[8]).abs() > 0.05,
+        "still parallel after the push: {} vs {}",
+        x[2],
+        x[8]
+    );
+}
+
+#[test]
+fn a_solver_failure_pauses_with_a_message_and_keeps_the_last_state() {
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    // One Newton iteration with a huge step cannot bring the fast four-bar back onto its
+    // constraints.
+    session
+        .set_settings(Settings {
+            dt: 0.3,
+            newton_max_iterations: 1,
+            ..session.settings().clone()
+        })
+        .unwrap();
+    session.set_speed(64.0);
+    session.play();
+    let mut failed = false;
+    for _ in 0..20 {
+        failed |= session.advance(0.1, far()).failed;
+        if failed {
+            break;
+        }
+    }
+    assert!(failed, "expected a solver failure");
+    let Some(PauseReason::Failed(message)) = session.pause_reason().cloned() else {
+        panic!("not paused on failure: {:?}", session.pause_reason());
+    };
+    assert!(!message.is_empty());
+    let t = session.time();
+    assert!(
+        t.is_finite()
+            && session
+                .simulation()
+                .positions()
+                .iter()
+                .all(|v| v.is_finite())
+    );
+    // Play does not resume a failed session; reset does.
+    session.play();
+    assert!(session.is_paused());
+    session.reset().unwrap();
+    assert_eq!(session.time(), 0.0);
+    assert!(!matches!(
+        session.pause_reason(),
+        Some(PauseReason::Failed(_))
+    ));
+    assert_eq!(session.history().len(), 1);
+}
