@@ -6,6 +6,8 @@
 //! `Simulation` value and its step), [`live`] (the real-time session, history and cameras the
 //! visualizer wraps) and [`cli`] (the command line).
 
+#[cfg(feature = "app")]
+pub mod app;
 pub mod cli;
 pub mod linalg;
 pub mod live;

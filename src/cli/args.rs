@@ -25,11 +25,57 @@ pub struct BenchArgs {
     pub t_end: f64,
 }
 
+/// When `singulab view` stops the simulation by itself.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ViewStop {
+    /// Runs until the user pauses (the app still pauses at singular events).
+    Never,
+    /// Runs to this simulated time and pauses.
+    Time(f64),
+    /// Pauses at the first singular event, as the app's auto-pause does.
+    UntilEvent,
+}
+
+/// Options of `singulab view` (and of the bare `singulab`, which opens the default scene).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewArgs {
+    pub scene: Option<PathBuf>,
+    pub basis: BasisMode,
+    pub stop: ViewStop,
+    /// Write a PNG of the window after the stop and `after_frames` frames, then exit.
+    pub screenshot: Option<PathBuf>,
+    pub after_frames: u32,
+    pub light: bool,
+    /// Window size in logical pixels.
+    pub size: (u32, u32),
+    /// Solver step instead of the scene's.
+    pub dt: Option<f64>,
+    /// Run this many frames, print the CPU time per frame (solver, UI) and exit.
+    pub measure_frames: Option<u32>,
+}
+
+impl Default for ViewArgs {
+    fn default() -> Self {
+        Self {
+            scene: None,
+            basis: BasisMode::Continued,
+            stop: ViewStop::Never,
+            screenshot: None,
+            after_frames: 5,
+            light: false,
+            size: (1600, 900),
+            dt: None,
+            measure_frames: None,
+        }
+    }
+}
+
 /// A parsed command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
     Run(RunArgs),
     Bench(BenchArgs),
+    View(ViewArgs),
     Help,
     Version,
     /// No command: what `cargo run` does.
@@ -61,6 +107,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
         "-V" | "--version" => Ok(Command::Version),
         "run" => parse_run(&args[1..]).map(Command::Run),
         "bench" => parse_bench(&args[1..]).map(Command::Bench),
+        "view" => parse_view(&args[1..]).map(Command::View),
         other => Err(format!("unknown command \"{other}\" (try --help)")),
     }
 }
@@ -83,17 +130,7 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
         match arg.as_str() {
             "--t-end" => run.t_end = Some(positive(arg, value(arg, &mut it)?)?),
             "--dt" => run.dt = Some(positive(arg, value(arg, &mut it)?)?),
-            "--basis" => {
-                run.basis = match value(arg, &mut it)? {
-                    "traditional" => BasisMode::Traditional,
-                    "continued" => BasisMode::Continued,
-                    other => {
-                        return Err(format!(
-                            "--basis expects traditional or continued, got \"{other}\""
-                        ));
-                    }
-                }
-            }
+            "--basis" => run.basis = basis(value(arg, &mut it)?)?,
             "--predictor" => {
                 run.predictor = Some(match value(arg, &mut it)? {
                     "omega" => Predictor::Omega,
@@ -141,6 +178,65 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
     Ok(run)
 }
 
+fn basis(text: &str) -> Result<BasisMode, String> {
+    match text {
+        "traditional" => Ok(BasisMode::Traditional),
+        "continued" => Ok(BasisMode::Continued),
+        other => Err(format!(
+            "--basis expects traditional or continued, got \"{other}\""
+        )),
+    }
+}
+
+fn parse_view(args: &[String]) -> Result<ViewArgs, String> {
+    let mut view = ViewArgs::default();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--basis" => view.basis = basis(value(arg, &mut it)?)?,
+            "--time" => view.stop = ViewStop::Time(positive(arg, value(arg, &mut it)?)?),
+            "--until-event" => view.stop = ViewStop::UntilEvent,
+            "--screenshot" => view.screenshot = Some(PathBuf::from(value(arg, &mut it)?)),
+            "--after-frames" => {
+                let text = value(arg, &mut it)?;
+                view.after_frames = text.parse().map_err(|_| {
+                    format!("--after-frames expects a number of frames, got \"{text}\"")
+                })?;
+            }
+            "--light" => view.light = true,
+            "--dt" => view.dt = Some(positive(arg, value(arg, &mut it)?)?),
+            "--measure-frames" => {
+                let text = value(arg, &mut it)?;
+                view.measure_frames =
+                    Some(text.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                        format!(
+                            "--measure-frames expects a positive number of frames, got \"{text}\""
+                        )
+                    })?);
+            }
+            "--size" => {
+                let text = value(arg, &mut it)?;
+                view.size = text
+                    .split_once('x')
+                    .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+                    .filter(|&(w, h): &(u32, u32)| {
+                        (320..=8192).contains(&w) && (240..=8192).contains(&h)
+                    })
+                    .ok_or_else(|| {
+                        format!("--size expects WIDTHxHEIGHT, e.g. 1600x900, got \"{text}\"")
+                    })?;
+            }
+            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            path => {
+                if view.scene.replace(PathBuf::from(path)).is_some() {
+                    return Err(format!("view opens one scene (extra \"{path}\")"));
+                }
+            }
+        }
+    }
+    Ok(view)
+}
+
 fn parse_bench(args: &[String]) -> Result<BenchArgs, String> {
     let mut bench = BenchArgs {
         scenes: Vec::new(),
@@ -163,6 +259,44 @@ mod tests {
 
     fn strings(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn view_for_a_screenshot() {
+        let command = parse(&strings(&[
+            "view",
+            "scenes/double_four_bar.ron",
+            "--basis",
+            "traditional",
+            "--until-event",
+            "--screenshot",
+            "shot.png",
+            "--after-frames",
+            "8",
+            "--size",
+            "1280x720",
+        ]))
+        .unwrap();
+        let Command::View(view) = command else {
+            panic!("not a view")
+        };
+        assert_eq!(
+            view.scene,
+            Some(PathBuf::from("scenes/double_four_bar.ron"))
+        );
+        assert_eq!(view.basis, BasisMode::Traditional);
+        assert_eq!(view.stop, ViewStop::UntilEvent);
+        assert_eq!(view.screenshot, Some(PathBuf::from("shot.png")));
+        assert_eq!(view.after_frames, 8);
+        assert_eq!(view.size, (1280, 720));
+        let Command::View(timed) = parse(&strings(&["view", "a.ron", "--time", "1.5"])).unwrap()
+        else {
+            panic!("not a view")
+        };
+        assert_eq!(timed.stop, ViewStop::Time(1.5));
+        assert!(parse(&strings(&["view", "--time", "-1"])).is_err());
+        assert!(parse(&strings(&["view", "--size", "10x10"])).is_err());
+        assert!(parse(&strings(&["view", "--after-frames", "many"])).is_err());
     }
 
     #[test]

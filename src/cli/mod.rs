@@ -1,5 +1,5 @@
-//! The command line: `singulab run` and `singulab bench` work without the visualizer; with no
-//! command the visualizer opens (once the `app` feature carries it).
+//! The command line: `singulab run` and `singulab bench` work without the visualizer;
+//! `singulab view` and the bare `singulab` open it (built with the default `app` feature).
 
 pub mod args;
 pub mod bench;
@@ -12,7 +12,10 @@ pub const USAGE: &str = "\
 singulab: singular configurations of constrained mechanisms
 
 USAGE:
-    singulab                      open the visualizer
+    singulab                      open the visualizer on the double four-bar
+    singulab view [SCENE.ron] [--basis traditional|continued] [--time S | --until-event]
+                  [--screenshot FILE.png] [--after-frames N] [--size WxH] [--light]
+                  [--dt S] [--measure-frames N]
     singulab run SCENE.ron [--t-end S] [--dt S] [--basis traditional|continued]
                  [--predictor omega|zeroth] [--integrator rk4|dopri5] [--every N]
                  [--out FILE.csv] [--events FILE.csv]
@@ -20,7 +23,19 @@ USAGE:
     singulab --help | --version
 
 run writes the trajectory CSV to --out (stdout if omitted) and the singular events to
---events; the CSV columns are described in README.md.";
+--events; the CSV columns are described in README.md. view with --screenshot runs to the
+stop (--time or --until-event), lets N frames render (default 5), writes the PNG and exits;
+--measure-frames N plays N frames, prints the CPU time per frame and exits.";
+
+#[cfg(feature = "app")]
+fn open_visualizer(view: args::ViewArgs) -> Result<(), String> {
+    crate::app::run(view)
+}
+
+#[cfg(not(feature = "app"))]
+fn open_visualizer(_view: args::ViewArgs) -> Result<(), String> {
+    Err("this build has no visualizer (built without the `app` feature); use `singulab run`".into())
+}
 
 /// Entry point shared by the binary; returns the process exit code.
 pub fn main(args: &[String]) -> i32 {
@@ -40,12 +55,8 @@ pub fn main(args: &[String]) -> i32 {
             println!("singulab {}", env!("CARGO_PKG_VERSION"));
             Ok(())
         }
-        Command::Default => {
-            println!(
-                "{USAGE}\n\nThe visualizer is not part of this build yet; use `singulab run`."
-            );
-            Ok(())
-        }
+        Command::Default => open_visualizer(args::ViewArgs::default()),
+        Command::View(view) => open_visualizer(view),
         Command::Run(run) => run::run(&run).map(|summary| {
             eprintln!(
                 "singulab: {} steps to t = {} s, {} rows, {} singular events",

@@ -1,0 +1,209 @@
+//! `singulab view` options that drive the app by themselves: the stop (`--time`,
+//! `--until-event`), the screenshot mode (`--screenshot`: run to the stop exactly as the app's
+//! auto-pause would, let frames render, save the PNG, exit 0 once it is on disk) and the frame
+//! measurement (`--measure-frames`: play, then print the CPU time per frame and exit).
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+
+use super::SingulabSet;
+use super::simulation::{FrameStats, Live, SingularityReached};
+use crate::cli::args::{ViewArgs, ViewStop};
+use crate::live::PauseReason;
+
+/// Steps allowed for reaching the stop synchronously before the first frame.
+const MAX_STEPS: usize = 20_000_000;
+/// Frames to wait for a requested screenshot before giving up.
+const MAX_WAIT_FRAMES: u32 = 600;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Phase {
+    Start,
+    Settling(u32),
+    Requested(u32),
+    Saved,
+    Measuring(u32),
+    Done,
+}
+
+#[derive(Resource, Clone, Debug)]
+pub struct CaptureMode {
+    stop: ViewStop,
+    screenshot: Option<PathBuf>,
+    after_frames: u32,
+    measure_frames: Option<u32>,
+    dt: Option<f64>,
+    phase: Phase,
+}
+
+impl CaptureMode {
+    pub fn from_args(args: &ViewArgs) -> Self {
+        Self {
+            stop: args.stop,
+            screenshot: args.screenshot.clone(),
+            after_frames: args.after_frames,
+            measure_frames: args.measure_frames,
+            dt: args.dt,
+            phase: Phase::Start,
+        }
+    }
+}
+
+impl Default for CaptureMode {
+    fn default() -> Self {
+        Self::from_args(&ViewArgs::default())
+    }
+}
+
+pub struct CapturePlugin;
+
+impl Plugin for CapturePlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<CaptureMode>()
+            .add_systems(Update, drive.in_set(SingulabSet::Output));
+    }
+}
+
+fn fail(exit: &mut MessageWriter<AppExit>, message: String) {
+    eprintln!("singulab: error: {message}");
+    exit.write(AppExit::error());
+}
+
+fn drive(
+    mut capture: ResMut<CaptureMode>,
+    mut live: ResMut<Live>,
+    stats: Res<FrameStats>,
+    mut commands: Commands,
+    mut reached: MessageWriter<SingularityReached>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    match capture.phase.clone() {
+        Phase::Start => {
+            if let Some(dt) = capture.dt {
+                let settings = crate::solver::Settings {
+                    dt,
+                    ..live.session.settings().clone()
+                };
+                if let Err(e) = live.session.set_settings(settings) {
+                    return fail(&mut exit, e.to_string());
+                }
+            }
+            let session = &mut live.session;
+            match capture.stop {
+                ViewStop::UntilEvent => {
+                    session.auto_pause = true;
+                    let t_end = session.scene().t_end;
+                    session.set_stop_time(Some(t_end));
+                }
+                ViewStop::Time(t) => session.set_stop_time(Some(t)),
+                ViewStop::Never => {}
+            }
+            if capture.screenshot.is_none() {
+                // Interactive: play from the first frame, at the requested pace.
+                session.play();
+                capture.phase = match capture.measure_frames {
+                    Some(n) => Phase::Measuring(n),
+                    None => Phase::Done,
+                };
+                return;
+            }
+            if capture.stop != ViewStop::Never {
+                session.run_until_paused(MAX_STEPS);
+            }
+            match (capture.stop, session.pause_reason().cloned()) {
+                (_, Some(PauseReason::Failed(message))) => {
+                    return fail(
+                        &mut exit,
+                        format!("the solver failed before the screenshot: {message}"),
+                    );
+                }
+                (ViewStop::UntilEvent, Some(PauseReason::Event)) => {
+                    let event = session.current_event().expect("paused at an event");
+                    eprintln!(
+                        "singulab: singular event at t = {:.6} s, rank {} (deficiency {}), {} admissible motions",
+                        event.t,
+                        event.rank,
+                        event.deficiency,
+                        event.motion_count()
+                    );
+                    reached.write(SingularityReached {
+                        t: event.t,
+                        deficiency: event.deficiency,
+                        motions: event.motion_count(),
+                    });
+                }
+                (ViewStop::UntilEvent, _) => {
+                    return fail(
+                        &mut exit,
+                        format!(
+                            "no singular event before t = {} s (the scene's t_end)",
+                            session.scene().t_end
+                        ),
+                    );
+                }
+                _ => {}
+            }
+            capture.phase = Phase::Settling(capture.after_frames);
+        }
+        Phase::Settling(0) => {
+            let path = capture.screenshot.clone().expect("screenshot mode");
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+                && let Err(e) = std::fs::create_dir_all(dir)
+            {
+                return fail(&mut exit, format!("cannot create {}: {e}", dir.display()));
+            }
+            let _ = std::fs::remove_file(&path);
+            commands.spawn(Screenshot::primary_window()).observe(
+                move |captured: On<ScreenshotCaptured>, mut capture: ResMut<CaptureMode>| {
+                    let mut save = save_to_disk(path.clone());
+                    save(captured);
+                    capture.phase = Phase::Saved;
+                },
+            );
+            capture.phase = Phase::Requested(0);
+        }
+        Phase::Settling(n) => capture.phase = Phase::Settling(n - 1),
+        Phase::Requested(waited) => {
+            if waited > MAX_WAIT_FRAMES {
+                return fail(&mut exit, "the screenshot never arrived".into());
+            }
+            capture.phase = Phase::Requested(waited + 1);
+        }
+        Phase::Saved => {
+            let path = capture.screenshot.clone().expect("screenshot mode");
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.len() > 0 => {
+                    eprintln!("singulab: screenshot saved to {}", path.display());
+                    capture.phase = Phase::Done;
+                    exit.write(AppExit::Success);
+                }
+                _ => fail(
+                    &mut exit,
+                    format!("the screenshot could not be written to {}", path.display()),
+                ),
+            }
+        }
+        Phase::Measuring(0) => {
+            let frames = stats.frames.max(1) as f64;
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "frames {}  solver {:.2} ms/frame (max {:.2})  ui+plots {:.2} ms/frame (max {:.2})  simulated {:.3} s, achieved speed {:.3}x of {}x, behind: {}",
+                stats.frames,
+                ms(stats.sim_total) / frames,
+                ms(stats.sim_max),
+                ms(stats.ui_total) / frames,
+                ms(stats.ui_max),
+                live.session.time(),
+                live.session.achieved_speed(),
+                live.session.speed(),
+                live.session.is_behind()
+            );
+            capture.phase = Phase::Done;
+            exit.write(AppExit::Success);
+        }
+        Phase::Measuring(n) => capture.phase = Phase::Measuring(n - 1),
+        Phase::Done => {}
+    }
+}

@@ -1,0 +1,39 @@
+//! What the user asks for, from the panels, the keyboard or a dropped file, as one message
+//! type the simulation plugin applies between frames (so the egui pass only reads state).
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use nalgebra::DVector;
+
+use crate::solver::Settings;
+
+#[derive(Message, Clone, Debug)]
+pub enum AppCommand {
+    TogglePlay,
+    SingleStep,
+    Reset,
+    /// Index into [`crate::live::SPEEDS`].
+    SetSpeedIndex(usize),
+    /// One speed step faster (+1) or slower (-1).
+    ChangeSpeed(i32),
+    SetSettings(Box<Settings>),
+    SetAutoPause(bool),
+    OpenScene(PathBuf),
+    ReloadScene,
+    /// Ask for a scene with the file dialog.
+    OpenDialog,
+    /// Ask where to save the plotted history as CSV.
+    ExportCsvDialog,
+    /// Save a screenshot of the window next to the scene.
+    SaveScreenshot,
+    GotoEvent(usize),
+    /// Push along a motion (unit vector in `x` space) by about `delta` in velocity.
+    Push {
+        column: DVector<f64>,
+        delta: f64,
+        duration: f64,
+    },
+    SetTraceBody(Option<usize>),
+    ClearTrace,
+}

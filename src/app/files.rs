@@ -1,0 +1,149 @@
+//! File dialogs (rfd, each on a task so the window never blocks), the CSV export of the
+//! plotted history, and screenshots on request.
+
+use std::path::{Path, PathBuf};
+
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+use bevy::tasks::{AsyncComputeTaskPool, Task, block_on, poll_once};
+
+use super::SingulabSet;
+use super::commands::AppCommand;
+use super::simulation::{Live, Notice};
+
+/// Dialogs in flight.
+#[derive(Resource, Default)]
+pub struct FileDialogs {
+    open: Option<Task<Option<PathBuf>>>,
+    /// The CSV text captured when the export was asked for, and where the dialog says to put it.
+    export: Option<(String, Task<Option<PathBuf>>)>,
+}
+
+pub struct FilesPlugin;
+
+impl Plugin for FilesPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<FileDialogs>().add_systems(
+            Update,
+            (start_requests, finish_dialogs)
+                .chain()
+                .in_set(SingulabSet::Output),
+        );
+    }
+}
+
+fn start_requests(
+    mut reader: MessageReader<AppCommand>,
+    mut dialogs: ResMut<FileDialogs>,
+    mut live: ResMut<Live>,
+    mut commands: Commands,
+) {
+    for command in reader.read() {
+        match command {
+            AppCommand::OpenDialog if dialogs.open.is_none() => {
+                let dir = scene_dir(&live.path);
+                dialogs.open = Some(AsyncComputeTaskPool::get().spawn(async move {
+                    rfd::AsyncFileDialog::new()
+                        .set_title("Open a Singulab scene")
+                        .add_filter("Singulab scene", &["ron"])
+                        .set_directory(dir)
+                        .pick_file()
+                        .await
+                        .map(|f| f.path().to_path_buf())
+                }));
+            }
+            AppCommand::ExportCsvDialog if dialogs.export.is_none() => {
+                let csv = live.session.history().to_csv();
+                let dir = scene_dir(&live.path);
+                let name = format!("{}_history.csv", stem(&live.path));
+                let task = AsyncComputeTaskPool::get().spawn(async move {
+                    rfd::AsyncFileDialog::new()
+                        .set_title("Export the plotted history")
+                        .add_filter("CSV", &["csv"])
+                        .set_directory(dir)
+                        .set_file_name(name)
+                        .save_file()
+                        .await
+                        .map(|f| f.path().to_path_buf())
+                });
+                dialogs.export = Some((csv, task));
+            }
+            AppCommand::SaveScreenshot => {
+                let path = PathBuf::from(format!(
+                    "singulab_{}_t{:.3}.png",
+                    stem(&live.path),
+                    live.session.time()
+                ));
+                live.notice = Some(Notice {
+                    text: format!("Screenshot saved to {}", path.display()),
+                    error: false,
+                });
+                commands
+                    .spawn(Screenshot::primary_window())
+                    .observe(save_to_disk(path));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn finish_dialogs(
+    mut dialogs: ResMut<FileDialogs>,
+    mut live: ResMut<Live>,
+    mut writer: MessageWriter<AppCommand>,
+) {
+    if let Some(task) = dialogs.open.as_mut()
+        && let Some(result) = block_on(poll_once(task))
+    {
+        dialogs.open = None;
+        match result {
+            Some(path) => {
+                writer.write(AppCommand::OpenScene(path));
+            }
+            None => live.notice = Some(no_dialog_notice("open")),
+        }
+    }
+    if let Some((_, task)) = dialogs.export.as_mut()
+        && let Some(result) = block_on(poll_once(task))
+    {
+        let (csv, _) = dialogs.export.take().expect("export in flight");
+        live.notice = Some(match result {
+            Some(mut path) => {
+                if path.extension().is_none() {
+                    path.set_extension("csv");
+                }
+                match std::fs::write(&path, csv) {
+                    Ok(()) => Notice {
+                        text: format!("History exported to {}", path.display()),
+                        error: false,
+                    },
+                    Err(e) => Notice {
+                        text: format!("Could not write {}: {e}", path.display()),
+                        error: true,
+                    },
+                }
+            }
+            None => no_dialog_notice("save"),
+        });
+    }
+}
+
+fn no_dialog_notice(what: &str) -> Notice {
+    Notice {
+        text: format!(
+            "No file chosen: the {what} dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). Scenes can also be dropped on the window or picked in the Scene panel."
+        ),
+        error: false,
+    }
+}
+
+fn scene_dir(path: &Path) -> PathBuf {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(|| "scene".into(), |s| s.to_string_lossy().into_owned())
+}

@@ -1,0 +1,101 @@
+//! Keyboard shortcuts (ignored while egui has keyboard focus), `.ron` files dropped on the
+//! window, and automatic reload when the open scene file changes on disk.
+
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy_egui::input::egui_wants_any_keyboard_input;
+
+use super::SingulabSet;
+use super::commands::AppCommand;
+use super::drawing::ViewState;
+use super::simulation::{Live, modified_time};
+use crate::solver::BasisMode;
+
+pub struct InputPlugin;
+
+impl Plugin for InputPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(
+            Update,
+            (
+                shortcuts.run_if(not(egui_wants_any_keyboard_input)),
+                dropped_files,
+                watch_scene_file,
+            )
+                .in_set(SingulabSet::Input),
+        );
+    }
+}
+
+fn shortcuts(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut view: ResMut<ViewState>,
+    mut writer: MessageWriter<AppCommand>,
+) {
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    let pressed = |k: KeyCode| keys.just_pressed(k);
+    if pressed(KeyCode::Space) {
+        writer.write(AppCommand::TogglePlay);
+    }
+    if pressed(KeyCode::Period) {
+        writer.write(AppCommand::SingleStep);
+    }
+    if pressed(KeyCode::KeyR) && !ctrl {
+        writer.write(AppCommand::Reset);
+    }
+    if pressed(KeyCode::BracketRight) || pressed(KeyCode::Equal) {
+        writer.write(AppCommand::ChangeSpeed(1));
+    }
+    if pressed(KeyCode::BracketLeft) || pressed(KeyCode::Minus) {
+        writer.write(AppCommand::ChangeSpeed(-1));
+    }
+    if pressed(KeyCode::KeyB) {
+        view.basis = match view.basis {
+            BasisMode::Continued => BasisMode::Traditional,
+            BasisMode::Traditional => BasisMode::Continued,
+        };
+    }
+    if pressed(KeyCode::KeyM) {
+        view.show_motions = !view.show_motions;
+    }
+    if pressed(KeyCode::KeyL) {
+        view.light = !view.light;
+    }
+    if pressed(KeyCode::KeyF) {
+        view.refit();
+    }
+    if pressed(KeyCode::KeyO) && ctrl {
+        writer.write(AppCommand::OpenDialog);
+    }
+    if pressed(KeyCode::F5) {
+        writer.write(AppCommand::ReloadScene);
+    }
+    if pressed(KeyCode::F12) {
+        writer.write(AppCommand::SaveScreenshot);
+    }
+}
+
+fn dropped_files(mut drops: MessageReader<FileDragAndDrop>, mut writer: MessageWriter<AppCommand>) {
+    for drop in drops.read() {
+        if let FileDragAndDrop::DroppedFile { path_buf, .. } = drop {
+            writer.write(AppCommand::OpenScene(path_buf.clone()));
+        }
+    }
+}
+
+/// Polls the scene file's modification time twice a second (no watcher thread needed).
+fn watch_scene_file(
+    live: Res<Live>,
+    mut last_check: Local<Option<Instant>>,
+    mut writer: MessageWriter<AppCommand>,
+) {
+    if last_check.is_some_and(|t| t.elapsed() < Duration::from_millis(500)) {
+        return;
+    }
+    *last_check = Some(Instant::now());
+    let now = modified_time(&live.path);
+    if now.is_some() && now != live.modified {
+        writer.write(AppCommand::ReloadScene);
+    }
+}

@@ -1,0 +1,130 @@
+//! The visualizer (behind the default `app` feature): a Bevy app whose plugins wrap the
+//! Bevy-free [`crate::live`] session.
+//!
+//! | plugin | owns |
+//! |---|---|
+//! | [`SimulationPlugin`] | the [`Live`] session, stepping it in `FixedUpdate` within a per-frame budget, applying [`AppCommand`]s, emitting [`SingularityReached`], [`SceneLoaded`], [`SolverFailed`] |
+//! | [`DrawingPlugin`] | the mechanism canvas: cameras, grid, bars, joints, trace, admissible-motion arrows |
+//! | [`PanelsPlugin`] | the egui layout: menu and transport bar, scene/solver/motion panels, status line |
+//! | [`PlotsPlugin`] | the egui_plot panel over the session's history, CSV export |
+//! | [`InputPlugin`] | keyboard shortcuts, files dropped on the window, reload when the scene file changes |
+//! | [`FilesPlugin`] | rfd open/save dialogs on tasks, CSV export, screenshots on request |
+//! | [`CapturePlugin`] | `view --screenshot`: run to the stop, let frames render, save the PNG, exit |
+//!
+//! Schedules: `FixedUpdate` steps the solver; in `Update` the sets of [`SingulabSet`] run in
+//! the order configured here (input, then commands, then files and capture); the egui pass draws
+//! the whole layout from one system, because egui 0.36 panels nest in one root `Ui`.
+
+mod capture;
+mod commands;
+mod drawing;
+mod files;
+mod input;
+mod panels;
+mod plots;
+mod simulation;
+mod theme;
+
+use std::path::{Path, PathBuf};
+
+use bevy::app::PluginGroupBuilder;
+use bevy::prelude::*;
+use bevy::window::WindowResolution;
+use bevy::winit::WinitSettings;
+use bevy_egui::EguiPlugin;
+
+use crate::cli::args::ViewArgs;
+use crate::live::LiveSession;
+use crate::scene::load_scene;
+
+pub use capture::{CaptureMode, CapturePlugin};
+pub use commands::AppCommand;
+pub use drawing::{DrawingPlugin, ViewState};
+pub use files::FilesPlugin;
+pub use input::InputPlugin;
+pub use panels::PanelsPlugin;
+pub use plots::PlotsPlugin;
+pub use simulation::{
+    FrameBudget, FrameStats, Live, SceneLoaded, SimulationPlugin, SingularityReached, SolverFailed,
+};
+
+/// Ordering of the app's systems in `Update`, configured once in [`SingulabPlugins`].
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+pub enum SingulabSet {
+    /// Keyboard, dropped files, file watching: turned into [`AppCommand`]s.
+    Input,
+    /// Commands applied to the session (load, play, settings, push...).
+    Commands,
+    /// File dialogs in flight, screenshots.
+    Output,
+}
+
+/// All of Singulab's plugins, in dependency order.
+pub struct SingulabPlugins;
+
+impl PluginGroup for SingulabPlugins {
+    fn build(self) -> PluginGroupBuilder {
+        PluginGroupBuilder::start::<Self>()
+            .add(SimulationPlugin)
+            .add(DrawingPlugin)
+            .add(PlotsPlugin)
+            .add(PanelsPlugin)
+            .add(InputPlugin)
+            .add(FilesPlugin)
+            .add(CapturePlugin)
+    }
+}
+
+/// Configures the system-set order used by all plugins.
+pub(crate) fn configure_sets(app: &mut App) {
+    app.configure_sets(
+        Update,
+        (
+            SingulabSet::Input,
+            SingulabSet::Commands,
+            SingulabSet::Output,
+        )
+            .chain(),
+    );
+}
+
+/// The scene opened when none is given: the double four-bar, from `scenes/` next to the
+/// working directory or, failing that, the source tree the binary was built from.
+pub fn default_scene_path() -> PathBuf {
+    let local = Path::new("scenes").join("double_four_bar.ron");
+    if local.exists() {
+        return local;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join("double_four_bar.ron")
+}
+
+/// Opens the visualizer. Scene errors are reported before any window opens.
+pub fn run(args: ViewArgs) -> Result<(), String> {
+    let path = args.scene.clone().unwrap_or_else(default_scene_path);
+    let scene = load_scene(&path).map_err(|e| e.to_string())?;
+    let session = LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))?;
+    let title = format!("Singulab: {}", session.scene().title);
+
+    let mut app = App::new();
+    app.add_plugins(DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window {
+            title,
+            resolution: WindowResolution::from(args.size),
+            ..default()
+        }),
+        ..default()
+    }))
+    // Frames keep coming when unfocused (Xvfb has no focus; live plots need it anyway).
+    .insert_resource(WinitSettings::continuous())
+    .add_plugins(EguiPlugin::default())
+    .insert_resource(Live::new(session, path))
+    .insert_resource(CaptureMode::from_args(&args))
+    .insert_resource(ViewState::from_args(&args))
+    .add_plugins(SingulabPlugins);
+    match app.run() {
+        AppExit::Success => Ok(()),
+        AppExit::Error(code) => Err(format!("the visualizer exited with code {code}")),
+    }
+}

@@ -1,0 +1,585 @@
+//! The egui layout, built by one system in the egui pass (egui 0.36 panels nest in one root
+//! `Ui`): menu and transport bar on top, status line at the bottom, scene/solver/motion/event
+//! panels on the left, plots on the right, the mechanism canvas in the centre. The panels only
+//! read the session; what the user asks for is sent as [`AppCommand`]s.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use bevy::prelude::*;
+use bevy_egui::egui::{self, Color32, RichText, Ui};
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
+
+use super::commands::AppCommand;
+use super::drawing::{self, ViewState, shown_motions};
+use super::plots::{self, PlotState};
+use super::simulation::{FrameStats, Live};
+use super::theme::Palette;
+use crate::live::{MotionRole, PauseReason, SPEEDS};
+use crate::solver::{BasisMode, Integrator, Predictor, Settings};
+
+/// Scene files offered in the Scene panel: the opened scene's folder and the shipped scenes.
+#[derive(Resource, Default)]
+pub struct SceneCatalog {
+    pub files: Vec<PathBuf>,
+    scanned: Option<Instant>,
+}
+
+impl SceneCatalog {
+    fn rescan(&mut self, current: &std::path::Path) {
+        let mut dirs = vec![PathBuf::from("scenes")];
+        if let Some(parent) = current.parent() {
+            dirs.push(parent.to_path_buf());
+        }
+        dirs.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes"));
+        let mut files: Vec<PathBuf> = Vec::new();
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.extension().is_some_and(|e| e == "ron") {
+                    let canonical = path.canonicalize().unwrap_or(path);
+                    if !files.contains(&canonical) {
+                        files.push(canonical);
+                    }
+                }
+            }
+            if !files.is_empty() {
+                break;
+            }
+        }
+        files.sort();
+        self.files = files;
+        self.scanned = Some(Instant::now());
+    }
+}
+
+pub struct PanelsPlugin;
+
+impl Plugin for PanelsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<SceneCatalog>()
+            .add_systems(EguiPrimaryContextPass, layout);
+    }
+}
+
+const DT_CHOICES: [f64; 8] = [1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5];
+
+#[allow(clippy::too_many_arguments)]
+fn layout(
+    mut contexts: EguiContexts,
+    live: Res<Live>,
+    mut view: ResMut<ViewState>,
+    mut plot_state: ResMut<PlotState>,
+    mut catalog: ResMut<SceneCatalog>,
+    mut stats: ResMut<FrameStats>,
+    fixed: Res<Time<Fixed>>,
+    mut writer: MessageWriter<AppCommand>,
+) -> Result {
+    let started = Instant::now();
+    let ctx = contexts.ctx_mut()?.clone();
+    ctx.set_theme(if view.light {
+        egui::Theme::Light
+    } else {
+        egui::Theme::Dark
+    });
+    if catalog
+        .scanned
+        .is_none_or(|t| t.elapsed().as_secs_f64() > 3.0)
+    {
+        catalog.rescan(&live.path);
+    }
+    let mut commands: Vec<AppCommand> = Vec::new();
+    let mut root = Ui::new(
+        ctx.clone(),
+        egui::Id::new("singulab_root"),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
+    );
+    let view = &mut *view;
+
+    egui::Panel::top("menu_and_transport").show(&mut root, |ui| {
+        menu_bar(ui, &live, view, &catalog, &mut commands);
+        transport(ui, &live, view, &mut commands);
+    });
+    egui::Panel::bottom("status").show(&mut root, |ui| {
+        status_line(ui, &live, &stats);
+    });
+    egui::Panel::left("controls")
+        .resizable(true)
+        .default_size(290.0)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                scene_panel(ui, &live, &catalog, &mut commands);
+                solver_panel(ui, &live, view, &mut commands);
+                motions_panel(ui, &live, view, &mut commands);
+                events_panel(ui, &live, &mut commands);
+            });
+        });
+    egui::Panel::right("plots")
+        .resizable(true)
+        .default_size(470.0)
+        .show(&mut root, |ui| {
+            plots::show_plots(ui, &live, view, &mut plot_state, &mut commands);
+        });
+    egui::CentralPanel::no_frame().show(&mut root, |ui| {
+        banner(ui, &live);
+        drawing::draw_canvas(
+            ui,
+            &live,
+            view,
+            fixed.overstep_fraction_f64(),
+            &mut commands,
+        );
+    });
+    // egui may run this pass twice in a frame (a discarded layout pass): send once.
+    if !ctx.will_discard() {
+        for command in commands {
+            writer.write(command);
+        }
+    }
+    stats.ui_this_frame += started.elapsed();
+    Ok(())
+}
+
+fn menu_bar(
+    ui: &mut Ui,
+    live: &Live,
+    view: &mut ViewState,
+    catalog: &SceneCatalog,
+    commands: &mut Vec<AppCommand>,
+) {
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| {
+            if ui.button("Open scene…  (Ctrl+O)").clicked() {
+                commands.push(AppCommand::OpenDialog);
+                ui.close();
+            }
+            if ui.button("Reload  (F5)").clicked() {
+                commands.push(AppCommand::ReloadScene);
+                ui.close();
+            }
+            ui.menu_button("Shipped scenes", |ui| {
+                for path in &catalog.files {
+                    let name = path
+                        .file_stem()
+                        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+                    if ui.button(name).clicked() {
+                        commands.push(AppCommand::OpenScene(path.clone()));
+                        ui.close();
+                    }
+                }
+            });
+            ui.separator();
+            if ui.button("Export plotted history to CSV…").clicked() {
+                commands.push(AppCommand::ExportCsvDialog);
+                ui.close();
+            }
+            if ui.button("Save screenshot  (F12)").clicked() {
+                commands.push(AppCommand::SaveScreenshot);
+                ui.close();
+            }
+        });
+        ui.menu_button("View", |ui| {
+            ui.checkbox(&mut view.light, "Light theme  (L)");
+            ui.checkbox(&mut view.show_grid, "Grid");
+            ui.checkbox(&mut view.show_labels, "Body names");
+            ui.checkbox(&mut view.show_trace, "Motion trace");
+            ui.checkbox(&mut view.show_motions, "Columns of T  (M)");
+            ui.checkbox(&mut view.compare_bases, "Plot both bases");
+            if ui.button("Fit view  (F / double-click)").clicked() {
+                view.refit();
+                ui.close();
+            }
+        });
+        ui.menu_button("Help", |ui| {
+            ui.label(SHORTCUTS);
+        });
+        ui.separator();
+        ui.label(RichText::new(&live.session.scene().title).strong());
+        ui.label(
+            RichText::new(live.path.display().to_string())
+                .small()
+                .color(ui.visuals().weak_text_color()),
+        );
+    });
+}
+
+pub const SHORTCUTS: &str = "\
+Space  play / pause
+.  (period)  one solver step
+R  reset to the initial state
+[ and ]  slower / faster (1/64x to 64x)
+B  switch traditional / continued basis
+M  show / hide the columns of T
+L  light / dark theme
+F  fit the view
+Ctrl+O  open a scene,  F5  reload
+F12  save a screenshot
+Drag: pan (orbit in 3D), wheel: zoom, right-click: menu";
+
+fn transport(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut Vec<AppCommand>) {
+    let session = &live.session;
+    ui.horizontal(|ui| {
+        let playing = !session.is_paused();
+        let label = if playing { "⏸ Pause" } else { "▶ Play" };
+        if ui
+            .button(RichText::new(label).size(16.0))
+            .on_hover_text("Space")
+            .clicked()
+        {
+            commands.push(AppCommand::TogglePlay);
+        }
+        if ui
+            .button("Step")
+            .on_hover_text("One solver step (.)")
+            .clicked()
+        {
+            commands.push(AppCommand::SingleStep);
+        }
+        if ui.button("Reset").on_hover_text("R").clicked() {
+            commands.push(AppCommand::Reset);
+        }
+        ui.separator();
+        ui.label("Speed");
+        let current = SPEEDS
+            .iter()
+            .position(|s| (s - session.speed()).abs() < 1e-12)
+            .unwrap_or(6);
+        let mut chosen = current;
+        egui::ComboBox::from_id_salt("speed")
+            .selected_text(speed_text(SPEEDS[current]))
+            .show_ui(ui, |ui| {
+                for (i, s) in SPEEDS.iter().enumerate() {
+                    ui.selectable_value(&mut chosen, i, speed_text(*s));
+                }
+            });
+        if chosen != current {
+            commands.push(AppCommand::SetSpeedIndex(chosen));
+        }
+        ui.separator();
+        ui.label("Basis");
+        ui.selectable_value(&mut view.basis, BasisMode::Continued, "continued");
+        ui.selectable_value(&mut view.basis, BasisMode::Traditional, "traditional");
+        ui.separator();
+        let mut auto = session.auto_pause;
+        if ui.checkbox(&mut auto, "pause at singularities").changed() {
+            commands.push(AppCommand::SetAutoPause(auto));
+        }
+        ui.checkbox(&mut view.show_motions, "show T");
+    });
+}
+
+fn speed_text(speed: f64) -> String {
+    if speed >= 1.0 {
+        format!("{speed}x")
+    } else {
+        format!("1/{}x", (1.0 / speed).round())
+    }
+}
+
+fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats) {
+    let session = &live.session;
+    let sim = session.simulation();
+    let mech = sim.mechanism();
+    let (n, m) = (mech.n(), mech.m());
+    let rank = sim.rank();
+    let residual = session.last_report().map(|r| r.residual);
+    ui.horizontal_wrapped(|ui| {
+        ui.monospace(format!(
+            "n {n}  m {m}  rank {rank} (generic {})  dof {}  Grübler n-m {}",
+            sim.generic_rank(),
+            n - rank,
+            n as i64 - m as i64
+        ));
+        ui.separator();
+        ui.monospace(format!("E {:.6} J", sim.energy()));
+        ui.separator();
+        ui.monospace(match residual {
+            Some(r) => format!("residual {r:.1e}"),
+            None => "residual -".into(),
+        });
+        ui.separator();
+        ui.monospace(format!("t {:.4} s", session.time()));
+        ui.separator();
+        let requested = speed_text(session.speed());
+        if session.is_paused() {
+            ui.monospace(format!("paused (speed {requested})"));
+        } else if session.is_behind() {
+            ui.colored_label(
+                Color32::from_rgb(230, 140, 40),
+                format!(
+                    "behind: {requested} requested, {:.3}x achieved (solver needs more than its {:.0} ms per frame)",
+                    session.achieved_speed(),
+                    8.0
+                ),
+            );
+        } else {
+            ui.monospace(format!(
+                "speed {requested}, achieved {:.3}x",
+                session.achieved_speed()
+            ));
+        }
+        ui.separator();
+        ui.monospace(format!(
+            "per frame: solver {:.1} ms, UI {:.1} ms, frame {:.1} ms",
+            stats.sim_ms, stats.ui_ms, stats.frame_ms
+        ));
+    });
+}
+
+fn banner(ui: &mut Ui, live: &Live) {
+    let session = &live.session;
+    let palette = Palette::for_theme(!ui.visuals().dark_mode);
+    let mut show = |text: String, fill: Color32| {
+        egui::Frame::new()
+            .fill(fill)
+            .inner_margin(8.0)
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                ui.label(RichText::new(text).size(15.0));
+            });
+    };
+    if let Some(notice) = &live.notice {
+        let fill = if notice.error {
+            palette.banner_error
+        } else {
+            palette.banner_event
+        };
+        show(notice.text.clone(), fill);
+    }
+    match session.pause_reason() {
+        Some(PauseReason::Failed(message)) => show(
+            format!(
+                "Solver stopped: {message}. Press R to reset, or change the solver settings and reset."
+            ),
+            palette.banner_error,
+        ),
+        Some(PauseReason::Event) => {
+            if let Some(event) = session.current_event() {
+                show(
+                    format!(
+                        "Singular configuration at t = {:.4} s: rank {} instead of {} (deficiency {}), {} admissible motions ({} continued, {} new). Space continues; the Motions panel pushes along one.",
+                        event.t,
+                        event.rank,
+                        event.rank + event.deficiency,
+                        event.deficiency,
+                        event.motion_count(),
+                        event.continued.ncols(),
+                        event.new.ncols()
+                    ),
+                    palette.banner_event,
+                );
+            }
+        }
+        Some(PauseReason::TimeReached) => show(
+            format!("Stopped at t = {:.4} s as requested.", session.time()),
+            palette.banner_event,
+        ),
+        _ => {}
+    }
+}
+
+fn scene_panel(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut Vec<AppCommand>) {
+    egui::CollapsingHeader::new("Scene")
+        .default_open(true)
+        .show(ui, |ui| {
+            let scene = live.session.scene();
+            if !scene.description.is_empty() {
+                ui.label(RichText::new(&scene.description).italics());
+            }
+            let current = live.path.canonicalize().ok();
+            for path in &catalog.files {
+                let name = path
+                    .file_stem()
+                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+                let selected = current.as_ref() == Some(path);
+                if ui.selectable_label(selected, name).clicked() && !selected {
+                    commands.push(AppCommand::OpenScene(path.clone()));
+                }
+            }
+            ui.horizontal(|ui| {
+                if ui.button("Open…").clicked() {
+                    commands.push(AppCommand::OpenDialog);
+                }
+                if ui.button("Reload").clicked() {
+                    commands.push(AppCommand::ReloadScene);
+                }
+            });
+            ui.label(
+                RichText::new(
+                    "Drop a .ron file on the window to open it; edits on disk reload it.",
+                )
+                .small(),
+            );
+        });
+}
+
+fn solver_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut Vec<AppCommand>) {
+    egui::CollapsingHeader::new("Solver")
+        .default_open(true)
+        .show(ui, |ui| {
+            let before = live.session.settings().clone();
+            let mut s: Settings = before.clone();
+            egui::Grid::new("solver_grid").num_columns(2).show(ui, |ui| {
+                ui.label("Basis shown");
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut view.basis, BasisMode::Continued, "continued");
+                    ui.selectable_value(&mut view.basis, BasisMode::Traditional, "traditional");
+                });
+                ui.end_row();
+                ui.label("Predictor");
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut s.predictor, Predictor::Omega, "omega");
+                    ui.selectable_value(&mut s.predictor, Predictor::Zeroth, "zeroth");
+                });
+                ui.end_row();
+                ui.label("Integrator");
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut s.integrator, Integrator::Rk4, "RK4");
+                    ui.selectable_value(&mut s.integrator, Integrator::Dopri5, "DOPRI5");
+                });
+                ui.end_row();
+                ui.label("dt");
+                egui::ComboBox::from_id_salt("dt")
+                    .selected_text(format!("{:e} s", s.dt))
+                    .show_ui(ui, |ui| {
+                        for dt in DT_CHOICES {
+                            ui.selectable_value(&mut s.dt, dt, format!("{dt:e} s"));
+                        }
+                    });
+                ui.end_row();
+                ui.label("Rank tolerance");
+                log_slider(ui, &mut s.rank_tolerance, 1e-14, 1e-4);
+                ui.end_row();
+                ui.label("Detection tolerance");
+                log_slider(ui, &mut s.detection_tolerance, 1e-6, 1e-1);
+                ui.end_row();
+            });
+            if s != before {
+                commands.push(AppCommand::SetSettings(Box::new(s)));
+            }
+            ui.label(
+                RichText::new(
+                    "Both bases are tracked every step from the same factorisation: switching the basis never changes the motion.",
+                )
+                .small(),
+            );
+        });
+}
+
+fn log_slider(ui: &mut Ui, value: &mut f64, lo: f64, hi: f64) {
+    let mut exponent = value.log10();
+    let response = ui.add(
+        egui::Slider::new(&mut exponent, lo.log10()..=hi.log10())
+            .step_by(0.5)
+            .custom_formatter(|e, _| format!("1e{e}"))
+            .custom_parser(|text| {
+                text.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| *v > 0.0)
+                    .map(f64::log10)
+            }),
+    );
+    if response.changed() {
+        *value = 10f64.powf(exponent);
+    }
+}
+
+fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut Vec<AppCommand>) {
+    egui::CollapsingHeader::new("Admissible motions")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.checkbox(&mut view.show_motions, "Show the columns of T");
+            let shown = shown_motions(live, view);
+            if shown.is_empty() {
+                ui.label(RichText::new("Shown automatically at singular events.").small());
+                return;
+            }
+            if view.hidden_motions.len() < shown.len() {
+                view.hidden_motions.resize(shown.len(), false);
+            }
+            let palette = Palette::for_theme(view.light);
+            for (k, motion) in shown.iter().enumerate() {
+                ui.horizontal(|ui| {
+                    let color = palette.motion(k, &motion.role);
+                    let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
+                    ui.painter().rect_filled(rect, 2.0, color);
+                    let mut visible = !view.hidden_motions[k];
+                    let role = match motion.role {
+                        MotionRole::Continued => " (continued)",
+                        MotionRole::New => " (new)",
+                        MotionRole::Basis(mode) => {
+                            if mode == BasisMode::Continued {
+                                ""
+                            } else {
+                                " (traditional)"
+                            }
+                        }
+                    };
+                    if ui.checkbox(&mut visible, format!("{}{role}", motion.label)).changed() {
+                        view.hidden_motions[k] = !visible;
+                    }
+                    ui.radio_value(&mut view.push_motion, k, "push");
+                });
+            }
+            ui.horizontal(|ui| {
+                ui.label("Δ velocity");
+                ui.add(egui::DragValue::new(&mut view.push_delta).speed(0.05).range(-20.0..=20.0));
+                ui.label("over");
+                ui.add(
+                    egui::DragValue::new(&mut view.push_duration)
+                        .speed(0.005)
+                        .range(0.005..=1.0)
+                        .suffix(" s"),
+                );
+            });
+            let index = view.push_motion.min(shown.len() - 1);
+            let label = format!("Push along {}", shown[index].label);
+            if ui
+                .button(label)
+                .on_hover_text(
+                    "Applies the generalized force M t a for the given time (a = Δv / time); at a singular event the dynamics see the enlarged tangent space while it lasts.",
+                )
+                .clicked()
+            {
+                commands.push(AppCommand::Push {
+                    column: shown[index].column.clone(),
+                    delta: view.push_delta,
+                    duration: view.push_duration,
+                });
+            }
+            if live.session.is_pushing() {
+                ui.label("pushing…");
+            }
+        });
+}
+
+fn events_panel(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
+    let events = live.session.events();
+    egui::CollapsingHeader::new(format!("Singular events ({})", events.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            if events.is_empty() {
+                ui.label(RichText::new("None yet.").small());
+            }
+            for (i, event) in events.iter().enumerate().rev().take(50) {
+                ui.horizontal(|ui| {
+                    ui.monospace(format!(
+                        "t {:.4} s  rank {} (-{})  {} motions",
+                        event.t,
+                        event.rank,
+                        event.deficiency,
+                        event.motion_count()
+                    ));
+                    if ui.small_button("go to").clicked() {
+                        commands.push(AppCommand::GotoEvent(i));
+                    }
+                });
+            }
+        });
+}

@@ -1,0 +1,204 @@
+//! The plots panel (egui_plot): generalized velocities `qd` and coordinates `q` of the shown
+//! basis (or both), the `R` diagonal relative to its first entry on a log scale with the
+//! detection tolerance, energy, and the constraint residual on a log scale. Time axes and
+//! cursors are linked; while running the plots roll over the last seconds, while paused they
+//! can be dragged, zoomed and read with the cursor. Series are decimated to about two points
+//! per pixel column from the bounded history.
+
+use bevy::prelude::*;
+use bevy_egui::egui::{self, Ui};
+use egui_plot::{Corner, HLine, Legend, Line, LineStyle, Plot, PlotPoints};
+
+use super::commands::AppCommand;
+use super::drawing::ViewState;
+use super::simulation::Live;
+use super::theme::Palette;
+use crate::live::history::{ChannelKind, decimate};
+use crate::solver::BasisMode;
+
+#[derive(Resource, Default)]
+pub struct PlotState {
+    /// Keep rolling with the simulation even while paused.
+    pub follow_when_paused: bool,
+}
+
+pub struct PlotsPlugin;
+
+impl Plugin for PlotsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<PlotState>();
+    }
+}
+
+/// One plot: which channels, how to transform values, and its title.
+struct PlotSpec {
+    id: &'static str,
+    title: &'static str,
+    kinds: Vec<ChannelKind>,
+    log: bool,
+}
+
+pub fn show_plots(
+    ui: &mut Ui,
+    live: &Live,
+    view: &mut ViewState,
+    state: &mut PlotState,
+    commands: &mut Vec<AppCommand>,
+) {
+    let session = &live.session;
+    let history = session.history();
+    let palette = Palette::for_theme(view.light);
+    ui.horizontal(|ui| {
+        ui.label("Window");
+        ui.add(
+            egui::DragValue::new(&mut view.plot_window)
+                .range(0.1..=600.0)
+                .speed(0.1)
+                .suffix(" s"),
+        );
+        ui.checkbox(&mut view.compare_bases, "both bases");
+        ui.checkbox(&mut state.follow_when_paused, "follow when paused");
+        if ui.button("Export CSV…").clicked() {
+            commands.push(AppCommand::ExportCsvDialog);
+        }
+    });
+    ui.label(
+        egui::RichText::new(format!(
+            "{} samples kept (max {}); drag/zoom and read values while paused",
+            history.len(),
+            history.capacity()
+        ))
+        .small(),
+    );
+
+    let (qd, q, qd_other, q_other) = match view.basis {
+        BasisMode::Continued => (
+            ChannelKind::QdContinued,
+            ChannelKind::QContinued,
+            ChannelKind::QdTraditional,
+            ChannelKind::QTraditional,
+        ),
+        BasisMode::Traditional => (
+            ChannelKind::QdTraditional,
+            ChannelKind::QTraditional,
+            ChannelKind::QdContinued,
+            ChannelKind::QContinued,
+        ),
+    };
+    let with_other = |main: ChannelKind, other: ChannelKind| {
+        if view.compare_bases {
+            vec![main, other]
+        } else {
+            vec![main]
+        }
+    };
+    let specs = [
+        PlotSpec {
+            id: "plot_qd",
+            title: "generalized velocities qd",
+            kinds: with_other(qd, qd_other),
+            log: false,
+        },
+        PlotSpec {
+            id: "plot_q",
+            title: "generalized coordinates q",
+            kinds: with_other(q, q_other),
+            log: false,
+        },
+        PlotSpec {
+            id: "plot_r",
+            title: "|R_ii| / |R_00| (log10)",
+            kinds: vec![ChannelKind::RDiagonal],
+            log: true,
+        },
+        PlotSpec {
+            id: "plot_energy",
+            title: "energy (J)",
+            kinds: vec![ChannelKind::Energy],
+            log: false,
+        },
+        PlotSpec {
+            id: "plot_residual",
+            title: "constraint residual (log10)",
+            kinds: vec![ChannelKind::Residual],
+            log: true,
+        },
+    ];
+    let t_now = session.time();
+    let rolling = !session.is_paused() || state.follow_when_paused;
+    let height = ((ui.available_height() - 5.0 * 22.0) / 5.0).max(60.0);
+    let detection = session.settings().detection_tolerance;
+    let main_kind = qd;
+    let main_q = q;
+    for spec in specs {
+        ui.label(egui::RichText::new(spec.title).small().strong());
+        let mut plot = Plot::new(spec.id)
+            .height(height)
+            .link_axis("time", [true, false])
+            .link_cursor("time", [true, false])
+            .allow_drag(!rolling)
+            .allow_zoom(!rolling)
+            .allow_scroll(!rolling)
+            .allow_boxed_zoom(!rolling)
+            .y_axis_min_width(44.0)
+            .legend(Legend::default().position(Corner::LeftTop));
+        if spec.log {
+            plot = plot.y_axis_formatter(|mark, _range| format!("1e{:.1}", mark.value));
+        }
+        plot.show(ui, |plot_ui| {
+            if rolling {
+                plot_ui.set_plot_bounds_x((t_now - view.plot_window)..=t_now.max(1e-9));
+                plot_ui.set_auto_bounds([false, true]);
+            }
+            let bounds = plot_ui.plot_bounds();
+            let (t_min, t_max) = (bounds.min()[0], bounds.max()[0]);
+            let columns = plot_ui.response().rect.width().max(50.0) as usize;
+            for channel in history.channels() {
+                if !spec.kinds.contains(&channel.kind) {
+                    continue;
+                }
+                let values: std::collections::VecDeque<f64> = if spec.log {
+                    channel
+                        .values()
+                        .iter()
+                        .map(|v| if *v > 0.0 { v.log10() } else { f64::NAN })
+                        .collect()
+                } else {
+                    channel.values().clone()
+                };
+                let secondary = channel.kind != main_kind
+                    && channel.kind != main_q
+                    && !spec.log
+                    && matches!(
+                        channel.kind,
+                        ChannelKind::QdContinued
+                            | ChannelKind::QdTraditional
+                            | ChannelKind::QContinued
+                            | ChannelKind::QTraditional
+                    );
+                let color = match channel.kind {
+                    ChannelKind::Energy => palette.motions[3],
+                    ChannelKind::Residual => palette.motions[5],
+                    _ => palette.motions[channel.index % palette.motions.len()],
+                };
+                let name = channel.name.clone();
+                for run in decimate(history.times(), &values, t_min, t_max, columns) {
+                    let mut line = Line::new(name.clone(), PlotPoints::from(run))
+                        .color(color)
+                        .width(1.5);
+                    if secondary {
+                        line = line.style(LineStyle::dashed_loose());
+                    }
+                    plot_ui.line(line);
+                }
+            }
+            if spec.id == "plot_r" {
+                plot_ui.hline(
+                    HLine::new("detection tolerance", detection.log10())
+                        .color(palette.text)
+                        .style(LineStyle::dashed_dense()),
+                );
+            }
+        });
+    }
+}

@@ -1,0 +1,331 @@
+//! The simulation plugin: the [`Live`] session as a resource, stepped from `FixedUpdate` by as
+//! many solver steps as the requested speed needs within a per-frame wall-clock budget, the
+//! user's [`AppCommand`]s applied to it, and solver events turned into Bevy messages.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use bevy::prelude::*;
+
+use super::commands::AppCommand;
+use super::{SingulabSet, configure_sets};
+use crate::live::{LiveSession, PauseReason, SPEEDS};
+use crate::scene::load_scene;
+
+/// The session being shown, with where its scene came from.
+#[derive(Resource)]
+pub struct Live {
+    pub session: LiveSession,
+    pub path: PathBuf,
+    /// Modification time of the scene file when it was loaded (for automatic reload).
+    pub modified: Option<SystemTime>,
+    /// A message that is not a solver failure (a scene that failed to load, a saved file).
+    pub notice: Option<Notice>,
+    /// Bumped on every scene (re)load, so views can re-fit.
+    pub generation: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Notice {
+    pub text: String,
+    pub error: bool,
+}
+
+impl Live {
+    pub fn new(session: LiveSession, path: PathBuf) -> Self {
+        Self {
+            modified: modified_time(&path),
+            session,
+            path,
+            notice: None,
+            generation: 0,
+        }
+    }
+
+    /// Loads a scene file; on failure keeps the current session and explains why.
+    pub fn load(&mut self, path: &Path) -> bool {
+        let loaded = load_scene(path)
+            .map_err(|e| e.to_string())
+            .and_then(|scene| {
+                LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))
+            });
+        match loaded {
+            Ok(mut session) => {
+                session.set_speed(self.session.speed());
+                session.auto_pause = self.session.auto_pause;
+                self.session = session;
+                self.path = path.to_path_buf();
+                self.modified = modified_time(path);
+                self.notice = None;
+                self.generation += 1;
+                true
+            }
+            Err(text) => {
+                // Remember the time anyway so a broken file is not reloaded every frame.
+                if path == self.path {
+                    self.modified = modified_time(path);
+                }
+                self.notice = Some(Notice { text, error: true });
+                false
+            }
+        }
+    }
+}
+
+pub fn modified_time(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// Wall-clock time the solver may use per rendered frame, whatever the number of
+/// `FixedUpdate` runs in it.
+#[derive(Resource, Clone, Debug)]
+pub struct FrameBudget {
+    pub budget: Duration,
+    frame_start: Instant,
+}
+
+impl FrameBudget {
+    pub fn new(budget: Duration) -> Self {
+        Self {
+            budget,
+            frame_start: Instant::now(),
+        }
+    }
+
+    pub fn deadline(&self) -> Instant {
+        self.frame_start + self.budget
+    }
+}
+
+impl Default for FrameBudget {
+    fn default() -> Self {
+        // Half a 60 Hz frame: the rest is for egui, plots and rendering.
+        Self::new(Duration::from_millis(8))
+    }
+}
+
+/// CPU time per frame spent stepping the solver and building the UI (plots included).
+#[derive(Resource, Clone, Debug, Default)]
+pub struct FrameStats {
+    pub sim_this_frame: Duration,
+    pub ui_this_frame: Duration,
+    /// Exponential averages (milliseconds) shown in the status line.
+    pub sim_ms: f64,
+    pub ui_ms: f64,
+    pub frame_ms: f64,
+    /// Totals over all frames, for `view --measure-frames`.
+    pub frames: u64,
+    pub sim_total: Duration,
+    pub ui_total: Duration,
+    pub sim_max: Duration,
+    pub ui_max: Duration,
+    last_frame: Option<Instant>,
+}
+
+impl FrameStats {
+    fn roll_over(&mut self, now: Instant) {
+        if let Some(last) = self.last_frame {
+            let frame = now - last;
+            let ema = |avg: f64, sample: f64| {
+                if avg == 0.0 {
+                    sample
+                } else {
+                    0.95 * avg + 0.05 * sample
+                }
+            };
+            self.frame_ms = ema(self.frame_ms, frame.as_secs_f64() * 1e3);
+            self.sim_ms = ema(self.sim_ms, self.sim_this_frame.as_secs_f64() * 1e3);
+            self.ui_ms = ema(self.ui_ms, self.ui_this_frame.as_secs_f64() * 1e3);
+            self.frames += 1;
+            self.sim_total += self.sim_this_frame;
+            self.ui_total += self.ui_this_frame;
+            self.sim_max = self.sim_max.max(self.sim_this_frame);
+            self.ui_max = self.ui_max.max(self.ui_this_frame);
+        }
+        self.last_frame = Some(now);
+        self.sim_this_frame = Duration::ZERO;
+        self.ui_this_frame = Duration::ZERO;
+    }
+}
+
+/// The session stopped at a singular configuration.
+#[derive(Message, Clone, Debug)]
+pub struct SingularityReached {
+    pub t: f64,
+    pub deficiency: usize,
+    pub motions: usize,
+}
+
+/// A scene was (re)loaded.
+#[derive(Message, Clone, Debug)]
+pub struct SceneLoaded {
+    pub path: PathBuf,
+}
+
+/// The solver failed; the session is paused with this message.
+#[derive(Message, Clone, Debug)]
+pub struct SolverFailed {
+    pub message: String,
+}
+
+/// Steps the session in `FixedUpdate` and applies commands in `Update`. Needs a [`Live`]
+/// resource; works with `MinimalPlugins` (no window) for tests.
+pub struct SimulationPlugin;
+
+impl Plugin for SimulationPlugin {
+    fn build(&self, app: &mut App) {
+        configure_sets(app);
+        app.add_message::<AppCommand>()
+            .add_message::<SingularityReached>()
+            .add_message::<SceneLoaded>()
+            .add_message::<SolverFailed>()
+            .init_resource::<FrameBudget>()
+            .init_resource::<FrameStats>()
+            .insert_resource(Time::<Fixed>::from_hz(60.0))
+            .add_systems(First, start_frame)
+            .add_systems(FixedUpdate, advance_session)
+            .add_systems(Update, apply_commands.in_set(SingulabSet::Commands));
+    }
+}
+
+fn start_frame(mut budget: ResMut<FrameBudget>, mut stats: ResMut<FrameStats>) {
+    let now = Instant::now();
+    budget.frame_start = now;
+    stats.roll_over(now);
+}
+
+fn advance_session(
+    time: Res<Time>,
+    budget: Res<FrameBudget>,
+    mut live: ResMut<Live>,
+    mut stats: ResMut<FrameStats>,
+    mut reached: MessageWriter<SingularityReached>,
+    mut failed: MessageWriter<SolverFailed>,
+) {
+    if live.session.is_paused() {
+        return;
+    }
+    let start = Instant::now();
+    let out = live
+        .session
+        .advance(time.delta_secs_f64(), budget.deadline());
+    stats.sim_this_frame += start.elapsed();
+    report(
+        &live.session,
+        out.event,
+        out.failed,
+        &mut reached,
+        &mut failed,
+    );
+}
+
+fn report(
+    session: &LiveSession,
+    event: bool,
+    fail: bool,
+    reached: &mut MessageWriter<SingularityReached>,
+    failed: &mut MessageWriter<SolverFailed>,
+) {
+    if event && let Some(e) = session.current_event() {
+        reached.write(SingularityReached {
+            t: e.t,
+            deficiency: e.deficiency,
+            motions: e.motion_count(),
+        });
+    }
+    if fail && let Some(PauseReason::Failed(message)) = session.pause_reason() {
+        failed.write(SolverFailed {
+            message: message.clone(),
+        });
+    }
+}
+
+fn speed_index(speed: f64) -> usize {
+    SPEEDS
+        .iter()
+        .enumerate()
+        .min_by(|a, b| {
+            (a.1.log2() - speed.log2())
+                .abs()
+                .total_cmp(&(b.1.log2() - speed.log2()).abs())
+        })
+        .map_or(6, |(i, _)| i)
+}
+
+fn apply_commands(
+    mut commands: MessageReader<AppCommand>,
+    mut live: ResMut<Live>,
+    mut loaded: MessageWriter<SceneLoaded>,
+    mut reached: MessageWriter<SingularityReached>,
+    mut failed: MessageWriter<SolverFailed>,
+) {
+    for command in commands.read() {
+        let live = &mut *live;
+        let session = &mut live.session;
+        let result = match command {
+            AppCommand::TogglePlay => {
+                session.toggle();
+                Ok(())
+            }
+            AppCommand::SingleStep => {
+                let out = session.single_step();
+                report(session, out.event, out.failed, &mut reached, &mut failed);
+                Ok(())
+            }
+            AppCommand::Reset => session.reset(),
+            AppCommand::SetSpeedIndex(i) => {
+                session.set_speed(SPEEDS[(*i).min(SPEEDS.len() - 1)]);
+                Ok(())
+            }
+            AppCommand::ChangeSpeed(delta) => {
+                let i =
+                    (speed_index(session.speed()) as i32 + delta).clamp(0, SPEEDS.len() as i32 - 1);
+                session.set_speed(SPEEDS[i as usize]);
+                Ok(())
+            }
+            AppCommand::SetSettings(settings) => session.set_settings((**settings).clone()),
+            AppCommand::SetAutoPause(on) => {
+                session.auto_pause = *on;
+                Ok(())
+            }
+            AppCommand::OpenScene(path) => {
+                if live.load(path) {
+                    loaded.write(SceneLoaded { path: path.clone() });
+                }
+                Ok(())
+            }
+            AppCommand::ReloadScene => {
+                let path = live.path.clone();
+                if live.load(&path) {
+                    loaded.write(SceneLoaded { path });
+                }
+                Ok(())
+            }
+            AppCommand::GotoEvent(index) => session.goto_event(*index),
+            AppCommand::Push {
+                column,
+                delta,
+                duration,
+            } => session.push_along(column, *delta, *duration),
+            AppCommand::SetTraceBody(body) => {
+                session.set_trace_body(*body);
+                Ok(())
+            }
+            AppCommand::ClearTrace => {
+                let body = session.trace_body();
+                session.set_trace_body(body);
+                Ok(())
+            }
+            // Handled by the files and capture plugins.
+            AppCommand::OpenDialog | AppCommand::ExportCsvDialog | AppCommand::SaveScreenshot => {
+                Ok(())
+            }
+        };
+        if let Err(error) = result {
+            live.notice = Some(Notice {
+                text: error.to_string(),
+                error: true,
+            });
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Headless Bevy tests of the simulation plugin: `MinimalPlugins` and no window. The app's
+//! fixed-timestep stepping must give exactly the state of the solver stepped directly, and
+//! the solver's events must arrive as Bevy messages.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use singulab::app::{FrameBudget, Live, SimulationPlugin, SingularityReached};
+use singulab::live::{LiveSession, PauseReason};
+use singulab::scene::{Scene, load_scene};
+
+fn scene_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join(format!("{name}.ron"))
+}
+
+fn headless_app(scene: &Scene, path: PathBuf) -> App {
+    let mut session = LiveSession::new(scene.clone()).unwrap();
+    session.play();
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .insert_resource(Live::new(session, path))
+        .add_plugins(SimulationPlugin)
+        // A generous budget so a slow test machine never drops simulated time.
+        .insert_resource(FrameBudget::new(Duration::from_secs(60)))
+        // Each update runs exactly one 1/60 s fixed step.
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app
+}
+
+#[derive(Resource, Default)]
+struct Reached(Vec<SingularityReached>);
+
+fn collect(mut reader: MessageReader<SingularityReached>, mut reached: ResMut<Reached>) {
+    reached.0.extend(reader.read().cloned());
+}
+
+#[test]
+fn fixed_updates_step_the_session_like_the_solver() {
+    let path = scene_path("four_bar");
+    let scene = load_scene(&path).unwrap();
+    let mut app = headless_app(&scene, path);
+    app.world_mut().resource_mut::<Live>().session.auto_pause = false;
+    // The first update only starts the clock; then 60 fixed steps of 1/60 s at 1x.
+    for _ in 0..61 {
+        app.update();
+    }
+    let live = app.world().resource::<Live>();
+    let session = &live.session;
+    let steps = session.steps_total();
+    let dt = scene.settings.dt;
+    assert!(
+        (session.time() - 1.0).abs() <= dt + 1e-9,
+        "one second of fixed updates at 1x reached t = {}",
+        session.time()
+    );
+    let mut direct = scene.simulation().unwrap();
+    for _ in 0..steps {
+        direct.step().unwrap();
+    }
+    assert_eq!(session.time(), direct.time());
+    assert_eq!(session.simulation().positions(), direct.positions());
+    assert_eq!(session.simulation().velocities(), direct.velocities());
+}
+
+#[test]
+fn the_first_singular_event_pauses_and_arrives_as_a_message() {
+    let path = scene_path("double_four_bar");
+    let scene = load_scene(&path).unwrap();
+    let mut app = headless_app(&scene, path);
+    app.init_resource::<Reached>().add_systems(Update, collect);
+    for _ in 0..600 {
+        app.update();
+        if app.world().resource::<Live>().session.is_paused() {
+            break;
+        }
+    }
+    app.update();
+    let live = app.world().resource::<Live>();
+    assert_eq!(live.session.pause_reason(), Some(&PauseReason::Event));
+    let event = live.session.current_event().unwrap();
+    let reached = &app.world().resource::<Reached>().0;
+    assert_eq!(reached.len(), 1, "one message per event");
+    assert_eq!(reached[0].t, event.t);
+    // Seed 000 sect. 3.2: deficiency 2, three admissible motions at the flat pose.
+    assert_eq!(reached[0].deficiency, 2);
+    assert_eq!(reached[0].motions, 3);
+    // Paused: further frames do not move the state.
+    let t = live.session.time();
+    for _ in 0..10 {
+        app.update();
+    }
+    assert_eq!(app.world().resource::<Live>().session.time(), t);
+}
