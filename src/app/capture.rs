@@ -189,14 +189,15 @@ fn drive(
             let frames = stats.frames.max(1) as f64;
             let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
             println!(
-                "frames {}  solver {:.2} ms/frame (max {:.2})  ui+plots {:.2} ms/frame (max {:.2})  simulated {:.3} s, achieved speed {:.3}x of {}x, behind: {}",
+                "frames {}  solver {:.2} ms/frame (max {:.2})  ui+plots {:.2} ms/frame (max {:.2})  frame {:.1} ms  simulated {:.3} s, achieved speed {:.3}x of {}x, behind: {}",
                 stats.frames,
                 ms(stats.sim_total) / frames,
                 ms(stats.sim_max),
                 ms(stats.ui_total) / frames,
                 ms(stats.ui_max),
+                stats.frame_ms,
                 live.session.time(),
-                live.session.achieved_speed(),
+                stats.achieved_speed,
                 live.session.speed(),
                 live.session.is_behind()
             );

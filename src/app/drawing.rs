@@ -583,8 +583,10 @@ fn draw_mechanism(
                     let mid = pa + 0.5 * (pb - pa);
                     let d = (pb - pa).normalized();
                     let normal = vec2(-d.y, d.x);
-                    // Put the name on the side away from the screen's bottom when possible.
-                    let side = if normal.y > 0.0 { -1.0 } else { 1.0 };
+                    // Alternate sides by body so bars lying on each other (flat poses) keep
+                    // readable names.
+                    let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
+                    let side = if index % 2 == 0 { up } else { -up };
                     painter.text(
                         mid + side * (radius + 10.0) * normal,
                         Align2::CENTER_CENTER,

@@ -102,6 +102,7 @@ pub fn default_scene_path() -> PathBuf {
 
 /// Opens the visualizer. Scene errors are reported before any window opens.
 pub fn run(args: ViewArgs) -> Result<(), String> {
+    let launched = std::time::Instant::now();
     let path = args.scene.clone().unwrap_or_else(default_scene_path);
     let scene = load_scene(&path).map_err(|e| e.to_string())?;
     let session = LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -122,6 +123,7 @@ pub fn run(args: ViewArgs) -> Result<(), String> {
     .insert_resource(Live::new(session, path))
     .insert_resource(CaptureMode::from_args(&args))
     .insert_resource(ViewState::from_args(&args))
+    .insert_resource(FrameStats::since(launched))
     .add_plugins(SingulabPlugins);
     match app.run() {
         AppExit::Success => Ok(()),

@@ -140,8 +140,12 @@ pub fn show_plots(
             .allow_zoom(!rolling)
             .allow_scroll(!rolling)
             .allow_boxed_zoom(!rolling)
-            .y_axis_min_width(44.0)
-            .legend(Legend::default().position(Corner::LeftTop));
+            .y_axis_min_width(44.0);
+        // The R diagonal has one entry per constraint: hovering names them, a legend would
+        // cover the plot.
+        if spec.id != "plot_r" {
+            plot = plot.legend(Legend::default().position(Corner::LeftTop));
+        }
         if spec.log {
             plot = plot.y_axis_formatter(|mark, _range| format!("1e{:.1}", mark.value));
         }

@@ -77,9 +77,11 @@ pub fn modified_time(path: &Path) -> Option<SystemTime> {
 }
 
 /// Wall-clock time the solver may use per rendered frame, whatever the number of
-/// `FixedUpdate` runs in it.
+/// `FixedUpdate` runs in it: half the recent frame time, between `minimum` and four times it
+/// (slow frames, e.g. software rendering, leave the solver more room without freezing).
 #[derive(Resource, Clone, Debug)]
 pub struct FrameBudget {
+    pub minimum: Duration,
     pub budget: Duration,
     frame_start: Instant,
 }
@@ -87,9 +89,15 @@ pub struct FrameBudget {
 impl FrameBudget {
     pub fn new(budget: Duration) -> Self {
         Self {
+            minimum: budget,
             budget,
             frame_start: Instant::now(),
         }
+    }
+
+    fn adapt(&mut self, frame_ms: f64) {
+        let half = Duration::from_secs_f64((0.5 * frame_ms / 1e3).max(0.0));
+        self.budget = half.clamp(self.minimum, 4 * self.minimum);
     }
 
     pub fn deadline(&self) -> Instant {
@@ -120,12 +128,39 @@ pub struct FrameStats {
     pub sim_max: Duration,
     pub ui_max: Duration,
     last_frame: Option<Instant>,
+    /// When `run` started, to report the time to the first frame once.
+    pub launched: Option<Instant>,
+    /// Simulated seconds per wall-clock second over recent frames (smoothed).
+    pub achieved_speed: f64,
+    /// Simulated time at the start of the last frame.
+    sim_time_at_frame: Option<f64>,
 }
 
 impl FrameStats {
-    fn roll_over(&mut self, now: Instant) {
+    /// Stats that will report the time from `launched` to the first frame.
+    pub fn since(launched: Instant) -> Self {
+        Self {
+            launched: Some(launched),
+            ..Self::default()
+        }
+    }
+
+    fn roll_over(&mut self, now: Instant, sim_time: f64, paused: bool) {
         if let Some(last) = self.last_frame {
             let frame = now - last;
+            let advanced = self
+                .sim_time_at_frame
+                .map_or(0.0, |t| (sim_time - t).max(0.0));
+            let speed = if paused {
+                0.0
+            } else {
+                advanced / frame.as_secs_f64().max(1e-6)
+            };
+            self.achieved_speed = if paused {
+                0.0
+            } else {
+                0.9 * self.achieved_speed + 0.1 * speed
+            };
             let ema = |avg: f64, sample: f64| {
                 if avg == 0.0 {
                     sample
@@ -143,6 +178,7 @@ impl FrameStats {
             self.ui_max = self.ui_max.max(self.ui_this_frame);
         }
         self.last_frame = Some(now);
+        self.sim_time_at_frame = Some(sim_time);
         self.sim_this_frame = Duration::ZERO;
         self.ui_this_frame = Duration::ZERO;
     }
@@ -188,10 +224,11 @@ impl Plugin for SimulationPlugin {
     }
 }
 
-fn start_frame(mut budget: ResMut<FrameBudget>, mut stats: ResMut<FrameStats>) {
+fn start_frame(mut budget: ResMut<FrameBudget>, mut stats: ResMut<FrameStats>, live: Res<Live>) {
     let now = Instant::now();
     budget.frame_start = now;
-    stats.roll_over(now);
+    stats.roll_over(now, live.session.time(), live.session.is_paused());
+    budget.adapt(stats.frame_ms);
 }
 
 fn advance_session(

@@ -98,7 +98,8 @@ pub fn event_motions(event: &SingularEvent) -> Vec<Motion> {
     let mut out = Vec::new();
     push_columns(&mut out, &event.continued, |k| {
         let label: Option<&ColumnLabel> = event.continued_labels.get(k);
-        let id = label.map_or(k as u32 + 1, |l| l.id);
+        // Column ids count from 0; people count from 1.
+        let id = label.map_or(k as u32, |l| l.id) + 1;
         (format!("T{id} continued"), MotionRole::Continued)
     });
     push_columns(&mut out, &event.new, |k| {

@@ -447,7 +447,11 @@ impl LiveSession {
         duration: f64,
     ) -> Result<(), SolverError> {
         let mech = self.scene.mechanism.clone();
-        if column.len() != mech.n() || !(duration > 0.0) || !delta.is_finite() {
+        if column.len() != mech.n()
+            || !duration.is_finite()
+            || duration <= 0.0
+            || !delta.is_finite()
+        {
             return Err(SolverError::InvalidState(
                 "a push needs a motion of this mechanism, a finite size and a positive duration"
                     .into(),
