@@ -97,7 +97,12 @@ fn drive(
                     let t_end = session.scene().t_end;
                     session.set_stop_time(Some(t_end));
                 }
-                ViewStop::Time(t) => session.set_stop_time(Some(t)),
+                ViewStop::Time(t) => {
+                    // Run to the requested time: pass singular events (they are still
+                    // recorded in the events panel) instead of pausing at them.
+                    session.auto_pause = false;
+                    session.set_stop_time(Some(t));
+                }
                 ViewStop::Never => {}
             }
             if capture.screenshot.is_none() {

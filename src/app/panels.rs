@@ -408,6 +408,24 @@ fn scene_panel(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut 
                     commands.push(AppCommand::OpenScene(path.clone()));
                 }
             }
+            let bodies = scene.mechanism.bodies();
+            let current_trace = live.session.trace_body();
+            let trace_name = current_trace.map_or("none", |b| bodies[b].name.as_str());
+            let mut chosen = current_trace;
+            ui.horizontal(|ui| {
+                ui.label("Trace the centre of");
+                egui::ComboBox::from_id_salt("trace_body")
+                    .selected_text(trace_name)
+                    .show_ui(ui, |ui| {
+                        ui.selectable_value(&mut chosen, None, "none");
+                        for (i, body) in bodies.iter().enumerate() {
+                            ui.selectable_value(&mut chosen, Some(i), &body.name);
+                        }
+                    });
+            });
+            if chosen != current_trace {
+                commands.push(AppCommand::SetTraceBody(chosen));
+            }
             ui.horizontal(|ui| {
                 if ui.button("Open…").clicked() {
                     commands.push(AppCommand::OpenDialog);
