@@ -339,7 +339,8 @@ pub fn draw_canvas(
     );
     view.display_x = x;
 
-    draw_overlay_text(&painter, rect, live, view, &shown, palette);
+    let t_shown = session.display_time(overstep);
+    draw_overlay_text(&painter, rect, t_shown, live, view, &shown, palette);
     response.context_menu(|ui| {
         if ui.button("Fit view").clicked() {
             view.refit();
@@ -658,7 +659,7 @@ fn draw_motions(
         if !view.motion_visible(k) {
             continue;
         }
-        let color = palette.motion(k, &motion.role);
+        let color = palette.motion(k);
         let arrows = motions::arrows(mech, x, &motion.column);
         // Screen length of each arrow per unit of velocity, measured by projecting its tip.
         let probe = 1e-3;
@@ -733,6 +734,7 @@ fn arrow_head(painter: &egui::Painter, tip: Pos2, v: egui::Vec2, color: Color32)
 fn draw_overlay_text(
     painter: &egui::Painter,
     rect: egui::Rect,
+    t: f64,
     live: &Live,
     view: &ViewState,
     shown: &[Motion],
@@ -756,7 +758,7 @@ fn draw_overlay_text(
         );
         y += 20.0;
         for (k, motion) in shown.iter().enumerate() {
-            let color = palette.motion(k, &motion.role);
+            let color = palette.motion(k);
             let role = match motion.role {
                 MotionRole::Continued => "continues the motion before",
                 MotionRole::New => "new at the singularity (dashed)",
@@ -783,8 +785,8 @@ fn draw_overlay_text(
         );
     }
 
-    // Simulated time, top right, large enough for a projector.
-    let t = live.session.time();
+    // Simulated time of the drawn (interpolated) state, top right, large enough for a
+    // projector.
     painter.text(
         pos2(rect.right() - 14.0, rect.top() + 10.0),
         Align2::RIGHT_TOP,

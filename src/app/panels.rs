@@ -531,7 +531,7 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
             let palette = Palette::for_theme(view.light);
             for (k, motion) in shown.iter().enumerate() {
                 ui.horizontal(|ui| {
-                    let color = palette.motion(k, &motion.role);
+                    let color = palette.motion(k);
                     let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
                     ui.painter().rect_filled(rect, 2.0, color);
                     let mut visible = !view.hidden_motions[k];

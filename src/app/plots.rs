@@ -154,22 +154,23 @@ pub fn show_plots(
                 plot_ui.set_plot_bounds_x((t_now - view.plot_window)..=t_now.max(1e-9));
                 plot_ui.set_auto_bounds([false, true]);
             }
+            // Decimate over the visible window; while the time axis fits itself to the data
+            // (paused from the start, or after a double-click reset) it must see all of it.
             let bounds = plot_ui.plot_bounds();
-            let (t_min, t_max) = (bounds.min()[0], bounds.max()[0]);
+            let (t_min, t_max) = if plot_ui.auto_bounds().x {
+                let times = history.times();
+                (
+                    times.front().copied().unwrap_or(0.0),
+                    times.back().copied().unwrap_or(0.0),
+                )
+            } else {
+                (bounds.min()[0], bounds.max()[0])
+            };
             let columns = plot_ui.response().rect.width().max(50.0) as usize;
             for channel in history.channels() {
                 if !spec.kinds.contains(&channel.kind) {
                     continue;
                 }
-                let values: std::collections::VecDeque<f64> = if spec.log {
-                    channel
-                        .values()
-                        .iter()
-                        .map(|v| if *v > 0.0 { v.log10() } else { f64::NAN })
-                        .collect()
-                } else {
-                    channel.values().clone()
-                };
                 let secondary = channel.kind != main_kind
                     && channel.kind != main_q
                     && !spec.log
@@ -186,7 +187,17 @@ pub fn show_plots(
                     _ => palette.motions[channel.index % palette.motions.len()],
                 };
                 let name = channel.name.clone();
-                for run in decimate(history.times(), &values, t_min, t_max, columns) {
+                // log10 of zero or a negative value is not finite: a gap in the line.
+                let log = spec.log;
+                let transform = move |v: f64| if log { v.log10() } else { v };
+                for run in decimate(
+                    history.times(),
+                    channel.values(),
+                    t_min,
+                    t_max,
+                    columns,
+                    transform,
+                ) {
                     let mut line = Line::new(name.clone(), PlotPoints::from(run))
                         .color(color)
                         .width(1.5);

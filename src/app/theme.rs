@@ -3,8 +3,6 @@
 
 use bevy_egui::egui::Color32;
 
-use crate::live::MotionRole;
-
 #[derive(Clone, Copy, Debug)]
 pub struct Palette {
     pub background: Color32,
@@ -78,7 +76,7 @@ impl Palette {
     }
 
     /// Colour of the `index`-th motion shown.
-    pub fn motion(&self, index: usize, _role: &MotionRole) -> Color32 {
+    pub fn motion(&self, index: usize) -> Color32 {
         self.motions[index % self.motions.len()]
     }
 }

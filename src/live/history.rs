@@ -198,13 +198,16 @@ pub fn channel_name(kind: ChannelKind, index: usize) -> String {
 
 /// Reduces the samples with `t_min <= t <= t_max` to at most `2 * buckets` points per
 /// unbroken run, keeping each bucket's minimum and maximum in time order so spikes survive.
-/// NaN values split the series: each returned run is drawn as its own line.
+/// `transform` maps each value first (e.g. `log10` for a log plot; it must be monotonic for
+/// the extremes to be kept). Non-finite results split the series: each returned run is drawn
+/// as its own line. Only the samples inside the window are visited (times are increasing).
 pub fn decimate(
     times: &VecDeque<f64>,
     values: &VecDeque<f64>,
     t_min: f64,
     t_max: f64,
     buckets: usize,
+    transform: impl Fn(f64) -> f64,
 ) -> Vec<Vec<[f64; 2]>> {
     let buckets = buckets.max(1);
     let width = (t_max - t_min).max(f64::MIN_POSITIVE) / buckets as f64;
@@ -223,10 +226,12 @@ pub fn decimate(
             }
         }
     };
-    for (&t, &v) in times.iter().zip(values) {
-        if t < t_min || t > t_max {
-            continue;
+    let first = times.partition_point(|&t| t < t_min);
+    for (&t, &v) in times.iter().zip(values).skip(first) {
+        if t > t_max {
+            break;
         }
+        let v = transform(v);
         if !v.is_finite() {
             flush(&mut bucket, &mut run);
             if !run.is_empty() {
@@ -316,7 +321,7 @@ mod tests {
             .enumerate()
             .map(|(i, t)| if i == 54_321 { 7.0 } else { t.sin() })
             .collect();
-        let runs = decimate(&times, &values, 0.0, 100.0, 500);
+        let runs = decimate(&times, &values, 0.0, 100.0, 500, |v| v);
         assert_eq!(runs.len(), 1);
         let points = &runs[0];
         assert!(points.len() <= 1000, "{} points", points.len());
@@ -338,9 +343,24 @@ mod tests {
         let values: VecDeque<f64> = [1.0, 2.0, f64::NAN, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
             .into_iter()
             .collect();
-        let runs = decimate(&times, &values, 0.0, 6.0, 100);
+        let runs = decimate(&times, &values, 0.0, 6.0, 100, |v| v);
         assert_eq!(runs.len(), 2);
         assert_eq!(runs[0], vec![[0.0, 1.0], [1.0, 2.0]]);
         assert_eq!(runs[1].last(), Some(&[6.0, 7.0]));
+        // A window starting inside the history skips the earlier samples.
+        let late = decimate(&times, &values, 4.5, 9.0, 100, |v| v);
+        assert_eq!(
+            late,
+            vec![vec![
+                [5.0, 6.0],
+                [6.0, 7.0],
+                [7.0, 8.0],
+                [8.0, 9.0],
+                [9.0, 10.0]
+            ]]
+        );
+        // The transform applies before decimation; log10 of a non-positive value is a gap.
+        let logs = decimate(&times, &values, 0.0, 1.0, 100, |v| (v - 1.5).log10());
+        assert_eq!(logs, vec![vec![[1.0, 0.5f64.log10()]]]);
     }
 }

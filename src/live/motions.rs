@@ -72,14 +72,6 @@ pub fn arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) ->
     out
 }
 
-/// Length of the longest arrow of a motion (zero for a motion that moves nothing).
-pub fn longest(arrows: &[MotionArrow]) -> f64 {
-    arrows
-        .iter()
-        .map(|a| a.velocity.iter().map(|v| v * v).sum::<f64>().sqrt())
-        .fold(0.0, f64::max)
-}
-
 /// The columns of a running basis, labelled `T1`, `T2`, ...
 pub fn basis_motions(basis: &TangentBasis, mode: BasisMode) -> Vec<Motion> {
     let columns = basis.columns();
@@ -147,6 +139,5 @@ mod tests {
         assert!(close(a[0].origin, [0.0, 0.0, 0.0]) && close(a[0].velocity, [0.0, 0.0, 0.0]));
         assert!(close(a[1].origin, [1.0, 0.0, 0.0]) && close(a[1].velocity, [0.0, 1.0, 0.0]));
         assert!(close(a[2].origin, [2.0, 0.0, 0.0]) && close(a[2].velocity, [0.0, 2.0, 0.0]));
-        assert!((longest(&a) - 2.0).abs() < 1e-12);
     }
 }

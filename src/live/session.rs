@@ -36,6 +36,9 @@ pub const SPEEDS: [f64; 13] = [
 pub const HISTORY_CAPACITY: usize = 60_000;
 /// Points kept for the motion trace.
 pub const TRACE_CAPACITY: usize = 6_000;
+/// Singular events kept for the events panel (each holds a state and a basis); the oldest
+/// are forgotten first, so a long run with auto-pause off stays bounded.
+pub const EVENT_CAPACITY: usize = 500;
 /// Plot samples per second of wall time at most (the sampling interval in simulated time
 /// scales with the speed, so slow motion still gives smooth curves).
 const SAMPLES_PER_WALL_SECOND: f64 = 240.0;
@@ -95,7 +98,6 @@ pub struct LiveSession {
     trace: VecDeque<[f64; 3]>,
     trace_body: Option<usize>,
     last_report: Option<StepReport>,
-    achieved_speed: f64,
     behind: bool,
     push: Option<Push>,
     steps_total: u64,
@@ -131,7 +133,6 @@ impl LiveSession {
             trace: VecDeque::with_capacity(TRACE_CAPACITY),
             trace_body,
             last_report: None,
-            achieved_speed: 0.0,
             behind: false,
             push: None,
             steps_total: 0,
@@ -160,11 +161,6 @@ impl LiveSession {
 
     pub fn set_speed(&mut self, speed: f64) {
         self.speed = speed.clamp(SPEEDS[0], SPEEDS[SPEEDS.len() - 1]);
-    }
-
-    /// Simulated seconds per wall second over the last advances (smoothed).
-    pub fn achieved_speed(&self) -> f64 {
-        self.achieved_speed
     }
 
     /// Whether the last advance ran out of budget before reaching the requested time.
@@ -242,7 +238,6 @@ impl LiveSession {
         if self.pause.is_none() {
             self.pause = Some(PauseReason::User);
         }
-        self.achieved_speed = 0.0;
         self.behind = false;
     }
 
@@ -297,7 +292,6 @@ impl LiveSession {
         if self.is_paused() {
             return out;
         }
-        let start = self.sim.time();
         // Never aim behind the state: after a long pause or a budget overrun the display
         // continues from where the solver is.
         self.target_before = self.target.max(self.previous_t);
@@ -323,14 +317,6 @@ impl LiveSession {
             self.pause = Some(PauseReason::TimeReached);
         }
         self.behind = out.behind;
-        if wall_dt > 0.0 {
-            let instant = (self.sim.time() - start) / wall_dt;
-            self.achieved_speed = if self.achieved_speed == 0.0 {
-                instant
-            } else {
-                0.9 * self.achieved_speed + 0.1 * instant
-            };
-        }
         out
     }
 
@@ -397,7 +383,7 @@ impl LiveSession {
         out.event = true;
         if !self.auto_pause || self.push.is_some() {
             // Passing through (or pushing away from) a singularity: keep going, remember it.
-            self.events.push(event);
+            self.remember(event);
             return;
         }
         // Place the state exactly at the located minimum, as `run --events` reports it.
@@ -405,13 +391,21 @@ impl LiveSession {
             self.pause = Some(PauseReason::Failed(error.to_string()));
             return;
         }
-        self.events.push(event);
+        self.remember(event);
         self.current_event = Some(self.events.len() - 1);
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());
         self.history.truncate_after(self.sim.time());
         self.record();
         self.pause = Some(PauseReason::Event);
+    }
+
+    fn remember(&mut self, event: SingularEvent) {
+        if self.events.len() == EVENT_CAPACITY {
+            self.events.remove(0);
+            self.current_event = self.current_event.and_then(|i| i.checked_sub(1));
+        }
+        self.events.push(event);
     }
 
     /// Returns to a recorded event's state (paused there).
