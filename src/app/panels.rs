@@ -478,7 +478,7 @@ fn solver_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut V
                     });
                 ui.end_row();
                 ui.label("Rank tolerance");
-                log_slider(ui, &mut s.rank_tolerance, 1e-14, 1e-4);
+                log_slider(ui, &mut s.rank_tolerance, 1e-12, 1e-4);
                 ui.end_row();
                 ui.label("Detection tolerance");
                 log_slider(ui, &mut s.detection_tolerance, 1e-6, 1e-1);

@@ -59,8 +59,8 @@ pub fn main(args: &[String]) -> i32 {
         Command::View(view) => open_visualizer(view),
         Command::Run(run) => run::run(&run).map(|summary| {
             eprintln!(
-                "singulab: {} steps to t = {} s, {} rows, {} singular events",
-                summary.steps, summary.t_end, summary.rows, summary.events
+                "singulab: {} steps to t = {} s, {} rows, {} singular events, {} QR factorisations",
+                summary.steps, summary.t_end, summary.rows, summary.events, summary.factorizations
             );
             if summary.forced_steps > 0 {
                 eprintln!(

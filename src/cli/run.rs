@@ -21,6 +21,8 @@ pub struct RunSummary {
     pub steps_above_generic_rank: u64,
     /// Dopri5 steps accepted at the floor size without meeting the tolerance.
     pub forced_steps: u64,
+    /// QR factorisations of `A^T` over the run (stages, Newton iterates, events).
+    pub factorizations: u64,
 }
 
 /// CSV number format: shortest representation that reads back to the same `f64`.
@@ -250,6 +252,7 @@ pub fn run_scene(
         t_end,
         steps_above_generic_rank: 0,
         forced_steps: 0,
+        factorizations: 0,
     };
     // Steps shorter than this fraction of dt at the end are merged into the previous one.
     let end_slack = 1e-9 * sim.settings().dt;
@@ -291,5 +294,6 @@ pub fn run_scene(
         bar.update(sim.time(), t_end);
     }
     bar.finish();
+    summary.factorizations = sim.counters().factorizations;
     Ok(summary)
 }

@@ -4,9 +4,12 @@
 //! - [`pivoted_qr`]: Householder QR with column-norm (Businger-Golub) pivoting of `A^T`, full `Q`.
 //! - [`sym_eigen`]: cyclic Jacobi eigen-decomposition of small symmetric matrices.
 //! - [`cholesky`]: in-place Cholesky solve of small symmetric positive-definite systems.
+//! - `kernels`: the vectorisable dot product they share.
 
 pub mod cholesky;
+mod kernels;
 pub mod pivoted_qr;
 pub mod sym_eigen;
 
+pub(crate) use kernels::dot;
 pub use pivoted_qr::PivotedQr;

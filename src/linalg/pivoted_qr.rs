@@ -3,9 +3,13 @@
 //!
 //! This module owns [`PivotedQr`]: its workspace is sized once in [`PivotedQr::new`] and every
 //! compute method runs without heap allocation. The factorization is deterministic: the same
-//! input gives bit-identical `Q`, `R` and permutation.
+//! input gives bit-identical `Q`, `R` and permutation. It stops at the round-off floor
+//! ([`ROUND_OFF_FLOOR`]), so for a rank-deficient `A` the trailing columns of `Q` do not depend
+//! on rounding noise.
 
 use nalgebra::{DMatrix, DVector};
+
+use super::kernels::dot;
 
 /// Workspace and result of the pivoted QR factorization of `A^T` for an `m x n` Jacobian `A`.
 ///
@@ -27,21 +31,75 @@ pub struct PivotedQr {
     norms: Vec<f64>,
     /// perm[j] = original constraint index in pivot position j, len m.
     perm: Vec<usize>,
+    /// Whether `q` holds the product of the current reflectors.
+    q_formed: bool,
 }
 
 /// 2-norm of `x`, scaled by its largest magnitude to avoid overflow/underflow. Fixed
-/// summation order, so the result is deterministic.
-fn scaled_norm(x: impl Iterator<Item = f64> + Clone) -> f64 {
-    let scale = x.clone().fold(0.0_f64, |s, v| s.max(v.abs()));
+/// summation order, so the result is deterministic. The slow path of [`column_norm`].
+fn scaled_norm(x: &[f64]) -> f64 {
+    let scale = x.iter().fold(0.0_f64, |s, v| s.max(v.abs()));
     if scale == 0.0 || !scale.is_finite() {
         // All zero, or an infinity (the norm is then infinite); NaN propagates through the sum.
-        return x.fold(scale, |s, v| s + v.abs());
+        return x.iter().fold(scale, |s, v| s + v.abs());
     }
-    let sum: f64 = x.fold(0.0, |s, v| {
+    let sum: f64 = x.iter().fold(0.0, |s, v| {
         let t = v / scale;
         s + t * t
     });
     scale * sum.sqrt()
+}
+
+/// Sums of squares below this (or not finite) may have lost digits to underflow/overflow; the
+/// norm is then recomputed with scaling. sqrt of it is about 1e-140, far below any Jacobian
+/// column that matters, so the fast path covers every mechanism in practice.
+const SAFE_SUM_OF_SQUARES: f64 = 1e-280;
+
+/// 2-norm of a column from its plain sum of squares `sum` (computed by the caller in a fused
+/// pass), falling back to the scaled two-pass norm when `sum` may have under- or overflowed.
+fn column_norm(sum: f64, x: &[f64]) -> f64 {
+    if sum.is_finite() && sum >= SAFE_SUM_OF_SQUARES {
+        sum.sqrt()
+    } else {
+        scaled_norm(x)
+    }
+}
+
+/// Trailing norms at or below this fraction of the first pivot's norm are round-off: the
+/// factorization stops there and sets the rest of `R` to zero. Measured on the shipped
+/// redundant scenes over 2000 steps, that noise stays below 1.5e-15; rank tolerances are
+/// meaningful only above this floor (the default is 1e-10).
+pub const ROUND_OFF_FLOOR: f64 = 1e-13;
+
+/// [`reflect`], returning the sum of squares of the updated `y[1..]` (the column's trailing
+/// norm for the next step) from the same pass. Summation order is that of [`dot`].
+#[inline]
+fn reflect_with_tail_norm(tau: f64, v: &[f64], y: &mut [f64]) -> f64 {
+    let tw = tau * dot(v, y);
+    y[0] -= tw * v[0];
+    let (mut yc, mut vc) = (y[1..].chunks_exact_mut(4), v[1..].chunks_exact(4));
+    let mut acc = [0.0; 4];
+    for (yb, vb) in (&mut yc).zip(&mut vc) {
+        for l in 0..4 {
+            yb[l] -= tw * vb[l];
+            acc[l] += yb[l] * yb[l];
+        }
+    }
+    let mut sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (yi, vi) in yc.into_remainder().iter_mut().zip(vc.remainder()) {
+        *yi -= tw * vi;
+        sum += *yi * *yi;
+    }
+    sum
+}
+
+/// `y <- y - (tau v.y) v`: applies the reflector `I - tau v v^T` to one column.
+#[inline]
+fn reflect(tau: f64, v: &[f64], y: &mut [f64]) {
+    let tw = tau * dot(v, y);
+    for (yi, vi) in y.iter_mut().zip(v) {
+        *yi -= tw * vi;
+    }
 }
 
 impl PivotedQr {
@@ -57,7 +115,25 @@ impl PivotedQr {
             tau: vec![0.0; k],
             norms: vec![0.0; m],
             perm: (0..m).collect(),
+            q_formed: true,
         }
+    }
+
+    /// Copies another factorization of the same shape into this workspace (no allocation,
+    /// unlike `clone_from`).
+    pub fn copy_from(&mut self, other: &PivotedQr) {
+        assert_eq!(
+            (self.n, self.m),
+            (other.n, other.m),
+            "copy_from: shapes differ"
+        );
+        self.r.copy_from(&other.r);
+        self.q.copy_from(&other.q);
+        self.house.copy_from(&other.house);
+        self.tau.copy_from_slice(&other.tau);
+        self.norms.copy_from_slice(&other.norms);
+        self.perm.copy_from_slice(&other.perm);
+        self.q_formed = other.q_formed;
     }
 
     /// Number of coordinates (columns of `A`, rows of `A^T`).
@@ -78,7 +154,20 @@ impl PivotedQr {
     /// Factorize `A^T`, with `a` the `m x n` Jacobian (panics only if the shape differs from
     /// [`new`](Self::new)). No allocation. Also forms the full `Q` (n x n) explicitly by
     /// accumulating the reflectors.
+    ///
+    /// Works on the column-major storage directly: column `c` of `A^T P` is the slice
+    /// `c*n..(c+1)*n`, so every inner loop is a contiguous dot product or axpy.
     pub fn factorize_transposed(&mut self, a: &DMatrix<f64>) {
+        self.factorize_without_q(a);
+        self.form_q();
+    }
+
+    /// The factorization of [`factorize_transposed`](Self::factorize_transposed) without
+    /// forming `Q`: `R`, the permutation and the reflectors are ready, [`q`](Self::q) is not
+    /// until [`form_q`](Self::form_q) is called. A Newton iterate that is not the last needs
+    /// only [`normal_solve_implicit`](Self::normal_solve_implicit), and forming `Q` is about
+    /// half the work.
+    pub fn factorize_without_q(&mut self, a: &DMatrix<f64>) {
         let (n, m) = (self.n, self.m);
         assert_eq!(
             a.shape(),
@@ -86,24 +175,33 @@ impl PivotedQr {
             "PivotedQr: Jacobian shape differs from the workspace (m x n)"
         );
         let k = self.steps();
+        let r = self.r.as_mut_slice();
+        let house = self.house.as_mut_slice();
 
-        for i in 0..n {
-            for j in 0..m {
-                self.r[(i, j)] = a[(j, i)];
+        // A^T: column c of R is row c of A (A is column-major, m x n).
+        let a = a.as_slice();
+        for (c, column) in r.chunks_exact_mut(n.max(1)).enumerate().take(m) {
+            for (i, entry) in column.iter_mut().enumerate() {
+                *entry = a[i * m + c];
             }
         }
         for (j, p) in self.perm.iter_mut().enumerate() {
             *p = j;
         }
+        if n == 0 {
+            self.q_formed = false;
+            return;
+        }
+        for (c, column) in r.chunks_exact(n).enumerate() {
+            self.norms[c] = column_norm(dot(column, column), column);
+        }
 
         let mut prev_diag = f64::INFINITY;
+        let mut floor = 0.0;
         for j in 0..k {
             // Businger-Golub pivot: largest trailing norm (rows j..n) among columns j..m, lowest
-            // index on ties. Norms are recomputed from scratch every step (exact, deterministic;
-            // no downdating cancellation to guard against).
-            for c in j..m {
-                self.norms[c] = scaled_norm(self.r.view((j, c), (n - j, 1)).iter().copied());
-            }
+            // index on ties. The norms are sums of squares of the current entries, refreshed
+            // while the previous reflector was applied (not downdated, so no cancellation).
             let mut piv = j;
             for c in j + 1..m {
                 if self.norms[c] > self.norms[piv] {
@@ -111,9 +209,24 @@ impl PivotedQr {
                 }
             }
             if piv != j {
-                self.r.swap_columns(j, piv);
+                for i in 0..n {
+                    r.swap(j * n + i, piv * n + i);
+                }
                 self.perm.swap(j, piv);
                 self.norms.swap(j, piv);
+            }
+            if j == 0 {
+                floor = ROUND_OFF_FLOOR * self.norms[0];
+            }
+            if self.norms[j] <= floor {
+                // What is left is round-off (or exactly zero): drop it instead of reflecting
+                // noise, so the trailing columns of Q (the tangent basis of a redundant
+                // mechanism) are a smooth function of A, not of its rounding errors.
+                for column in r[j * n..].chunks_exact_mut(n) {
+                    column[j..].fill(0.0);
+                }
+                self.tau[j..].fill(0.0);
+                break;
             }
 
             // Householder reflector H = I - tau v v^T (v_j = 1) with H x = beta e_j and
@@ -121,7 +234,7 @@ impl PivotedQr {
             // reflection when x_{j+1..} = 0; here that case still maps x_j to -x_j (tau = 2) so
             // the sign rule holds uniformly). x = 0 gives H = I (tau = 0), beta = 0.
             let norm = self.norms[j];
-            let alpha = self.r[(j, j)];
+            let alpha = r[j * n + j];
             let (beta, tau) = if norm == 0.0 {
                 (0.0, 0.0)
             } else {
@@ -129,24 +242,25 @@ impl PivotedQr {
                 (beta, (beta - alpha) / beta)
             };
             let v0 = alpha - beta;
-            self.house[(j, j)] = 1.0;
-            for i in j + 1..n {
-                self.house[(i, j)] = if tau == 0.0 { 0.0 } else { self.r[(i, j)] / v0 };
+            let v = &mut house[j * n + j..(j + 1) * n];
+            v[0] = 1.0;
+            for (vi, x) in v[1..].iter_mut().zip(&r[j * n + j + 1..(j + 1) * n]) {
+                *vi = if tau == 0.0 { 0.0 } else { x / v0 };
             }
             self.tau[j] = tau;
+            let v = &house[j * n + j..(j + 1) * n];
 
-            // Apply H to the trailing columns j+1..m, rows j..n.
-            if tau != 0.0 {
-                for c in j + 1..m {
-                    let mut w = 0.0;
-                    for i in j..n {
-                        w += self.house[(i, j)] * self.r[(i, c)];
-                    }
-                    let tw = tau * w;
-                    for i in j..n {
-                        self.r[(i, c)] -= tw * self.house[(i, j)];
-                    }
-                }
+            // Apply H to the trailing columns j+1..m (rows j..n), and refresh their trailing
+            // norms over rows j+1..n for the next pivot choice.
+            let (head, trailing) = r.split_at_mut((j + 1) * n);
+            for (offset, column) in trailing.chunks_exact_mut(n).enumerate() {
+                let c = j + 1 + offset;
+                let sum = if tau != 0.0 {
+                    reflect_with_tail_norm(tau, v, &mut column[j..])
+                } else {
+                    dot(&column[j + 1..], &column[j + 1..])
+                };
+                self.norms[c] = column_norm(sum, &column[j + 1..]);
             }
 
             // Column j of R: beta on the diagonal, exact zeros below. In exact arithmetic the
@@ -160,37 +274,49 @@ impl PivotedQr {
                 beta
             };
             prev_diag = beta.abs();
-            self.r[(j, j)] = beta;
-            for i in j + 1..n {
-                self.r[(i, j)] = 0.0;
-            }
+            let column = &mut head[j * n..];
+            column[j] = beta;
+            column[j + 1..].fill(0.0);
         }
 
+        self.q_formed = false;
+    }
+
+    /// Forms the full `Q` from the reflectors of the last factorization (idempotent).
+    pub fn form_q(&mut self) {
+        if self.q_formed {
+            return;
+        }
+        self.q_formed = true;
+        let (n, k) = (self.n, self.steps());
+        let house = self.house.as_slice();
         // Q = H_0 H_1 ... H_{k-1}, accumulated backwards from the identity. When H_j is applied,
         // rows/columns j..n of the partial product are the only ones that differ from I.
         self.q.fill(0.0);
         self.q.fill_diagonal(1.0);
+        let q = self.q.as_mut_slice();
         for j in (0..k).rev() {
             let tau = self.tau[j];
             if tau == 0.0 {
                 continue;
             }
-            for c in j..n {
-                let mut w = 0.0;
-                for i in j..n {
-                    w += self.house[(i, j)] * self.q[(i, c)];
-                }
-                let tw = tau * w;
-                for i in j..n {
-                    self.q[(i, c)] -= tw * self.house[(i, j)];
-                }
+            let v = &house[j * n + j..(j + 1) * n];
+            for column in q[j * n..].chunks_exact_mut(n) {
+                reflect(tau, v, &mut column[j..]);
             }
         }
     }
 
     /// Full orthogonal factor, n x n. Columns `0..r` span the constraint normals, `r..n` the
     /// tangent space (r = numerical rank).
+    ///
+    /// Panics if the last factorization was [`factorize_without_q`](Self::factorize_without_q)
+    /// and [`form_q`](Self::form_q) has not been called since.
     pub fn q(&self) -> &DMatrix<f64> {
+        assert!(
+            self.q_formed,
+            "PivotedQr::q: Q not formed since the last factorization"
+        );
         &self.q
     }
 
@@ -234,13 +360,50 @@ impl PivotedQr {
     /// `(P^T A) x = R^T Q^T x = rhs_piv` exactly and is orthogonal to the tangent space, so for a
     /// consistent system it is the minimum-norm solution of `A x = b`.
     pub fn normal_solve(&self, r: usize, rhs_piv: &[f64], y: &mut [f64], out: &mut DVector<f64>) {
+        self.solve_r1_transposed(r, rhs_piv, y, out);
+        let q = self.q();
+        for row in 0..self.n {
+            let mut s = 0.0;
+            for (i, yi) in y.iter().enumerate().take(r) {
+                s += q[(row, i)] * yi;
+            }
+            out[row] = s;
+        }
+    }
+
+    /// [`normal_solve`](Self::normal_solve) without the explicit `Q`: `out = H_0 ... H_{k-1}
+    /// [y; 0]`, applying the reflectors to the padded vector (works after
+    /// [`factorize_without_q`](Self::factorize_without_q)). Same result up to rounding.
+    pub fn normal_solve_implicit(
+        &self,
+        r: usize,
+        rhs_piv: &[f64],
+        y: &mut [f64],
+        out: &mut DVector<f64>,
+    ) {
+        self.solve_r1_transposed(r, rhs_piv, y, out);
+        let n = self.n;
+        let out = out.as_mut_slice();
+        out.fill(0.0);
+        out[..r].copy_from_slice(&y[..r]);
+        let house = self.house.as_slice();
+        for j in (0..self.steps()).rev() {
+            let tau = self.tau[j];
+            if tau != 0.0 {
+                reflect(tau, &house[j * n + j..(j + 1) * n], &mut out[j..]);
+            }
+        }
+    }
+
+    /// Forward substitution `R1^T y = rhs_piv[0..r]` with `R1 = R[0..r, 0..r]`, after checking
+    /// the arguments of the normal solves (`out` is their length-n result).
+    fn solve_r1_transposed(&self, r: usize, rhs_piv: &[f64], y: &mut [f64], out: &DVector<f64>) {
         assert!(r <= self.steps(), "normal_solve: r exceeds min(n, m)");
         assert!(
             rhs_piv.len() >= r && y.len() >= r,
             "normal_solve: slices shorter than r"
         );
         assert_eq!(out.len(), self.n, "normal_solve: out must have length n");
-
         // R1^T is lower triangular: sum_{i <= j} R[i, j] y_i = rhs_j.
         for j in 0..r {
             let mut s = rhs_piv[j];
@@ -248,13 +411,6 @@ impl PivotedQr {
                 s -= self.r[(i, j)] * yi;
             }
             y[j] = s / self.r[(j, j)];
-        }
-        for row in 0..self.n {
-            let mut s = 0.0;
-            for (i, yi) in y.iter().enumerate().take(r) {
-                s += self.q[(row, i)] * yi;
-            }
-            out[row] = s;
         }
     }
 
@@ -502,6 +658,36 @@ mod tests {
         }
     }
 
+    /// The reflector form of the solve (used by Newton before `Q` is formed) agrees with the
+    /// explicit one, and `factorize_without_q` + `form_q` is `factorize_transposed` exactly.
+    #[test]
+    fn implicit_normal_solve_matches_explicit() {
+        let mut rng = Rng::new(9);
+        for &(m, n, k) in &DEFICIENT {
+            let a = low_rank(&mut rng, m, n, k);
+            let b = rng.vector(m);
+            let explicit = factorize(&a);
+            let mut lazy = PivotedQr::new(n, m);
+            lazy.factorize_without_q(&a);
+            let r = lazy.rank(1e-10);
+            let mut b_piv = DVector::zeros(m);
+            lazy.to_pivot_order(&b, &mut b_piv);
+            let (mut y, mut x_implicit, mut x_explicit) =
+                (vec![0.0; m.max(1)], DVector::zeros(n), DVector::zeros(n));
+            lazy.normal_solve_implicit(r, b_piv.as_slice(), &mut y, &mut x_implicit);
+            explicit.normal_solve(r, b_piv.as_slice(), &mut y, &mut x_explicit);
+            let scale = x_explicit.amax().max(1.0);
+            let difference = (&x_implicit - &x_explicit).amax();
+            assert!(
+                difference <= 1e-13 * scale,
+                "differ by {difference:e} ({m},{n},{k})"
+            );
+            lazy.form_q();
+            assert_eq!(lazy.q(), explicit.q());
+            assert_eq!(lazy.r(), explicit.r());
+        }
+    }
+
     #[test]
     fn pivots_by_column_norm() {
         // Rows (constraints) with norms 0.1, 3, sqrt(2): row 1 first. After removing its
@@ -561,5 +747,52 @@ mod tests {
         let fresh = factorize(&a);
         assert_eq!(bits(&q1), bits(fresh.q()));
         assert_eq!(bits(&r1), bits(fresh.r()));
+    }
+
+    /// Entries near the limits of the exponent range (2^-700 and 2^700, where a plain sum of
+    /// squares under- or overflows) take the scaled norm path. Scaling by a power of two is exact,
+    /// so the factorization must be the unscaled one with R scaled: same pivots, same Q.
+    #[test]
+    fn extreme_scales_use_scaled_norms() {
+        let mut rng = Rng::new(11);
+        let a = rng.matrix(7, 9);
+        let reference = factorize(&a);
+        for exponent in [-700, 700] {
+            let scale = 2.0_f64.powi(exponent);
+            let scaled = factorize(&(&a * scale));
+            assert_eq!(
+                scaled.permutation(),
+                reference.permutation(),
+                "2^{exponent}"
+            );
+            let r_error = max_abs(&(scaled.r() / scale - reference.r()));
+            let q_error = max_abs(&(scaled.q() - reference.q()));
+            assert!(r_error <= 1e-12, "R differs by {r_error:e} at 2^{exponent}");
+            assert!(q_error <= 1e-12, "Q differs by {q_error:e} at 2^{exponent}");
+        }
+    }
+
+    /// A duplicated constraint perturbed at the last bit leaves only round-off below the
+    /// rank. Without the floor the last reflectors would be built from that noise and turn the
+    /// 3-dimensional tangent basis arbitrarily; with it, both matrices give the same basis.
+    #[test]
+    fn tangent_basis_ignores_round_off_of_redundant_rows() {
+        let mut rng = Rng::new(5);
+        let mut a = rng.matrix(4, 6);
+        for i in 0..6 {
+            a[(3, i)] = a[(0, i)];
+        }
+        let mut perturbed = a.clone();
+        for i in (0..6).step_by(2) {
+            perturbed[(3, i)] *= 1.0 + f64::EPSILON;
+        }
+        let (exact, noisy) = (factorize(&a), factorize(&perturbed));
+        assert_eq!(exact.rank(1e-10), 3);
+        assert_eq!(noisy.r_diag_abs(3), 0.0, "round-off left in R");
+        let difference = max_abs(&(exact.q().columns(3, 3) - noisy.q().columns(3, 3)));
+        assert!(
+            difference <= 1e-12,
+            "tangent bases differ by {difference:e}"
+        );
     }
 }

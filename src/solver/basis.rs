@@ -325,12 +325,18 @@ impl BasisUpdater {
                 }
             }
         }
-        self.polar.view_mut((0, 0), (k_hat, k_cont)).gemm(
-            1.0,
-            &c,
-            &self.gram.view((0, 0), (k_cont, k_cont)),
-            0.0,
-        );
+        if k_hat == 1 && k_cont == 1 {
+            // The polar factor of a 1 x 1 matrix is its sign; c / sqrt(c^2) can miss +-1 by an
+            // ulp, which would scale the column, and make it depend on the predictor.
+            self.polar[(0, 0)] = c[(0, 0)].signum();
+        } else {
+            self.polar.view_mut((0, 0), (k_hat, k_cont)).gemm(
+                1.0,
+                &c,
+                &self.gram.view((0, 0), (k_cont, k_cont)),
+                0.0,
+            );
+        }
         next.data.columns_mut(0, k_cont).gemm(
             1.0,
             t_hat,

@@ -15,6 +15,7 @@ use super::dynamics::Evaluator;
 use super::error::SolverError;
 use super::projection::Projector;
 use super::settings::Settings;
+use crate::linalg::PivotedQr;
 use crate::model::{Load, Mechanism};
 
 /// A Butcher tableau with at most seven stages.
@@ -136,12 +137,14 @@ impl Stepper {
         std::mem::take(&mut self.factorizations)
     }
 
-    /// One RK4 step of size `h` from `(t, x, xd)` into `(x_out, xd_out)`.
+    /// One RK4 step of size `h` from `(t, x, xd)` into `(x_out, xd_out)`; `start` as in
+    /// [`run`](Self::run).
     #[allow(clippy::too_many_arguments)]
     pub fn rk4(
         &mut self,
         rhs: &Rhs,
         evaluator: &mut Evaluator,
+        start: Option<&PivotedQr>,
         t: f64,
         x: &DVector<f64>,
         xd: &DVector<f64>,
@@ -149,7 +152,7 @@ impl Stepper {
         x_out: &mut DVector<f64>,
         xd_out: &mut DVector<f64>,
     ) -> Result<(), SolverError> {
-        self.run(&RK4, rhs, evaluator, t, x, xd, h, x_out, xd_out)?;
+        self.run(&RK4, rhs, evaluator, start, t, x, xd, h, x_out, xd_out)?;
         Ok(())
     }
 
@@ -159,6 +162,7 @@ impl Stepper {
         &mut self,
         rhs: &Rhs,
         evaluator: &mut Evaluator,
+        start: Option<&PivotedQr>,
         t: f64,
         x: &DVector<f64>,
         xd: &DVector<f64>,
@@ -168,7 +172,7 @@ impl Stepper {
         x_out: &mut DVector<f64>,
         xd_out: &mut DVector<f64>,
     ) -> Result<f64, SolverError> {
-        self.run(&DOPRI5, rhs, evaluator, t, x, xd, h, x_out, xd_out)?;
+        self.run(&DOPRI5, rhs, evaluator, start, t, x, xd, h, x_out, xd_out)?;
         let n = x.len();
         let mut sum = 0.0;
         for i in 0..n {
@@ -185,12 +189,16 @@ impl Stepper {
         Ok((sum / (2 * n) as f64).sqrt())
     }
 
+    /// Runs the stages of `tableau` from `(t, x, xd)`. `start`, when given, is the
+    /// factorisation of `A(x)^T` with `x` already on the manifold (the simulation's current
+    /// state): the first stage then reuses it instead of projecting and refactorising.
     #[allow(clippy::too_many_arguments)]
     fn run(
         &mut self,
         tableau: &Tableau,
         rhs: &Rhs,
         evaluator: &mut Evaluator,
+        start: Option<&PivotedQr>,
         t: f64,
         x: &DVector<f64>,
         xd: &DVector<f64>,
@@ -209,16 +217,27 @@ impl Stepper {
                 }
             }
             let t_stage = t + tableau.c[s] * h;
-            let outcome = self.projector.project(
-                rhs.mechanism,
-                rhs.settings,
-                t_stage,
-                &mut self.x_stage,
-                &mut self.xd_stage,
-                &mut evaluator.a,
-                &mut evaluator.qr,
-            )?;
-            self.factorizations += outcome.iterations as u64 + 1;
+            match (s, start) {
+                (0, Some(start)) => {
+                    // Only the velocity projection (at the current rank tolerance) is repeated.
+                    evaluator.qr.copy_from(start);
+                    let rank = evaluator.qr.rank(rhs.settings.rank_tolerance);
+                    self.projector
+                        .project_velocities(&evaluator.qr, rank, &mut self.xd_stage);
+                }
+                _ => {
+                    let outcome = self.projector.project(
+                        rhs.mechanism,
+                        rhs.settings,
+                        t_stage,
+                        &mut self.x_stage,
+                        &mut self.xd_stage,
+                        &mut evaluator.a,
+                        &mut evaluator.qr,
+                    )?;
+                    self.factorizations += outcome.iterations as u64 + 1;
+                }
+            }
             self.kx[s].copy_from(&self.xd_stage);
             evaluator.acceleration(
                 rhs.mechanism,

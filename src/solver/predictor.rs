@@ -13,7 +13,7 @@ use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::basis::TangentBasis;
 use super::settings::Predictor;
-use crate::linalg::PivotedQr;
+use crate::linalg::{PivotedQr, dot};
 use crate::model::Mechanism;
 
 /// Largest number of Taylor terms (reached only when `h |Omega|` is near the limit).
@@ -22,6 +22,8 @@ const MAX_TERMS: usize = 40;
 #[derive(Clone, Debug)]
 pub(crate) struct BasisPredictor {
     adot: DMatrix<f64>,
+    /// One row of `adot`, contiguous.
+    adot_row: Vec<f64>,
     omega: DMatrix<f64>,
     x_block: DMatrix<f64>,
     action: DMatrix<f64>,
@@ -38,6 +40,7 @@ impl BasisPredictor {
     pub fn new(n: usize, m: usize) -> Self {
         Self {
             adot: DMatrix::zeros(m, n),
+            adot_row: vec![0.0; n],
             omega: DMatrix::zeros(n, n),
             x_block: DMatrix::zeros(n, n.min(m).max(1)),
             action: DMatrix::zeros(n, n),
@@ -80,24 +83,34 @@ impl BasisPredictor {
         let tangent = basis.columns();
         let perm = qr.permutation();
         let rmat = qr.r();
-        // J[i, j] = (column i of Q_k) . (row perm[j] of dA/dt), then X = J R1ns^{-1} row by row
-        // (X R1 = J is a forward substitution on each row since R1 is upper triangular).
-        for i in 0..n {
-            for j in 0..r {
-                let row = perm[j];
-                let mut s = 0.0;
-                for l in 0..n {
-                    let qli = if i < r {
-                        q[(l, i)]
-                    } else {
-                        tangent[(l, i - r)]
-                    };
-                    s += qli * self.adot[(row, l)];
+        // J[i, j] = (column i of Q_k) . (row perm[j] of dA/dt), then X = J R1ns^{-1} column by
+        // column: X[:, j] = (J[:, j] - sum_{p<j} R1[p, j] X[:, p]) / R1[j, j].
+        let rows = self.x_block.nrows();
+        let x_block = self.x_block.as_mut_slice();
+        for j in 0..r {
+            let row = perm[j];
+            for (l, entry) in self.adot_row.iter_mut().enumerate() {
+                *entry = self.adot[(row, l)];
+            }
+            let (done, rest) = x_block.split_at_mut(j * rows);
+            let xj = &mut rest[..n];
+            for (i, entry) in xj.iter_mut().enumerate() {
+                let column = if i < r {
+                    q.column(i)
+                } else {
+                    tangent.column(i - r)
+                };
+                *entry = dot(column.as_slice(), &self.adot_row);
+            }
+            for (p, xp) in done.chunks_exact(rows).enumerate() {
+                let coefficient = rmat[(p, j)];
+                for (entry, value) in xj.iter_mut().zip(xp) {
+                    *entry -= coefficient * value;
                 }
-                for p in 0..j {
-                    s -= self.x_block[(i, p)] * rmat[(p, j)];
-                }
-                self.x_block[(i, j)] = s / rmat[(j, j)];
+            }
+            let pivot = rmat[(j, j)];
+            for entry in xj.iter_mut() {
+                *entry /= pivot;
             }
         }
         for i in 0..r {

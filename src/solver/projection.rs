@@ -98,14 +98,18 @@ impl Projector {
         loop {
             mechanism.residual(x, &mut self.c);
             mechanism.jacobian(x, a);
-            qr.factorize_transposed(a);
+            // Q is formed only for the iterate that ends the loop; the corrections need just
+            // the reflectors.
+            qr.factorize_without_q(a);
             let r = qr.rank(truncation);
             qr.to_pivot_order(&self.c, &mut self.c_piv);
             let independent = self.c_piv.rows(0, r).amax();
             if !independent.is_finite() {
+                qr.form_q();
                 return Err((iterations, independent, 0));
             }
             if independent <= tolerance {
+                qr.form_q();
                 return Ok(ProjectionOutcome {
                     iterations,
                     independent_residual: independent,
@@ -113,10 +117,11 @@ impl Projector {
                 });
             }
             if iterations == max_iterations {
+                qr.form_q();
                 let worst = self.c.iamax();
                 return Err((iterations, independent, worst));
             }
-            qr.normal_solve(r, self.c_piv.as_slice(), &mut self.y, &mut self.dx);
+            qr.normal_solve_implicit(r, self.c_piv.as_slice(), &mut self.y, &mut self.dx);
             *x -= &self.dx;
             iterations += 1;
         }

@@ -1,6 +1,7 @@
 //! Runtime settings of a simulation: step size, integrator, predictor and tolerances.
 //! All of them may be changed between steps.
 
+use crate::linalg::pivoted_qr::ROUND_OFF_FLOOR;
 use serde::{Deserialize, Serialize};
 
 /// Time integrator.
@@ -102,6 +103,12 @@ impl Settings {
                     "{name} must be a positive finite number, got {value}"
                 ));
             }
+        }
+        if self.rank_tolerance < ROUND_OFF_FLOOR {
+            return Err(format!(
+                "rank_tolerance must be at least {ROUND_OFF_FLOOR:e} (the QR's round-off floor), got {}",
+                self.rank_tolerance
+            ));
         }
         if self.newton_max_iterations == 0 {
             return Err("newton_max_iterations must be at least 1".into());

@@ -372,6 +372,7 @@ impl Simulation {
                 self.stepper.rk4(
                     &rhs,
                     &mut self.evaluator,
+                    Some(&self.qr_state),
                     self.t,
                     &self.x,
                     &self.xd,
@@ -384,6 +385,7 @@ impl Simulation {
                 let error = self.stepper.dopri5(
                     &rhs,
                     &mut self.evaluator,
+                    Some(&self.qr_state),
                     self.t,
                     &self.x,
                     &self.xd,
@@ -548,6 +550,7 @@ impl Simulation {
             self.stepper.rk4(
                 &rhs,
                 &mut self.evaluator,
+                None,
                 t0,
                 x0,
                 xd0,
