@@ -35,8 +35,39 @@ pub struct Motion {
     pub column: DVector<f64>,
 }
 
-/// The arrows of one motion: each body's centre, and a bar's two ends.
+/// Two arrows closer than this (in origin and in velocity, relative to the mechanism's
+/// largest arrow and extent) are one: a hinge shared by two bars.
+const SAME_ARROW: f64 = 1e-6;
+
+/// The arrows of one motion: each body's centre, and a bar's two ends. A point shared by
+/// several bodies (a hinge) gets one arrow, from the first body that reaches it.
 pub fn arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) -> Vec<MotionArrow> {
+    let mut all = body_arrows(mechanism, x, column);
+    let extent = all.iter().fold(0.0_f64, |s, a| s.max(max_abs(a.origin)));
+    let speed = all.iter().fold(0.0_f64, |s, a| s.max(max_abs(a.velocity)));
+    let mut kept: Vec<MotionArrow> = Vec::with_capacity(all.len());
+    for arrow in all.drain(..) {
+        let duplicate = kept.iter().any(|k| {
+            max_abs(difference(k.origin, arrow.origin)) <= SAME_ARROW * extent.max(1.0)
+                && max_abs(difference(k.velocity, arrow.velocity)) <= SAME_ARROW * speed.max(1e-12)
+        });
+        if !duplicate {
+            kept.push(arrow);
+        }
+    }
+    kept
+}
+
+fn max_abs(v: [f64; 3]) -> f64 {
+    v.iter().fold(0.0_f64, |s, c| s.max(c.abs()))
+}
+
+fn difference(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// Every body's arrows, shared points repeated.
+fn body_arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) -> Vec<MotionArrow> {
     let mut out = Vec::new();
     for (index, body) in mechanism.bodies().iter().enumerate() {
         let o = body.offset;
@@ -139,5 +170,21 @@ mod tests {
         assert!(close(a[0].origin, [0.0, 0.0, 0.0]) && close(a[0].velocity, [0.0, 0.0, 0.0]));
         assert!(close(a[1].origin, [1.0, 0.0, 0.0]) && close(a[1].velocity, [0.0, 1.0, 0.0]));
         assert!(close(a[2].origin, [2.0, 0.0, 0.0]) && close(a[2].velocity, [0.0, 2.0, 0.0]));
+    }
+
+    /// The four-bar has three bars (nine arrow points) and two moving hinges shared by two
+    /// bars: seven arrows, one per distinct point.
+    #[test]
+    fn shared_hinges_get_one_arrow() {
+        let scene = crate::scene::load_scene(std::path::Path::new("scenes/four_bar.ron")).unwrap();
+        let sim = scene.simulation().unwrap();
+        let basis = sim.basis(BasisMode::Continued);
+        let column = DVector::from_column_slice(basis.columns().column(0).as_slice());
+        let a = arrows(&scene.mechanism, sim.positions(), &column);
+        assert_eq!(
+            body_arrows(&scene.mechanism, sim.positions(), &column).len(),
+            9
+        );
+        assert_eq!(a.len(), 7);
     }
 }
