@@ -16,14 +16,24 @@ pub struct InputPlugin;
 
 impl Plugin for InputPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(
+        app.add_plugins(SceneFileInputPlugin).add_systems(
             Update,
-            (
-                shortcuts.run_if(not(egui_wants_any_keyboard_input)),
-                dropped_files,
-                watch_scene_file,
-            )
+            shortcuts
+                .run_if(not(egui_wants_any_keyboard_input))
                 .in_set(SingulabSet::Input),
+        );
+    }
+}
+
+/// The part of the input that needs no window or egui (so headless tests can drive it): a
+/// `.ron` dropped on the window opens it, and a change of the open file on disk reloads it.
+pub struct SceneFileInputPlugin;
+
+impl Plugin for SceneFileInputPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_message::<FileDragAndDrop>().add_systems(
+            Update,
+            (dropped_files, watch_scene_file).in_set(SingulabSet::Input),
         );
     }
 }

@@ -7,7 +7,7 @@
 //! | [`DrawingPlugin`] | the mechanism canvas: cameras, grid, bars, joints, trace, admissible-motion arrows |
 //! | [`PanelsPlugin`] | the egui layout: menu and transport bar, scene/solver/motion panels, status line |
 //! | [`PlotsPlugin`] | the egui_plot panel over the session's history, CSV export |
-//! | [`InputPlugin`] | keyboard shortcuts, files dropped on the window, reload when the scene file changes |
+//! | [`InputPlugin`] | keyboard shortcuts, and [`SceneFileInputPlugin`]: files dropped on the window, reload when the scene file changes |
 //! | [`FilesPlugin`] | rfd open/save dialogs on tasks, CSV export, screenshots on request |
 //! | [`CapturePlugin`] | `view --screenshot`: run to the stop, let frames render, save the PNG, exit |
 //!
@@ -41,7 +41,7 @@ pub use capture::{CaptureMode, CapturePlugin};
 pub use commands::AppCommand;
 pub use drawing::{DrawingPlugin, ViewState};
 pub use files::FilesPlugin;
-pub use input::InputPlugin;
+pub use input::{InputPlugin, SceneFileInputPlugin};
 pub use panels::PanelsPlugin;
 pub use plots::PlotsPlugin;
 pub use simulation::{

@@ -11,6 +11,8 @@ use singulab::app::{FrameBudget, Live, SimulationPlugin, SingularityReached};
 use singulab::live::{LiveSession, PauseReason};
 use singulab::scene::{Scene, load_scene};
 
+mod scene_files;
+
 fn scene_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("scenes")
