@@ -533,6 +533,11 @@ impl Simulation {
                 .filter(|&i| i >= 2 - self.history_len)
                 .find(|&i| self.history[i].t <= minimum.t);
         }
+        // The event state is interpolated between the accepted steps around the minimum (cubic
+        // Hermite in x and xd, error O(h^4) in x and O(h^3) in xd), then projected. Integrating
+        // a partial step onto the singular configuration instead would evaluate accelerations
+        // right where the near-singular normals are truncated, and the state handed to the
+        // user (and resumed from) would carry that error: 1.2e-3 J of energy on A02.
         let (t0, x0, xd0, basis0) = match source {
             Some(i) => {
                 let s = &self.history[i];
@@ -540,27 +545,25 @@ impl Simulation {
             }
             None => (self.t, &self.x, &self.xd, &self.continued),
         };
-        let h = minimum.t - t0;
-        if h > 0.0 {
-            let rhs = Rhs {
-                mechanism: &self.mechanism,
-                extra_loads: &self.extra_loads,
-                settings: &self.settings,
-            };
-            self.stepper.rk4(
-                &rhs,
-                &mut self.evaluator,
-                None,
-                t0,
-                x0,
-                xd0,
-                h,
-                &mut self.x_next,
-                &mut self.xd_next,
-            )?;
-        } else {
-            self.x_next.copy_from(x0);
-            self.xd_next.copy_from(xd0);
+        let end = match source {
+            Some(0) => Some((self.history[1].t, &self.history[1].x, &self.history[1].xd)),
+            Some(_) => Some((self.t, &self.x, &self.xd)),
+            None => None,
+        };
+        match end {
+            Some((t1, x1, xd1)) if t1 > t0 && minimum.t > t0 => {
+                hermite(
+                    (t0, x0, xd0),
+                    (t1, x1, xd1),
+                    minimum.t.min(t1),
+                    &mut self.x_next,
+                    &mut self.xd_next,
+                );
+            }
+            _ => {
+                self.x_next.copy_from(x0);
+                self.xd_next.copy_from(xd0);
+            }
         }
         self.event_basis.copy_from(basis0);
         self.projector.project(
@@ -606,6 +609,35 @@ impl Simulation {
             new,
             basis,
         })
+    }
+}
+
+/// Cubic Hermite interpolation of positions and velocities between two states at `t`.
+fn hermite(
+    (t0, x0, xd0): (f64, &DVector<f64>, &DVector<f64>),
+    (t1, x1, xd1): (f64, &DVector<f64>, &DVector<f64>),
+    t: f64,
+    x: &mut DVector<f64>,
+    xd: &mut DVector<f64>,
+) {
+    let h = t1 - t0;
+    let s = (t - t0) / h;
+    let (s2, s3) = (s * s, s * s * s);
+    let (h00, h10, h01, h11) = (
+        2.0 * s3 - 3.0 * s2 + 1.0,
+        s3 - 2.0 * s2 + s,
+        -2.0 * s3 + 3.0 * s2,
+        s3 - s2,
+    );
+    let (d00, d10, d01, d11) = (
+        6.0 * s2 - 6.0 * s,
+        3.0 * s2 - 4.0 * s + 1.0,
+        -6.0 * s2 + 6.0 * s,
+        3.0 * s2 - 2.0 * s,
+    );
+    for i in 0..x.len() {
+        x[i] = h00 * x0[i] + h10 * h * xd0[i] + h01 * x1[i] + h11 * h * xd1[i];
+        xd[i] = (d00 * x0[i] + d01 * x1[i]) / h + d10 * xd0[i] + d11 * xd1[i];
     }
 }
 
