@@ -154,9 +154,6 @@ impl PivotedQr {
     /// Factorize `A^T`, with `a` the `m x n` Jacobian (panics only if the shape differs from
     /// [`new`](Self::new)). No allocation. Also forms the full `Q` (n x n) explicitly by
     /// accumulating the reflectors.
-    ///
-    /// Works on the column-major storage directly: column `c` of `A^T P` is the slice
-    /// `c*n..(c+1)*n`, so every inner loop is a contiguous dot product or axpy.
     pub fn factorize_transposed(&mut self, a: &DMatrix<f64>) {
         self.factorize_without_q(a);
         self.form_q();
@@ -167,6 +164,9 @@ impl PivotedQr {
     /// until [`form_q`](Self::form_q) is called. A Newton iterate that is not the last needs
     /// only [`normal_solve_implicit`](Self::normal_solve_implicit), and forming `Q` is about
     /// half the work.
+    ///
+    /// Works on the column-major storage directly: column `c` of `A^T P` is the slice
+    /// `c*n..(c+1)*n`, so every inner loop is a contiguous dot product or axpy.
     pub fn factorize_without_q(&mut self, a: &DMatrix<f64>) {
         let (n, m) = (self.n, self.m);
         assert_eq!(

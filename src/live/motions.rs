@@ -42,11 +42,11 @@ const SAME_ARROW: f64 = 1e-6;
 /// The arrows of one motion: each body's centre, and a bar's two ends. A point shared by
 /// several bodies (a hinge) gets one arrow, from the first body that reaches it.
 pub fn arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) -> Vec<MotionArrow> {
-    let mut all = body_arrows(mechanism, x, column);
+    let all = body_arrows(mechanism, x, column);
     let extent = all.iter().fold(0.0_f64, |s, a| s.max(max_abs(a.origin)));
     let speed = all.iter().fold(0.0_f64, |s, a| s.max(max_abs(a.velocity)));
     let mut kept: Vec<MotionArrow> = Vec::with_capacity(all.len());
-    for arrow in all.drain(..) {
+    for arrow in all {
         let duplicate = kept.iter().any(|k| {
             max_abs(difference(k.origin, arrow.origin)) <= SAME_ARROW * extent.max(1.0)
                 && max_abs(difference(k.velocity, arrow.velocity)) <= SAME_ARROW * speed.max(1e-12)

@@ -144,7 +144,7 @@ impl Stepper {
         &mut self,
         rhs: &Rhs,
         evaluator: &mut Evaluator,
-        start: Option<&PivotedQr>,
+        start: &PivotedQr,
         t: f64,
         x: &DVector<f64>,
         xd: &DVector<f64>,
@@ -162,7 +162,7 @@ impl Stepper {
         &mut self,
         rhs: &Rhs,
         evaluator: &mut Evaluator,
-        start: Option<&PivotedQr>,
+        start: &PivotedQr,
         t: f64,
         x: &DVector<f64>,
         xd: &DVector<f64>,
@@ -189,16 +189,16 @@ impl Stepper {
         Ok((sum / (2 * n) as f64).sqrt())
     }
 
-    /// Runs the stages of `tableau` from `(t, x, xd)`. `start`, when given, is the
-    /// factorisation of `A(x)^T` with `x` already on the manifold (the simulation's current
-    /// state): the first stage then reuses it instead of projecting and refactorising.
+    /// Runs the stages of `tableau` from `(t, x, xd)`. `start` is the factorisation of
+    /// `A(x)^T` with `x` already on the manifold (the simulation's current state): the first
+    /// stage reuses it instead of projecting and refactorising.
     #[allow(clippy::too_many_arguments)]
     fn run(
         &mut self,
         tableau: &Tableau,
         rhs: &Rhs,
         evaluator: &mut Evaluator,
-        start: Option<&PivotedQr>,
+        start: &PivotedQr,
         t: f64,
         x: &DVector<f64>,
         xd: &DVector<f64>,
@@ -217,26 +217,23 @@ impl Stepper {
                 }
             }
             let t_stage = t + tableau.c[s] * h;
-            match (s, start) {
-                (0, Some(start)) => {
-                    // Only the velocity projection (at the current rank tolerance) is repeated.
-                    evaluator.qr.copy_from(start);
-                    let rank = evaluator.qr.rank(rhs.settings.rank_tolerance);
-                    self.projector
-                        .project_velocities(&evaluator.qr, rank, &mut self.xd_stage);
-                }
-                _ => {
-                    let outcome = self.projector.project(
-                        rhs.mechanism,
-                        rhs.settings,
-                        t_stage,
-                        &mut self.x_stage,
-                        &mut self.xd_stage,
-                        &mut evaluator.a,
-                        &mut evaluator.qr,
-                    )?;
-                    self.factorizations += outcome.iterations as u64 + 1;
-                }
+            if s == 0 {
+                // Only the velocity projection (at the current rank tolerance) is repeated.
+                evaluator.qr.copy_from(start);
+                let rank = evaluator.qr.rank(rhs.settings.rank_tolerance);
+                self.projector
+                    .project_velocities(&evaluator.qr, rank, &mut self.xd_stage);
+            } else {
+                let outcome = self.projector.project(
+                    rhs.mechanism,
+                    rhs.settings,
+                    t_stage,
+                    &mut self.x_stage,
+                    &mut self.xd_stage,
+                    &mut evaluator.a,
+                    &mut evaluator.qr,
+                )?;
+                self.factorizations += outcome.iterations as u64 + 1;
             }
             self.kx[s].copy_from(&self.xd_stage);
             evaluator.acceleration(

@@ -372,7 +372,7 @@ impl Simulation {
                 self.stepper.rk4(
                     &rhs,
                     &mut self.evaluator,
-                    Some(&self.qr_state),
+                    &self.qr_state,
                     self.t,
                     &self.x,
                     &self.xd,
@@ -385,7 +385,7 @@ impl Simulation {
                 let error = self.stepper.dopri5(
                     &rhs,
                     &mut self.evaluator,
-                    Some(&self.qr_state),
+                    &self.qr_state,
                     self.t,
                     &self.x,
                     &self.xd,
