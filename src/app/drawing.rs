@@ -120,12 +120,13 @@ fn follow_session_messages(
     }
 }
 
-/// The motions to draw now: at an event its continued and new columns, otherwise the
-/// displayed basis' columns when the user turned them on.
+/// The motions to draw now: at an event its admissible motions in the displayed basis
+/// (continued and new columns, or the traditional QR's), otherwise the displayed basis'
+/// columns when the user turned them on.
 pub fn shown_motions(live: &Live, view: &ViewState) -> Vec<Motion> {
     let session = &live.session;
     if let Some(event) = session.current_event() {
-        return motions::event_motions(event);
+        return motions::event_motions(event, view.basis);
     }
     if view.show_motions {
         return motions::basis_motions(session.simulation().basis(view.basis), view.basis);
@@ -783,7 +784,10 @@ fn draw_overlay_text(
         let mut y = rect.top() + 12.0;
         let at_event = live.session.current_event().is_some();
         let title = if at_event {
-            "Admissible motions at the singular configuration".to_string()
+            format!(
+                "Admissible motions at the singular configuration ({} QR)",
+                basis_name(view.basis)
+            )
         } else {
             format!("Columns of T ({} QR)", basis_name(view.basis))
         };
@@ -800,6 +804,9 @@ fn draw_overlay_text(
             let role = match motion.role {
                 MotionRole::Continued => "continues the motion before",
                 MotionRole::New => "new at the singularity (dashed)",
+                MotionRole::Basis(BasisMode::Traditional) if at_event => {
+                    "column of Q as the QR returns it"
+                }
                 MotionRole::Basis(_) => "",
             };
             let alpha = if view.motion_visible(k) { 1.0 } else { 0.35 };

@@ -536,7 +536,7 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     ui.painter().rect_filled(rect, 2.0, color);
                     let mut visible = !view.hidden_motions[k];
                     let role = match motion.role {
-                        MotionRole::Continued => " (continued)",
+                        MotionRole::Continued => "",
                         MotionRole::New => " (new)",
                         MotionRole::Basis(mode) => {
                             if mode == BasisMode::Continued {

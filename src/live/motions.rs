@@ -115,10 +115,18 @@ pub fn basis_motions(basis: &TangentBasis, mode: BasisMode) -> Vec<Motion> {
         .collect()
 }
 
-/// The admissible motions at an event: the continued columns first (named after the basis
-/// column they continue), then the new ones.
-pub fn event_motions(event: &SingularEvent) -> Vec<Motion> {
+/// The admissible motions at an event as the chosen basis shows them. Continued QR: the
+/// continued columns first (named after the basis column they continue), then the new ones.
+/// Traditional QR: the columns of `Q` at the detection tolerance as the factorisation
+/// returns them, `T1`, `T2`, ..., which mix the motion before with the new ones.
+pub fn event_motions(event: &SingularEvent, mode: BasisMode) -> Vec<Motion> {
     let mut out = Vec::new();
+    if mode == BasisMode::Traditional {
+        push_columns(&mut out, &event.traditional, |k| {
+            (format!("T{}", k + 1), MotionRole::Basis(mode))
+        });
+        return out;
+    }
     push_columns(&mut out, &event.continued, |k| {
         let label: Option<&ColumnLabel> = event.continued_labels.get(k);
         // Column ids count from 0; people count from 1.

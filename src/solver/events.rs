@@ -99,8 +99,14 @@ pub struct SingularEvent {
     pub continued_labels: Vec<ColumnLabel>,
     /// Admissible motions new at the event (n x (rank deficiency)), canonical basis.
     pub new: DMatrix<f64>,
-    /// The continued basis as it reached the event, restored by `Simulation::set_event_state`.
+    /// The same admissible motions as the traditional QR gives them: the last n - rank
+    /// columns of `Q` at the detection tolerance, in the factorisation's order and signs
+    /// (an arbitrary basis of the space `continued` and `new` span together).
+    pub traditional: DMatrix<f64>,
+    /// The continued and traditional bases at the event state and the rank tolerance, with
+    /// `q` carried to the event time, restored by `Simulation::set_event_state`.
     pub(crate) basis: TangentBasis,
+    pub(crate) traditional_basis: TangentBasis,
 }
 
 impl SingularEvent {

@@ -60,6 +60,7 @@ struct Snapshot {
     t: f64,
     x: DVector<f64>,
     xd: DVector<f64>,
+    traditional: TangentBasis,
     continued: TangentBasis,
 }
 
@@ -69,6 +70,7 @@ impl Snapshot {
             t: f64::NAN,
             x: DVector::zeros(n),
             xd: DVector::zeros(n),
+            traditional: TangentBasis::new(n),
             continued: TangentBasis::new(n),
         }
     }
@@ -308,7 +310,9 @@ impl Simulation {
         self.xd.copy_from(&event.xd);
         self.project_current()?;
         let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
-        self.traditional.reset(&t_hat, &self.xd);
+        self.traditional.copy_from(&event.traditional_basis);
+        self.updater
+            .update_traditional(&mut self.traditional, &t_hat, &self.xd, 0.0);
         let pred = event.basis.columns();
         self.continued.copy_from(&event.basis);
         self.updater.update_continued(
@@ -452,6 +456,7 @@ impl Simulation {
         snapshot.t = self.t;
         snapshot.x.copy_from(&self.x);
         snapshot.xd.copy_from(&self.xd);
+        snapshot.traditional.copy_from(&self.traditional);
         snapshot.continued.copy_from(&self.continued);
         self.history_len = (self.history_len + 1).min(2);
 
@@ -538,12 +543,18 @@ impl Simulation {
         // a partial step onto the singular configuration instead would evaluate accelerations
         // right where the near-singular normals are truncated, and the state handed to the
         // user (and resumed from) would carry that error: 1.2e-3 J of energy on A02.
-        let (t0, x0, xd0, basis0) = match source {
+        let (t0, x0, xd0, traditional0, basis0) = match source {
             Some(i) => {
                 let s = &self.history[i];
-                (s.t, &s.x, &s.xd, &s.continued)
+                (s.t, &s.x, &s.xd, &s.traditional, &s.continued)
             }
-            None => (self.t, &self.x, &self.xd, &self.continued),
+            None => (
+                self.t,
+                &self.x,
+                &self.xd,
+                &self.traditional,
+                &self.continued,
+            ),
         };
         let end = match source {
             Some(0) => Some((self.history[1].t, &self.history[1].x, &self.history[1].xd)),
@@ -575,6 +586,8 @@ impl Simulation {
             &mut self.a_next,
             &mut self.qr_next,
         )?;
+        // q of both bases is carried from t0 to the event (trapezoidal, as in a step).
+        let h = minimum.t - t0;
         let rank = self.qr_next.rank(self.settings.detection_tolerance);
         let t_hat = self.qr_next.q().columns(rank, n - rank);
         let pred = basis0.columns();
@@ -584,7 +597,7 @@ impl Simulation {
             &t_hat,
             self.mechanism.mass_diagonal(),
             &self.xd_next,
-            0.0,
+            h,
             minimum.t,
         );
         let columns = self.event_basis.columns();
@@ -594,9 +607,25 @@ impl Simulation {
         let new = columns
             .columns(k_cont, columns.ncols() - k_cont)
             .into_owned();
-        // Keep the continued part as the basis the event hands back on restore.
+        // The bases the event hands back on restore: both at the event state and the rank
+        // tolerance (the detection tolerance only names the motions).
+        let rank_running = self.qr_next.rank(self.settings.rank_tolerance);
+        let t_running = self.qr_next.q().columns(rank_running, n - rank_running);
         let mut basis = TangentBasis::new(n);
         basis.copy_from(basis0);
+        self.updater.update_continued(
+            &mut basis,
+            &pred,
+            &t_running,
+            self.mechanism.mass_diagonal(),
+            &self.xd_next,
+            h,
+            minimum.t,
+        );
+        let mut traditional_basis = TangentBasis::new(n);
+        traditional_basis.copy_from(traditional0);
+        self.updater
+            .update_traditional(&mut traditional_basis, &t_running, &self.xd_next, h);
         Ok(SingularEvent {
             t: minimum.t,
             rho_min: minimum.rho,
@@ -607,7 +636,9 @@ impl Simulation {
             continued,
             continued_labels: labels[..k_cont].to_vec(),
             new,
+            traditional: t_hat.into_owned(),
             basis,
+            traditional_basis,
         })
     }
 }

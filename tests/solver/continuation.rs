@@ -203,6 +203,27 @@ fn check_event(
         "{name}: event at t = {t:.6}: continued plus new motions are not orthonormal \
          (|M^T M - I| = {off:.3e})"
     );
+    // The traditional QR's columns at the event are another orthonormal basis of the same
+    // admissible space.
+    let traditional = &event.traditional;
+    assert_eq!(
+        traditional.ncols(),
+        all.ncols(),
+        "{name}: traditional motions at t = {t:.6}"
+    );
+    let gram = traditional.transpose() * traditional;
+    let off = (&gram - DMatrix::identity(gram.nrows(), gram.ncols())).amax();
+    assert!(
+        off < 1e-10,
+        "{name}: traditional motions at t = {t:.6} not orthonormal"
+    );
+    let gap = (projector(&traditional.columns(0, traditional.ncols()))
+        - projector(&all.columns(0, all.ncols())))
+    .amax();
+    assert!(
+        gap < 1e-10,
+        "{name}: at t = {t:.6} the traditional motions span another space (gap {gap:.3e})"
+    );
     let (mut av_cont, mut av_new) = (0.0f64, 0.0f64);
     for (j, column) in all.column_iter().enumerate() {
         let av = constraint_velocity(mechanism, &event.x, column.as_slice());
@@ -589,4 +610,41 @@ fn predictors_agree_to_first_order_on_the_spatial_pendulum() {
 #[test]
 fn predictors_agree_to_first_order_on_the_modified_2x2() {
     predictors_agree_to_first_order("modified_2x2");
+}
+
+/// Going to an event's state (the app pauses there, and "go to" returns there later) keeps
+/// what both bases accumulated: `q` is the integral of `qd` up to the event, so it differs
+/// from the running value at the step that reported the event by at most the largest `|qd|`
+/// times the time between them; `|qd| = |T^T xd| <= |xd|` as `T` has orthonormal columns.
+/// Going to an event used to restart the traditional basis at `q = 0`.
+#[test]
+fn event_states_keep_the_accumulated_coordinates() {
+    let scene = scene("double_four_bar");
+    let mut sim = scene.simulation().unwrap();
+    let mut events = 0;
+    let mut fastest = 0.0f64;
+    while events < 3 {
+        let report = sim.step().unwrap();
+        fastest = fastest.max(sim.velocities().norm());
+        let Some(event) = report.event else { continue };
+        let mut at_event = sim.clone();
+        at_event.set_event_state(&event).unwrap();
+        let elapsed = sim.time() - event.t;
+        for mode in [BasisMode::Traditional, BasisMode::Continued] {
+            let running = sim.basis(mode).q()[0];
+            let restored = at_event.basis(mode).q()[0];
+            assert!(
+                running.abs() > 0.1,
+                "{mode:?} q1 = {running} at t = {}: nothing accumulated",
+                sim.time()
+            );
+            assert!(
+                (restored - running).abs() <= fastest * elapsed + 1e-12,
+                "{mode:?} at the event t = {}: q1 {restored} against {running} at t = {}",
+                event.t,
+                sim.time()
+            );
+        }
+        events += 1;
+    }
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use nalgebra::DVector;
 use singulab::live::{LiveSession, MotionRole, PauseReason, motions};
-use singulab::solver::Settings;
+use singulab::solver::{BasisMode, Settings};
 
 use crate::common::{scene, stopping_four_bar};
 
@@ -44,7 +44,7 @@ fn auto_pause_places_the_state_at_the_first_event() {
     // Seed 000 sect. 3.2: at the flat pose the double four-bar loses two ranks and admits
     // three motions, one continuing the motion before and two new.
     assert_eq!(event.deficiency, 2);
-    let shown = motions::event_motions(&event);
+    let shown = motions::event_motions(&event, BasisMode::Continued);
     assert_eq!(shown.len(), 3);
     assert_eq!(
         shown.iter().filter(|m| m.role == MotionRole::New).count(),
@@ -132,7 +132,7 @@ fn a_push_at_the_flat_pose_leaves_the_parallelogram_branch() {
     let mut pushed = LiveSession::new(stopping_four_bar()).unwrap();
     pushed.run_until_paused(1_000_000);
     let event = pushed.current_event().unwrap().clone();
-    let new = motions::event_motions(&event)
+    let new = motions::event_motions(&event, BasisMode::Continued)
         .into_iter()
         .find(|m| m.role == MotionRole::New)
         .expect("a new motion at the flat pose");
