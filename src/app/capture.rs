@@ -4,6 +4,7 @@
 //! measurement (`--measure-frames`: play, then print the CPU time per frame and exit).
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
@@ -36,6 +37,9 @@ pub struct CaptureMode {
     measure_frames: Option<u32>,
     dt: Option<f64>,
     phase: Phase,
+    /// Why the capture failed, read by `app::run` after the window closed so that the
+    /// command prints one error line.
+    failure: Arc<Mutex<Option<String>>>,
 }
 
 impl CaptureMode {
@@ -47,7 +51,13 @@ impl CaptureMode {
             measure_frames: args.measure_frames,
             dt: args.dt,
             phase: Phase::Start,
+            failure: Arc::default(),
         }
+    }
+
+    /// Shares the slot where a failure's message lands.
+    pub fn failure_slot(&self) -> Arc<Mutex<Option<String>>> {
+        Arc::clone(&self.failure)
     }
 }
 
@@ -66,8 +76,10 @@ impl Plugin for CapturePlugin {
     }
 }
 
-fn fail(exit: &mut MessageWriter<AppExit>, message: String) {
-    eprintln!("singulab: error: {message}");
+fn fail(capture: &CaptureMode, exit: &mut MessageWriter<AppExit>, message: String) {
+    if let Ok(mut slot) = capture.failure.lock() {
+        *slot = Some(message);
+    }
     exit.write(AppExit::error());
 }
 
@@ -87,7 +99,7 @@ fn drive(
                     ..live.session.settings().clone()
                 };
                 if let Err(e) = live.session.set_settings(settings) {
-                    return fail(&mut exit, e.to_string());
+                    return fail(&capture, &mut exit, e.to_string());
                 }
             }
             let session = &mut live.session;
@@ -120,6 +132,7 @@ fn drive(
             match (capture.stop, session.pause_reason().cloned()) {
                 (_, Some(PauseReason::Failed(message))) => {
                     return fail(
+                        &capture,
                         &mut exit,
                         format!("the solver failed before the screenshot: {message}"),
                     );
@@ -141,6 +154,7 @@ fn drive(
                 }
                 (ViewStop::UntilEvent, _) => {
                     return fail(
+                        &capture,
                         &mut exit,
                         format!(
                             "no singular event before t = {} s (the scene's t_end)",
@@ -157,7 +171,11 @@ fn drive(
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
                 && let Err(e) = std::fs::create_dir_all(dir)
             {
-                return fail(&mut exit, format!("cannot create {}: {e}", dir.display()));
+                return fail(
+                    &capture,
+                    &mut exit,
+                    format!("cannot create {}: {e}", dir.display()),
+                );
             }
             let _ = std::fs::remove_file(&path);
             commands.spawn(Screenshot::primary_window()).observe(
@@ -172,7 +190,7 @@ fn drive(
         Phase::Settling(n) => capture.phase = Phase::Settling(n - 1),
         Phase::Requested(waited) => {
             if waited > MAX_WAIT_FRAMES {
-                return fail(&mut exit, "the screenshot never arrived".into());
+                return fail(&capture, &mut exit, "the screenshot never arrived".into());
             }
             capture.phase = Phase::Requested(waited + 1);
         }
@@ -185,6 +203,7 @@ fn drive(
                     exit.write(AppExit::Success);
                 }
                 _ => fail(
+                    &capture,
                     &mut exit,
                     format!("the screenshot could not be written to {}", path.display()),
                 ),

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use bevy::prelude::*;
 use nalgebra::DVector;
 
+use crate::live::TracePoint;
 use crate::solver::Settings;
 
 #[derive(Message, Clone, Debug)]
@@ -34,6 +35,6 @@ pub enum AppCommand {
         delta: f64,
         duration: f64,
     },
-    SetTraceBody(Option<usize>),
+    SetTrace(Option<TracePoint>),
     ClearTrace,
 }

@@ -107,6 +107,9 @@ pub fn run(args: ViewArgs) -> Result<(), String> {
     let scene = load_scene(&path).map_err(|e| e.to_string())?;
     let session = LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))?;
     let title = format!("Singulab: {}", session.scene().title);
+    check_display()?;
+    let capture = CaptureMode::from_args(&args);
+    let failure = capture.failure_slot();
 
     let mut app = App::new();
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
@@ -121,12 +124,34 @@ pub fn run(args: ViewArgs) -> Result<(), String> {
     .insert_resource(WinitSettings::continuous())
     .add_plugins(EguiPlugin::default())
     .insert_resource(Live::new(session, path))
-    .insert_resource(CaptureMode::from_args(&args))
+    .insert_resource(capture)
     .insert_resource(ViewState::from_args(&args))
     .insert_resource(FrameStats::since(launched))
     .add_plugins(SingulabPlugins);
     match app.run() {
         AppExit::Success => Ok(()),
-        AppExit::Error(code) => Err(format!("the visualizer exited with code {code}")),
+        AppExit::Error(code) => Err(failure
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take())
+            .unwrap_or_else(|| format!("the visualizer exited with code {code}"))),
+    }
+}
+
+/// A window needs a display server; without one winit would panic deep inside the event
+/// loop, so say it in one line instead.
+fn check_display() -> Result<(), String> {
+    if !cfg!(target_os = "linux") {
+        return Ok(());
+    }
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    if set("DISPLAY") || set("WAYLAND_DISPLAY") {
+        Ok(())
+    } else {
+        Err(
+            "no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); \
+             run it on a desktop or under xvfb-run, or use `singulab run` without a window"
+                .into(),
+        )
     }
 }

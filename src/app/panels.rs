@@ -15,7 +15,8 @@ use super::drawing::{self, ViewState, shown_motions};
 use super::plots::{self, PlotState};
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::theme::Palette;
-use crate::live::{MotionRole, PauseReason, SPEEDS};
+use crate::live::{MotionRole, PauseReason, SPEEDS, TracePoint};
+use crate::model::BodyKind;
 use crate::solver::{BasisMode, Integrator, Predictor, Settings};
 
 /// Scene files offered in the Scene panel: the opened scene's folder and the shipped scenes.
@@ -408,24 +409,7 @@ fn scene_panel(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut 
                     commands.push(AppCommand::OpenScene(path.clone()));
                 }
             }
-            let bodies = scene.mechanism.bodies();
-            let current_trace = live.session.trace_body();
-            let trace_name = current_trace.map_or("none", |b| bodies[b].name.as_str());
-            let mut chosen = current_trace;
-            ui.horizontal(|ui| {
-                ui.label("Trace the centre of");
-                egui::ComboBox::from_id_salt("trace_body")
-                    .selected_text(trace_name)
-                    .show_ui(ui, |ui| {
-                        ui.selectable_value(&mut chosen, None, "none");
-                        for (i, body) in bodies.iter().enumerate() {
-                            ui.selectable_value(&mut chosen, Some(i), &body.name);
-                        }
-                    });
-            });
-            if chosen != current_trace {
-                commands.push(AppCommand::SetTraceBody(chosen));
-            }
+            trace_controls(ui, live, commands);
             ui.horizontal(|ui| {
                 if ui.button("Open…").clicked() {
                     commands.push(AppCommand::OpenDialog);
@@ -484,6 +468,8 @@ fn solver_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut V
                 log_slider(ui, &mut s.detection_tolerance, 1e-6, 1e-1);
                 ui.end_row();
             });
+            // The rank tolerance stays at or below the detection tolerance (DESIGN section 4).
+            s.rank_tolerance = s.rank_tolerance.min(s.detection_tolerance);
             if s != before {
                 commands.push(AppCommand::SetSettings(Box::new(s)));
             }
@@ -607,4 +593,55 @@ fn events_panel(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
                 });
             }
         });
+}
+
+/// The point that leaves the motion trace: a body, and along a bar its start, centre, end or
+/// any fraction of its length (coupler curves of a four-bar come from its coupler's points).
+fn trace_controls(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
+    let bodies = live.session.scene().mechanism.bodies();
+    let current = live.session.trace_point();
+    let mut chosen = current;
+    ui.horizontal(|ui| {
+        ui.label("Trace");
+        egui::ComboBox::from_id_salt("trace_body")
+            .selected_text(current.map_or("none", |p| bodies[p.body].name.as_str()))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut chosen, None, "none");
+                for (i, body) in bodies.iter().enumerate() {
+                    let keep_along = chosen.map_or(0.5, |p| p.along);
+                    let point = TracePoint {
+                        body: i,
+                        along: keep_along,
+                    };
+                    if ui
+                        .selectable_label(chosen.map(|p| p.body) == Some(i), &body.name)
+                        .clicked()
+                    {
+                        chosen = Some(point);
+                    }
+                }
+            });
+    });
+    if let Some(point) = chosen.as_mut()
+        && matches!(bodies[point.body].kind, BodyKind::Bar { .. })
+    {
+        ui.horizontal(|ui| {
+            ui.label("at");
+            for (name, along) in [("start", 0.0), ("centre", 0.5), ("end", 1.0)] {
+                if ui.selectable_label(point.along == along, name).clicked() {
+                    point.along = along;
+                }
+            }
+            ui.add(
+                egui::DragValue::new(&mut point.along)
+                    .speed(0.01)
+                    .range(0.0..=1.0)
+                    .max_decimals(3),
+            )
+            .on_hover_text("fraction of the bar's length from its start end");
+        });
+    }
+    if chosen != current {
+        commands.push(AppCommand::SetTrace(chosen));
+    }
 }

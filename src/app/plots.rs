@@ -16,6 +16,11 @@ use super::theme::Palette;
 use crate::live::history::{ChannelKind, decimate};
 use crate::solver::BasisMode;
 
+/// Smallest span of the energy axis, relative to the energy (at least 1 J): larger changes
+/// fill the plot as usual, smaller ones (round-off, 1e-7 J at an event state on A02) stay
+/// a visibly flat line.
+const ENERGY_MIN_SPAN: f64 = 1e-6;
+
 #[derive(Resource, Default)]
 pub struct PlotState {
     /// Keep rolling with the simulation even while paused.
@@ -113,7 +118,7 @@ pub fn show_plots(
         },
         PlotSpec {
             id: "plot_energy",
-            title: "energy (J)",
+            title: "energy (J), axis spans at least 1e-6 |E|",
             kinds: vec![ChannelKind::Energy],
             log: false,
         },
@@ -148,6 +153,14 @@ pub fn show_plots(
         }
         if spec.log {
             plot = plot.y_axis_formatter(|mark, _range| format!("1e{:.1}", mark.value));
+        }
+        if spec.id == "plot_energy" {
+            // A conservative run's energy is flat to round-off; fitting the axis to 1e-9 J
+            // would draw that round-off as a cliff. Show at least a band of relative width
+            // ENERGY_MIN_SPAN around the current energy.
+            let energy = session.simulation().energy();
+            let half = 0.5 * ENERGY_MIN_SPAN * energy.abs().max(1.0);
+            plot = plot.include_y(energy - half).include_y(energy + half);
         }
         plot.show(ui, |plot_ui| {
             if rolling {

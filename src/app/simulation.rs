@@ -35,9 +35,9 @@ impl Live {
     pub fn new(session: LiveSession, path: PathBuf) -> Self {
         Self {
             modified: modified_time(&path),
+            notice: assembly_notice(&session),
             session,
             path,
-            notice: None,
             generation: 0,
         }
     }
@@ -56,7 +56,7 @@ impl Live {
                 self.session = session;
                 self.path = path.to_path_buf();
                 self.modified = modified_time(path);
-                self.notice = None;
+                self.notice = assembly_notice(&self.session);
                 self.generation += 1;
                 true
             }
@@ -70,6 +70,14 @@ impl Live {
             }
         }
     }
+}
+
+/// Says (not as an error) that the scene's initial positions were moved onto the constraints.
+fn assembly_notice(session: &LiveSession) -> Option<Notice> {
+    session
+        .scene()
+        .assembly_note()
+        .map(|text| Notice { text, error: false })
 }
 
 pub fn modified_time(path: &Path) -> Option<SystemTime> {
@@ -344,13 +352,13 @@ fn apply_commands(
                 delta,
                 duration,
             } => session.push_along(column, *delta, *duration),
-            AppCommand::SetTraceBody(body) => {
-                session.set_trace_body(*body);
+            AppCommand::SetTrace(point) => {
+                session.set_trace_point(*point);
                 Ok(())
             }
             AppCommand::ClearTrace => {
-                let body = session.trace_body();
-                session.set_trace_body(body);
+                let point = session.trace_point();
+                session.set_trace_point(point);
                 Ok(())
             }
             // Handled by the files and capture plugins.

@@ -194,6 +194,9 @@ fn parse_view(args: &[String]) -> Result<ViewArgs, String> {
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--basis" => view.basis = basis(value(arg, &mut it)?)?,
+            "--time" | "--until-event" if view.stop != ViewStop::Never => {
+                return Err("view takes one stop: --time S or --until-event, not both".into());
+            }
             "--time" => view.stop = ViewStop::Time(positive(arg, value(arg, &mut it)?)?),
             "--until-event" => view.stop = ViewStop::UntilEvent,
             "--screenshot" => view.screenshot = Some(PathBuf::from(value(arg, &mut it)?)),
@@ -295,6 +298,8 @@ mod tests {
         };
         assert_eq!(timed.stop, ViewStop::Time(1.5));
         assert!(parse(&strings(&["view", "--time", "-1"])).is_err());
+        assert!(parse(&strings(&["view", "--time", "1", "--until-event"])).is_err());
+        assert!(parse(&strings(&["view", "--until-event", "--until-event"])).is_err());
         assert!(parse(&strings(&["view", "--size", "10x10"])).is_err());
         assert!(parse(&strings(&["view", "--after-frames", "many"])).is_err());
     }

@@ -30,20 +30,6 @@ fn number(out: &mut String, value: f64) {
     let _ = write!(out, "{value:?}");
 }
 
-/// `NAME.x`-style name of coordinate `index`.
-pub fn coordinate_name(scene: &Scene, index: usize) -> String {
-    for body in scene.mechanism.bodies() {
-        if (body.offset..body.offset + body.dim()).contains(&index) {
-            return format!(
-                "{}.{}",
-                body.name,
-                body.coordinate_names()[index - body.offset]
-            );
-        }
-    }
-    format!("coordinate {index}")
-}
-
 /// Header of the trajectory CSV for a scene and its generic number of admissible motions.
 pub fn trajectory_header(scene: &Scene, dof: usize) -> String {
     let mut header = String::from("t,energy,residual,rank,dof,basis_jump");
@@ -165,13 +151,8 @@ fn create(path: &std::path::Path) -> Result<BufWriter<File>, String> {
 /// Runs `singulab run` with files or stdout as outputs.
 pub fn run(args: &RunArgs) -> Result<RunSummary, String> {
     let scene = load_scene(&args.scene).map_err(|e| e.to_string())?;
-    if scene.assembly.correction > 0.0 {
-        eprintln!(
-            "singulab: assembled the initial positions in {} Newton iterations: largest change {:.3e} in {}",
-            scene.assembly.iterations,
-            scene.assembly.correction,
-            coordinate_name(&scene, scene.assembly.coordinate)
-        );
+    if let Some(note) = scene.assembly_note() {
+        eprintln!("singulab: {note}");
     }
     let stdout = io::stdout();
     let mut out: Box<dyn Write> = match &args.out {

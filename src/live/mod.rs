@@ -10,5 +10,5 @@ pub mod view;
 
 pub use history::{Channel, ChannelKind, History};
 pub use motions::{Motion, MotionArrow, MotionRole};
-pub use session::{Advance, LiveSession, PauseReason, SPEEDS};
+pub use session::{Advance, LiveSession, PauseReason, SPEEDS, TracePoint};
 pub use view::{OrbitCamera, PlanarView, Projected};

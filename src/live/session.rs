@@ -11,7 +11,7 @@ use std::time::Instant;
 use nalgebra::DVector;
 
 use crate::live::history::{ChannelKind, History};
-use crate::model::{BodyKind, Load, LoadKind};
+use crate::model::{BodyKind, Load, LoadKind, Mechanism};
 use crate::scene::Scene;
 use crate::solver::{BasisMode, Settings, Simulation, SingularEvent, SolverError, StepReport};
 
@@ -34,6 +34,37 @@ pub const SPEEDS: [f64; 13] = [
 
 /// Samples kept for the plots (per channel).
 pub const HISTORY_CAPACITY: usize = 60_000;
+/// The point that leaves the motion trace: a body and, for a bar, the fraction of its length
+/// from its start end (0) through its centre (0.5) to its end (1). A point mass is its own
+/// point and ignores `along`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TracePoint {
+    pub body: usize,
+    pub along: f64,
+}
+
+impl TracePoint {
+    /// The centre of mass of `body`.
+    pub fn centre(body: usize) -> Self {
+        Self { body, along: 0.5 }
+    }
+
+    /// Where the point is in the world for positions `x`.
+    pub fn position(&self, mechanism: &Mechanism, x: &DVector<f64>) -> [f64; 3] {
+        let body = &mechanism.bodies()[self.body];
+        let o = body.offset;
+        match body.kind {
+            BodyKind::Bar { length } => {
+                let (s, c) = x[o + 2].sin_cos();
+                let d = (self.along - 0.5) * length;
+                [x[o] + c * d, x[o + 1] + s * d, 0.0]
+            }
+            BodyKind::Point2 => [x[o], x[o + 1], 0.0],
+            BodyKind::Point3 => [x[o], x[o + 1], x[o + 2]],
+        }
+    }
+}
+
 /// Points kept for the motion trace.
 pub const TRACE_CAPACITY: usize = 6_000;
 /// Singular events kept for the events panel (each holds a state and a basis); the oldest
@@ -96,7 +127,7 @@ pub struct LiveSession {
     current_event: Option<usize>,
     history: History,
     trace: VecDeque<[f64; 3]>,
-    trace_body: Option<usize>,
+    trace_point: Option<TracePoint>,
     last_report: Option<StepReport>,
     behind: bool,
     push: Option<Push>,
@@ -113,11 +144,12 @@ impl LiveSession {
     /// Starts a paused session with other solver settings than the scene's.
     pub fn with_settings(scene: Scene, settings: Settings) -> Result<Self, SolverError> {
         let sim = scene.simulation_with(settings)?;
-        let trace_body = scene
+        let trace_point = scene
             .view
             .trace
             .as_deref()
-            .and_then(|name| scene.mechanism.body_index(name));
+            .and_then(|name| scene.mechanism.body_index(name))
+            .map(TracePoint::centre);
         let mut session = Self {
             previous_t: sim.time(),
             previous_x: sim.positions().clone(),
@@ -131,7 +163,7 @@ impl LiveSession {
             current_event: None,
             history: History::new(HISTORY_CAPACITY),
             trace: VecDeque::with_capacity(TRACE_CAPACITY),
-            trace_body,
+            trace_point,
             last_report: None,
             behind: false,
             push: None,
@@ -184,13 +216,22 @@ impl LiveSession {
         &self.trace
     }
 
-    pub fn trace_body(&self) -> Option<usize> {
-        self.trace_body
+    pub fn trace_point(&self) -> Option<TracePoint> {
+        self.trace_point
     }
 
-    /// Chooses whose centre leaves the trace (clears the trace).
-    pub fn set_trace_body(&mut self, body: Option<usize>) {
-        self.trace_body = body.filter(|&b| b < self.scene.mechanism.bodies().len());
+    /// Chooses the point that leaves the trace (clears the trace). A body index out of range
+    /// turns the trace off; `along` is clamped to the bar.
+    pub fn set_trace_point(&mut self, point: Option<TracePoint>) {
+        let bodies = self.scene.mechanism.bodies().len();
+        self.trace_point = point.filter(|p| p.body < bodies).map(|p| TracePoint {
+            body: p.body,
+            along: if p.along.is_finite() {
+                p.along.clamp(0.0, 1.0)
+            } else {
+                0.5
+            },
+        });
         self.trace.clear();
     }
 
@@ -249,7 +290,7 @@ impl LiveSession {
         }
     }
 
-    /// Back to the scene's initial state, keeping the current settings, speed and trace body.
+    /// Back to the scene's initial state, keeping the current settings, speed and trace point.
     pub fn reset(&mut self) -> Result<(), SolverError> {
         let settings = self
             .push
@@ -258,7 +299,7 @@ impl LiveSession {
         let mut fresh = Self::with_settings(self.scene.clone(), settings)?;
         fresh.speed = self.speed;
         fresh.auto_pause = self.auto_pause;
-        fresh.trace_body = self.trace_body;
+        fresh.trace_point = self.trace_point;
         *self = fresh;
         Ok(())
     }
@@ -592,17 +633,12 @@ impl LiveSession {
         let residual = self.last_report.as_ref().map_or(f64::NAN, |r| r.residual);
         h.set(ChannelKind::Residual, 0, residual);
         h.finish();
-        if let Some(body) = self.trace_body {
-            let o = self.scene.mechanism.bodies()[body].offset;
-            let x = sim.positions();
-            let z = match self.scene.mechanism.bodies()[body].kind {
-                BodyKind::Point3 => x[o + 2],
-                _ => 0.0,
-            };
+        if let Some(point) = self.trace_point {
             if self.trace.len() == TRACE_CAPACITY {
                 self.trace.pop_front();
             }
-            self.trace.push_back([x[o], x[o + 1], z]);
+            self.trace
+                .push_back(point.position(&self.scene.mechanism, sim.positions()));
         }
     }
 }

@@ -57,6 +57,33 @@ impl Scene {
         self.simulation_with(self.settings.clone())
     }
 
+    /// `body.coordinate` name of a coordinate index (`crank1.theta`).
+    pub fn coordinate_name(&self, index: usize) -> String {
+        for body in self.mechanism.bodies() {
+            if (body.offset..body.offset + body.dim()).contains(&index) {
+                return format!(
+                    "{}.{}",
+                    body.name,
+                    body.coordinate_names()[index - body.offset]
+                );
+            }
+        }
+        format!("coordinate {index}")
+    }
+
+    /// One line saying how assembly moved the given positions, if it moved them.
+    pub fn assembly_note(&self) -> Option<String> {
+        let report = &self.assembly;
+        (report.correction > 0.0).then(|| {
+            format!(
+                "assembled the initial positions in {} Newton iterations: largest change {:.3e} in {}",
+                report.iterations,
+                report.correction,
+                self.coordinate_name(report.coordinate)
+            )
+        })
+    }
+
     /// A simulation of this scene with other settings.
     pub fn simulation_with(&self, settings: Settings) -> Result<Simulation, SolverError> {
         Simulation::new(

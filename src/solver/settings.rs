@@ -110,6 +110,15 @@ impl Settings {
                 self.rank_tolerance
             ));
         }
+        // DESIGN section 4: events are where the rank at the detection tolerance drops below
+        // the generic rank, so the running rank tolerance must sit below it (equal only while
+        // pushing at a singularity, when the dynamics use the detection tolerance).
+        if self.rank_tolerance > self.detection_tolerance {
+            return Err(format!(
+                "rank_tolerance ({:e}) must not exceed detection_tolerance ({:e})",
+                self.rank_tolerance, self.detection_tolerance
+            ));
+        }
         if self.newton_max_iterations == 0 {
             return Err("newton_max_iterations must be at least 1".into());
         }

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use nalgebra::DVector;
-use singulab::live::{LiveSession, MotionRole, PauseReason, motions};
+use singulab::live::{LiveSession, MotionRole, PauseReason, TracePoint, motions};
 use singulab::solver::{BasisMode, Settings};
 
 use crate::common::{scene, stopping_four_bar};
@@ -200,4 +200,37 @@ fn a_solver_failure_pauses_with_a_message_and_keeps_the_last_state() {
         Some(PauseReason::Failed(_))
     ));
     assert_eq!(session.history().len(), 1);
+}
+
+/// The trace follows any point along a bar. The four-bar's crank1 turns about its ground pin
+/// at the origin (scenes/four_bar.ron: pin O1 at (0, 0), unit cranks), so its end traces the
+/// unit circle, its centre the circle of radius 0.5, and its start stays at the pin.
+#[test]
+fn the_trace_follows_the_chosen_point_of_a_bar() {
+    let s = scene("four_bar");
+    let crank = s.mechanism.body_index("crank1").unwrap();
+    for (along, radius) in [(1.0, 1.0), (0.5, 0.5), (0.0, 0.0)] {
+        let mut session = LiveSession::new(s.clone()).unwrap();
+        session.auto_pause = false;
+        session.set_trace_point(Some(TracePoint { body: crank, along }));
+        session.set_stop_time(Some(1.0));
+        session.play();
+        session.run_until_paused(1_000_000);
+        let trace = session.trace();
+        assert!(trace.len() > 100, "{} trace points", trace.len());
+        let first = trace.front().unwrap();
+        let last = trace.back().unwrap();
+        let moved = (last[0] - first[0]).hypot(last[1] - first[1]);
+        assert!(
+            radius == 0.0 || moved > 0.1 * radius,
+            "the point hardly moved: {moved}"
+        );
+        for p in trace {
+            let r = p[0].hypot(p[1]);
+            assert!(
+                (r - radius).abs() < 1e-9,
+                "along {along}: trace point at radius {r}, expected {radius}"
+            );
+        }
+    }
 }

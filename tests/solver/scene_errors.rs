@@ -561,4 +561,30 @@ fn a_slightly_misplaced_crank_is_assembled() {
     let mut c = DVector::from_element(s.mechanism.m(), f64::NAN);
     s.mechanism.residual(&s.x0, &mut c);
     assert!(c.amax() < 1e-12, "|c(x0)| = {:.3e}", c.amax());
+    // The note the app and `run` show names a coordinate of a bar on the moved loop.
+    let note = s.assembly_note().expect("assembly moved the positions");
+    assert!(note.contains("Newton iterations"), "{note}");
+    assert!(
+        ["crank1.", "coupler.", "crank2."]
+            .iter()
+            .any(|b| note.contains(b)),
+        "{note}"
+    );
+    // The base scene needs no assembly, and says nothing.
+    assert_eq!(parse_scene(FILE, FOUR_BAR).unwrap().assembly_note(), None);
+}
+
+#[test]
+fn rank_tolerance_above_the_detection_tolerance() {
+    let src = with_sections("    solver: (rank_tolerance: 1e-2, detection_tolerance: 1e-3),\n");
+    let e = load_error(&src);
+    // FOUR_BAR's closing `],` of the joints is line 14; the section is line 15, `solver:` at 5.
+    check(
+        &e,
+        &src,
+        (15, 5),
+        "solver:",
+        None,
+        &["rank_tolerance", "detection_tolerance"],
+    );
 }
