@@ -442,3 +442,124 @@ fn finish_update(
     }
     std::mem::swap(basis, next);
 }
+
+#[cfg(test)]
+mod tests {
+    //! Changes of dimension of the continued basis on hand-built subspaces of R^5, where the
+    //! expected columns follow from the definitions in the module docs.
+    use super::*;
+
+    const N: usize = 5;
+
+    fn unit(i: usize) -> DVector<f64> {
+        let mut e = DVector::zeros(N);
+        e[i] = 1.0;
+        e
+    }
+
+    fn matrix(columns: &[DVector<f64>]) -> DMatrix<f64> {
+        DMatrix::from_columns(columns)
+    }
+
+    /// A 3 x 3 orthogonal matrix (a rotation, optionally with a reflection): the QR is free
+    /// to return any orthonormal basis of the tangent space.
+    fn orthogonal(angle: f64, reflect: bool) -> DMatrix<f64> {
+        let (s, c) = angle.sin_cos();
+        let rz = DMatrix::from_row_slice(3, 3, &[c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0]);
+        let (s2, c2) = (0.7 * angle).sin_cos();
+        let rx = DMatrix::from_row_slice(3, 3, &[1.0, 0.0, 0.0, 0.0, c2, -s2, 0.0, s2, c2]);
+        let mut r = rz * rx;
+        if reflect {
+            r.column_mut(2).neg_mut();
+        }
+        r
+    }
+
+    fn basis_from(columns: &DMatrix<f64>, xd: &DVector<f64>) -> TangentBasis {
+        let mut basis = TangentBasis::new(N);
+        basis.reset(&columns.columns(0, columns.ncols()), xd);
+        basis
+    }
+
+    fn close(a: DVector<f64>, b: &DVector<f64>) -> bool {
+        (a - b).amax() < 1e-12
+    }
+
+    /// Growth (a singular configuration): the old column e0 continues unchanged with its
+    /// label; the two new columns span what is left, {e1, e3}, in the canonical form: sorted
+    /// by decreasing kinetic energy per unit speed (mass 4 on coordinate 3, 1 on coordinate
+    /// 1), largest component positive: e3 then e1, whatever basis the QR returned.
+    #[test]
+    fn growth_keeps_the_old_column_and_orders_the_new_ones_canonically() {
+        let mass = DVector::from_vec(vec![1.0, 1.0, 1.0, 4.0, 1.0]);
+        let xd = unit(0) * 2.0;
+        for (angle, reflect) in [(0.3, false), (2.1, true), (-1.2, false)] {
+            let mut basis = basis_from(&matrix(&[unit(0)]), &xd);
+            let before_label = basis.labels()[0];
+            let space = matrix(&[unit(0), unit(1), unit(3)]);
+            let t_hat = &space * orthogonal(angle, reflect);
+            let pred = basis.columns().into_owned();
+            let mut updater = BasisUpdater::new(N);
+            updater.update_continued(
+                &mut basis,
+                &pred.columns(0, 1),
+                &t_hat.columns(0, 3),
+                &mass,
+                &xd,
+                1e-3,
+                0.7,
+            );
+            let columns = basis.columns();
+            assert_eq!(basis.dim(), 3);
+            assert!(close(columns.column(0).into_owned(), &unit(0)), "{columns}");
+            assert!(close(columns.column(1).into_owned(), &unit(3)), "{columns}");
+            assert!(close(columns.column(2).into_owned(), &unit(1)), "{columns}");
+            let labels = basis.labels();
+            assert_eq!(labels[0], before_label);
+            assert_eq!(labels[1].origin, ColumnOrigin::New { t: 0.7 });
+            assert_eq!(labels[2].origin, ColumnOrigin::New { t: 0.7 });
+            assert!(labels[1].id != labels[2].id && labels[1].id > before_label.id);
+            assert_eq!(basis.stats().sign_flips, 0);
+            assert!(basis.stats().dimension_changed);
+            // q of the continued column: 0 + h (2 + 2) / 2.
+            assert!((basis.q()[0] - 2e-3).abs() < 1e-15);
+        }
+    }
+
+    /// Shrinking (leaving a singular configuration): of the old columns e0, e1, e2 the two
+    /// best represented in the new space span{(e0 + 0.1 e1) / |.|, e2} continue, in their old
+    /// order with their labels and `q`: e0 (squared overlap 1/1.01) and e2 (1); e1 (0.01/1.01)
+    /// is dropped. The continued columns are the polar factor's: the new space's own vectors
+    /// closest to e0 and e2, which are the two given ones.
+    #[test]
+    fn shrinking_keeps_the_best_represented_columns_in_order() {
+        let mass = DVector::from_element(N, 1.0);
+        let xd = unit(2) * 3.0;
+        let mut basis = basis_from(&matrix(&[unit(0), unit(1), unit(2)]), &xd);
+        basis.q.copy_from_slice(&[0.5, 0.6, 0.7, 0.0, 0.0]);
+        let old_labels = basis.labels().to_vec();
+        let tilted = (unit(0) + unit(1) * 0.1).normalize();
+        let (s, c) = 0.4f64.sin_cos();
+        let t_hat = matrix(&[&tilted * c + unit(2) * s, unit(2) * c - &tilted * s]);
+        let pred = basis.columns().into_owned();
+        let mut updater = BasisUpdater::new(N);
+        updater.update_continued(
+            &mut basis,
+            &pred.columns(0, 3),
+            &t_hat.columns(0, 2),
+            &mass,
+            &xd,
+            1e-3,
+            1.0,
+        );
+        assert_eq!(basis.dim(), 2);
+        let columns = basis.columns();
+        assert!(close(columns.column(0).into_owned(), &tilted), "{columns}");
+        assert!(close(columns.column(1).into_owned(), &unit(2)), "{columns}");
+        assert_eq!(basis.labels(), &[old_labels[0], old_labels[2]]);
+        // q carried from the matching old columns: e0 had qd 0, e2 had qd 3 before and after.
+        assert!((basis.q()[0] - 0.5).abs() < 1e-15);
+        assert!((basis.q()[1] - (0.7 + 3e-3)).abs() < 1e-15);
+        assert_eq!(basis.stats().sign_flips, 0);
+    }
+}
