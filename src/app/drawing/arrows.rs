@@ -1,0 +1,174 @@
+//! Admissible motions as arrows on the mechanism: one colour per column of `T`, continued
+//! columns solid, new ones dashed, each motion labelled where its label covers no other.
+
+use bevy::prelude::*;
+use bevy_egui::egui::{self, Color32, FontId, Pos2, Shape, Stroke, vec2};
+use nalgebra::DVector;
+
+use super::ViewState;
+use super::projection::Projection;
+use crate::app::theme::Palette;
+use crate::live::motions::{self, Motion, MotionRole};
+use crate::model::Mechanism;
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn draw_motions(
+    painter: &egui::Painter,
+    projection: &Projection,
+    mech: &Mechanism,
+    x: &DVector<f64>,
+    shown: &[Motion],
+    view: &ViewState,
+    rect: egui::Rect,
+    palette: &Palette,
+) {
+    // The longest arrow of each motion gets this many pixels: columns of T are unit
+    // vectors, only their shape on the mechanism matters.
+    let target = 0.16 * rect.width().min(rect.height());
+    let mut placed_labels: Vec<egui::Rect> = Vec::with_capacity(shown.len());
+    for (k, motion) in shown.iter().enumerate() {
+        if !view.motion_visible(k) {
+            continue;
+        }
+        let color = palette.motion(k);
+        let arrows = motions::arrows(mech, x, &motion.column);
+        // Screen length of each arrow per unit of velocity, measured by projecting its tip.
+        let probe = 1e-3;
+        let mut longest = 0.0f32;
+        let mut screen = Vec::with_capacity(arrows.len());
+        for arrow in &arrows {
+            let o = arrow.origin;
+            let tip = [
+                o[0] + probe * arrow.velocity[0],
+                o[1] + probe * arrow.velocity[1],
+                o[2] + probe * arrow.velocity[2],
+            ];
+            if let (Some(p), Some(q)) = (projection.to_screen(o), projection.to_screen(tip)) {
+                let v = (q - p) / probe as f32;
+                longest = longest.max(v.length());
+                screen.push((p, v));
+            }
+        }
+        if longest <= 1e-9 {
+            continue;
+        }
+        let dashed = motion.role == MotionRole::New;
+        let stroke = Stroke::new(3.0, color);
+        let mut label_spots: Vec<(f32, Pos2)> = Vec::with_capacity(screen.len());
+        for (p, v) in screen {
+            let v = v * (target / longest);
+            if v.length() < 4.0 {
+                continue;
+            }
+            let tip = p + v;
+            if dashed {
+                painter.extend(Shape::dashed_line(&[p, tip - 0.1 * v], stroke, 7.0, 5.0));
+                arrow_head(painter, tip, v, color);
+            } else {
+                painter.line_segment([p, tip - 0.1 * v], stroke);
+                arrow_head(painter, tip, v, color);
+            }
+            label_spots.push((v.length(), tip + 0.08 * v));
+        }
+        let text = match motion.role {
+            MotionRole::New => format!("{} (new)", motion.label),
+            _ => motion.label.clone(),
+        };
+        let galley = painter.layout_no_wrap(text, FontId::proportional(15.0), color);
+        if let Some(r) = place_label(&label_spots, galley.size() + vec2(6.0, 6.0), &placed_labels) {
+            painter.rect_filled(r, 3.0, palette.background.gamma_multiply(0.85));
+            painter.galley(r.min + vec2(3.0, 3.0), galley, color);
+            placed_labels.push(r);
+        }
+    }
+}
+
+/// Where a motion's label goes: beyond the tip of one of its longest arrows (`spots` holds
+/// each arrow's screen length and the point just past its tip), preferring a spot whose
+/// label does not cover one already placed; if every long arrow's spot is taken, the best
+/// spot moved up in steps of the label's height until it is free. Several motions at a
+/// singular configuration often have their longest arrows at the same hinge.
+pub(super) fn place_label(
+    spots: &[(f32, Pos2)],
+    size: egui::Vec2,
+    placed: &[egui::Rect],
+) -> Option<egui::Rect> {
+    // Arrows at least this fraction of the longest one are good places for the label.
+    const LONG_ENOUGH: f32 = 0.6;
+    let longest = spots
+        .iter()
+        .map(|(length, _)| *length)
+        .fold(0.0f32, f32::max);
+    if longest <= 0.0 {
+        return None;
+    }
+    let free = |r: &egui::Rect| placed.iter().all(|other| !other.intersects(*r));
+    let mut candidates: Vec<&(f32, Pos2)> = spots
+        .iter()
+        .filter(|(length, _)| *length >= LONG_ENOUGH * longest)
+        .collect();
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (_, at) in &candidates {
+        let r = egui::Rect::from_center_size(*at, size);
+        if free(&r) {
+            return Some(r);
+        }
+    }
+    let mut r = egui::Rect::from_center_size(candidates[0].1, size);
+    for _ in 0..placed.len() + 1 {
+        if free(&r) {
+            break;
+        }
+        r = r.translate(vec2(0.0, -size.y));
+    }
+    Some(r)
+}
+
+pub(super) fn arrow_head(painter: &egui::Painter, tip: Pos2, v: egui::Vec2, color: Color32) {
+    let d = v.normalized();
+    let n = vec2(-d.y, d.x);
+    let size = 11.0;
+    painter.add(Shape::convex_polygon(
+        vec![
+            tip,
+            tip - size * d + 0.5 * size * n,
+            tip - size * d - 0.5 * size * n,
+        ],
+        color,
+        Stroke::NONE,
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy_egui::egui::pos2;
+
+    #[test]
+    fn labels_of_motions_with_the_same_longest_arrow_do_not_overlap() {
+        let size = vec2(80.0, 20.0);
+        // Two motions whose longest arrows end at the same hinge; the second also has a
+        // long arrow elsewhere, and a third has only that one hinge.
+        let first = [(100.0, pos2(200.0, 100.0)), (40.0, pos2(300.0, 100.0))];
+        let second = [(100.0, pos2(200.0, 100.0)), (90.0, pos2(400.0, 100.0))];
+        let third = [(100.0, pos2(200.0, 100.0))];
+        let mut placed = Vec::new();
+        for spots in [&first[..], &second[..], &third[..]] {
+            let r = place_label(spots, size, &placed).expect("a label");
+            assert!(
+                placed.iter().all(|p: &egui::Rect| !p.intersects(r)),
+                "{r:?} overlaps {placed:?}"
+            );
+            placed.push(r);
+        }
+        // The second label moved to its other long arrow, the third was stacked above.
+        assert_eq!(placed[1].center(), pos2(400.0, 100.0));
+        assert_eq!(placed[2].center().x, 200.0);
+        assert!(placed[2].center().y < 100.0);
+    }
+
+    #[test]
+    fn no_label_without_arrows() {
+        assert!(place_label(&[], vec2(10.0, 10.0), &[]).is_none());
+    }
+}

@@ -1,0 +1,118 @@
+//! What lies behind the mechanism: the planar grid with its scale bar, and the floor grid
+//! and axes of the spatial view.
+
+use bevy::prelude::*;
+use bevy_egui::egui::{self, Align2, FontId, Stroke, pos2, vec2};
+
+use super::projection::Projection;
+use crate::app::simulation::Live;
+use crate::app::theme::Palette;
+use crate::live::PlanarView;
+
+pub(super) fn draw_grid(
+    painter: &egui::Painter,
+    rect: egui::Rect,
+    view: &PlanarView,
+    center: [f64; 2],
+    width: f64,
+    palette: &Palette,
+) {
+    let step = view.grid_step(width, 70.0);
+    let lo = view.to_world(
+        [f64::from(rect.left()), f64::from(rect.bottom())],
+        center,
+        width,
+    );
+    let hi = view.to_world(
+        [f64::from(rect.right()), f64::from(rect.top())],
+        center,
+        width,
+    );
+    let grid = Stroke::new(1.0, palette.grid);
+    let axis = Stroke::new(1.5, palette.axis);
+    let mut k = (lo[0] / step).floor() as i64;
+    while (k as f64) * step <= hi[0] && k < (lo[0] / step).floor() as i64 + 500 {
+        let wx = k as f64 * step;
+        let sx = view.to_screen([wx, 0.0], center, width)[0] as f32;
+        painter.line_segment(
+            [pos2(sx, rect.top()), pos2(sx, rect.bottom())],
+            if k == 0 { axis } else { grid },
+        );
+        k += 1;
+    }
+    let mut k = (lo[1] / step).floor() as i64;
+    while (k as f64) * step <= hi[1] && k < (lo[1] / step).floor() as i64 + 500 {
+        let wy = k as f64 * step;
+        let sy = view.to_screen([0.0, wy], center, width)[1] as f32;
+        painter.line_segment(
+            [pos2(rect.left(), sy), pos2(rect.right(), sy)],
+            if k == 0 { axis } else { grid },
+        );
+        k += 1;
+    }
+    // Scale bar, bottom left.
+    let px = (step * view.scale(width)) as f32;
+    let a = pos2(rect.left() + 16.0, rect.bottom() - 18.0);
+    let b = a + vec2(px, 0.0);
+    let s = Stroke::new(2.0, palette.text);
+    painter.line_segment([a, b], s);
+    painter.line_segment([a - vec2(0.0, 5.0), a + vec2(0.0, 5.0)], s);
+    painter.line_segment([b - vec2(0.0, 5.0), b + vec2(0.0, 5.0)], s);
+    painter.text(
+        a + vec2(0.5 * px, -8.0),
+        Align2::CENTER_BOTTOM,
+        format_length(step),
+        FontId::proportional(13.0),
+        palette.text,
+    );
+}
+
+pub(super) fn format_length(metres: f64) -> String {
+    if metres >= 1.0 {
+        format!("{metres} m")
+    } else if metres >= 0.01 {
+        format!("{} cm", (metres * 100.0 * 1e6).round() / 1e6)
+    } else {
+        format!("{} mm", (metres * 1000.0 * 1e6).round() / 1e6)
+    }
+}
+
+pub(super) fn draw_floor(
+    painter: &egui::Painter,
+    projection: &Projection,
+    live: &Live,
+    palette: &Palette,
+) {
+    let size = live.session.scene().view.width.unwrap_or(1.0);
+    let half = 0.5 * size;
+    let z = -0.5 * size;
+    let n = 8;
+    let grid = Stroke::new(1.0, palette.grid);
+    for i in 0..=n {
+        let s = -half + size * i as f64 / n as f64;
+        for (a, b) in [([s, -half, z], [s, half, z]), ([-half, s, z], [half, s, z])] {
+            if let (Some(p), Some(q)) = (projection.to_screen(a), projection.to_screen(b)) {
+                painter.line_segment([p, q], grid);
+            }
+        }
+    }
+    // Axes from the origin: x, y, z.
+    let o = projection.to_screen([0.0, 0.0, 0.0]);
+    let axes = [
+        ([0.3 * size, 0.0, 0.0], "x", palette.motions[5]),
+        ([0.0, 0.3 * size, 0.0], "y", palette.motions[2]),
+        ([0.0, 0.0, 0.3 * size], "z", palette.motions[3]),
+    ];
+    for (tip, name, color) in axes {
+        if let (Some(o), Some(t)) = (o, projection.to_screen(tip)) {
+            painter.line_segment([o, t], Stroke::new(1.5, color.gamma_multiply(0.7)));
+            painter.text(
+                t,
+                Align2::LEFT_BOTTOM,
+                name,
+                FontId::proportional(13.0),
+                color,
+            );
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! The mechanism itself: bars as solid rounded shapes with their names, hinges as circles,
+//! ground pins with the hatched symbol, point masses and their links.
+
+use bevy::prelude::*;
+use bevy_egui::egui::{self, Align2, FontId, Pos2, Shape, Stroke, pos2, vec2};
+use nalgebra::DVector;
+
+use super::projection::Projection;
+use crate::app::theme::Palette;
+use crate::model::{BodyKind, JointKind, Mechanism};
+
+/// A bar as a convex "stadium": two half discs joined by straight sides.
+pub(super) fn stadium(a: Pos2, b: Pos2, radius: f32) -> Vec<Pos2> {
+    let d = b - a;
+    let angle = d.y.atan2(d.x);
+    let segments = 10;
+    let mut points = Vec::with_capacity(2 * segments + 2);
+    for (end, start_angle) in [
+        (b, angle - 0.5 * std::f32::consts::PI),
+        (a, angle + 0.5 * std::f32::consts::PI),
+    ] {
+        for k in 0..=segments {
+            let t = start_angle + std::f32::consts::PI * k as f32 / segments as f32;
+            points.push(end + radius * vec2(t.cos(), t.sin()));
+        }
+    }
+    points
+}
+
+pub(super) fn ground_symbol(painter: &egui::Painter, p: Pos2, size: f32, palette: &Palette) {
+    let stroke = Stroke::new(1.5, palette.ground);
+    let base_y = p.y + size;
+    let left = pos2(p.x - 0.8 * size, base_y);
+    let right = pos2(p.x + 0.8 * size, base_y);
+    painter.add(Shape::convex_polygon(
+        vec![p, right, left],
+        palette.ground.gamma_multiply(0.25),
+        stroke,
+    ));
+    let wide = 1.2 * size;
+    painter.line_segment([pos2(p.x - wide, base_y), pos2(p.x + wide, base_y)], stroke);
+    let hatch = 6;
+    for k in 0..=hatch {
+        let x = p.x - wide + 2.0 * wide * k as f32 / hatch as f32;
+        painter.line_segment(
+            [pos2(x, base_y), pos2(x - 0.45 * size, base_y + 0.45 * size)],
+            stroke,
+        );
+    }
+}
+
+pub(super) fn body_point(
+    mech: &Mechanism,
+    x: &DVector<f64>,
+    body: usize,
+    local: &nalgebra::Vector2<f64>,
+) -> [f64; 3] {
+    let b = &mech.bodies()[body];
+    match b.kind {
+        BodyKind::Point3 => [x[b.offset], x[b.offset + 1], x[b.offset + 2]],
+        _ => {
+            let p = mech.planar_point(body, local, x);
+            [p.x, p.y, 0.0]
+        }
+    }
+}
+
+pub(super) fn draw_mechanism(
+    painter: &egui::Painter,
+    projection: &Projection,
+    mech: &Mechanism,
+    x: &DVector<f64>,
+    labels: bool,
+    palette: &Palette,
+) {
+    // Bar thickness from the typical bar length, never thinner than 7 px.
+    let lengths: Vec<f64> = mech
+        .bodies()
+        .iter()
+        .filter_map(|b| match b.kind {
+            BodyKind::Bar { length } => Some(length),
+            _ => None,
+        })
+        .collect();
+    let typical = if lengths.is_empty() {
+        0.0
+    } else {
+        lengths.iter().sum::<f64>() / lengths.len() as f64
+    };
+    let thickness_at = |p: [f64; 3]| ((0.08 * typical * projection.scale_at(p)) as f32).max(7.0);
+
+    // Massless links of distance constraints and ground symbols first, under the bodies.
+    for joint in mech.joints() {
+        match &joint.kind {
+            JointKind::Distance { body, anchor, .. } => {
+                let b = &mech.bodies()[*body];
+                let anchor = match b.kind {
+                    BodyKind::Point3 => *anchor,
+                    _ => [anchor[0], anchor[1], 0.0],
+                };
+                let tip = body_point(mech, x, *body, &nalgebra::Vector2::zeros());
+                if let (Some(p), Some(q)) =
+                    (projection.to_screen(anchor), projection.to_screen(tip))
+                {
+                    painter.line_segment([p, q], Stroke::new(2.0, palette.link));
+                    ground_symbol(painter, p, 12.0, palette);
+                }
+            }
+            JointKind::Pin { ground, .. } => {
+                if let Some(p) = projection.to_screen([ground.x, ground.y, 0.0]) {
+                    ground_symbol(painter, p, 14.0, palette);
+                }
+            }
+            JointKind::Revolute { .. } => {}
+        }
+    }
+
+    for (index, body) in mech.bodies().iter().enumerate() {
+        let o = body.offset;
+        match body.kind {
+            BodyKind::Bar { length } => {
+                let (s, c) = x[o + 2].sin_cos();
+                let half = 0.5 * length;
+                let a = [x[o] - c * half, x[o + 1] - s * half, 0.0];
+                let b = [x[o] + c * half, x[o + 1] + s * half, 0.0];
+                let (Some(pa), Some(pb)) = (projection.to_screen(a), projection.to_screen(b))
+                else {
+                    continue;
+                };
+                let radius = 0.5 * thickness_at(a);
+                painter.add(Shape::convex_polygon(
+                    stadium(pa, pb, radius),
+                    palette.bar_fill,
+                    Stroke::new(1.5, palette.bar_edge),
+                ));
+                if labels {
+                    let mid = pa + 0.5 * (pb - pa);
+                    let d = (pb - pa).normalized();
+                    let normal = vec2(-d.y, d.x);
+                    // Alternate sides by body so bars lying on each other (flat poses) keep
+                    // readable names.
+                    let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
+                    let side = if index % 2 == 0 { up } else { -up };
+                    painter.text(
+                        mid + side * (radius + 10.0) * normal,
+                        Align2::CENTER_CENTER,
+                        &body.name,
+                        FontId::proportional(14.0),
+                        palette.text,
+                    );
+                }
+            }
+            BodyKind::Point2 | BodyKind::Point3 => {
+                let p = body_point(mech, x, index, &nalgebra::Vector2::zeros());
+                if let Some(q) = projection.to_screen(p) {
+                    let r = match projection {
+                        Projection::Planar { .. } => 10.0,
+                        Projection::Orbit { .. } => {
+                            (0.012 * projection.scale_at(p)).clamp(4.0, 30.0) as f32
+                        }
+                    };
+                    painter.circle(q, r, palette.bar_fill, Stroke::new(1.5, palette.bar_edge));
+                    if labels {
+                        painter.text(
+                            q + vec2(r + 6.0, -r - 4.0),
+                            Align2::LEFT_BOTTOM,
+                            &body.name,
+                            FontId::proportional(14.0),
+                            palette.text,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    // Hinges on top of the bars.
+    for joint in mech.joints() {
+        let (body, point) = match &joint.kind {
+            JointKind::Revolute { a, point_a, .. } => (*a, *point_a),
+            JointKind::Pin { body, point, .. } => (*body, *point),
+            JointKind::Distance { .. } => continue,
+        };
+        let p = body_point(mech, x, body, &point);
+        if let Some(q) = projection.to_screen(p) {
+            let r = 0.32 * thickness_at(p);
+            painter.circle(
+                q,
+                r.max(3.5),
+                palette.hinge_fill,
+                Stroke::new(1.8, palette.hinge_edge),
+            );
+        }
+    }
+}

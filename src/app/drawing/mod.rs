@@ -1,0 +1,317 @@
+//! The mechanism canvas: the planar view (orthographic, pan with a drag, zoom about the cursor
+//! with the wheel, double-click to re-fit, grid and scale bar) or the orbit view of spatial
+//! scenes, and on it the motion trace, ground symbols, bars as solid rounded shapes with
+//! their names, hinges, point masses, and the admissible motions as arrows (one colour per
+//! column of `T`; at an event the continued columns solid, the new ones dashed, labelled).
+//!
+//! Everything is painted with egui's painter (anti-aliased fills, strokes and text in one
+//! pass), so Bevy's renderer only needs to host egui. This module owns the view state, the
+//! plugin and the canvas's input and layout; the painting is in the submodules: `projection`
+//! (world to canvas), `backdrop` (grids), `mechanism`, `arrows` (admissible motions) and
+//! `overlay` (legend and time).
+
+mod arrows;
+mod backdrop;
+mod mechanism;
+mod overlay;
+mod projection;
+
+use bevy::prelude::*;
+use bevy_egui::egui::{Pos2, Sense, Shape, Stroke, Ui};
+use nalgebra::DVector;
+
+use super::SingulabSet;
+use super::commands::AppCommand;
+use super::simulation::{Live, SceneLoaded, SingularityReached};
+use super::theme::Palette;
+use crate::cli::args::ViewArgs;
+use crate::live::motions::{self, Motion};
+use crate::live::{OrbitCamera, PlanarView};
+use crate::model::BodyKind;
+use crate::solver::BasisMode;
+
+use arrows::draw_motions;
+use backdrop::{draw_floor, draw_grid};
+use mechanism::draw_mechanism;
+use overlay::draw_overlay_text;
+use projection::Projection;
+
+/// Display choices: none of them touches the physics.
+#[derive(Resource, Clone, Debug)]
+pub struct ViewState {
+    /// Basis whose `T`, `q`, `qd` are shown (both are always tracked).
+    pub basis: BasisMode,
+    /// Plot both bases at once (traditional dashed).
+    pub compare_bases: bool,
+    pub light: bool,
+    pub show_motions: bool,
+    pub hidden_motions: Vec<bool>,
+    pub show_trace: bool,
+    pub show_labels: bool,
+    pub show_grid: bool,
+    pub planar: Option<PlanarView>,
+    pub orbit: Option<OrbitCamera>,
+    fitted_generation: Option<u64>,
+    /// Push controls: which motion, how much velocity, over how long.
+    pub push_motion: usize,
+    pub push_delta: f64,
+    pub push_duration: f64,
+    /// Seconds of history visible in the plots while running.
+    pub plot_window: f64,
+    display_x: DVector<f64>,
+}
+
+impl Default for ViewState {
+    fn default() -> Self {
+        Self {
+            basis: BasisMode::Continued,
+            compare_bases: false,
+            light: false,
+            show_motions: false,
+            hidden_motions: Vec::new(),
+            show_trace: true,
+            show_labels: true,
+            show_grid: true,
+            planar: None,
+            orbit: None,
+            fitted_generation: None,
+            push_motion: 0,
+            push_delta: 1.0,
+            push_duration: 0.05,
+            plot_window: 10.0,
+            display_x: DVector::zeros(0),
+        }
+    }
+}
+
+impl ViewState {
+    pub fn from_args(args: &ViewArgs) -> Self {
+        Self {
+            basis: args.basis,
+            light: args.light,
+            ..Self::default()
+        }
+    }
+
+    pub fn refit(&mut self) {
+        self.fitted_generation = None;
+    }
+
+    pub fn motion_visible(&self, index: usize) -> bool {
+        !self.hidden_motions.get(index).copied().unwrap_or(false)
+    }
+}
+
+/// Owns [`ViewState`] and the camera egui renders through; shows the motions at events.
+pub struct DrawingPlugin;
+
+impl Plugin for DrawingPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.world().contains_resource::<ViewState>() {
+            app.init_resource::<ViewState>();
+        }
+        app.add_systems(Startup, spawn_camera)
+            .add_systems(Update, follow_session_messages.in_set(SingulabSet::Output));
+    }
+}
+
+fn spawn_camera(mut commands: Commands) {
+    commands.spawn(Camera2d);
+}
+
+fn follow_session_messages(
+    mut reached: MessageReader<SingularityReached>,
+    mut loaded: MessageReader<SceneLoaded>,
+    mut view: ResMut<ViewState>,
+) {
+    for _ in reached.read() {
+        view.show_motions = true;
+        view.hidden_motions.clear();
+        view.push_motion = 0;
+    }
+    for _ in loaded.read() {
+        view.refit();
+        view.hidden_motions.clear();
+    }
+}
+
+/// The motions to draw now: at an event its admissible motions in the displayed basis
+/// (continued and new columns, or the traditional QR's), otherwise the displayed basis'
+/// columns when the user turned them on.
+pub fn shown_motions(live: &Live, view: &ViewState) -> Vec<Motion> {
+    let session = &live.session;
+    if let Some(event) = session.current_event() {
+        return motions::event_motions(event, view.basis);
+    }
+    if view.show_motions {
+        return motions::basis_motions(session.simulation().basis(view.basis), view.basis);
+    }
+    Vec::new()
+}
+
+/// A reasonable view of the scene: its view hints, else the bounding box of its bodies.
+fn fit_planar(live: &Live) -> PlanarView {
+    let scene = live.session.scene();
+    let x = live.session.simulation().positions();
+    let mech = &scene.mechanism;
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for body in mech.bodies() {
+        let half = match body.kind {
+            BodyKind::Bar { length } => 0.5 * length,
+            _ => 0.0,
+        };
+        let o = body.offset;
+        for k in 0..2 {
+            lo[k] = lo[k].min(x[o + k] - half);
+            hi[k] = hi[k].max(x[o + k] + half);
+        }
+    }
+    let center = scene
+        .view
+        .center
+        .map_or([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])], |c| {
+            [c.0, c.1]
+        });
+    let width = scene
+        .view
+        .width
+        .unwrap_or_else(|| 2.0 * (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1.0));
+    PlanarView { center, width }
+}
+
+fn fit_orbit(live: &Live) -> OrbitCamera {
+    let scene = live.session.scene();
+    let size = scene.view.width.unwrap_or(1.0);
+    let mut camera = OrbitCamera::looking_at([0.0, 0.0, 0.0], 1.6 * size);
+    camera.target = [0.0, 0.0, -0.25 * size];
+    camera
+}
+
+/// Paints the canvas in the remaining space of `ui` and handles its pan/zoom/orbit input.
+pub fn draw_canvas(
+    ui: &mut Ui,
+    live: &Live,
+    view: &mut ViewState,
+    overstep: f64,
+    commands: &mut Vec<AppCommand>,
+) {
+    let palette = Palette::for_theme(view.light);
+    let (response, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
+    let rect = response.rect;
+    painter.rect_filled(rect, 0.0, palette.background);
+    let session = &live.session;
+    let mech = session.scene().mechanism.clone();
+    let spatial = mech.is_spatial();
+
+    if view.fitted_generation != Some(live.generation) {
+        view.planar = Some(fit_planar(live));
+        view.orbit = Some(fit_orbit(live));
+        view.fitted_generation = Some(live.generation);
+    }
+    if response.double_clicked() {
+        view.refit();
+    }
+    let width = f64::from(rect.width());
+    let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
+    let (scroll, pinch) = ui
+        .ctx()
+        .input(|i| (i.smooth_scroll_delta.y, i.zoom_delta()));
+    let zoom = f64::from(pinch) * (f64::from(scroll) * 0.0025).exp();
+    if spatial {
+        let camera = view.orbit.get_or_insert_with(|| fit_orbit(live));
+        if response.dragged() {
+            let d = response.drag_delta();
+            camera.orbit(-f64::from(d.x) * 0.01, f64::from(d.y) * 0.01);
+        }
+        if response.hovered() && zoom != 1.0 {
+            camera.zoom(zoom);
+        }
+    } else {
+        let planar = view.planar.get_or_insert_with(|| fit_planar(live));
+        if response.dragged() {
+            let d = response.drag_delta();
+            planar.pan([f64::from(d.x), f64::from(d.y)], width);
+        }
+        if response.hovered()
+            && zoom != 1.0
+            && let Some(cursor) = response.hover_pos()
+        {
+            planar.zoom_about(
+                zoom,
+                [f64::from(cursor.x), f64::from(cursor.y)],
+                center,
+                width,
+            );
+        }
+    }
+    let projection = if spatial {
+        Projection::Orbit {
+            camera: view.orbit.unwrap_or_else(|| fit_orbit(live)),
+            center: rect.center(),
+            half_height: 0.5 * f64::from(rect.height()),
+        }
+    } else {
+        Projection::Planar {
+            view: view.planar.unwrap_or_else(|| fit_planar(live)),
+            center,
+            width,
+        }
+    };
+    let painter = painter.with_clip_rect(rect);
+
+    if view.show_grid {
+        if spatial {
+            draw_floor(&painter, &projection, live, palette);
+        } else if let Projection::Planar { view: pv, .. } = &projection {
+            draw_grid(&painter, rect, pv, center, width, palette);
+        }
+    }
+
+    let mut x = std::mem::take(&mut view.display_x);
+    session.display_positions(overstep, &mut x);
+
+    if view.show_trace {
+        let points: Vec<Pos2> = session
+            .trace()
+            .iter()
+            .filter_map(|p| projection.to_screen(*p))
+            .collect();
+        if points.len() > 1 {
+            painter.add(Shape::line(
+                points,
+                Stroke::new(1.5, palette.trace.gamma_multiply(0.8)),
+            ));
+        }
+    }
+
+    draw_mechanism(&painter, &projection, &mech, &x, view.show_labels, palette);
+
+    let shown = shown_motions(live, view);
+    if view.hidden_motions.len() < shown.len() {
+        view.hidden_motions.resize(shown.len(), false);
+    }
+    draw_motions(
+        &painter,
+        &projection,
+        &mech,
+        &x,
+        &shown,
+        view,
+        rect,
+        palette,
+    );
+    view.display_x = x;
+
+    let t_shown = session.display_time(overstep);
+    draw_overlay_text(&painter, rect, t_shown, live, view, &shown, palette);
+    response.context_menu(|ui| {
+        if ui.button("Fit view").clicked() {
+            view.refit();
+            ui.close();
+        }
+        if ui.button("Clear trace").clicked() {
+            commands.push(AppCommand::ClearTrace);
+            ui.close();
+        }
+    });
+}

@@ -1,0 +1,95 @@
+//! Text over the canvas: the legend of the motions shown, the simulated time and the basis.
+
+use bevy::prelude::*;
+use bevy_egui::egui::{self, Align2, FontId, pos2, vec2};
+
+use super::ViewState;
+use crate::app::simulation::Live;
+use crate::app::theme::Palette;
+use crate::live::motions::{Motion, MotionRole};
+use crate::solver::BasisMode;
+
+pub(super) fn draw_overlay_text(
+    painter: &egui::Painter,
+    rect: egui::Rect,
+    t: f64,
+    live: &Live,
+    view: &ViewState,
+    shown: &[Motion],
+    palette: &Palette,
+) {
+    // Legend of the motions, top left.
+    if !shown.is_empty() {
+        let mut y = rect.top() + 12.0;
+        let at_event = live.session.current_event().is_some();
+        let title = if at_event {
+            format!(
+                "Admissible motions at the singular configuration ({} QR)",
+                basis_name(view.basis)
+            )
+        } else {
+            format!("Columns of T ({} QR)", basis_name(view.basis))
+        };
+        painter.text(
+            pos2(rect.left() + 12.0, y),
+            Align2::LEFT_TOP,
+            title,
+            FontId::proportional(14.0),
+            palette.text,
+        );
+        y += 20.0;
+        for (k, motion) in shown.iter().enumerate() {
+            let color = palette.motion(k);
+            let role = match motion.role {
+                MotionRole::Continued => "continues the motion before",
+                MotionRole::New => "new at the singularity (dashed)",
+                MotionRole::Basis(BasisMode::Traditional) if at_event => {
+                    "column of Q as the QR returns it"
+                }
+                MotionRole::Basis(_) => "",
+            };
+            let alpha = if view.motion_visible(k) { 1.0 } else { 0.35 };
+            let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), vec2(18.0, 10.0));
+            painter.rect_filled(sw, 2.0, color.gamma_multiply(alpha));
+            painter.text(
+                pos2(rect.left() + 40.0, y),
+                Align2::LEFT_TOP,
+                format!("{}  {role}", motion.label),
+                FontId::proportional(14.0),
+                palette.text.gamma_multiply(alpha),
+            );
+            y += 19.0;
+        }
+        painter.text(
+            pos2(rect.left() + 12.0, y + 2.0),
+            Align2::LEFT_TOP,
+            "arrows: velocity of bar ends and centres, longest arrow of each motion same length",
+            FontId::proportional(12.0),
+            palette.text.gamma_multiply(0.6),
+        );
+    }
+
+    // Simulated time of the drawn (interpolated) state, top right, large enough for a
+    // projector.
+    painter.text(
+        pos2(rect.right() - 14.0, rect.top() + 10.0),
+        Align2::RIGHT_TOP,
+        format!("t = {t:.3} s"),
+        FontId::monospace(20.0),
+        palette.text,
+    );
+    painter.text(
+        pos2(rect.right() - 14.0, rect.top() + 36.0),
+        Align2::RIGHT_TOP,
+        format!("{} QR", basis_name(view.basis)),
+        FontId::proportional(14.0),
+        palette.text.gamma_multiply(0.75),
+    );
+}
+
+pub fn basis_name(mode: BasisMode) -> &'static str {
+    match mode {
+        BasisMode::Traditional => "traditional",
+        BasisMode::Continued => "continued",
+    }
+}
