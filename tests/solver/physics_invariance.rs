@@ -256,14 +256,16 @@ fn a_torque_at_the_singularity_leaves_the_parallelogram_branch() {
         // them at second order (measured: 1.4e-6 when rho reaches the tolerance).
         assert!(report.residual < 1e-5, "residual {}", report.residual);
     }
-    // The torque does positive work and energy is never created. Some of the work is lost:
-    // the velocity the push gives lies in the two-dimensional admissible space of the flat
-    // pose, not along a branch, and leaving the flat pose the part that no branch admits is
-    // removed, like an impulsive constraint reaction (measured: 0.347 J of 0.437 J kept).
+    // Work-energy theorem with workless ideal joints: the torque does positive work, the
+    // energy rises, and never by more than that work (up to the trapezoidal quadrature of
+    // the work and the step's error, 1e-3 relative). It may rise by less: the velocity the
+    // push gives lies in the two-dimensional admissible space of the flat pose, and leaving
+    // it the part no branch admits is removed like an impulsive reaction (seen here: 0.347 J
+    // kept of 0.437 J; not asserted, it depends on where the branch goes).
     let gained = sim.energy() - e0;
     assert!(work > 0.0);
     assert!(
-        gained > 0.5 * work && gained <= work * (1.0 + 1e-3),
+        gained > 0.0 && gained <= work * (1.0 + 1e-3),
         "energy gained {gained} J vs work {work} J"
     );
     sim.set_settings(usual).unwrap();
