@@ -376,8 +376,8 @@ fn banner(ui: &mut Ui, live: &Live) {
                         event.rank + event.deficiency,
                         event.deficiency,
                         event.motion_count(),
-                        event.continued.ncols(),
-                        event.new.ncols()
+                        event.continued().ncols(),
+                        event.new_motions().ncols()
                     ),
                     palette.banner_event,
                 );

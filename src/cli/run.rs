@@ -94,11 +94,12 @@ pub fn events_header(scene: &Scene) -> String {
 }
 
 fn event_rows(out: &mut String, event: &SingularEvent) {
-    let motions = event
-        .continued
+    let continued = event.continued();
+    let new = event.new_motions();
+    let motions = continued
         .column_iter()
         .map(|c| ("continued", c))
-        .chain(event.new.column_iter().map(|c| ("new", c)));
+        .chain(new.column_iter().map(|c| ("new", c)));
     for (index, (kind, column)) in motions.enumerate() {
         number(out, event.t);
         let _ = write!(out, ",{},{},", event.rank, event.deficiency);
@@ -246,7 +247,7 @@ pub fn run_scene(
         summary.steps += 1;
         summary.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());
         summary.forced_steps += u64::from(report.forced);
-        if let Some(event) = &report.event {
+        if let Some(event) = sim.last_event() {
             summary.events += 1;
             if let Some(w) = events.as_mut() {
                 event_text.clear();

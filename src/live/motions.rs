@@ -3,7 +3,7 @@
 //! for a bar, the translation for a point mass), and the motions to show: the basis columns in
 //! normal running, or, at a singular event, the continued columns and the new ones.
 
-use nalgebra::{DMatrix, DVector, Vector2};
+use nalgebra::{DMatrixView, DVector, Vector2};
 
 use crate::model::{BodyKind, Mechanism};
 use crate::solver::{BasisMode, ColumnLabel, SingularEvent, TangentBasis};
@@ -122,18 +122,18 @@ pub fn basis_motions(basis: &TangentBasis, mode: BasisMode) -> Vec<Motion> {
 pub fn event_motions(event: &SingularEvent, mode: BasisMode) -> Vec<Motion> {
     let mut out = Vec::new();
     if mode == BasisMode::Traditional {
-        push_columns(&mut out, &event.traditional, |k| {
+        push_columns(&mut out, &event.traditional(), |k| {
             (format!("T{}", k + 1), MotionRole::Basis(mode))
         });
         return out;
     }
-    push_columns(&mut out, &event.continued, |k| {
-        let label: Option<&ColumnLabel> = event.continued_labels.get(k);
+    push_columns(&mut out, &event.continued(), |k| {
+        let label: Option<&ColumnLabel> = event.continued_labels().get(k);
         // Column ids count from 0; people count from 1.
         let id = label.map_or(k as u32, |l| l.id) + 1;
         (format!("T{id} continued"), MotionRole::Continued)
     });
-    push_columns(&mut out, &event.new, |k| {
+    push_columns(&mut out, &event.new_motions(), |k| {
         (format!("new {}", k + 1), MotionRole::New)
     });
     out
@@ -141,7 +141,7 @@ pub fn event_motions(event: &SingularEvent, mode: BasisMode) -> Vec<Motion> {
 
 fn push_columns(
     out: &mut Vec<Motion>,
-    columns: &DMatrix<f64>,
+    columns: &DMatrixView<f64>,
     name: impl Fn(usize) -> (String, MotionRole),
 ) {
     for k in 0..columns.ncols() {

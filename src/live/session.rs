@@ -401,15 +401,16 @@ impl LiveSession {
         self.previous_x.copy_from(self.sim.positions());
         let limit = self.stop_time.unwrap_or(f64::INFINITY);
         match self.sim.step_until(limit) {
-            Ok(mut report) => {
+            Ok(report) => {
                 out.steps += 1;
                 self.steps_total += 1;
                 self.current_event = None;
-                let event = report.event.take();
+                // The session keeps its events: the copy is the one allocation of the step.
+                let event = self.sim.last_event().cloned();
                 self.last_report = Some(report);
                 self.end_push_if_due();
                 if let Some(event) = event {
-                    self.on_event(*event, out);
+                    self.on_event(event, out);
                 }
                 self.record_if_due();
             }

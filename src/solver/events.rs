@@ -6,7 +6,7 @@
 //! minimum it fits a parabola to `rho^2` through the three points and reports the vertex when
 //! the fitted minimum is below the detection tolerance.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::basis::{ColumnLabel, TangentBasis};
 
@@ -79,7 +79,9 @@ pub fn parabola_minimum(points: [(f64, f64); 3]) -> LocatedMinimum {
     }
 }
 
-/// A singular configuration passed during a step.
+/// A singular configuration passed during a step. The simulation keeps one, preallocated,
+/// and fills it in place when it locates an event (no allocation on that step either); the
+/// caller clones it to keep it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SingularEvent {
     /// Located time of the minimum of `rho`.
@@ -90,19 +92,18 @@ pub struct SingularEvent {
     pub rank: usize,
     /// Generic rank minus `rank`.
     pub deficiency: usize,
-    /// Positions and velocities at the event (integrated from the last step before it).
+    /// Positions and velocities at the event (interpolated, then projected).
     pub x: DVector<f64>,
     pub xd: DVector<f64>,
-    /// Admissible motions at the detection tolerance that continue the motion before the event
-    /// (n x k), with their labels.
-    pub continued: DMatrix<f64>,
-    pub continued_labels: Vec<ColumnLabel>,
-    /// Admissible motions new at the event (n x (rank deficiency)), canonical basis.
-    pub new: DMatrix<f64>,
-    /// The same admissible motions as the traditional QR gives them: the last n - rank
-    /// columns of `Q` at the detection tolerance, in the factorisation's order and signs
-    /// (an arbitrary basis of the space `continued` and `new` span together).
-    pub traditional: DMatrix<f64>,
+    /// The admissible motions at the detection tolerance (n x n storage): the `k_continued`
+    /// columns that continue the motion before the event, then the `k_new` new ones.
+    admissible: DMatrix<f64>,
+    k_continued: usize,
+    k_new: usize,
+    continued_labels: Vec<ColumnLabel>,
+    /// The same space as the traditional QR gives it (n x n storage, `k_continued + k_new`
+    /// columns used).
+    traditional: DMatrix<f64>,
     /// The continued and traditional bases at the event state and the rank tolerance, with
     /// `q` carried to the event time, restored by `Simulation::set_event_state`.
     pub(crate) basis: TangentBasis,
@@ -110,9 +111,70 @@ pub struct SingularEvent {
 }
 
 impl SingularEvent {
+    /// Storage for the events of an n-coordinate mechanism.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Self {
+            t: f64::NAN,
+            rho_min: f64::NAN,
+            rank: 0,
+            deficiency: 0,
+            x: DVector::zeros(n),
+            xd: DVector::zeros(n),
+            admissible: DMatrix::zeros(n, n),
+            k_continued: 0,
+            k_new: 0,
+            continued_labels: Vec::with_capacity(n),
+            traditional: DMatrix::zeros(n, n),
+            basis: TangentBasis::new(n),
+            traditional_basis: TangentBasis::new(n),
+        }
+    }
+
+    /// Stores the admissible motions: `basis`'s columns (continued ones first, then those
+    /// labelled new) and the traditional QR's columns `t_hat` of the same space.
+    pub(crate) fn set_motions(&mut self, basis: &TangentBasis, t_hat: &DMatrixView<f64>) {
+        let labels = basis.labels();
+        let k = basis.dim();
+        let k_cont = labels.iter().filter(|l| !l.is_new()).count();
+        let n = self.admissible.ncols();
+        self.admissible
+            .columns_mut(0, k)
+            .copy_from(&basis.columns());
+        self.admissible.columns_mut(k, n - k).fill(0.0);
+        self.k_continued = k_cont;
+        self.k_new = k - k_cont;
+        self.continued_labels.clear();
+        self.continued_labels.extend_from_slice(&labels[..k_cont]);
+        self.traditional.columns_mut(0, k).copy_from(t_hat);
+        self.traditional.columns_mut(k, n - k).fill(0.0);
+    }
+
+    /// Admissible motions at the detection tolerance that continue the motion before the
+    /// event (n x k).
+    pub fn continued(&self) -> DMatrixView<'_, f64> {
+        self.admissible.columns(0, self.k_continued)
+    }
+
+    /// Labels of the continued columns (which basis column each one continues).
+    pub fn continued_labels(&self) -> &[ColumnLabel] {
+        &self.continued_labels
+    }
+
+    /// Admissible motions new at the event (n x deficiency), canonical basis.
+    pub fn new_motions(&self) -> DMatrixView<'_, f64> {
+        self.admissible.columns(self.k_continued, self.k_new)
+    }
+
+    /// The same admissible motions as the traditional QR gives them: the last n - rank
+    /// columns of `Q` at the detection tolerance, in the factorisation's order and signs
+    /// (an arbitrary basis of the space `continued` and `new_motions` span together).
+    pub fn traditional(&self) -> DMatrixView<'_, f64> {
+        self.traditional.columns(0, self.motion_count())
+    }
+
     /// Number of admissible motions (continued plus new).
     pub fn motion_count(&self) -> usize {
-        self.continued.ncols() + self.new.ncols()
+        self.k_continued + self.k_new
     }
 }
 

@@ -3,8 +3,8 @@
 //! One step: integrate `(x, xd)` (RK4 or Dopri5), project onto the constraint manifold,
 //! factorise `A^T` once at the new positions, then update both tangent bases from that one
 //! factorisation (the physics never reads them), feed the singularity detector, and report.
-//! After warm-up a step allocates nothing, except on the step that reports a singular event
-//! (the event carries its own copies of the state and of the admissible motions).
+//! After warm-up a step allocates nothing, also when it locates a singular event: the event
+//! is filled in place in preallocated storage and read with `last_event()`.
 
 use std::sync::Arc;
 
@@ -50,8 +50,9 @@ pub struct StepReport {
     pub rejected: usize,
     /// Dopri5 accepted this step at its floor size without meeting the tolerance.
     pub forced: bool,
-    /// A singular configuration passed during this step.
-    pub event: Option<Box<SingularEvent>>,
+    /// A singular configuration was passed during this step: `Simulation::last_event`
+    /// describes it until the next step.
+    pub event: bool,
 }
 
 /// An accepted state kept to restart from when an event is located inside the last two steps.
@@ -116,6 +117,8 @@ pub struct Simulation {
     predictor: BasisPredictor,
     updater: BasisUpdater,
     event_basis: TangentBasis,
+    event: SingularEvent,
+    event_fresh: bool,
 }
 
 impl Simulation {
@@ -165,6 +168,8 @@ impl Simulation {
             predictor: BasisPredictor::new(n, m),
             updater: BasisUpdater::new(n),
             event_basis: TangentBasis::new(n),
+            event: SingularEvent::with_capacity(n),
+            event_fresh: false,
             mechanism,
         };
         sim.adaptive_h = sim.settings.dt;
@@ -299,7 +304,7 @@ impl Simulation {
     /// the enlarged tangent space, which is what pushing at a singularity needs.
     pub fn set_event_state(&mut self, event: &SingularEvent) -> Result<(), SolverError> {
         let n = self.mechanism.n();
-        if event.x.len() != n || event.continued.nrows() != n {
+        if event.x.len() != n || event.continued().nrows() != n {
             return Err(SolverError::InvalidState(
                 "the event belongs to a different mechanism".into(),
             ));
@@ -329,6 +334,11 @@ impl Simulation {
         Ok(())
     }
 
+    /// The singular event located by the last step, if it located one.
+    pub fn last_event(&self) -> Option<&SingularEvent> {
+        self.event_fresh.then_some(&self.event)
+    }
+
     /// Advances by one step of the configured size.
     pub fn step(&mut self) -> Result<StepReport, SolverError> {
         self.step_until(f64::INFINITY)
@@ -336,6 +346,7 @@ impl Simulation {
 
     /// Advances by one step, shortened if needed so as not to pass `t_limit`.
     pub fn step_until(&mut self, t_limit: f64) -> Result<StepReport, SolverError> {
+        self.event_fresh = false;
         let n = self.mechanism.n();
         let nominal = match self.settings.integrator {
             Integrator::Rk4 => self.settings.dt,
@@ -501,9 +512,13 @@ impl Simulation {
             .detector
             .push(self.t, rho, self.settings.detection_tolerance)
         {
-            Some(minimum) => Some(Box::new(self.locate_event(minimum)?)),
-            None => None,
+            Some(minimum) => {
+                self.locate_event(minimum)?;
+                true
+            }
+            None => false,
         };
+        self.event_fresh = event;
         self.counters.steps += 1;
         Ok(StepReport {
             t: self.t,
@@ -528,7 +543,7 @@ impl Simulation {
 
     /// Integrates from the last accepted state before the located minimum up to it, and
     /// describes the configuration there at the detection tolerance.
-    fn locate_event(&mut self, minimum: LocatedMinimum) -> Result<SingularEvent, SolverError> {
+    fn locate_event(&mut self, minimum: LocatedMinimum) -> Result<(), SolverError> {
         let n = self.mechanism.n();
         // The latest kept state not after the minimum (the current one if the fit clamped).
         let mut source = None;
@@ -600,21 +615,15 @@ impl Simulation {
             h,
             minimum.t,
         );
-        let columns = self.event_basis.columns();
-        let labels = self.event_basis.labels();
-        let k_cont = labels.iter().filter(|l| !l.is_new()).count();
-        let continued = columns.columns(0, k_cont).into_owned();
-        let new = columns
-            .columns(k_cont, columns.ncols() - k_cont)
-            .into_owned();
+        let event = &mut self.event;
+        event.set_motions(&self.event_basis, &t_hat);
         // The bases the event hands back on restore: both at the event state and the rank
         // tolerance (the detection tolerance only names the motions).
         let rank_running = self.qr_next.rank(self.settings.rank_tolerance);
         let t_running = self.qr_next.q().columns(rank_running, n - rank_running);
-        let mut basis = TangentBasis::new(n);
-        basis.copy_from(basis0);
+        event.basis.copy_from(basis0);
         self.updater.update_continued(
-            &mut basis,
+            &mut event.basis,
             &pred,
             &t_running,
             self.mechanism.mass_diagonal(),
@@ -622,24 +631,16 @@ impl Simulation {
             h,
             minimum.t,
         );
-        let mut traditional_basis = TangentBasis::new(n);
-        traditional_basis.copy_from(traditional0);
+        event.traditional_basis.copy_from(traditional0);
         self.updater
-            .update_traditional(&mut traditional_basis, &t_running, &self.xd_next, h);
-        Ok(SingularEvent {
-            t: minimum.t,
-            rho_min: minimum.rho,
-            rank,
-            deficiency: self.generic_rank.saturating_sub(rank),
-            x: self.x_next.clone(),
-            xd: self.xd_next.clone(),
-            continued,
-            continued_labels: labels[..k_cont].to_vec(),
-            new,
-            traditional: t_hat.into_owned(),
-            basis,
-            traditional_basis,
-        })
+            .update_traditional(&mut event.traditional_basis, &t_running, &self.xd_next, h);
+        event.t = minimum.t;
+        event.rho_min = minimum.rho;
+        event.rank = rank;
+        event.deficiency = self.generic_rank.saturating_sub(rank);
+        event.x.copy_from(&self.x_next);
+        event.xd.copy_from(&self.xd_next);
+        Ok(())
     }
 }
 
