@@ -113,10 +113,13 @@ impl TangentBasis {
         self.total_flips
     }
 
-    /// Copies another basis of the same mechanism into this one without allocating.
+    /// Copies another basis of the same mechanism into this one without allocating (only
+    /// the `dim` columns in use: the step copies two bases into its snapshot every time).
     pub(crate) fn copy_from(&mut self, other: &TangentBasis) {
         self.dim = other.dim;
-        self.data.copy_from(&other.data);
+        self.data
+            .columns_mut(0, other.dim)
+            .copy_from(&other.data.columns(0, other.dim));
         self.labels.clear();
         self.labels.extend_from_slice(&other.labels);
         self.q.copy_from(&other.q);
