@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
@@ -25,7 +26,8 @@ enum Phase {
     Settling(u32),
     Requested(u32),
     Saved,
-    Measuring(u32),
+    /// Frames left to measure, and the wall-clock instant and simulated time it began at.
+    Measuring(u32, Instant, f64),
     Done,
 }
 
@@ -119,9 +121,14 @@ fn drive(
             }
             if capture.screenshot.is_none() {
                 // Interactive: play from the first frame, at the requested pace.
+                if capture.measure_frames.is_some() {
+                    // A measurement plays through singular events: an auto-pause would
+                    // count paused frames in the achieved speed.
+                    session.auto_pause = false;
+                }
                 session.play();
                 capture.phase = match capture.measure_frames {
-                    Some(n) => Phase::Measuring(n),
+                    Some(n) => Phase::Measuring(n, Instant::now(), session.time()),
                     None => Phase::Done,
                 };
                 return;
@@ -209,26 +216,32 @@ fn drive(
                 ),
             }
         }
-        Phase::Measuring(0) => {
+        Phase::Measuring(0, started, t_started) => {
             let frames = stats.frames.max(1) as f64;
             let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            let wall = started.elapsed().as_secs_f64();
+            let simulated = live.session.time() - t_started;
+            let paused = match live.session.pause_reason() {
+                Some(reason) if live.session.is_paused() => format!(", paused: {reason:?}"),
+                _ => String::new(),
+            };
             println!(
-                "frames {}  solver {:.2} ms/frame (max {:.2})  ui+plots {:.2} ms/frame (max {:.2})  frame {:.1} ms  simulated {:.3} s, achieved speed {:.3}x of {}x, behind: {}",
+                "frames {}  solver {:.2} ms/frame (max {:.2})  ui+plots {:.2} ms/frame (max {:.2})  frame {:.1} ms  simulated {simulated:.3} s in {wall:.3} s of wall time: achieved speed {:.3}x of {}x{paused}",
                 stats.frames,
                 ms(stats.sim_total) / frames,
                 ms(stats.sim_max),
                 ms(stats.ui_total) / frames,
                 ms(stats.ui_max),
                 stats.frame_ms,
-                live.session.time(),
-                stats.achieved_speed,
+                simulated / wall.max(1e-9),
                 live.session.speed(),
-                live.session.is_behind()
             );
             capture.phase = Phase::Done;
             exit.write(AppExit::Success);
         }
-        Phase::Measuring(n) => capture.phase = Phase::Measuring(n - 1),
+        Phase::Measuring(n, started, t_started) => {
+            capture.phase = Phase::Measuring(n - 1, started, t_started);
+        }
         Phase::Done => {}
     }
 }

@@ -7,7 +7,9 @@
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Ui};
-use egui_plot::{Corner, HLine, Legend, Line, LineStyle, Plot, PlotPoints};
+use egui_plot::{
+    Corner, GridInput, HLine, Legend, Line, LineStyle, Plot, PlotPoints, uniform_grid_spacer,
+};
 
 use super::commands::AppCommand;
 use super::drawing::ViewState;
@@ -145,7 +147,14 @@ pub fn show_plots(
             .allow_zoom(!rolling)
             .allow_scroll(!rolling)
             .allow_boxed_zoom(!rolling)
-            .y_axis_min_width(44.0);
+            .y_axis_min_width(44.0)
+            .x_grid_spacer(uniform_grid_spacer(|input| nice_grid_steps(input, 70.0)))
+            .x_axis_formatter(|mark, _range| step_label(mark.value, mark.step_size));
+        if !spec.log {
+            plot = plot
+                .y_grid_spacer(uniform_grid_spacer(|input| nice_grid_steps(input, 24.0)))
+                .y_axis_formatter(|mark, _range| step_label(mark.value, mark.step_size));
+        }
         // The R diagonal has one entry per constraint: hovering names them, a legend would
         // cover the plot.
         if spec.id != "plot_r" {
@@ -164,7 +173,11 @@ pub fn show_plots(
         }
         plot.show(ui, |plot_ui| {
             if rolling {
-                plot_ui.set_plot_bounds_x((t_now - view.plot_window)..=t_now.max(1e-9));
+                // Until the history fills the window the curves grow from its left edge
+                // (the axis starts where the history starts); then the window rolls.
+                let t_first = history.times().front().copied().unwrap_or(t_now);
+                let start = (t_now - view.plot_window).max(t_first);
+                plot_ui.set_plot_bounds_x(start..=start + view.plot_window);
                 plot_ui.set_auto_bounds([false, true]);
             }
             // Decimate over the visible window; while the time axis fits itself to the data
@@ -228,5 +241,60 @@ pub fn show_plots(
                 );
             }
         });
+    }
+}
+
+/// Grid steps for a linear axis: the smallest 1-2-5 step whose marks are at least
+/// `label_px` pixels apart carries the labels (egui_plot hides x labels closer than 60 px and
+/// y labels closer than 20), with a finer and a coarser step around it. egui_plot's default
+/// powers of ten leave, say, 0.7 s of history on a 360 px plot with a single time label.
+fn nice_grid_steps(input: GridInput, label_px: f64) -> [f64; 3] {
+    // egui_plot passes the plot units spanned by 8 px as the base step.
+    let label_min = input.base_step_size * label_px / 8.0;
+    let decade = 10f64.powf(label_min.log10().floor());
+    let label = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|f| f * decade)
+        .find(|&step| step >= label_min)
+        .unwrap_or(10.0 * decade);
+    [label / 5.0, label, label * 5.0]
+}
+
+/// A tick label with as many decimals as its grid step needs (egui_plot's default formatter
+/// counts them for powers of ten and repeats labels on a 2 or 5 step).
+fn step_label(value: f64, step: f64) -> String {
+    let decimals = (-step.log10() - 1e-9).ceil().clamp(0.0, 12.0) as usize;
+    // Adding 0.0 turns -0.0 into 0.0.
+    format!("{:.*}", decimals, value + 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labelled_steps_are_1_2_5_and_at_least_the_requested_spacing_apart() {
+        // 0.7 s over 360 px: 8 px span 0.7 / 45 s, labels at least 70 px apart need 0.136 s.
+        let input = GridInput {
+            bounds: (0.0, 0.7),
+            base_step_size: 0.7 / 45.0,
+        };
+        let [fine, label, coarse] = nice_grid_steps(input, 70.0);
+        assert!((label - 0.2).abs() < 1e-12, "label step {label}");
+        assert!((fine - 0.04).abs() < 1e-12 && (coarse - 1.0).abs() < 1e-12);
+        let input = GridInput {
+            bounds: (0.0, 10.0),
+            base_step_size: 0.08,
+        };
+        assert_eq!(nice_grid_steps(input, 70.0)[1], 1.0);
+    }
+
+    #[test]
+    fn labels_carry_the_decimals_of_their_step() {
+        assert_eq!(step_label(126.72005, 5e-5), "126.72005");
+        assert_eq!(step_label(126.71995, 5e-5), "126.71995");
+        assert_eq!(step_label(0.4, 0.2), "0.4");
+        assert_eq!(step_label(-20.0, 20.0), "-20");
+        assert_eq!(step_label(-0.0, 1.0), "0");
     }
 }
