@@ -147,7 +147,9 @@ pub fn show_plots(
             .allow_zoom(!rolling)
             .allow_scroll(!rolling)
             .allow_boxed_zoom(!rolling)
-            .y_axis_min_width(44.0)
+            // Wide enough for every label here ("126.72005", "1e-15.0"), so that the linked
+            // time axes of the stacked plots line up.
+            .y_axis_min_width(72.0)
             .x_grid_spacer(uniform_grid_spacer(|input| nice_grid_steps(input, 70.0)))
             .x_axis_formatter(|mark, _range| step_label(mark.value, mark.step_size));
         if !spec.log {

@@ -115,6 +115,7 @@ pub(super) fn draw_mechanism(
         }
     }
 
+    let mut placed_names: Vec<egui::Rect> = Vec::new();
     for (index, body) in mech.bodies().iter().enumerate() {
         let o = body.offset;
         match body.kind {
@@ -134,20 +135,33 @@ pub(super) fn draw_mechanism(
                     Stroke::new(1.5, palette.bar_edge),
                 ));
                 if labels {
-                    let mid = pa + 0.5 * (pb - pa);
                     let d = (pb - pa).normalized();
                     let normal = vec2(-d.y, d.x);
                     // Alternate sides by body so bars lying on each other (flat poses) keep
                     // readable names.
                     let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
                     let side = if index % 2 == 0 { up } else { -up };
-                    painter.text(
-                        mid + side * (radius + 10.0) * normal,
-                        Align2::CENTER_CENTER,
-                        &body.name,
+                    let galley = painter.layout_no_wrap(
+                        body.name.clone(),
                         FontId::proportional(14.0),
                         palette.text,
                     );
+                    // The first spot along the bar, on its side then on the other, whose
+                    // name covers no name placed before (stacked linkages crowd them).
+                    let offset = radius + 10.0;
+                    let spot = |(along, side): (f32, f32)| {
+                        let at = pa + along * (pb - pa) + side * offset * normal;
+                        egui::Rect::from_center_size(at, galley.size())
+                    };
+                    let candidates = [0.5, 0.3, 0.7, 0.15, 0.85]
+                        .into_iter()
+                        .flat_map(|along| [(along, side), (along, -side)]);
+                    let rect = candidates
+                        .map(spot)
+                        .find(|r| placed_names.iter().all(|other| !other.intersects(*r)))
+                        .unwrap_or_else(|| spot((0.5, side)));
+                    placed_names.push(rect);
+                    painter.galley(rect.min, galley, palette.text);
                 }
             }
             BodyKind::Point2 | BodyKind::Point3 => {
