@@ -8,7 +8,8 @@
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Ui};
 use egui_plot::{
-    Corner, GridInput, HLine, Legend, Line, LineStyle, Plot, PlotPoints, uniform_grid_spacer,
+    Corner, GridInput, HLine, HoverPosition, Legend, Line, LineStyle, Plot, PlotPoints,
+    uniform_grid_spacer,
 };
 
 use super::commands::AppCommand;
@@ -114,7 +115,7 @@ pub fn show_plots(
         },
         PlotSpec {
             id: "plot_r",
-            title: "|R_ii| / |R_00| (log10)",
+            title: "|R_ii| / |R_00| (log scale)",
             kinds: vec![ChannelKind::RDiagonal],
             log: true,
         },
@@ -126,7 +127,7 @@ pub fn show_plots(
         },
         PlotSpec {
             id: "plot_residual",
-            title: "constraint residual (log10)",
+            title: "constraint residual |c| in m (log scale)",
             kinds: vec![ChannelKind::Residual],
             log: true,
         },
@@ -147,23 +148,29 @@ pub fn show_plots(
             .allow_zoom(!rolling)
             .allow_scroll(!rolling)
             .allow_boxed_zoom(!rolling)
-            // Wide enough for every label here ("126.72005", "1e-15.0"), so that the linked
+            // Wide enough for every label here ("126.72005", "3.2e-15"), so that the linked
             // time axes of the stacked plots line up.
             .y_axis_min_width(72.0)
             .x_grid_spacer(uniform_grid_spacer(|input| nice_grid_steps(input, 70.0)))
             .x_axis_formatter(|mark, _range| step_label(mark.value, mark.step_size));
-        if !spec.log {
-            plot = plot
-                .y_grid_spacer(uniform_grid_spacer(|input| nice_grid_steps(input, 24.0)))
-                .y_axis_formatter(|mark, _range| step_label(mark.value, mark.step_size));
-        }
+        plot = if spec.log {
+            plot.y_grid_spacer(uniform_grid_spacer(|input| log_grid_steps(input, 24.0)))
+                .y_axis_formatter(|mark, _range| log_step_label(mark.value, mark.step_size))
+        } else {
+            plot.y_grid_spacer(uniform_grid_spacer(|input| nice_grid_steps(input, 24.0)))
+                .y_axis_formatter(|mark, _range| step_label(mark.value, mark.step_size))
+        };
+        let log = spec.log;
+        plot = plot.label_formatter(move |position| Some(cursor_readout(position, log)));
         // The R diagonal has one entry per constraint: hovering names them, a legend would
         // cover the plot.
         if spec.id != "plot_r" {
             plot = plot.legend(Legend::default().position(Corner::LeftTop));
         }
-        if spec.log {
-            plot = plot.y_axis_formatter(|mark, _range| format!("1e{:.1}", mark.value));
+        if let (Some(&first), Some(&last)) = (history.times().front(), history.times().back()) {
+            // Fitted to the data, every plot spans the whole history, also the residual
+            // whose first sample (zero) has no logarithm: the linked time axes stay aligned.
+            plot = plot.include_x(first).include_x(last);
         }
         if spec.id == "plot_energy" {
             // A conservative run's energy is flat to round-off; fitting the axis to 1e-9 J
@@ -270,6 +277,71 @@ fn step_label(value: f64, step: f64) -> String {
     format!("{:.*}", decimals, value + 0.0)
 }
 
+/// Grid steps for a log10 axis, in decades: whole decades (1, 2, 5, 10 ... of them) when
+/// the axis spans enough of them, otherwise the linear 1-2-5 steps of the exponent, so that
+/// a plot spanning a fraction of a decade still has labels.
+fn log_grid_steps(input: GridInput, label_px: f64) -> [f64; 3] {
+    let [fine, label, coarse] = nice_grid_steps(input, label_px);
+    if label >= 1.0 {
+        [fine.max(1.0), label, coarse]
+    } else {
+        [fine, label, coarse]
+    }
+}
+
+/// A tick label on a log10 axis, as the value itself: `1e-3`, `1`, `1e2` on whole decades,
+/// two significant digits in between (`3.2e-5`).
+fn log_step_label(exponent: f64, step: f64) -> String {
+    let rounded = exponent.round();
+    if step >= 1.0 - 1e-9 || (exponent - rounded).abs() < 1e-9 {
+        match rounded as i32 {
+            0 => "1".to_owned(),
+            k => format!("1e{k}"),
+        }
+    } else {
+        format!("{:.1e}", 10f64.powf(exponent))
+    }
+}
+
+/// The cursor readout: time to 0.1 ms and the value with nine significant digits (the
+/// energy's drift is in its sixth digit), taken back from log10 on the log plots.
+fn cursor_readout(position: &HoverPosition<'_>, log: bool) -> String {
+    let (name, point) = match position {
+        HoverPosition::NearDataPoint {
+            plot_name,
+            position,
+            ..
+        } => (*plot_name, position),
+        HoverPosition::Elsewhere { position } => ("", position),
+    };
+    let value = if log { 10f64.powf(point.y) } else { point.y };
+    let prefix = if name.is_empty() {
+        String::new()
+    } else {
+        format!("{name}\n")
+    };
+    format!("{prefix}t = {:.4} s\n{}", point.x, significant(value, 9))
+}
+
+/// `value` with `digits` significant digits, in exponent form outside 1e-3 ..= 1e6.
+fn significant(value: f64, digits: usize) -> String {
+    let magnitude = value.abs();
+    if magnitude != 0.0 && !(1e-3..1e6).contains(&magnitude) {
+        return format!("{:.*e}", digits - 1, value);
+    }
+    let integer_digits = if magnitude < 1.0 {
+        1
+    } else {
+        magnitude.log10().floor() as usize + 1
+    };
+    let decimals = if magnitude < 1.0 && magnitude != 0.0 {
+        digits + (-magnitude.log10()).floor() as usize
+    } else {
+        digits.saturating_sub(integer_digits)
+    };
+    format!("{:.*}", decimals, value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,5 +370,47 @@ mod tests {
         assert_eq!(step_label(0.4, 0.2), "0.4");
         assert_eq!(step_label(-20.0, 20.0), "-20");
         assert_eq!(step_label(-0.0, 1.0), "0");
+    }
+
+    #[test]
+    fn log_axes_label_whole_decades_as_powers_of_ten() {
+        // 15 decades over 120 px: 8 px span one decade, labels 24 px apart need 3 decades.
+        let input = GridInput {
+            bounds: (-15.0, 0.0),
+            base_step_size: 1.0,
+        };
+        assert_eq!(log_grid_steps(input, 24.0), [1.0, 5.0, 25.0]);
+        assert_eq!(log_step_label(-3.0, 1.0), "1e-3");
+        assert_eq!(log_step_label(0.0, 2.0), "1");
+        assert_eq!(log_step_label(2.0, 1.0), "1e2");
+        // A fraction of a decade: exponent steps of 0.1, labelled as values.
+        let input = GridInput {
+            bounds: (-0.5, 0.0),
+            base_step_size: 0.02,
+        };
+        let [fine, label, _] = log_grid_steps(input, 24.0);
+        assert!(
+            (label - 0.1).abs() < 1e-12 && fine < label,
+            "{fine} {label}"
+        );
+        assert_eq!(log_step_label(-0.5, 0.1), "3.2e-1");
+        assert_eq!(log_step_label(-1.0, 0.1), "1e-1");
+    }
+
+    #[test]
+    fn cursor_readout_keeps_nine_significant_digits() {
+        assert_eq!(significant(35.8350003, 9), "35.8350003");
+        assert_eq!(significant(-0.0123456789, 3), "-0.0123");
+        assert_eq!(significant(3.2e-13, 2), "3.2e-13");
+        assert_eq!(significant(0.0, 3), "0.00");
+        let position = HoverPosition::NearDataPoint {
+            plot_name: "residual",
+            position: egui_plot::PlotPoint::new(0.71444, -13.0),
+            index: 0,
+        };
+        assert_eq!(
+            cursor_readout(&position, true),
+            "residual\nt = 0.7144 s\n1.00000000e-13"
+        );
     }
 }
