@@ -227,7 +227,7 @@ pub fn show_plots(
                 let transform = move |v: f64| if log { v.log10() } else { v };
                 for run in decimate(
                     history.times(),
-                    channel.values(),
+                    channel.series(),
                     t_min,
                     t_max,
                     columns,

@@ -1,7 +1,10 @@
 //! Bounded history of the quantities the plots show: one ring of sample times and, per named
-//! channel, one ring of values at those times (NaN where the channel did not exist, e.g. a
-//! column of `T` that appears only at a singularity). Also the decimation that keeps drawing
-//! cheap with minutes of history, and the CSV export of what is kept.
+//! channel, rings of the values at those times (NaN where the channel did not exist, e.g. a
+//! column of `T` that appears only at a singularity) and of their extremes over the solver
+//! steps since the previous sample, so that what happens between samples (a sign flip of the
+//! traditional basis lasting one step, the dip of the `R` diagonal) is still drawn. Also the
+//! decimation that keeps drawing cheap with minutes of history, and the CSV export of what is
+//! kept.
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -33,11 +36,63 @@ pub struct Channel {
     /// Index within its kind (column of `T`, diagonal entry of `R`).
     pub index: usize,
     values: VecDeque<f64>,
+    /// Smallest and largest value over the steps since the previous sample, this one's
+    /// included.
+    low: VecDeque<f64>,
+    high: VecDeque<f64>,
 }
 
 impl Channel {
     pub fn values(&self) -> &VecDeque<f64> {
         &self.values
+    }
+
+    /// The values with their extremes between samples, for [`decimate`].
+    pub fn series(&self) -> Series<'_> {
+        Series {
+            values: &self.values,
+            low: &self.low,
+            high: &self.high,
+        }
+    }
+
+    fn push_back(&mut self, value: f64, low: f64, high: f64) {
+        self.values.push_back(value);
+        self.low.push_back(low);
+        self.high.push_back(high);
+    }
+
+    fn pop_front(&mut self) {
+        self.values.pop_front();
+        self.low.pop_front();
+        self.high.pop_front();
+    }
+
+    fn pop_back(&mut self) {
+        self.values.pop_back();
+        self.low.pop_back();
+        self.high.pop_back();
+    }
+}
+
+/// A channel's samples as [`decimate`] reads them: the value at each sample time and the
+/// range the value covered since the previous sample (equal to the value when nothing was
+/// observed in between).
+#[derive(Clone, Copy, Debug)]
+pub struct Series<'a> {
+    pub values: &'a VecDeque<f64>,
+    pub low: &'a VecDeque<f64>,
+    pub high: &'a VecDeque<f64>,
+}
+
+impl<'a> Series<'a> {
+    /// Values with no extremes between samples.
+    pub fn points(values: &'a VecDeque<f64>) -> Self {
+        Self {
+            values,
+            low: values,
+            high: values,
+        }
     }
 }
 
@@ -99,7 +154,7 @@ impl History {
         if self.times.len() == self.capacity {
             self.times.pop_front();
             for channel in &mut self.channels {
-                channel.values.pop_front();
+                channel.pop_front();
             }
         }
         self.times.push_back(t);
@@ -108,6 +163,20 @@ impl History {
 
     /// Sets the value of a channel in the sample begun last, creating the channel if needed.
     pub fn set(&mut self, kind: ChannelKind, index: usize, value: f64) {
+        self.set_with_range(kind, index, value, value, value);
+    }
+
+    /// [`History::set`] with the range `low ..= high` the value covered since the previous
+    /// sample (NaN bounds are ignored; the value itself is always inside).
+    pub fn set_with_range(
+        &mut self,
+        kind: ChannelKind,
+        index: usize,
+        value: f64,
+        low: f64,
+        high: f64,
+    ) {
+        let (low, high) = (low.min(value), high.max(value));
         let slot = match self
             .channels
             .iter()
@@ -115,27 +184,35 @@ impl History {
         {
             Some(slot) => slot,
             None => {
-                let mut values = VecDeque::with_capacity(self.capacity);
                 // Earlier samples did not have this channel.
-                values.extend(std::iter::repeat_n(
-                    f64::NAN,
-                    self.times.len().saturating_sub(1),
-                ));
+                let earlier = self.times.len().saturating_sub(1);
+                let missing = || {
+                    let mut ring = VecDeque::with_capacity(self.capacity);
+                    ring.extend(std::iter::repeat_n(f64::NAN, earlier));
+                    ring
+                };
                 self.channels.push(Channel {
                     name: channel_name(kind, index),
                     kind,
                     index,
-                    values,
+                    values: missing(),
+                    low: missing(),
+                    high: missing(),
                 });
                 self.pending.push(true);
                 self.channels.len() - 1
             }
         };
+        let channel = &mut self.channels[slot];
         if self.pending[slot] {
-            self.channels[slot].values.push_back(value);
+            channel.push_back(value, low, high);
             self.pending[slot] = false;
-        } else if let Some(last) = self.channels[slot].values.back_mut() {
-            *last = value;
+        } else if let (Some(v), Some(l), Some(h)) = (
+            channel.values.back_mut(),
+            channel.low.back_mut(),
+            channel.high.back_mut(),
+        ) {
+            (*v, *l, *h) = (value, low, high);
         }
     }
 
@@ -145,7 +222,7 @@ impl History {
         while self.times.back().is_some_and(|&last| last > t) {
             self.times.pop_back();
             for channel in &mut self.channels {
-                channel.values.pop_back();
+                channel.pop_back();
             }
         }
     }
@@ -154,13 +231,14 @@ impl History {
     pub fn finish(&mut self) {
         for (channel, pending) in self.channels.iter_mut().zip(&mut self.pending) {
             if *pending && channel.values.len() < self.times.len() {
-                channel.values.push_back(f64::NAN);
+                channel.push_back(f64::NAN, f64::NAN, f64::NAN);
             }
             *pending = false;
         }
     }
 
-    /// The history as CSV: a `t` column and one column per channel, empty cells for NaN.
+    /// The history as CSV: a `t` column and one column per channel with its value at each
+    /// sample time (not the extremes in between), empty cells for NaN.
     pub fn to_csv(&self) -> String {
         let mut out = String::from("t");
         for channel in &self.channels {
@@ -182,6 +260,63 @@ impl History {
     }
 }
 
+/// Running extremes of each value over the solver steps since the last sample. Values are
+/// observed in the same order every step; a slot whose channel changes (a column of `T`
+/// appears or goes) starts over. Allocates only when the number of values grows.
+#[derive(Clone, Debug, Default)]
+pub struct Extremes {
+    slots: Vec<Extreme>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Extreme {
+    kind: ChannelKind,
+    index: usize,
+    low: f64,
+    high: f64,
+}
+
+impl Extremes {
+    /// Widens slot `slot`'s range by `value` (NaN is ignored).
+    pub fn observe(&mut self, slot: usize, kind: ChannelKind, index: usize, value: f64) {
+        let fresh = Extreme {
+            kind,
+            index,
+            low: value,
+            high: value,
+        };
+        match self.slots.get_mut(slot) {
+            Some(e) if e.kind == kind && e.index == index => {
+                // f64::min and max return the other operand when one is NaN.
+                e.low = e.low.min(value);
+                e.high = e.high.max(value);
+            }
+            Some(e) => *e = fresh,
+            None => {
+                // Slots are observed in order; a gap cannot happen, but never index past the end.
+                self.slots.truncate(slot);
+                self.slots.push(fresh);
+            }
+        }
+    }
+
+    /// The range of slot `slot` if it holds that channel, else NaN bounds.
+    pub fn range(&self, slot: usize, kind: ChannelKind, index: usize) -> (f64, f64) {
+        match self.slots.get(slot) {
+            Some(e) if e.kind == kind && e.index == index => (e.low, e.high),
+            _ => (f64::NAN, f64::NAN),
+        }
+    }
+
+    /// Forgets every range (after a sample, or when the state jumps).
+    pub fn clear(&mut self) {
+        for e in &mut self.slots {
+            e.low = f64::NAN;
+            e.high = f64::NAN;
+        }
+    }
+}
+
 /// Column header of a channel, e.g. `qd2_continued` or `R_diag_3`.
 pub fn channel_name(kind: ChannelKind, index: usize) -> String {
     let k = index + 1;
@@ -197,13 +332,15 @@ pub fn channel_name(kind: ChannelKind, index: usize) -> String {
 }
 
 /// Reduces the samples with `t_min <= t <= t_max` to at most `2 * buckets` points per
-/// unbroken run, keeping each bucket's minimum and maximum in time order so spikes survive.
-/// `transform` maps each value first (e.g. `log10` for a log plot; it must be monotonic for
-/// the extremes to be kept). Non-finite results split the series: each returned run is drawn
+/// unbroken run, keeping each bucket's minimum and maximum in time order so spikes survive,
+/// those between samples included. A sample's extremes are placed at its time, the one
+/// nearer to its value last, so a smooth curve stays a line and a spike goes out and back.
+/// `transform` maps each value first (e.g. `log10` for a log plot; it must be increasing for
+/// the extremes to be kept). A non-finite value splits the series: each returned run is drawn
 /// as its own line. Only the samples inside the window are visited (times are increasing).
 pub fn decimate(
     times: &VecDeque<f64>,
-    values: &VecDeque<f64>,
+    series: Series<'_>,
     t_min: f64,
     t_max: f64,
     buckets: usize,
@@ -213,45 +350,70 @@ pub fn decimate(
     let width = (t_max - t_min).max(f64::MIN_POSITIVE) / buckets as f64;
     let mut runs: Vec<Vec<[f64; 2]>> = Vec::new();
     let mut run: Vec<[f64; 2]> = Vec::new();
-    // Current bucket: index, min and max points.
-    let mut bucket: Option<(i64, [f64; 2], [f64; 2])> = None;
-    let flush = |bucket: &mut Option<(i64, [f64; 2], [f64; 2])>, run: &mut Vec<[f64; 2]>| {
-        if let Some((_, lo, hi)) = bucket.take() {
+    // Current bucket: index, min and max points, last value.
+    type Bucket = (i64, [f64; 2], [f64; 2], f64);
+    let flush = |bucket: &mut Option<Bucket>, run: &mut Vec<[f64; 2]>| {
+        if let Some((_, lo, hi, last)) = bucket.take() {
+            let low_first = if lo[0] == hi[0] {
+                (last - lo[1]).abs() >= (hi[1] - last).abs()
+            } else {
+                lo[0] < hi[0]
+            };
             if lo == hi {
                 run.push(lo);
-            } else if lo[0] <= hi[0] {
+            } else if low_first {
                 run.extend([lo, hi]);
             } else {
                 run.extend([hi, lo]);
             }
         }
     };
+    let mut bucket: Option<Bucket> = None;
+    let mut previous: Option<f64> = None;
     let first = times.partition_point(|&t| t < t_min);
-    for (&t, &v) in times.iter().zip(values).skip(first) {
+    let samples = times
+        .iter()
+        .zip(series.values)
+        .zip(series.low.iter().zip(series.high))
+        .skip(first);
+    for ((&t, &v), (&low, &high)) in samples {
         if t > t_max {
             break;
         }
         let v = transform(v);
         if !v.is_finite() {
+            previous = None;
             flush(&mut bucket, &mut run);
             if !run.is_empty() {
                 runs.push(std::mem::take(&mut run));
             }
             continue;
         }
+        // Extremes inside the span of the line from the previous sample add nothing (a
+        // smooth curve sampled coarsely); neither does one with no finite image (log10 of a
+        // zero residual).
+        let (span_low, span_high) = previous.map_or((v, v), |p: f64| (p.min(v), p.max(v)));
+        let low = Some(transform(low))
+            .filter(|x| x.is_finite() && *x < span_low)
+            .unwrap_or(v);
+        let high = Some(transform(high))
+            .filter(|x| x.is_finite() && *x > span_high)
+            .unwrap_or(v);
+        previous = Some(v);
         let index = ((t - t_min) / width).floor() as i64;
         match &mut bucket {
-            Some((b, lo, hi)) if *b == index => {
-                if v < lo[1] {
-                    *lo = [t, v];
+            Some((b, lo, hi, last)) if *b == index => {
+                if low < lo[1] {
+                    *lo = [t, low];
                 }
-                if v > hi[1] {
-                    *hi = [t, v];
+                if high > hi[1] {
+                    *hi = [t, high];
                 }
+                *last = v;
             }
             _ => {
                 flush(&mut bucket, &mut run);
-                bucket = Some((index, [t, v], [t, v]));
+                bucket = Some((index, [t, low], [t, high], v));
             }
         }
     }
@@ -321,7 +483,7 @@ mod tests {
             .enumerate()
             .map(|(i, t)| if i == 54_321 { 7.0 } else { t.sin() })
             .collect();
-        let runs = decimate(&times, &values, 0.0, 100.0, 500, |v| v);
+        let runs = decimate(&times, Series::points(&values), 0.0, 100.0, 500, |v| v);
         assert_eq!(runs.len(), 1);
         let points = &runs[0];
         assert!(points.len() <= 1000, "{} points", points.len());
@@ -343,12 +505,12 @@ mod tests {
         let values: VecDeque<f64> = [1.0, 2.0, f64::NAN, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
             .into_iter()
             .collect();
-        let runs = decimate(&times, &values, 0.0, 6.0, 100, |v| v);
+        let runs = decimate(&times, Series::points(&values), 0.0, 6.0, 100, |v| v);
         assert_eq!(runs.len(), 2);
         assert_eq!(runs[0], vec![[0.0, 1.0], [1.0, 2.0]]);
         assert_eq!(runs[1].last(), Some(&[6.0, 7.0]));
         // A window starting inside the history skips the earlier samples.
-        let late = decimate(&times, &values, 4.5, 9.0, 100, |v| v);
+        let late = decimate(&times, Series::points(&values), 4.5, 9.0, 100, |v| v);
         assert_eq!(
             late,
             vec![vec![
@@ -360,7 +522,60 @@ mod tests {
             ]]
         );
         // The transform applies before decimation; log10 of a non-positive value is a gap.
-        let logs = decimate(&times, &values, 0.0, 1.0, 100, |v| (v - 1.5).log10());
+        let logs = decimate(&times, Series::points(&values), 0.0, 1.0, 100, |v| {
+            (v - 1.5).log10()
+        });
         assert_eq!(logs, vec![vec![[1.0, 0.5f64.log10()]]]);
+    }
+
+    #[test]
+    fn extremes_between_samples_are_drawn_and_not_exported() {
+        let mut h = History::new(10);
+        h.begin(0.0);
+        h.set(ChannelKind::QdTraditional, 0, -3.0);
+        // One step in between flipped the sign: +3 was seen, the next sample is back at -3.1.
+        h.begin(1.0);
+        h.set_with_range(ChannelKind::QdTraditional, 0, -3.1, -3.05, 3.0);
+        h.begin(2.0);
+        h.set_with_range(ChannelKind::QdTraditional, 0, -3.2, f64::NAN, f64::NAN);
+        h.finish();
+        let channel = &h.channels()[0];
+        assert_eq!(
+            channel.series().low[1],
+            -3.1,
+            "the value bounds its own range"
+        );
+        let runs = decimate(h.times(), channel.series(), 0.0, 2.0, 100, |v| v);
+        assert_eq!(
+            runs,
+            // Out to the flip and back to the sample's value.
+            vec![vec![[0.0, -3.0], [1.0, 3.0], [1.0, -3.1], [2.0, -3.2]]]
+        );
+        assert_eq!(h.to_csv(), "t,qd1_traditional\n0,-3\n1,-3.1\n2,-3.2\n");
+        // A falling curve sampled every other step: the steps in between lie on the line
+        // between samples, so the drawn line is just the samples.
+        let mut ramp = History::new(10);
+        for i in 0..4 {
+            let t = f64::from(i);
+            ramp.begin(t);
+            // The step half-way since the previous sample was at 0.5 - t.
+            let between = if i == 0 { -t } else { 0.5 - t };
+            ramp.set_with_range(ChannelKind::QContinued, 0, -t, -t, between);
+        }
+        let line = &decimate(
+            ramp.times(),
+            ramp.channels()[0].series(),
+            0.0,
+            3.0,
+            100,
+            |v| v,
+        )[0];
+        assert_eq!(
+            line,
+            &vec![[0.0, 0.0], [1.0, -1.0], [2.0, -2.0], [3.0, -3.0]]
+        );
+        // Dropping samples drops their extremes with them.
+        h.truncate_after(0.5);
+        assert_eq!(h.channels()[0].series().high.len(), 1);
     }
 }

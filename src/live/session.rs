@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use nalgebra::DVector;
 
-use crate::live::history::{ChannelKind, History};
+use crate::live::history::{ChannelKind, Extremes, History};
 use crate::model::{BodyKind, Load, LoadKind, Mechanism};
 use crate::scene::Scene;
 use crate::solver::{BasisMode, Settings, Simulation, SingularEvent, SolverError, StepReport};
@@ -126,6 +126,8 @@ pub struct LiveSession {
     /// The event whose state the simulation is at (cleared when it moves on).
     current_event: Option<usize>,
     history: History,
+    /// Extremes of the plotted values over the steps since the last sample.
+    extremes: Extremes,
     trace: VecDeque<[f64; 3]>,
     trace_point: Option<TracePoint>,
     last_report: Option<StepReport>,
@@ -162,6 +164,7 @@ impl LiveSession {
             events: Vec::new(),
             current_event: None,
             history: History::new(HISTORY_CAPACITY),
+            extremes: Extremes::default(),
             trace: VecDeque::with_capacity(TRACE_CAPACITY),
             trace_point,
             last_report: None,
@@ -438,6 +441,7 @@ impl LiveSession {
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());
         self.history.truncate_after(self.sim.time());
+        self.extremes.clear();
         self.record();
         self.pause = Some(PauseReason::Event);
     }
@@ -464,6 +468,7 @@ impl LiveSession {
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());
         self.history.truncate_after(self.sim.time());
+        self.extremes.clear();
         self.trace.clear();
         self.record();
         self.pause = Some(PauseReason::Event);
@@ -589,6 +594,14 @@ impl LiveSession {
     }
 
     fn record_if_due(&mut self) {
+        let extremes = &mut self.extremes;
+        visit_plotted(
+            &self.sim,
+            self.last_report.as_ref(),
+            |slot, kind, index, value| {
+                extremes.observe(slot, kind, index, value);
+            },
+        );
         let interval = self.speed / SAMPLES_PER_WALL_SECOND;
         let due = self
             .history
@@ -599,41 +612,23 @@ impl LiveSession {
         }
     }
 
-    /// Appends the current state to the history and the trace.
+    /// Appends the current state to the history (with the extremes since the last sample)
+    /// and the trace.
     fn record(&mut self) {
-        let sim = &self.sim;
         let h = &mut self.history;
-        h.begin(sim.time());
-        for (mode, qd_kind, q_kind) in [
-            (
-                BasisMode::Continued,
-                ChannelKind::QdContinued,
-                ChannelKind::QContinued,
-            ),
-            (
-                BasisMode::Traditional,
-                ChannelKind::QdTraditional,
-                ChannelKind::QTraditional,
-            ),
-        ] {
-            let basis = sim.basis(mode);
-            for (k, v) in basis.qd().iter().enumerate() {
-                h.set(qd_kind, k, *v);
-            }
-            for (k, v) in basis.q().iter().enumerate() {
-                h.set(q_kind, k, *v);
-            }
-        }
-        let qr = sim.factorization();
-        let diag = sim.mechanism().n().min(sim.mechanism().m());
-        let r00 = qr.r_diag_abs(0).max(f64::MIN_POSITIVE);
-        for i in 0..diag {
-            h.set(ChannelKind::RDiagonal, i, qr.r_diag_abs(i) / r00);
-        }
-        h.set(ChannelKind::Energy, 0, sim.energy());
-        let residual = self.last_report.as_ref().map_or(f64::NAN, |r| r.residual);
-        h.set(ChannelKind::Residual, 0, residual);
+        let extremes = &self.extremes;
+        h.begin(self.sim.time());
+        visit_plotted(
+            &self.sim,
+            self.last_report.as_ref(),
+            |slot, kind, index, value| {
+                let (low, high) = extremes.range(slot, kind, index);
+                h.set_with_range(kind, index, value, low, high);
+            },
+        );
         h.finish();
+        self.extremes.clear();
+        let sim = &self.sim;
         if let Some(point) = self.trace_point {
             if self.trace.len() == TRACE_CAPACITY {
                 self.trace.pop_front();
@@ -642,4 +637,47 @@ impl LiveSession {
                 .push_back(point.position(&self.scene.mechanism, sim.positions()));
         }
     }
+}
+
+/// Calls `f(slot, kind, index, value)` for every plotted value of the current state, in the
+/// same order every time (`slot` counts the calls).
+fn visit_plotted(
+    sim: &Simulation,
+    last_report: Option<&StepReport>,
+    mut f: impl FnMut(usize, ChannelKind, usize, f64),
+) {
+    let mut slot = 0;
+    let mut emit = |kind, index, value| {
+        f(slot, kind, index, value);
+        slot += 1;
+    };
+    for (mode, qd_kind, q_kind) in [
+        (
+            BasisMode::Continued,
+            ChannelKind::QdContinued,
+            ChannelKind::QContinued,
+        ),
+        (
+            BasisMode::Traditional,
+            ChannelKind::QdTraditional,
+            ChannelKind::QTraditional,
+        ),
+    ] {
+        let basis = sim.basis(mode);
+        for (k, v) in basis.qd().iter().enumerate() {
+            emit(qd_kind, k, *v);
+        }
+        for (k, v) in basis.q().iter().enumerate() {
+            emit(q_kind, k, *v);
+        }
+    }
+    let qr = sim.factorization();
+    let diag = sim.mechanism().n().min(sim.mechanism().m());
+    let r00 = qr.r_diag_abs(0).max(f64::MIN_POSITIVE);
+    for i in 0..diag {
+        emit(ChannelKind::RDiagonal, i, qr.r_diag_abs(i) / r00);
+    }
+    emit(ChannelKind::Energy, 0, sim.energy());
+    let residual = last_report.map_or(f64::NAN, |r| r.residual);
+    emit(ChannelKind::Residual, 0, residual);
 }

@@ -234,3 +234,56 @@ fn the_trace_follows_the_chosen_point_of_a_bar() {
         }
     }
 }
+
+#[test]
+fn plotted_history_covers_every_step_between_its_samples() {
+    // The traditional basis of A02 flips sign for single steps (0.206 s, 0.241 s, ... at
+    // dt 1e-3); the history samples about every fourth step at 1x, so its sampled values
+    // alone would miss those flips. Every per-step value of the solver stepped directly must
+    // lie in the range the history keeps for the sample that closes its interval.
+    let s = scene("double_four_bar");
+    let mut session = LiveSession::new(s.clone()).unwrap();
+    session.set_stop_time(Some(0.6));
+    session.run_until_paused(1_000_000);
+    let history = session.history();
+    let times: Vec<f64> = history.times().iter().copied().collect();
+    let channel = history
+        .channels()
+        .iter()
+        .find(|c| c.name == "qd1_traditional")
+        .expect("traditional qd channel");
+    let series = channel.series();
+    assert!(times.len() < 300, "sampled every step: {}", times.len());
+
+    let mut direct = s.simulation().unwrap();
+    let (mut steps, mut flips_missed_by_values) = (0, 0);
+    let mut sample = 1;
+    while direct.time() < 0.6 - 1e-12 {
+        direct.step_until(0.6).unwrap();
+        steps += 1;
+        let (t, qd) = (direct.time(), direct.basis(BasisMode::Traditional).qd()[0]);
+        while times[sample] < t - 1e-12 {
+            sample += 1;
+        }
+        let (low, high) = (series.low[sample], series.high[sample]);
+        assert!(
+            low <= qd && qd <= high,
+            "t = {t}: qd1 = {qd} outside [{low}, {high}] of the sample at {}",
+            times[sample]
+        );
+        if qd.signum() != series.values[sample].signum()
+            && qd.signum() != series.values[sample - 1].signum()
+        {
+            flips_missed_by_values += 1;
+        }
+    }
+    assert!(
+        steps > 2 * times.len(),
+        "{steps} steps, {} samples",
+        times.len()
+    );
+    assert!(
+        flips_missed_by_values > 0,
+        "no single-step flip between samples: the test would not show the envelope matters"
+    );
+}
