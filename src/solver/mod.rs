@@ -4,6 +4,7 @@
 //! value that ties them together. Nothing here depends on Bevy.
 
 mod basis;
+mod branches;
 mod dynamics;
 mod error;
 mod events;
@@ -15,6 +16,7 @@ mod settings;
 mod simulation;
 
 pub use basis::{BasisStats, ColumnLabel, ColumnOrigin, TangentBasis};
+pub use branches::{Branch, branches};
 pub use error::SolverError;
 pub use events::{EventDetector, LocatedMinimum, SingularEvent, parabola_minimum};
 pub use initial::{AssemblyReport, assemble_positions, complete_velocities};

@@ -1,6 +1,7 @@
 //! Integration tests of the Bevy-free solver, grouped in one binary (one link step).
 //! Reference values come from independent derivations, each cited where it is used.
 
+mod branches;
 mod common;
 mod continuation;
 mod jacobians;

@@ -1,0 +1,187 @@
+//! Branches through a singular configuration: of the admissible motions at an event (first
+//! order, `A t = 0`), the directions along which the mechanism can actually leave it.
+//!
+//! A curve `x(s)` on the constraint manifold through the event state with tangent `t`
+//! satisfies `A t = 0` and, differentiating `A x' = 0` once more, `A x'' = gamma(x, t)`
+//! (`gamma = -(dA/ds) x'`, the acceleration term of the dynamics). For every `u` in the left
+//! null space of `A` (`u^T A = 0`) this leaves the second-order condition
+//! `u^T gamma(x, t) = 0`, a quadratic form in the coefficients of `t` in the admissible basis.
+//! At a bifurcation (the four-bar at its flat pose) these forms vanish on two or more lines,
+//! the branch tangents; where the new motions are first order only (a crank pinned to a
+//! rigid coupler beside two others), no line leaves the continued space. Only the branches
+//! that are not the continuation are returned: the continued columns already show it.
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+
+use super::events::SingularEvent;
+use crate::model::Mechanism;
+
+/// A branch leaving the singular configuration, other than the continuation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Branch {
+    /// Unit tangent in the coordinates `x` (either sign is a way out).
+    pub direction: DVector<f64>,
+    /// Its coefficients on the event's admissible motions (continued columns, then new).
+    pub coefficients: DVector<f64>,
+}
+
+/// Starting points of the search for common zeros (deterministic).
+const STARTS: usize = 256;
+/// Gauss-Newton iterations from each start.
+const ITERATIONS: usize = 40;
+/// A common zero: every form below this, relative to the largest form.
+const ZERO: f64 = 1e-8;
+/// A branch leaves the continued space when its new coefficients have at least this norm.
+const LEAVES_CONTINUATION: f64 = 1e-2;
+/// Two unit directions closer than this are one branch.
+const SAME_BRANCH: f64 = 1e-3;
+
+/// The branches through `event`'s configuration that are not its continuation.
+pub fn branches(mechanism: &Mechanism, event: &SingularEvent) -> Vec<Branch> {
+    let (n, m) = (mechanism.n(), mechanism.m());
+    let continued = event.continued();
+    let new = event.new_motions();
+    let (k_cont, k) = (continued.ncols(), continued.ncols() + new.ncols());
+    if new.ncols() == 0 || m == 0 {
+        return Vec::new();
+    }
+    let mut basis = DMatrix::zeros(n, k);
+    basis.columns_mut(0, k_cont).copy_from(&continued);
+    basis.columns_mut(k_cont, k - k_cont).copy_from(&new);
+
+    let forms = second_order_forms(mechanism, event, &basis);
+    let scale = forms.iter().map(DMatrix::norm).fold(0.0, f64::max);
+    if scale == 0.0 {
+        return Vec::new();
+    }
+    let mut found: Vec<DVector<f64>> = Vec::new();
+    let mut seed: u64 = 0x5EED;
+    for _ in 0..STARTS {
+        let start = DVector::from_fn(k, |_, _| uniform(&mut seed) - 0.5);
+        let Some(mut alpha) = common_zero(&forms, start) else {
+            continue;
+        };
+        let residual = forms
+            .iter()
+            .map(|q| quadratic(q, &alpha).abs())
+            .fold(0.0, f64::max);
+        let leaves = alpha.rows(k_cont, k - k_cont).norm() >= LEAVES_CONTINUATION;
+        if residual > ZERO * scale || !leaves {
+            continue;
+        }
+        // One sign per line: the largest coefficient positive.
+        let largest = alpha
+            .iter()
+            .fold(0.0f64, |a, &b| if b.abs() > a.abs() { b } else { a });
+        if largest < 0.0 {
+            alpha.neg_mut();
+        }
+        if !found.iter().any(|b| (b - &alpha).norm() < SAME_BRANCH) {
+            found.push(alpha);
+        }
+    }
+    // Deterministic order: by the coefficients, the first one first.
+    found.sort_by(|a, b| {
+        a.iter()
+            .zip(b.iter())
+            .map(|(x, y)| y.total_cmp(x))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    found
+        .into_iter()
+        .map(|alpha| Branch {
+            direction: &basis * &alpha,
+            coefficients: alpha,
+        })
+        .collect()
+}
+
+/// `Q_j[a][b] = u_j^T gamma(x; N_a, N_b)` for each left null vector `u_j` of `A` at the
+/// event state, by polarisation of the quadratic `gamma(x, t)`.
+fn second_order_forms(
+    mechanism: &Mechanism,
+    event: &SingularEvent,
+    basis: &DMatrix<f64>,
+) -> Vec<DMatrix<f64>> {
+    let (n, m) = (mechanism.n(), mechanism.m());
+    let k = basis.ncols();
+    let mut a = DMatrix::zeros(m, n);
+    mechanism.jacobian(&event.x, &mut a);
+    // Left null space: eigenvectors of A A^T for its m - rank smallest eigenvalues.
+    let eigen = SymmetricEigen::new(&a * a.transpose());
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&i, &j| eigen.eigenvalues[i].total_cmp(&eigen.eigenvalues[j]));
+    let null_count = m.saturating_sub(event.rank);
+    let mut gamma_plus = DVector::zeros(m);
+    let mut gamma_minus = DVector::zeros(m);
+    // gamma of every pair, shared by all forms.
+    let mut pairs = vec![DVector::zeros(m); k * k];
+    for p in 0..k {
+        for q in p..k {
+            let plus = basis.column(p) + basis.column(q);
+            let minus = basis.column(p) - basis.column(q);
+            mechanism.gamma(&event.x, &plus, &mut gamma_plus);
+            mechanism.gamma(&event.x, &minus, &mut gamma_minus);
+            pairs[p * k + q] = (&gamma_plus - &gamma_minus) * 0.25;
+        }
+    }
+    order[..null_count]
+        .iter()
+        .map(|&i| {
+            let u = eigen.eigenvectors.column(i);
+            DMatrix::from_fn(k, k, |p, q| {
+                let (p, q) = (p.min(q), p.max(q));
+                u.dot(&pairs[p * k + q])
+            })
+        })
+        .collect()
+}
+
+/// `alpha^T Q alpha`.
+fn quadratic(q: &DMatrix<f64>, alpha: &DVector<f64>) -> f64 {
+    alpha.dot(&(q * alpha))
+}
+
+/// Gauss-Newton on `alpha^T Q_j alpha = 0` for all `j` and `|alpha| = 1`, from `start`.
+fn common_zero(forms: &[DMatrix<f64>], start: DVector<f64>) -> Option<DVector<f64>> {
+    let k = start.len();
+    let norm = start.norm();
+    if norm == 0.0 {
+        return None;
+    }
+    let mut alpha = start / norm;
+    let rows = forms.len() + 1;
+    let mut jacobian = DMatrix::zeros(rows, k);
+    let mut residual = DVector::zeros(rows);
+    for _ in 0..ITERATIONS {
+        for (j, q) in forms.iter().enumerate() {
+            let q_alpha = q * &alpha;
+            residual[j] = alpha.dot(&q_alpha);
+            jacobian.row_mut(j).copy_from(&(2.0 * q_alpha).transpose());
+        }
+        residual[rows - 1] = alpha.norm_squared() - 1.0;
+        jacobian
+            .row_mut(rows - 1)
+            .copy_from(&(2.0 * &alpha).transpose());
+        let step = jacobian
+            .clone()
+            .svd(true, true)
+            .solve(&residual, 1e-12)
+            .ok()?;
+        alpha -= step;
+        if !alpha.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+    }
+    let norm = alpha.norm();
+    (norm > 0.0).then(|| alpha / norm)
+}
+
+/// A uniform number in [0, 1) from a 64-bit linear congruential generator (Knuth's MMIX).
+fn uniform(state: &mut u64) -> f64 {
+    *state = state
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    (*state >> 11) as f64 / (1u64 << 53) as f64
+}
