@@ -35,6 +35,12 @@ pub enum AppCommand {
         delta: f64,
         duration: f64,
     },
+    /// Leave the current singular event along a direction, with the event's kinetic energy
+    /// or at a given speed.
+    Leave {
+        direction: DVector<f64>,
+        speed: Option<f64>,
+    },
     SetTrace(Option<TracePoint>),
     ClearTrace,
 }

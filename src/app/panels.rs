@@ -370,14 +370,25 @@ fn banner(ui: &mut Ui, live: &Live) {
             if let Some(event) = session.current_event() {
                 show(
                     format!(
-                        "Singular configuration at t = {:.4} s: rank {} instead of {} (deficiency {}), {} admissible motions ({} continued, {} new). Space continues; the Motions panel pushes along one.",
+                        "Singular configuration at t = {:.4} s: rank {} instead of {} (deficiency {}), {} admissible motions ({} continued, {} new), {}. Space continues; the Admissible motions panel pushes along a motion{}.",
                         event.t,
                         event.rank,
                         event.rank + event.deficiency,
                         event.deficiency,
                         event.motion_count(),
                         event.continued().ncols(),
-                        event.new_motions().ncols()
+                        event.new_motions().ncols(),
+                        match session.branches().len() {
+                            0 =>
+                                "no other branch (the new motions are first order only)".to_owned(),
+                            1 => "1 other branch".to_owned(),
+                            b => format!("{b} other branches"),
+                        },
+                        if session.branches().is_empty() {
+                            ""
+                        } else {
+                            " or leaves along a branch"
+                        }
                     ),
                     palette.banner_event,
                 );
@@ -524,6 +535,7 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     let role = match motion.role {
                         MotionRole::Continued => "",
                         MotionRole::New => " (new)",
+                        MotionRole::Branch => "",
                         MotionRole::Basis(mode) => {
                             if mode == BasisMode::Continued {
                                 ""
@@ -535,8 +547,20 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     if ui.checkbox(&mut visible, format!("{}{role}", motion.label)).changed() {
                         view.hidden_motions[k] = !visible;
                     }
-                    ui.radio_value(&mut view.push_motion, k, "push");
+                    if motion.role == MotionRole::Branch {
+                        leave_buttons(ui, live, view, &motion.column, commands);
+                    } else {
+                        ui.radio_value(&mut view.push_motion, k, "push");
+                    }
                 });
+            }
+            if live.session.current_event().is_some() && live.session.branches().is_empty() {
+                ui.label(
+                    RichText::new(
+                        "No branch but the continuation: the new motions are admissible to first order only.",
+                    )
+                    .small(),
+                );
             }
             ui.horizontal(|ui| {
                 ui.label("Δ velocity");
@@ -568,6 +592,50 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                 ui.label("pushing…");
             }
         });
+}
+
+/// "leave on" (the way the mechanism came) and "leave back" along a branch, with the
+/// kinetic energy it has at the event, or at the push's Δ velocity if it is at rest there.
+fn leave_buttons(
+    ui: &mut Ui,
+    live: &Live,
+    view: &ViewState,
+    direction: &nalgebra::DVector<f64>,
+    commands: &mut Vec<AppCommand>,
+) {
+    let velocities = live.session.simulation().velocities();
+    let at_rest = velocities.norm() < 1e-9;
+    let forward = if direction.dot(velocities) < 0.0 {
+        -1.0
+    } else {
+        1.0
+    };
+    let speed = at_rest.then_some(view.push_delta.abs().max(0.1));
+    let how = if at_rest {
+        format!(
+            "at {:.2} (the Δ velocity below): the mechanism is at rest here",
+            view.push_delta.abs().max(0.1)
+        )
+    } else {
+        "with the kinetic energy it has here".to_owned()
+    };
+    for (text, sign, way) in [
+        ("leave on", forward, "on the way it came"),
+        ("leave back", -forward, "back"),
+    ] {
+        if ui
+            .small_button(text)
+            .on_hover_text(format!(
+                "Sends the mechanism along this branch, {way}, {how}."
+            ))
+            .clicked()
+        {
+            commands.push(AppCommand::Leave {
+                direction: direction * sign,
+                speed,
+            });
+        }
+    }
 }
 
 fn events_panel(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {

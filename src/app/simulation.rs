@@ -352,6 +352,7 @@ fn apply_commands(
                 delta,
                 duration,
             } => session.push_along(column, *delta, *duration),
+            AppCommand::Leave { direction, speed } => session.leave_along(direction, *speed),
             AppCommand::SetTrace(point) => {
                 session.set_trace_point(*point);
                 Ok(())

@@ -25,6 +25,9 @@ pub enum MotionRole {
     Continued,
     /// At an event: a direction admissible only at the singular configuration.
     New,
+    /// At an event: a branch through the singular configuration other than the
+    /// continuation, along which the mechanism can leave (second order).
+    Branch,
 }
 
 /// A column of `T` with its name and role.
@@ -137,6 +140,19 @@ pub fn event_motions(event: &SingularEvent, mode: BasisMode) -> Vec<Motion> {
         (format!("new {}", k + 1), MotionRole::New)
     });
     out
+}
+
+/// The branches through an event's configuration, labelled `branch 1`, `branch 2`, ...
+pub fn branch_motions(branches: &[crate::solver::Branch]) -> Vec<Motion> {
+    branches
+        .iter()
+        .enumerate()
+        .map(|(k, branch)| Motion {
+            label: format!("branch {}", k + 1),
+            role: MotionRole::Branch,
+            column: branch.direction.clone(),
+        })
+        .collect()
 }
 
 fn push_columns(

@@ -13,7 +13,9 @@ use nalgebra::DVector;
 use crate::live::history::{ChannelKind, Extremes, History};
 use crate::model::{BodyKind, Load, LoadKind, Mechanism};
 use crate::scene::Scene;
-use crate::solver::{BasisMode, Settings, Simulation, SingularEvent, SolverError, StepReport};
+use crate::solver::{
+    BasisMode, Branch, Settings, Simulation, SingularEvent, SolverError, StepReport, branches,
+};
 
 /// Speeds offered by the controls: 1/64x to 64x in factors of two.
 pub const SPEEDS: [f64; 13] = [
@@ -125,6 +127,8 @@ pub struct LiveSession {
     events: Vec<SingularEvent>,
     /// The event whose state the simulation is at (cleared when it moves on).
     current_event: Option<usize>,
+    /// The branches through the current event's configuration other than the continuation.
+    branches: Vec<Branch>,
     history: History,
     /// Extremes of the plotted values over the steps since the last sample.
     extremes: Extremes,
@@ -163,6 +167,7 @@ impl LiveSession {
             stop_time: None,
             events: Vec::new(),
             current_event: None,
+            branches: Vec::new(),
             history: History::new(HISTORY_CAPACITY),
             extremes: Extremes::default(),
             trace: VecDeque::with_capacity(TRACE_CAPACITY),
@@ -408,6 +413,7 @@ impl LiveSession {
                 out.steps += 1;
                 self.steps_total += 1;
                 self.current_event = None;
+                self.branches.clear();
                 // The session keeps its events: the copy is the one allocation of the step.
                 let event = self.sim.last_event().cloned();
                 self.last_report = Some(report);
@@ -436,6 +442,7 @@ impl LiveSession {
             self.pause = Some(PauseReason::Failed(error.to_string()));
             return;
         }
+        self.branches = branches(&self.scene.mechanism, &event);
         self.remember(event);
         self.current_event = Some(self.events.len() - 1);
         self.previous_t = self.sim.time();
@@ -454,6 +461,43 @@ impl LiveSession {
         self.events.push(event);
     }
 
+    /// The branches through the configuration of the event the session is paused at, other
+    /// than the continuation (empty elsewhere).
+    pub fn branches(&self) -> &[Branch] {
+        &self.branches
+    }
+
+    /// Sends the mechanism from the event it is paused at along `direction` (a branch or an
+    /// admissible motion) with the event's kinetic energy, or at `speed` if given, and plays
+    /// on (see [`Simulation::leave_along`]).
+    pub fn leave_along(
+        &mut self,
+        direction: &DVector<f64>,
+        speed: Option<f64>,
+    ) -> Result<(), SolverError> {
+        let Some(event) = self.current_event().cloned() else {
+            return Err(SolverError::InvalidState(
+                "leaving along a branch needs the mechanism paused at a singular event".into(),
+            ));
+        };
+        if let Some(push) = self.push.take() {
+            self.sim.set_settings(push.usual)?;
+            self.sim.clear_extra_loads();
+        }
+        let report = self.sim.leave_along(&event, direction, speed)?;
+        self.previous_t = event.t;
+        self.previous_x.copy_from(&event.x);
+        self.steps_total += 1;
+        self.last_report = Some(report);
+        self.current_event = None;
+        self.branches.clear();
+        self.history.truncate_after(event.t);
+        self.extremes.clear();
+        self.record();
+        self.play();
+        Ok(())
+    }
+
     /// Returns to a recorded event's state (paused there).
     pub fn goto_event(&mut self, index: usize) -> Result<(), SolverError> {
         let Some(event) = self.events.get(index).cloned() else {
@@ -464,6 +508,7 @@ impl LiveSession {
             self.sim.clear_extra_loads();
         }
         self.sim.set_event_state(&event)?;
+        self.branches = branches(&self.scene.mechanism, &event);
         self.current_event = Some(index);
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());

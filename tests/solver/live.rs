@@ -287,3 +287,27 @@ fn plotted_history_covers_every_step_between_its_samples() {
         "no single-step flip between samples: the test would not show the envelope matters"
     );
 }
+
+#[test]
+fn leaving_along_a_branch_from_the_paused_event_plays_on_that_branch() {
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    session.run_until_paused(1_000_000);
+    let event = session.current_event().unwrap().clone();
+    let energy = session.simulation().energy();
+    // The flat four-bar has one branch besides the parallelogram (the
+    // fold with crank2 still, tests/solver/branches.rs).
+    assert_eq!(session.branches().len(), 1);
+    let fold = session.branches()[0].direction.clone();
+    session.leave_along(&fold, None).unwrap();
+    assert!(!session.is_paused());
+    assert!(session.current_event().is_none() && session.branches().is_empty());
+    assert!(session.time() > event.t);
+    assert_eq!(session.history().last_time(), Some(session.time()));
+    session.set_stop_time(Some(event.t + 0.2));
+    session.run_until_paused(1_000_000);
+    let x = session.simulation().positions();
+    assert!(x[8].sin().abs() < 1e-6, "crank2 left its fold: {}", x[8]);
+    assert!((session.simulation().energy() - energy).abs() < 1e-6 * energy);
+    // Leaving needs an event to leave from.
+    assert!(session.leave_along(&fold, None).is_err());
+}

@@ -1,5 +1,7 @@
 //! Admissible motions as arrows on the mechanism: one colour per column of `T`, continued
-//! columns solid, new ones dashed, each motion labelled where its label covers no other.
+//! columns solid, new ones dashed, branches dotted, each motion labelled where its label
+//! covers no other. Arrows of different motions from the same point are drawn side by side
+//! (fanned out across their direction), so none hides another.
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, FontId, Pos2, Shape, Stroke, vec2};
@@ -10,6 +12,9 @@ use super::projection::Projection;
 use crate::app::theme::Palette;
 use crate::live::motions::{self, Motion, MotionRole};
 use crate::model::Mechanism;
+
+/// Pixels between the arrows of two motions drawn from the same point.
+const FAN_SPACING: f32 = 6.0;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn draw_motions(
@@ -25,12 +30,18 @@ pub(super) fn draw_motions(
     // The longest arrow of each motion gets this many pixels: columns of T are unit
     // vectors, only their shape on the mechanism matters.
     let target = 0.16 * rect.width().min(rect.height());
+    let visible: Vec<usize> = (0..shown.len())
+        .filter(|&k| view.motion_visible(k))
+        .collect();
     let mut placed_labels: Vec<egui::Rect> = Vec::with_capacity(shown.len());
     for (k, motion) in shown.iter().enumerate() {
         if !view.motion_visible(k) {
             continue;
         }
         let color = palette.motion(k);
+        // Side-by-side slot of this motion among the visible ones, centred on the point.
+        let slot = visible.iter().position(|&v| v == k).unwrap_or(0) as f32;
+        let fan = (slot - 0.5 * (visible.len() as f32 - 1.0)) * FAN_SPACING;
         let arrows = motions::arrows(mech, x, &motion.column);
         // Screen length of each arrow per unit of velocity, measured by projecting its tip.
         let probe = 1e-3;
@@ -52,7 +63,11 @@ pub(super) fn draw_motions(
         if longest <= 1e-9 {
             continue;
         }
-        let dashed = motion.role == MotionRole::New;
+        let dash = match motion.role {
+            MotionRole::New => Some((7.0, 5.0)),
+            MotionRole::Branch => Some((2.5, 4.0)),
+            _ => None,
+        };
         let stroke = Stroke::new(3.0, color);
         let mut label_spots: Vec<(f32, Pos2)> = Vec::with_capacity(screen.len());
         for (p, v) in screen {
@@ -60,9 +75,11 @@ pub(super) fn draw_motions(
             if v.length() < 4.0 {
                 continue;
             }
+            let across = vec2(-v.y, v.x) / v.length();
+            let p = p + fan * across;
             let tip = p + v;
-            if dashed {
-                painter.extend(Shape::dashed_line(&[p, tip - 0.1 * v], stroke, 7.0, 5.0));
+            if let Some((dash, gap)) = dash {
+                painter.extend(Shape::dashed_line(&[p, tip - 0.1 * v], stroke, dash, gap));
                 arrow_head(painter, tip, v, color);
             } else {
                 painter.line_segment([p, tip - 0.1 * v], stroke);
@@ -72,10 +89,16 @@ pub(super) fn draw_motions(
         }
         let text = match motion.role {
             MotionRole::New => format!("{} (new)", motion.label),
+            MotionRole::Branch => format!("{} (leave along it)", motion.label),
             _ => motion.label.clone(),
         };
         let galley = painter.layout_no_wrap(text, FontId::proportional(15.0), color);
-        if let Some(r) = place_label(&label_spots, galley.size() + vec2(6.0, 6.0), &placed_labels) {
+        if let Some(r) = place_label(
+            &label_spots,
+            galley.size() + vec2(6.0, 6.0),
+            &placed_labels,
+            rect,
+        ) {
             painter.rect_filled(r, 3.0, palette.background.gamma_multiply(0.85));
             painter.galley(r.min + vec2(3.0, 3.0), galley, color);
             placed_labels.push(r);
@@ -87,11 +110,13 @@ pub(super) fn draw_motions(
 /// each arrow's screen length and the point just past its tip), preferring a spot whose
 /// label does not cover one already placed; if every long arrow's spot is taken, the best
 /// spot moved up in steps of the label's height until it is free. Several motions at a
-/// singular configuration often have their longest arrows at the same hinge.
+/// singular configuration often have their longest arrows at the same hinge. Labels are
+/// kept inside `bounds` (the canvas), shifted in from its edges.
 pub(super) fn place_label(
     spots: &[(f32, Pos2)],
     size: egui::Vec2,
     placed: &[egui::Rect],
+    bounds: egui::Rect,
 ) -> Option<egui::Rect> {
     // Arrows at least this fraction of the longest one are good places for the label.
     const LONG_ENOUGH: f32 = 0.6;
@@ -103,18 +128,23 @@ pub(super) fn place_label(
         return None;
     }
     let free = |r: &egui::Rect| placed.iter().all(|other| !other.intersects(*r));
+    let inside = |r: egui::Rect| {
+        let dx = (bounds.left() - r.left()).max(0.0) + (bounds.right() - r.right()).min(0.0);
+        let dy = (bounds.top() - r.top()).max(0.0) + (bounds.bottom() - r.bottom()).min(0.0);
+        r.translate(vec2(dx, dy))
+    };
     let mut candidates: Vec<&(f32, Pos2)> = spots
         .iter()
         .filter(|(length, _)| *length >= LONG_ENOUGH * longest)
         .collect();
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (_, at) in &candidates {
-        let r = egui::Rect::from_center_size(*at, size);
+        let r = inside(egui::Rect::from_center_size(*at, size));
         if free(&r) {
             return Some(r);
         }
     }
-    let mut r = egui::Rect::from_center_size(candidates[0].1, size);
+    let mut r = inside(egui::Rect::from_center_size(candidates[0].1, size));
     for _ in 0..placed.len() + 1 {
         if free(&r) {
             break;
@@ -154,7 +184,7 @@ mod tests {
         let third = [(100.0, pos2(200.0, 100.0))];
         let mut placed = Vec::new();
         for spots in [&first[..], &second[..], &third[..]] {
-            let r = place_label(spots, size, &placed).expect("a label");
+            let r = place_label(spots, size, &placed, everywhere()).expect("a label");
             assert!(
                 placed.iter().all(|p: &egui::Rect| !p.intersects(r)),
                 "{r:?} overlaps {placed:?}"
@@ -169,6 +199,19 @@ mod tests {
 
     #[test]
     fn no_label_without_arrows() {
-        assert!(place_label(&[], vec2(10.0, 10.0), &[]).is_none());
+        assert!(place_label(&[], vec2(10.0, 10.0), &[], everywhere()).is_none());
+    }
+
+    #[test]
+    fn labels_stay_inside_the_canvas() {
+        let canvas = egui::Rect::from_min_max(pos2(0.0, 0.0), pos2(500.0, 300.0));
+        let r = place_label(&[(100.0, pos2(495.0, 5.0))], vec2(80.0, 20.0), &[], canvas).unwrap();
+        assert!(canvas.contains_rect(r), "{r:?}");
+        assert_eq!(r.right(), 500.0);
+        assert_eq!(r.top(), 0.0);
+    }
+
+    fn everywhere() -> egui::Rect {
+        egui::Rect::from_min_max(pos2(-1e6, -1e6), pos2(1e6, 1e6))
     }
 }

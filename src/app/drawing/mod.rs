@@ -141,7 +141,9 @@ fn follow_session_messages(
 pub fn shown_motions(live: &Live, view: &ViewState) -> Vec<Motion> {
     let session = &live.session;
     if let Some(event) = session.current_event() {
-        return motions::event_motions(event, view.basis);
+        let mut shown = motions::event_motions(event, view.basis);
+        shown.extend(motions::branch_motions(session.branches()));
+        return shown;
     }
     if view.show_motions {
         return motions::basis_motions(session.simulation().basis(view.basis), view.basis);

@@ -43,6 +43,7 @@ pub(super) fn draw_overlay_text(
             let role = match motion.role {
                 MotionRole::Continued => "continues the motion before",
                 MotionRole::New => "new at the singularity (dashed)",
+                MotionRole::Branch => "a branch it can leave along (dotted)",
                 MotionRole::Basis(BasisMode::Traditional) if at_event => {
                     "column of Q as the QR returns it"
                 }
