@@ -102,6 +102,14 @@ fn layout(
             .max_rect(ctx.viewport_rect()),
     );
     let view = &mut *view;
+    if let Some(scale) = view.pending_ui_scale.take() {
+        ctx.set_zoom_factor(scale);
+    }
+    // Side panels take a share of narrow windows (1280 x 720 on a projector) so the canvas
+    // keeps at least about half the width.
+    let width = ctx.content_rect().width();
+    let controls_width = (0.2 * width).clamp(200.0, 290.0);
+    let plots_width = (0.3 * width).clamp(260.0, 470.0);
 
     egui::Panel::top("menu_and_transport").show(&mut root, |ui| {
         menu_bar(ui, &live, view, &catalog, &mut commands);
@@ -110,23 +118,27 @@ fn layout(
     egui::Panel::bottom("status").show(&mut root, |ui| {
         status_line(ui, &live, &stats, &budget);
     });
-    egui::Panel::left("controls")
-        .resizable(true)
-        .default_size(290.0)
-        .show(&mut root, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| {
-                scene_panel(ui, &live, &catalog, &mut commands);
-                solver_panel(ui, &live, view, &mut commands);
-                motions_panel(ui, &live, view, &mut commands);
-                events_panel(ui, &live, &mut commands);
+    if view.show_controls {
+        egui::Panel::left("controls")
+            .resizable(true)
+            .default_size(controls_width)
+            .show(&mut root, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    scene_panel(ui, &live, &catalog, &mut commands);
+                    solver_panel(ui, &live, view, &mut commands);
+                    motions_panel(ui, &live, view, &mut commands);
+                    events_panel(ui, &live, &mut commands);
+                });
             });
-        });
-    egui::Panel::right("plots")
-        .resizable(true)
-        .default_size(470.0)
-        .show(&mut root, |ui| {
-            plots::show_plots(ui, &live, view, &mut plot_state, &mut commands);
-        });
+    }
+    if view.show_plots {
+        egui::Panel::right("plots")
+            .resizable(true)
+            .default_size(plots_width)
+            .show(&mut root, |ui| {
+                plots::show_plots(ui, &live, view, &mut plot_state, &mut commands);
+            });
+    }
     egui::CentralPanel::no_frame().show(&mut root, |ui| {
         banner(ui, &live);
         drawing::draw_canvas(
@@ -198,6 +210,13 @@ fn menu_bar(
             ui.checkbox(&mut view.show_trace, "Motion trace");
             ui.checkbox(&mut view.show_motions, "Columns of T  (M)");
             ui.checkbox(&mut view.compare_bases, "Plot both bases");
+            ui.separator();
+            ui.checkbox(&mut view.show_controls, "Controls panel");
+            ui.checkbox(&mut view.show_plots, "Plots panel");
+            ui.label("Interface size (for projectors):");
+            egui::gui_zoom::zoom_menu_buttons(ui);
+            ui.label(format!("{:.0} %", 100.0 * ui.ctx().zoom_factor()));
+            ui.separator();
             if ui.button("Fit view  (F / double-click)").clicked() {
                 view.refit();
                 ui.close();
@@ -297,8 +316,14 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
     let rank = sim.rank();
     let residual = session.last_report().map(|r| r.residual);
     ui.horizontal_wrapped(|ui| {
+        // At an event the banner gives the rank at the detection tolerance; here it is the
+        // rank the dynamics use (rank tolerance), which the event does not change.
+        let at_event = session
+            .current_event()
+            .map(|e| format!(", {} at detection tol.", e.rank))
+            .unwrap_or_default();
         ui.monospace(format!(
-            "n {n}  m {m}  rank {rank} (generic {})  dof {}  Grübler n-m {}",
+            "n {n}  m {m}  rank {rank} (dynamics{at_event}; generic {})  dof {}  Grübler n-m {}",
             sim.generic_rank(),
             n - rank,
             n as i64 - m as i64

@@ -52,6 +52,8 @@ pub struct ViewArgs {
     pub dt: Option<f64>,
     /// Run this many frames, print the CPU time per frame (solver, UI) and exit.
     pub measure_frames: Option<u32>,
+    /// Size of the whole interface (text, panels, canvas labels) relative to the default.
+    pub ui_scale: f32,
 }
 
 impl Default for ViewArgs {
@@ -64,6 +66,7 @@ impl Default for ViewArgs {
             after_frames: 5,
             light: false,
             size: (1600, 900),
+            ui_scale: 1.0,
             dt: None,
             measure_frames: None,
         }
@@ -102,6 +105,10 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     let Some(first) = args.first() else {
         return Ok(Command::Default);
     };
+    // `singulab run --help` asks for help, not for a scene called --help.
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        return Ok(Command::Help);
+    }
     match first.as_str() {
         "-h" | "--help" | "help" => Ok(Command::Help),
         "-V" | "--version" => Ok(Command::Version),
@@ -207,6 +214,16 @@ fn parse_view(args: &[String]) -> Result<ViewArgs, String> {
                 })?;
             }
             "--light" => view.light = true,
+            "--ui-scale" => {
+                let text = value(arg, &mut it)?;
+                view.ui_scale = text
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|s| (0.5..=3.0).contains(s))
+                    .ok_or_else(|| {
+                        format!("--ui-scale expects a factor from 0.5 to 3, got \"{text}\"")
+                    })?;
+            }
             "--dt" => view.dt = Some(positive(arg, value(arg, &mut it)?)?),
             "--measure-frames" => {
                 let text = value(arg, &mut it)?;
@@ -301,6 +318,12 @@ mod tests {
         assert!(parse(&strings(&["view", "--time", "1", "--until-event"])).is_err());
         assert!(parse(&strings(&["view", "--until-event", "--until-event"])).is_err());
         assert!(parse(&strings(&["view", "--size", "10x10"])).is_err());
+        assert!(parse(&strings(&["view", "--ui-scale", "9"])).is_err());
+        let Command::View(scaled) = parse(&strings(&["view", "--ui-scale", "1.5"])).unwrap() else {
+            panic!("not a view")
+        };
+        assert_eq!(scaled.ui_scale, 1.5);
+        assert_eq!(parse(&strings(&["run", "--help"])), Ok(Command::Help));
         assert!(parse(&strings(&["view", "--after-frames", "many"])).is_err());
     }
 

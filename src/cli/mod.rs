@@ -15,7 +15,7 @@ USAGE:
     singulab                      open the visualizer on the double four-bar
     singulab view [SCENE.ron] [--basis traditional|continued] [--time S | --until-event]
                   [--screenshot FILE.png] [--after-frames N] [--size WxH] [--light]
-                  [--dt S] [--measure-frames N]
+                  [--dt S] [--measure-frames N] [--ui-scale F]
     singulab run SCENE.ron [--t-end S] [--dt S] [--basis traditional|continued]
                  [--predictor omega|zeroth] [--integrator rk4|dopri5] [--every N]
                  [--out FILE.csv] [--events FILE.csv]

@@ -58,6 +58,12 @@ pub struct ViewState {
     pub push_duration: f64,
     /// Seconds of history visible in the plots while running.
     pub plot_window: f64,
+    /// Side panels shown (hiding them gives the mechanism the whole width on a projector).
+    pub show_controls: bool,
+    pub show_plots: bool,
+    /// Interface scale to apply on the next frame (`--ui-scale`); egui keeps it afterwards
+    /// (Ctrl + / Ctrl - / Ctrl 0 and the View menu change it).
+    pub pending_ui_scale: Option<f32>,
     display_x: DVector<f64>,
 }
 
@@ -79,6 +85,9 @@ impl Default for ViewState {
             push_delta: 1.0,
             push_duration: 0.05,
             plot_window: 10.0,
+            show_controls: true,
+            show_plots: true,
+            pending_ui_scale: None,
             display_x: DVector::zeros(0),
         }
     }
@@ -89,6 +98,7 @@ impl ViewState {
         Self {
             basis: args.basis,
             light: args.light,
+            pending_ui_scale: (args.ui_scale != 1.0).then_some(args.ui_scale),
             ..Self::default()
         }
     }

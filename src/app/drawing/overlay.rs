@@ -9,6 +9,9 @@ use crate::app::theme::Palette;
 use crate::live::motions::{Motion, MotionRole};
 use crate::solver::BasisMode;
 
+/// Canvas width (points) below which the legend goes under the time instead of beside it.
+const LEGEND_BESIDE_TIME: f32 = 660.0;
+
 pub(super) fn draw_overlay_text(
     painter: &egui::Painter,
     rect: egui::Rect,
@@ -18,9 +21,31 @@ pub(super) fn draw_overlay_text(
     shown: &[Motion],
     palette: &Palette,
 ) {
-    // Legend of the motions, top left.
+    // Simulated time of the drawn (interpolated) state, top right, large enough for a
+    // projector.
+    painter.text(
+        pos2(rect.right() - 14.0, rect.top() + 10.0),
+        Align2::RIGHT_TOP,
+        format!("t = {t:.3} s"),
+        FontId::monospace(20.0),
+        palette.text,
+    );
+    let basis_rect = painter.text(
+        pos2(rect.right() - 14.0, rect.top() + 36.0),
+        Align2::RIGHT_TOP,
+        format!("{} QR", basis_name(view.basis)),
+        FontId::proportional(14.0),
+        palette.text.gamma_multiply(0.75),
+    );
+    // Legend of the motions, top left; below the time when the canvas is too narrow for
+    // both on one line (1280 x 720 windows, larger interface scales).
+    let legend_top = if rect.width() < LEGEND_BESIDE_TIME {
+        basis_rect.bottom() + 10.0
+    } else {
+        rect.top() + 12.0
+    };
     if !shown.is_empty() {
-        let mut y = rect.top() + 12.0;
+        let mut y = legend_top;
         let at_event = live.session.current_event().is_some();
         let title = if at_event {
             format!(
@@ -69,23 +94,6 @@ pub(super) fn draw_overlay_text(
             palette.text.gamma_multiply(0.6),
         );
     }
-
-    // Simulated time of the drawn (interpolated) state, top right, large enough for a
-    // projector.
-    painter.text(
-        pos2(rect.right() - 14.0, rect.top() + 10.0),
-        Align2::RIGHT_TOP,
-        format!("t = {t:.3} s"),
-        FontId::monospace(20.0),
-        palette.text,
-    );
-    painter.text(
-        pos2(rect.right() - 14.0, rect.top() + 36.0),
-        Align2::RIGHT_TOP,
-        format!("{} QR", basis_name(view.basis)),
-        FontId::proportional(14.0),
-        palette.text.gamma_multiply(0.75),
-    );
 }
 
 pub fn basis_name(mode: BasisMode) -> &'static str {
