@@ -498,7 +498,7 @@ impl LiveSession {
         Ok(())
     }
 
-    /// Returns to a recorded event's state (paused there).
+    /// Returns to a recorded event's state (paused there), forgetting the later events.
     pub fn goto_event(&mut self, index: usize) -> Result<(), SolverError> {
         let Some(event) = self.events.get(index).cloned() else {
             return Ok(());
@@ -509,6 +509,9 @@ impl LiveSession {
         }
         self.sim.set_event_state(&event)?;
         self.branches = branches(&self.scene.mechanism, &event);
+        // The events after this one belong to the run being rewound, like its history: from
+        // here they happen again (or not, after a push), and are listed when they do.
+        self.events.truncate(index + 1);
         self.current_event = Some(index);
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());
