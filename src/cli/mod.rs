@@ -37,6 +37,15 @@ fn open_visualizer(_view: args::ViewArgs) -> Result<(), String> {
     Err("this build has no visualizer (built without the `app` feature); use `singulab run`".into())
 }
 
+/// `n` and the noun, in the plural unless `n` is 1.
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Entry point shared by the binary; returns the process exit code.
 pub fn main(args: &[String]) -> i32 {
     let command = match args::parse(args) {
@@ -59,8 +68,12 @@ pub fn main(args: &[String]) -> i32 {
         Command::View(view) => open_visualizer(view),
         Command::Run(run) => run::run(&run).map(|summary| {
             eprintln!(
-                "singulab: {} steps to t = {} s, {} rows, {} singular events, {} QR factorisations",
-                summary.steps, summary.t_end, summary.rows, summary.events, summary.factorizations
+                "singulab: {} to t = {} s, {}, {}, {}",
+                counted(summary.steps, "step"),
+                summary.t_end,
+                counted(summary.rows, "row"),
+                counted(summary.events as u64, "singular event"),
+                counted(summary.factorizations, "QR factorisation")
             );
             if summary.forced_steps > 0 {
                 eprintln!(
