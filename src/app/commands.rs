@@ -26,6 +26,8 @@ pub enum AppCommand {
     OpenDialog,
     /// Ask where to save the plotted history as CSV.
     ExportCsvDialog,
+    /// Save the plotted history as CSV in the working directory, no dialog.
+    ExportCsvHere,
     /// Save a screenshot of the window next to the scene.
     SaveScreenshot,
     GotoEvent(usize),

@@ -68,6 +68,11 @@ fn start_requests(
                 });
                 dialogs.export = Some((csv, task));
             }
+            AppCommand::ExportCsvHere => {
+                let path = PathBuf::from(format!("singulab_{}_history.csv", stem(&live.path)));
+                let csv = live.session.history().to_csv();
+                live.notice = Some(write_csv(path, csv));
+            }
             AppCommand::SaveScreenshot => {
                 let path = PathBuf::from(format!(
                     "singulab_{}_t{:.3}.png",
@@ -100,7 +105,7 @@ fn finish_dialogs(
             Some(path) => {
                 writer.write(AppCommand::OpenScene(path));
             }
-            None => live.notice = Some(no_dialog_notice("open")),
+            None => live.notice = Some(no_open_dialog_notice()),
         }
     }
     if let Some((_, task)) = dialogs.export.as_mut()
@@ -112,27 +117,32 @@ fn finish_dialogs(
                 if path.extension().is_none() {
                     path.set_extension("csv");
                 }
-                match std::fs::write(&path, csv) {
-                    Ok(()) => Notice {
-                        text: format!("History exported to {}", path.display()),
-                        error: false,
-                    },
-                    Err(e) => Notice {
-                        text: format!("Could not write {}: {e}", path.display()),
-                        error: true,
-                    },
-                }
+                write_csv(path, csv)
             }
-            None => no_dialog_notice("save"),
+            None => Notice {
+                text: "No file chosen: the save dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). File > Export plotted history here writes it in the working directory without a dialog.".into(),
+                error: false,
+            },
         });
     }
 }
 
-fn no_dialog_notice(what: &str) -> Notice {
+fn write_csv(path: PathBuf, csv: String) -> Notice {
+    match std::fs::write(&path, csv) {
+        Ok(()) => Notice {
+            text: format!("History exported to {}", path.display()),
+            error: false,
+        },
+        Err(e) => Notice {
+            text: format!("Could not write {}: {e}", path.display()),
+            error: true,
+        },
+    }
+}
+
+fn no_open_dialog_notice() -> Notice {
     Notice {
-        text: format!(
-            "No file chosen: the {what} dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). Scenes can also be dropped on the window or picked in the Scene panel."
-        ),
+        text: "No file chosen: the open dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). Scenes can also be dropped on the window or picked in the Scene panel.".into(),
         error: false,
     }
 }

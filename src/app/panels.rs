@@ -198,6 +198,16 @@ fn menu_bar(
                 commands.push(AppCommand::ExportCsvDialog);
                 ui.close();
             }
+            if ui
+                .button("Export plotted history here")
+                .on_hover_text(
+                    "Writes singulab_<scene>_history.csv in the working directory, no dialog.",
+                )
+                .clicked()
+            {
+                commands.push(AppCommand::ExportCsvHere);
+                ui.close();
+            }
             if ui.button("Save screenshot  (F12)").clicked() {
                 commands.push(AppCommand::SaveScreenshot);
                 ui.close();

@@ -363,9 +363,10 @@ fn apply_commands(
                 Ok(())
             }
             // Handled by the files and capture plugins.
-            AppCommand::OpenDialog | AppCommand::ExportCsvDialog | AppCommand::SaveScreenshot => {
-                Ok(())
-            }
+            AppCommand::OpenDialog
+            | AppCommand::ExportCsvDialog
+            | AppCommand::ExportCsvHere
+            | AppCommand::SaveScreenshot => Ok(()),
         };
         if let Err(error) = result {
             live.notice = Some(Notice {

@@ -321,7 +321,11 @@ fn going_back_to_an_event_and_replaying_lists_each_event_once() {
     let times: Vec<f64> = session.events().iter().map(|e| e.t).collect();
     assert!(times.len() >= 2, "{times:?}");
     session.goto_event(0).unwrap();
-    assert_eq!(session.events().len(), 1, "later events kept after going back");
+    assert_eq!(
+        session.events().len(),
+        1,
+        "later events kept after going back"
+    );
     session.set_stop_time(Some(1.0));
     session.run_until_paused(1_000_000);
     let replayed: Vec<f64> = session.events().iter().map(|e| e.t).collect();
