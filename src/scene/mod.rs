@@ -51,6 +51,10 @@ pub struct Scene {
     pub assembly: AssemblyReport,
 }
 
+/// An assembly correction above this (m or rad) is not rounding in the stated pose but a pose
+/// that does not fit the joints: the note says so.
+const FAR_OFF_POSE: f64 = 1e-2;
+
 impl Scene {
     /// A simulation of this scene with its own settings.
     pub fn simulation(&self) -> Result<Simulation, SolverError> {
@@ -75,8 +79,13 @@ impl Scene {
     pub fn assembly_note(&self) -> Option<String> {
         let report = &self.assembly;
         (report.correction > 0.0).then(|| {
+            let far = if report.correction > FAR_OFF_POSE {
+                "; far more than rounding: the stated pose does not fit the joints, so the mechanism starts in another pose (check the scene's lengths, angles and pins)"
+            } else {
+                ""
+            };
             format!(
-                "assembled the initial positions in {} Newton iterations: largest change {:.3e} in {}",
+                "assembled the initial positions in {} Newton iterations: largest change {:.3e} in {}{far}",
                 report.iterations,
                 report.correction,
                 self.coordinate_name(report.coordinate)

@@ -570,8 +570,20 @@ fn a_slightly_misplaced_crank_is_assembled() {
             .any(|b| note.contains(b)),
         "{note}"
     );
+    assert!(!note.contains("does not fit"), "{note}");
     // The base scene needs no assembly, and says nothing.
     assert_eq!(parse_scene(FILE, FOUR_BAR).unwrap().assembly_note(), None);
+}
+
+#[test]
+fn a_pose_far_off_the_joints_is_assembled_with_a_warning() {
+    // crank2's ground pin 0.3 m to the right of where the stated pose puts its start: Newton
+    // still finds a pose (the coupler is long enough), but not the one written down.
+    let src = variant("ground: (1.0, 0.0)", "ground: (1.3, 0.0)");
+    let s = parse_scene(FILE, &src).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s.assembly.correction > 0.1, "{:?}", s.assembly);
+    let note = s.assembly_note().expect("assembly moved the positions");
+    assert!(note.contains("does not fit the joints"), "{note}");
 }
 
 #[test]
