@@ -326,14 +326,14 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
     let rank = sim.rank();
     let residual = session.last_report().map(|r| r.residual);
     ui.horizontal_wrapped(|ui| {
-        // At an event the banner gives the rank at the detection tolerance; here it is the
-        // rank the dynamics use (rank tolerance), which the event does not change.
+        // The rank the dynamics use (rank tolerance); at an event also the rank at the
+        // detection tolerance that the banner gives.
         let at_event = session
             .current_event()
-            .map(|e| format!(", {} at detection tol.", e.rank))
+            .map(|e| format!(", {} at the event", e.rank))
             .unwrap_or_default();
         ui.monospace(format!(
-            "n {n}  m {m}  rank {rank} (dynamics{at_event}; generic {})  dof {}  Grübler n-m {}",
+            "n {n}  m {m}  rank {rank} (generic {}{at_event})  dof {}  Grübler n-m {}",
             sim.generic_rank(),
             n - rank,
             n as i64 - m as i64
@@ -368,7 +368,7 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
         }
         ui.separator();
         ui.monospace(format!(
-            "per frame: solver {:.1} ms, UI {:.1} ms, frame {:.1} ms",
+            "per frame: solver {:.1}, UI {:.1}, frame {:.1} ms",
             stats.sim_ms, stats.ui_ms, stats.frame_ms
         ));
     });

@@ -13,6 +13,9 @@ use crate::app::theme::Palette;
 use crate::live::motions::{self, Motion, MotionRole};
 use crate::model::Mechanism;
 
+/// How many label heights a label may move from its arrow to find a free place.
+const MAX_LABEL_SHIFT: usize = 4;
+
 /// Pixels between the arrows of two motions drawn from the same point.
 const FAN_SPACING: f32 = 6.0;
 
@@ -26,6 +29,7 @@ pub(super) fn draw_motions(
     view: &ViewState,
     rect: egui::Rect,
     palette: &Palette,
+    avoid: &[egui::Rect],
 ) {
     // The longest arrow of each motion gets this many pixels: columns of T are unit
     // vectors, only their shape on the mechanism matters.
@@ -33,7 +37,8 @@ pub(super) fn draw_motions(
     let visible: Vec<usize> = (0..shown.len())
         .filter(|&k| view.motion_visible(k))
         .collect();
-    let mut placed_labels: Vec<egui::Rect> = Vec::with_capacity(shown.len());
+    // Labels go where no text is yet (the legend and the time are drawn first).
+    let mut placed_labels: Vec<egui::Rect> = avoid.to_vec();
     for (k, motion) in shown.iter().enumerate() {
         if !view.motion_visible(k) {
             continue;
@@ -109,7 +114,7 @@ pub(super) fn draw_motions(
 /// Where a motion's label goes: beyond the tip of one of its longest arrows (`spots` holds
 /// each arrow's screen length and the point just past its tip), preferring a spot whose
 /// label does not cover one already placed; if every long arrow's spot is taken, the best
-/// spot moved up in steps of the label's height until it is free. Several motions at a
+/// spot moved up or down by whole label heights (at most `MAX_LABEL_SHIFT`) until it is free. Several motions at a
 /// singular configuration often have their longest arrows at the same hinge. Labels are
 /// kept inside `bounds` (the canvas), shifted in from its edges.
 pub(super) fn place_label(
@@ -144,14 +149,18 @@ pub(super) fn place_label(
             return Some(r);
         }
     }
-    let mut r = inside(egui::Rect::from_center_size(candidates[0].1, size));
-    for _ in 0..placed.len() + 1 {
-        if free(&r) {
-            break;
+    // Every long arrow's spot is taken: the nearest free place above or below the best one,
+    // a few label heights at most; failing that, the best spot itself.
+    let best = inside(egui::Rect::from_center_size(candidates[0].1, size));
+    for step in 1..=MAX_LABEL_SHIFT {
+        for sign in [-1.0, 1.0] {
+            let r = inside(best.translate(vec2(0.0, sign * step as f32 * size.y)));
+            if free(&r) {
+                return Some(r);
+            }
         }
-        r = r.translate(vec2(0.0, -size.y));
     }
-    Some(r)
+    Some(best)
 }
 
 pub(super) fn arrow_head(painter: &egui::Painter, tip: Pos2, v: egui::Vec2, color: Color32) {

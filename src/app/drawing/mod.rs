@@ -302,6 +302,8 @@ pub fn draw_canvas(
     if view.hidden_motions.len() < shown.len() {
         view.hidden_motions.resize(shown.len(), false);
     }
+    let t_shown = session.display_time(overstep);
+    let overlay = draw_overlay_text(&painter, rect, t_shown, live, view, &shown, palette);
     draw_motions(
         &painter,
         &projection,
@@ -311,11 +313,9 @@ pub fn draw_canvas(
         view,
         rect,
         palette,
+        &overlay,
     );
     view.display_x = x;
-
-    let t_shown = session.display_time(overstep);
-    draw_overlay_text(&painter, rect, t_shown, live, view, &shown, palette);
     response.context_menu(|ui| {
         if ui.button("Fit view").clicked() {
             view.refit();

@@ -1,4 +1,5 @@
 //! Text over the canvas: the legend of the motions shown, the simulated time and the basis.
+//! Returns where it wrote, so that the motions' labels are placed elsewhere.
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Align2, FontId, pos2, vec2};
@@ -20,16 +21,17 @@ pub(super) fn draw_overlay_text(
     view: &ViewState,
     shown: &[Motion],
     palette: &Palette,
-) {
+) -> Vec<egui::Rect> {
+    let mut drawn = Vec::with_capacity(shown.len() + 4);
     // Simulated time of the drawn (interpolated) state, top right, large enough for a
     // projector.
-    painter.text(
+    drawn.push(painter.text(
         pos2(rect.right() - 14.0, rect.top() + 10.0),
         Align2::RIGHT_TOP,
         format!("t = {t:.3} s"),
         FontId::monospace(20.0),
         palette.text,
-    );
+    ));
     let basis_rect = painter.text(
         pos2(rect.right() - 14.0, rect.top() + 36.0),
         Align2::RIGHT_TOP,
@@ -37,6 +39,7 @@ pub(super) fn draw_overlay_text(
         FontId::proportional(14.0),
         palette.text.gamma_multiply(0.75),
     );
+    drawn.push(basis_rect);
     // Legend of the motions, top left; below the time when the canvas is too narrow for
     // both on one line (1280 x 720 windows, larger interface scales).
     let legend_top = if rect.width() < LEGEND_BESIDE_TIME {
@@ -55,13 +58,13 @@ pub(super) fn draw_overlay_text(
         } else {
             format!("Columns of T ({} QR)", basis_name(view.basis))
         };
-        painter.text(
+        drawn.push(painter.text(
             pos2(rect.left() + 12.0, y),
             Align2::LEFT_TOP,
             title,
             FontId::proportional(14.0),
             palette.text,
-        );
+        ));
         y += 20.0;
         for (k, motion) in shown.iter().enumerate() {
             let color = palette.motion(k);
@@ -77,23 +80,24 @@ pub(super) fn draw_overlay_text(
             let alpha = if view.motion_visible(k) { 1.0 } else { 0.35 };
             let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), vec2(18.0, 10.0));
             painter.rect_filled(sw, 2.0, color.gamma_multiply(alpha));
-            painter.text(
+            drawn.push(painter.text(
                 pos2(rect.left() + 40.0, y),
                 Align2::LEFT_TOP,
                 format!("{}  {role}", motion.label),
                 FontId::proportional(14.0),
                 palette.text.gamma_multiply(alpha),
-            );
+            ));
             y += 19.0;
         }
-        painter.text(
+        drawn.push(painter.text(
             pos2(rect.left() + 12.0, y + 2.0),
             Align2::LEFT_TOP,
             "arrows: velocity of bar ends and centres, longest arrow of each motion same length",
             FontId::proportional(12.0),
             palette.text.gamma_multiply(0.6),
-        );
+        ));
     }
+    drawn
 }
 
 pub fn basis_name(mode: BasisMode) -> &'static str {
