@@ -367,7 +367,7 @@ fn a_push_along_the_continued_motion_at_speed_does_the_work_of_its_force() {
     let gained = session.simulation().energy() - e0;
     assert!(gained.abs() > 1.0, "the push added only {gained} J");
     // The force switches off at the end of the window, which RK4's last stage of the last
-    // step already sees (a jump of about h P / 6 = 0.04 J here): 1 %, not round-off.
+    // step already sees (about h P / 6 = 0.02 J here, P = 120 W): 1 %, not round-off.
     assert!(
         (gained - work).abs() < 1e-2 * work.abs(),
         "energy gained {gained} J, work of the push {work} J"
