@@ -116,6 +116,8 @@ pub(super) fn draw_mechanism(
     }
 
     let mut placed_names: Vec<egui::Rect> = Vec::new();
+    // Names are drawn after every bar, so no later bar covers them.
+    let mut names: Vec<(egui::Rect, std::sync::Arc<egui::Galley>)> = Vec::new();
     for (index, body) in mech.bodies().iter().enumerate() {
         let o = body.offset;
         match body.kind {
@@ -147,7 +149,8 @@ pub(super) fn draw_mechanism(
                         palette.text,
                     );
                     // The first spot along the bar, on its side then on the other, whose
-                    // name covers no name placed before (stacked linkages crowd them).
+                    // name covers no name placed before; none free (the stacked linkages
+                    // crowd them at their flat poses): no name rather than a garbled one.
                     let offset = radius + 10.0;
                     let spot = |(along, side): (f32, f32)| {
                         let at = pa + along * (pb - pa) + side * offset * normal;
@@ -156,12 +159,13 @@ pub(super) fn draw_mechanism(
                     let candidates = [0.5, 0.3, 0.7, 0.15, 0.85]
                         .into_iter()
                         .flat_map(|along| [(along, side), (along, -side)]);
-                    let rect = candidates
+                    if let Some(rect) = candidates
                         .map(spot)
                         .find(|r| placed_names.iter().all(|other| !other.intersects(*r)))
-                        .unwrap_or_else(|| spot((0.5, side)));
-                    placed_names.push(rect);
-                    painter.galley(rect.min, galley, palette.text);
+                    {
+                        placed_names.push(rect);
+                        names.push((rect, galley));
+                    }
                 }
             }
             BodyKind::Point2 | BodyKind::Point3 => {
@@ -186,6 +190,11 @@ pub(super) fn draw_mechanism(
                 }
             }
         }
+    }
+
+    for (rect, galley) in names {
+        painter.rect_filled(rect.expand(1.0), 3.0, palette.background.gamma_multiply(0.6));
+        painter.galley(rect.min, galley, palette.text);
     }
 
     // Hinges on top of the bars.
