@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 
 use super::args::RunArgs;
 use crate::scene::{Scene, load_scene};
-use crate::solver::{BasisMode, Simulation, SingularEvent, StepReport};
+use crate::solver::{BasisMode, Branch, Simulation, SingularEvent, StepReport, branches};
 
 /// What a run did, for the caller's summary line.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,13 +93,20 @@ pub fn events_header(scene: &Scene) -> String {
     header
 }
 
-fn event_rows(out: &mut String, event: &SingularEvent) {
+/// The admissible motions of an event (`continued`, `new`), then the branches through it
+/// other than the continuation (`branch`, unit tangents, see `solver::branches`).
+fn event_rows(out: &mut String, event: &SingularEvent, branches: &[Branch]) {
     let continued = event.continued();
     let new = event.new_motions();
     let motions = continued
         .column_iter()
-        .map(|c| ("continued", c))
-        .chain(new.column_iter().map(|c| ("new", c)));
+        .map(|c| ("continued", c.as_slice().to_vec()))
+        .chain(new.column_iter().map(|c| ("new", c.as_slice().to_vec())))
+        .chain(
+            branches
+                .iter()
+                .map(|b| ("branch", b.direction.as_slice().to_vec())),
+        );
     for (index, (kind, column)) in motions.enumerate() {
         number(out, event.t);
         let _ = write!(out, ",{},{},", event.rank, event.deficiency);
@@ -251,7 +258,8 @@ pub fn run_scene(
             summary.events += 1;
             if let Some(w) = events.as_mut() {
                 event_text.clear();
-                event_rows(&mut event_text, event);
+                let branches = branches(&scene.mechanism, event);
+                event_rows(&mut event_text, event, &branches);
                 w.write_all(event_text.as_bytes()).map_err(io_error)?;
             }
         }

@@ -312,3 +312,60 @@ fn event_states_conserve_energy() {
         }
     }
 }
+
+#[test]
+fn events_csv_lists_the_motions_and_branches_of_each_event() {
+    // A02 to 1 s passes its first flat pose (t = 0.714 s): seed 000 sect. 3.2 gives rank 12,
+    // deficiency 2, one continued and two new motions; the small-angle geometry of
+    // tests/solver/branches.rs gives two branches besides the continuation.
+    let scene = scene("double_four_bar");
+    let args = singulab::cli::args::RunArgs {
+        scene: PathBuf::from("double_four_bar"),
+        t_end: Some(1.0),
+        dt: None,
+        basis: BasisMode::Continued,
+        predictor: None,
+        integrator: None,
+        every: 1000,
+        out: None,
+        events: None,
+    };
+    let (mut out, mut events) = (Vec::new(), Vec::new());
+    run_scene(&scene, &args, &mut out, Some(&mut events), false).expect("run");
+    let header = singulab::cli::run::events_header(&scene);
+    let columns: Vec<&str> = header.split(',').collect();
+    assert_eq!(
+        columns[..6],
+        ["t", "rank", "deficiency", "rho_min", "motion", "kind"]
+    );
+    assert_eq!(columns.len(), 6 + scene.mechanism.n());
+    let text = String::from_utf8(events).unwrap();
+    assert_eq!(text.lines().next(), Some(header.as_str()));
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let kinds: Vec<&str> = rows.iter().map(|r| r[5]).collect();
+    assert_eq!(kinds, ["continued", "new", "new", "branch", "branch"]);
+    for (k, row) in rows.iter().enumerate() {
+        assert_eq!(row.len(), columns.len());
+        assert!(
+            (row[0].parse::<f64>().unwrap() - 0.7144).abs() < 1e-3,
+            "{row:?}"
+        );
+        assert_eq!(
+            (row[1], row[2], row[4]),
+            ("12", "2", (k + 1).to_string().as_str())
+        );
+        let norm: f64 = row[6..]
+            .iter()
+            .map(|v| v.parse::<f64>().unwrap().powi(2))
+            .sum();
+        assert!(
+            (norm - 1.0).abs() < 1e-9,
+            "motion {} has norm^2 {norm}",
+            k + 1
+        );
+    }
+}

@@ -193,7 +193,11 @@ pub(super) fn draw_mechanism(
     }
 
     for (rect, galley) in names {
-        painter.rect_filled(rect.expand(1.0), 3.0, palette.background.gamma_multiply(0.6));
+        painter.rect_filled(
+            rect.expand(1.0),
+            3.0,
+            palette.background.gamma_multiply(0.6),
+        );
         painter.galley(rect.min, galley, palette.text);
     }
 
