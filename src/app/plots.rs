@@ -5,6 +5,9 @@
 //! can be dragged, zoomed and read with the cursor. Series are decimated to about two points
 //! per pixel column from the bounded history.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Ui};
 use egui_plot::{
@@ -150,15 +153,29 @@ pub fn show_plots(
             .allow_boxed_zoom(!rolling)
             // Wide enough for every label here ("126.72005", "3.2e-15"), so that the linked
             // time axes of the stacked plots line up.
-            .y_axis_min_width(72.0)
-            .x_grid_spacer(uniform_grid_spacer(|input| nice_grid_steps(input, 70.0)))
-            .x_axis_formatter(|mark, _range| step_label(mark.value, mark.step_size));
+            .y_axis_min_width(72.0);
+        // Every label of an axis carries the decimals of the labelled step the spacer chose
+        // (a mark on a coarser step would print fewer: 179.6025 beside 179.602).
+        let (x_step, y_step) = (LabelStep::default(), LabelStep::default());
+        let (x_set, x_get) = (x_step.clone(), x_step);
+        plot = plot
+            .x_grid_spacer(uniform_grid_spacer(move |input| {
+                x_set.chose(nice_grid_steps(input, 70.0))
+            }))
+            .x_axis_formatter(move |mark, _range| step_label(mark.value, x_get.or(mark.step_size)));
+        let (y_set, y_get) = (y_step.clone(), y_step);
         plot = if spec.log {
-            plot.y_grid_spacer(uniform_grid_spacer(|input| log_grid_steps(input, 24.0)))
-                .y_axis_formatter(|mark, _range| log_step_label(mark.value, mark.step_size))
+            plot.y_grid_spacer(uniform_grid_spacer(move |input| {
+                y_set.chose(log_grid_steps(input, 24.0))
+            }))
+            .y_axis_formatter(move |mark, _range| {
+                log_step_label(mark.value, y_get.or(mark.step_size))
+            })
         } else {
-            plot.y_grid_spacer(uniform_grid_spacer(|input| nice_grid_steps(input, 24.0)))
-                .y_axis_formatter(|mark, _range| step_label(mark.value, mark.step_size))
+            plot.y_grid_spacer(uniform_grid_spacer(move |input| {
+                y_set.chose(nice_grid_steps(input, 24.0))
+            }))
+            .y_axis_formatter(move |mark, _range| step_label(mark.value, y_get.or(mark.step_size)))
         };
         let log = spec.log;
         plot = plot.label_formatter(move |position| Some(cursor_readout(position, log)));
@@ -250,6 +267,24 @@ pub fn show_plots(
                 );
             }
         });
+    }
+}
+
+/// The labelled grid step an axis' spacer chose, read by its formatter in the same frame.
+#[derive(Clone, Default)]
+struct LabelStep(Rc<Cell<f64>>);
+
+impl LabelStep {
+    /// Remembers the labelled (middle) step of `steps` and passes them on.
+    fn chose(&self, steps: [f64; 3]) -> [f64; 3] {
+        self.0.set(steps[1]);
+        steps
+    }
+
+    /// The remembered step, or `fallback` before the spacer ran.
+    fn or(&self, fallback: f64) -> f64 {
+        let step = self.0.get();
+        if step > 0.0 { step } else { fallback }
     }
 }
 
