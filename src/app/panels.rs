@@ -629,6 +629,9 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
         });
 }
 
+/// Largest coordinate rate (m/s, rad/s) below which "leave" uses the Δ velocity.
+const AT_REST: f64 = 1e-3;
+
 /// "leave on" (the way the mechanism came) and "leave back" along a branch, with the
 /// kinetic energy it has at the event, or at the push's Δ velocity if it is at rest there.
 fn leave_buttons(
@@ -639,7 +642,9 @@ fn leave_buttons(
     commands: &mut Vec<AppCommand>,
 ) {
     let velocities = live.session.simulation().velocities();
-    let at_rest = velocities.norm() < 1e-9;
+    // At rest for a lecture's purposes: four_bar_stopping arrives at its flat pose with
+    // about 1e-5 m/s left (it is launched 1e-10 short of the energy to get there).
+    let at_rest = velocities.amax() < AT_REST;
     let forward = if direction.dot(velocities) < 0.0 {
         -1.0
     } else {
