@@ -19,7 +19,7 @@ pub struct RunSummary {
     /// Steps whose rank exceeded the generic rank (the mechanism left its branch for a
     /// locked one: a singular crossing went wrong).
     pub steps_above_generic_rank: u64,
-    /// Dopri5 steps accepted at the floor size without meeting the tolerance.
+    /// Dopri5 steps accepted without meeting the tolerance (across singular configurations).
     pub forced_steps: u64,
     /// QR factorisations of `A^T` over the run (stages, Newton iterates, events).
     pub factorizations: u64,
