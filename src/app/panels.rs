@@ -414,6 +414,9 @@ fn banner(ui: &mut Ui, live: &Live) {
                         event.continued().ncols(),
                         event.new_motions().ncols(),
                         match session.branches().len() {
+                            _ if session.branch_families() => {
+                                "branches in continuous families (not listed)".to_owned()
+                            }
                             0 =>
                                 "no other branch (the new motions are first order only)".to_owned(),
                             1 => "1 other branch".to_owned(),
@@ -479,6 +482,8 @@ fn solver_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut V
         .show(ui, |ui| {
             let before = live.session.settings().clone();
             let mut s: Settings = before.clone();
+            // Narrower than egui's default so the panel fits narrow windows.
+            ui.spacing_mut().slider_width = 70.0;
             egui::Grid::new("solver_grid").num_columns(2).show(ui, |ui| {
                 ui.label("Basis shown");
                 ui.horizontal(|ui| {
@@ -589,7 +594,10 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     }
                 });
             }
-            if live.session.current_event().is_some() && live.session.branches().is_empty() {
+            if live.session.current_event().is_some()
+                && live.session.branches().is_empty()
+                && !live.session.branch_families()
+            {
                 ui.label(
                     RichText::new(
                         "No branch but the continuation: the new motions are admissible to first order only.",

@@ -59,7 +59,8 @@ pub fn show_plots(
     let session = &live.session;
     let history = session.history();
     let palette = Palette::for_theme(view.light);
-    ui.horizontal(|ui| {
+    // Wraps in a narrow panel (1280 x 720 at a larger interface scale).
+    ui.horizontal_wrapped(|ui| {
         ui.label("Window");
         ui.add(
             egui::DragValue::new(&mut view.plot_window)
@@ -338,24 +339,28 @@ fn log_step_label(exponent: f64, step: f64) -> String {
     }
 }
 
-/// The cursor readout: time to 0.1 ms and the value with nine significant digits (the
-/// energy's drift is in its sixth digit), taken back from log10 on the log plots.
+/// The cursor readout: near a data point its series, time to 0.1 ms and value with nine
+/// significant digits (the energy's drift is in its sixth digit), taken back from log10 on
+/// the log plots; elsewhere the pointer's coordinates, labelled as such.
 fn cursor_readout(position: &HoverPosition<'_>, log: bool) -> String {
-    let (name, point) = match position {
+    let value = |y: f64| if log { 10f64.powf(y) } else { y };
+    match position {
         HoverPosition::NearDataPoint {
             plot_name,
             position,
             ..
-        } => (*plot_name, position),
-        HoverPosition::Elsewhere { position } => ("", position),
-    };
-    let value = if log { 10f64.powf(point.y) } else { point.y };
-    let prefix = if name.is_empty() {
-        String::new()
-    } else {
-        format!("{name}\n")
-    };
-    format!("{prefix}t = {:.4} s\n{}", point.x, significant(value, 9))
+        } => format!(
+            "{plot_name}\nt = {:.4} s\n{}",
+            position.x,
+            significant(value(position.y), 9)
+        ),
+        // Away from the data: the pointer's coordinates, named as such.
+        HoverPosition::Elsewhere { position } => format!(
+            "pointer at\nt = {:.4} s\ny = {}",
+            position.x,
+            significant(value(position.y), 4)
+        ),
+    }
 }
 
 /// `value` with `digits` significant digits, in exponent form outside 1e-3 ..= 1e6.
@@ -446,6 +451,13 @@ mod tests {
         assert_eq!(
             cursor_readout(&position, true),
             "residual\nt = 0.7144 s\n1.00000000e-13"
+        );
+        let away = HoverPosition::Elsewhere {
+            position: egui_plot::PlotPoint::new(4.46, -3.873),
+        };
+        assert_eq!(
+            cursor_readout(&away, false),
+            "pointer at\nt = 4.4600 s\ny = -3.873"
         );
     }
 }

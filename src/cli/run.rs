@@ -259,7 +259,7 @@ pub fn run_scene(
             if let Some(w) = events.as_mut() {
                 event_text.clear();
                 let branches = branches(&scene.mechanism, event);
-                event_rows(&mut event_text, event, &branches);
+                event_rows(&mut event_text, event, &branches.branches);
                 w.write_all(event_text.as_bytes()).map_err(io_error)?;
             }
         }

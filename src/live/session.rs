@@ -14,7 +14,8 @@ use crate::live::history::{ChannelKind, Extremes, History};
 use crate::model::{BodyKind, Load, LoadKind, Mechanism};
 use crate::scene::Scene;
 use crate::solver::{
-    BasisMode, Branch, Settings, Simulation, SingularEvent, SolverError, StepReport, branches,
+    BasisMode, Branch, BranchSearch, Settings, Simulation, SingularEvent, SolverError, StepReport,
+    branches,
 };
 
 /// Speeds offered by the controls: 1/64x to 64x in factors of two.
@@ -128,7 +129,7 @@ pub struct LiveSession {
     /// The event whose state the simulation is at (cleared when it moves on).
     current_event: Option<usize>,
     /// The branches through the current event's configuration other than the continuation.
-    branches: Vec<Branch>,
+    branches: BranchSearch,
     history: History,
     /// Extremes of the plotted values over the steps since the last sample.
     extremes: Extremes,
@@ -167,7 +168,7 @@ impl LiveSession {
             stop_time: None,
             events: Vec::new(),
             current_event: None,
-            branches: Vec::new(),
+            branches: BranchSearch::default(),
             history: History::new(HISTORY_CAPACITY),
             extremes: Extremes::default(),
             trace: VecDeque::with_capacity(TRACE_CAPACITY),
@@ -413,7 +414,7 @@ impl LiveSession {
                 out.steps += 1;
                 self.steps_total += 1;
                 self.current_event = None;
-                self.branches.clear();
+                self.branches = BranchSearch::default();
                 // The session keeps its events: the copy is the one allocation of the step.
                 let event = self.sim.last_event().cloned();
                 self.last_report = Some(report);
@@ -464,7 +465,13 @@ impl LiveSession {
     /// The branches through the configuration of the event the session is paused at, other
     /// than the continuation (empty elsewhere).
     pub fn branches(&self) -> &[Branch] {
-        &self.branches
+        &self.branches.branches
+    }
+
+    /// Whether the branches through the current event form continuous families (not
+    /// listed by [`LiveSession::branches`]).
+    pub fn branch_families(&self) -> bool {
+        self.branches.families
     }
 
     /// Sends the mechanism from the event it is paused at along `direction` (a branch or an
@@ -484,13 +491,11 @@ impl LiveSession {
             self.sim.set_settings(push.usual)?;
             self.sim.clear_extra_loads();
         }
-        let report = self.sim.leave_along(&event, direction, speed)?;
+        self.sim.leave_along(&event, direction, speed)?;
         self.previous_t = event.t;
         self.previous_x.copy_from(&event.x);
-        self.steps_total += 1;
-        self.last_report = Some(report);
         self.current_event = None;
-        self.branches.clear();
+        self.branches = BranchSearch::default();
         self.history.truncate_after(event.t);
         self.extremes.clear();
         self.record();

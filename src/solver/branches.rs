@@ -25,6 +25,16 @@ pub struct Branch {
     pub coefficients: DVector<f64>,
 }
 
+/// What the search found at an event.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BranchSearch {
+    /// The isolated branches other than the continuation.
+    pub branches: Vec<Branch>,
+    /// Common zeros that are not isolated lines: the branches there form continuous
+    /// families (two four-bars side by side going flat together), which are not listed.
+    pub families: bool,
+}
+
 /// Starting points of the search for common zeros (deterministic).
 const STARTS: usize = 256;
 /// Gauss-Newton iterations from each start.
@@ -37,13 +47,13 @@ const LEAVES_CONTINUATION: f64 = 1e-2;
 const SAME_BRANCH: f64 = 1e-3;
 
 /// The branches through `event`'s configuration that are not its continuation.
-pub fn branches(mechanism: &Mechanism, event: &SingularEvent) -> Vec<Branch> {
+pub fn branches(mechanism: &Mechanism, event: &SingularEvent) -> BranchSearch {
     let (n, m) = (mechanism.n(), mechanism.m());
     let continued = event.continued();
     let new = event.new_motions();
     let (k_cont, k) = (continued.ncols(), continued.ncols() + new.ncols());
     if new.ncols() == 0 || m == 0 {
-        return Vec::new();
+        return BranchSearch::default();
     }
     let mut basis = DMatrix::zeros(n, k);
     basis.columns_mut(0, k_cont).copy_from(&continued);
@@ -52,7 +62,7 @@ pub fn branches(mechanism: &Mechanism, event: &SingularEvent) -> Vec<Branch> {
     let forms = second_order_forms(mechanism, event, &basis);
     let scale = forms.iter().map(DMatrix::norm).fold(0.0, f64::max);
     if scale == 0.0 {
-        return Vec::new();
+        return BranchSearch::default();
     }
     let mut found: Vec<DVector<f64>> = Vec::new();
     let mut seed: u64 = 0x5EED;
@@ -88,13 +98,22 @@ pub fn branches(mechanism: &Mechanism, event: &SingularEvent) -> Vec<Branch> {
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    found
+    // Isolated common zeros of quadrics in k coefficients are at most 2^(k-1) lines
+    // (Bezout); more distinct ones mean the zeros fill surfaces, found at scattered points
+    // of them. (A tangential zero, like the fold of A02's second loop that keeps the first
+    // loop flat, is isolated but found to only about 1e-6: its points merge into one.)
+    let families = found.len() > 1 << (k - 1);
+    if families {
+        found.clear();
+    }
+    let branches = found
         .into_iter()
         .map(|alpha| Branch {
             direction: &basis * &alpha,
             coefficients: alpha,
         })
-        .collect()
+        .collect();
+    BranchSearch { branches, families }
 }
 
 /// `Q_j[a][b] = u_j^T gamma(x; N_a, N_b)` for each left null vector `u_j` of `A` at the

@@ -8,7 +8,7 @@
 
 use nalgebra::{DMatrix, DMatrixView, DVector};
 
-use super::basis::{ColumnLabel, TangentBasis};
+use super::basis::{ColumnLabel, ColumnOrigin, TangentBasis};
 
 /// A located minimum of `rho`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -130,12 +130,16 @@ impl SingularEvent {
         }
     }
 
-    /// Stores the admissible motions: `basis`'s columns (continued ones first, then those
-    /// labelled new) and the traditional QR's columns `t_hat` of the same space.
-    pub(crate) fn set_motions(&mut self, basis: &TangentBasis, t_hat: &DMatrixView<f64>) {
+    /// Stores the admissible motions: `basis`'s columns (those it had before the event
+    /// first, then those that appeared at the event time `t`) and the traditional QR's
+    /// columns `t_hat` of the same space. A column that appeared at an earlier event and is
+    /// followed now (after leaving along a branch) continues the motion before this one.
+    pub(crate) fn set_motions(&mut self, basis: &TangentBasis, t_hat: &DMatrixView<f64>, t: f64) {
         let labels = basis.labels();
         let k = basis.dim();
-        let k_cont = labels.iter().filter(|l| !l.is_new()).count();
+        let appeared_now =
+            |l: &&ColumnLabel| matches!(l.origin, ColumnOrigin::New { t: at } if at == t);
+        let k_cont = k - labels.iter().filter(appeared_now).count();
         let n = self.admissible.ncols();
         self.admissible
             .columns_mut(0, k)

@@ -16,7 +16,7 @@ mod settings;
 mod simulation;
 
 pub use basis::{BasisStats, ColumnLabel, ColumnOrigin, TangentBasis};
-pub use branches::{Branch, branches};
+pub use branches::{Branch, BranchSearch, branches};
 pub use error::SolverError;
 pub use events::{EventDetector, LocatedMinimum, SingularEvent, parabola_minimum};
 pub use initial::{AssemblyReport, assemble_positions, complete_velocities};

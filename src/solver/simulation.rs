@@ -303,20 +303,21 @@ impl Simulation {
     /// the continued basis as it reached the event). The bases are then brought to the
     /// current rank tolerance: with the detection tolerance as rank tolerance the dynamics see
     /// the enlarged tangent space, which is what pushing at a singularity needs.
-    /// Sends the mechanism from `event`'s configuration along `direction` (a branch tangent
-    /// or any admissible motion there): the velocity is set along `direction` at `speed`
-    /// (m/s or rad/s of its unit vector; `None` keeps the event's kinetic energy) by an
-    /// instantaneous change, and one step is taken with the detection tolerance as rank
-    /// tolerance, so that the dynamics see the enlarged tangent space the new velocity lives
-    /// in. That step's projection onto the branch changes the energy a little (up to 5e-4 of
-    /// it on A02); the velocity is then rescaled to the energy the change gave, so leaving
-    /// along a branch is exactly as energetic as asked.
+    /// Sends the mechanism from `event`'s configuration along `direction` (a branch tangent,
+    /// or any admissible motion there) at `speed` (m/s or rad/s of its unit vector; `None`
+    /// keeps the event's kinetic energy). The state is placed on the branch a short way out,
+    /// `x_event + s direction` (`s` = one step's travel, at least `LEAVE_DISTANCE`) brought
+    /// back onto the constraints by Newton, which lands on the branch `direction` is tangent
+    /// to; there the configuration is regular, so the velocity is `direction` projected on
+    /// its tangent space, scaled to the energy asked for. The time advances by `s / speed`
+    /// and both bases are continued from the event's. No step runs with an enlarged tangent
+    /// space, so gravity cannot act along the motion being left while the state is placed.
     pub fn leave_along(
         &mut self,
         event: &SingularEvent,
         direction: &DVector<f64>,
         speed: Option<f64>,
-    ) -> Result<StepReport, SolverError> {
+    ) -> Result<(), SolverError> {
         let n = self.mechanism.n();
         let norm = direction.norm();
         if direction.len() != n || !norm.is_finite() || norm == 0.0 {
@@ -324,51 +325,55 @@ impl Simulation {
                 "leaving needs a non-zero direction of this mechanism".into(),
             ));
         }
-        let usual = self.settings.clone();
         self.set_event_state(event)?;
-        let mass = self.mechanism.mass_diagonal();
         let unit = direction / norm;
-        let speed = match speed {
-            Some(s) if s.is_finite() => s,
+        let mass = self.mechanism.mass_diagonal().clone();
+        let unit_mass: f64 = (0..n).map(|i| mass[i] * unit[i] * unit[i]).sum();
+        let kinetic: f64 = (0..n)
+            .map(|i| 0.5 * mass[i] * self.xd[i] * self.xd[i])
+            .sum();
+        let (speed, target) = match speed {
+            Some(s) if s.is_finite() && s > 0.0 => {
+                (s, self.energy() - kinetic + 0.5 * unit_mass * s * s)
+            }
             Some(_) => {
-                return Err(SolverError::InvalidState("the speed must be finite".into()));
+                return Err(SolverError::InvalidState(
+                    "the speed to leave with must be positive".into(),
+                ));
             }
-            None => {
-                let kinetic: f64 = (0..n).map(|i| mass[i] * self.xd[i] * self.xd[i]).sum();
-                let unit_mass: f64 = (0..n).map(|i| mass[i] * unit[i] * unit[i]).sum();
-                (kinetic / unit_mass).sqrt()
-            }
+            None => ((2.0 * kinetic / unit_mass).sqrt(), self.energy()),
         };
-        if speed == 0.0 {
+        if speed.is_nan() || speed <= 0.0 {
             return Err(SolverError::InvalidState(
                 "the mechanism is at rest here: give it a speed to leave with".into(),
             ));
         }
-        self.set_settings(Settings {
-            rank_tolerance: usual.detection_tolerance,
-            ..usual.clone()
-        })?;
-        self.xd.copy_from(&(unit * speed));
-        let projected = self.project_current();
-        let target = self.energy();
-        self.traditional.update_velocities(&self.xd);
-        self.continued.update_velocities(&self.xd);
+        let distance = (self.settings.dt * speed).max(LEAVE_DISTANCE);
+        let h = distance / speed;
+        self.t = event.t + h;
+        self.x.axpy(distance, &unit, 1.0);
+        self.xd.copy_from(&(&unit * speed));
+        self.project_current()?;
+        rescale_kinetic_energy(&self.mechanism, &self.x, &mut self.xd, target);
+        // Both bases continue from the event's, as after a step of length h.
+        let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
+        self.traditional.copy_from(&event.traditional_basis);
+        self.updater
+            .update_traditional(&mut self.traditional, &t_hat, &self.xd, h);
+        let pred = event.basis.columns();
+        self.continued.copy_from(&event.basis);
+        self.updater.update_continued(
+            &mut self.continued,
+            &pred,
+            &t_hat,
+            &mass,
+            &self.xd,
+            h,
+            self.t,
+        );
         self.detector.clear();
         self.history_len = 0;
-        let report = projected.and_then(|_| self.step());
-        let restored = self.set_settings(usual);
-        let report = report?;
-        restored?;
-        self.rescale_to_energy(target);
-        Ok(report)
-    }
-
-    /// Scales the velocities so that the energy is `target` (kinetic energy cannot go below
-    /// zero: then the velocities are left as they are).
-    fn rescale_to_energy(&mut self, target: f64) {
-        rescale_kinetic_energy(&self.mechanism, &self.x, &mut self.xd, target);
-        self.traditional.update_velocities(&self.xd);
-        self.continued.update_velocities(&self.xd);
+        Ok(())
     }
 
     pub fn set_event_state(&mut self, event: &SingularEvent) -> Result<(), SolverError> {
@@ -717,7 +722,7 @@ impl Simulation {
             minimum.t,
         );
         let event = &mut self.event;
-        event.set_motions(&self.event_basis, &t_hat);
+        event.set_motions(&self.event_basis, &t_hat, minimum.t);
         // The bases the event hands back on restore: both at the event state and the rank
         // tolerance (the detection tolerance only names the motions).
         let rank_running = self.qr_next.rank(self.settings.rank_tolerance);
@@ -746,6 +751,11 @@ impl Simulation {
 }
 
 /// Cubic Hermite interpolation of positions and velocities between two states at `t`.
+/// How far (m or rad along the unit direction) a leaving mechanism is placed from the
+/// singular configuration at least: far beyond the event state's own distance from it
+/// (`rho` about 5e-5 on A02), so that Newton lands on the branch left along.
+const LEAVE_DISTANCE: f64 = 1e-3;
+
 /// Scales `xd` so that the energy at `(x, xd)` is `target`, when the kinetic energy allows it
 /// (positive before and after).
 fn rescale_kinetic_energy(

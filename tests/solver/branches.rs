@@ -54,7 +54,7 @@ fn four_bar_has_one_fold_branch_at_its_flat_pose() {
     // tip lies on crank1's pivot: the fold keeps crank2 still and turns the coupler with
     // crank1 (the mirror image of the +x case in the module docs).
     assert!(event.x[2].cos() < -0.999, "crank1 at {}", event.x[2]);
-    let found = branches(sim.mechanism(), &event);
+    let found = branches(sim.mechanism(), &event).branches;
     assert_eq!(found.len(), 1, "{found:?}");
     assert_pattern(&rate_pattern(&found[0].direction), &[1.0, 1.0, 0.0]);
     assert!((found[0].direction.norm() - 1.0).abs() < 1e-12);
@@ -68,7 +68,7 @@ fn double_four_bar_has_a_fold_per_loop_at_its_first_flat_pose() {
     // translates); loop 2 folds with crank2 still (hence crank1 and coupler1) and coupler2
     // turning with crank3.
     assert!(event.x[2].cos() > 0.999, "crank1 at {}", event.x[2]);
-    let found = branches(sim.mechanism(), &event);
+    let found = branches(sim.mechanism(), &event).branches;
     assert_eq!(found.len(), 2, "{found:?}");
     let mut patterns: Vec<Vec<f64>> = found.iter().map(|b| rate_pattern(&b.direction)).collect();
     patterns.sort_by(|a, b| a[1].total_cmp(&b[1]));
@@ -83,7 +83,7 @@ fn modified_linkages_have_no_second_branch() {
     for name in ["modified_double_four_bar", "modified_triple_four_bar"] {
         let (sim, event) = first_event(name);
         assert!(!event.new_motions().is_empty(), "{name}: no new motion");
-        let found = branches(sim.mechanism(), &event);
+        let found = branches(sim.mechanism(), &event).branches;
         assert!(found.is_empty(), "{name}: {found:?}");
     }
 }
@@ -91,7 +91,7 @@ fn modified_linkages_have_no_second_branch() {
 #[test]
 fn leaving_along_the_fold_keeps_the_energy_and_stays_folded() {
     let (mut sim, event) = first_event("four_bar");
-    let fold = branches(sim.mechanism(), &event).remove(0);
+    let fold = branches(sim.mechanism(), &event).branches.remove(0);
     let energy = event_energy(&sim, &event);
     for sign in [1.0, -1.0] {
         let mut leaving = sim.clone();
@@ -135,17 +135,85 @@ fn leaving_along_the_fold_keeps_the_energy_and_stays_folded() {
 }
 
 #[test]
-fn leaving_a_rest_point_needs_a_speed() {
+fn leaving_a_rest_point_takes_the_energy_asked_for() {
     let (mut sim, mut event) = first_event("four_bar");
     event.xd.fill(0.0);
-    let fold = branches(sim.mechanism(), &event).remove(0);
+    let fold = branches(sim.mechanism(), &event).branches.remove(0);
     assert!(sim.leave_along(&event, &fold.direction, None).is_err());
-    sim.leave_along(&event, &fold.direction, Some(2.0)).unwrap();
-    assert!(sim.velocities().norm() > 1.0);
+    // At rest, leaving at speed v along the unit direction b asks for the energy
+    // V(event) + v^2 (b^T M b) / 2, whatever the steps after do (gravity then works on a
+    // conservative system).
+    let mass = sim.mechanism().mass_diagonal().clone();
+    let b = fold.direction.normalize();
+    let unit_mass: f64 = b.component_mul(&b).dot(&mass);
+    let potential = event_energy(&sim, &event);
+    for speed in [0.2, 1.0] {
+        let mut leaving = sim.clone();
+        leaving
+            .leave_along(&event, &fold.direction, Some(speed))
+            .unwrap();
+        let asked = potential + 0.5 * unit_mass * speed * speed;
+        for _ in 0..20 {
+            leaving.step().unwrap();
+        }
+        assert!(
+            (leaving.energy() - asked).abs() < 1e-6 * asked.abs().max(1.0),
+            "speed {speed}: energy {} after 20 steps, asked {asked}",
+            leaving.energy()
+        );
+    }
 }
 
 fn event_energy(sim: &Simulation, event: &SingularEvent) -> f64 {
     let mut at_event = sim.clone();
     at_event.set_event_state(event).unwrap();
     at_event.energy()
+}
+
+#[test]
+fn two_linkages_flat_at_once_have_families_of_branches_not_a_list() {
+    // Two independent four-bars going flat together: each may fold or not, so the branch
+    // tangents fill planes (products of each linkage's two lines), not isolated lines.
+    let bar = |name: &str, x: f64, y: f64, angle: f64| {
+        format!(
+            "Bar(name: \"{name}\", length: 1.0, mass: 1.0, start: ({x:?}, {y:?}), angle: {angle:?}),"
+        )
+    };
+    let half = std::f64::consts::FRAC_PI_2;
+    let mut bodies = String::new();
+    let mut joints = String::new();
+    let mut velocities = String::new();
+    for (k, x0) in [(1, 0.0), (2, 3.0)] {
+        bodies += &bar(&format!("crank{k}a"), x0, 0.0, half);
+        bodies += &bar(&format!("coupler{k}"), x0, 1.0, 0.0);
+        bodies += &bar(&format!("crank{k}b"), x0 + 1.0, 0.0, half);
+        joints += &format!(
+            "Pin(name: \"O{k}a\", body: \"crank{k}a\", at: Start, ground: ({x0:?}, 0.0)),
+             Pin(name: \"O{k}b\", body: \"crank{k}b\", at: Start, ground: ({:?}, 0.0)),
+             Revolute(name: \"A{k}\", a: \"crank{k}a\", at_a: End, b: \"coupler{k}\", at_b: Start),
+             Revolute(name: \"B{k}\", a: \"crank{k}b\", at_a: End, b: \"coupler{k}\", at_b: End),",
+            x0 + 1.0
+        );
+        velocities +=
+            &format!("(body: \"crank{k}a\", omega: 4.0), (body: \"coupler{k}\", omega: 0.0),");
+    }
+    let source = format!(
+        "Scene(title: \"twin\", gravity: [0.0, -9.81], bodies: [{bodies}], joints: [{joints}], velocities: [{velocities}])"
+    );
+    let scene = singulab::scene::parse_scene("twin.ron", &source).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = scene.simulation().unwrap();
+    let event = loop {
+        sim.step().unwrap();
+        if let Some(event) = sim.last_event() {
+            break event.clone();
+        }
+    };
+    assert_eq!(event.deficiency, 2, "both linkages flat at once");
+    let search = branches(sim.mechanism(), &event);
+    assert!(search.families, "{search:?}");
+    assert!(
+        search.branches.is_empty(),
+        "{} branches listed",
+        search.branches.len()
+    );
 }

@@ -373,3 +373,36 @@ fn a_push_along_the_continued_motion_at_speed_does_the_work_of_its_force() {
         "energy gained {gained} J, work of the push {work} J"
     );
 }
+
+#[test]
+fn after_leaving_along_a_branch_the_next_event_continues_the_motion_followed() {
+    // four_bar_stopping pushed onto its fold at rest reaches a flat pose again; the column
+    // it follows appeared at the first event, but at the second it is the continuation.
+    let mut session = LiveSession::new(stopping_four_bar()).unwrap();
+    session.run_until_paused(1_000_000);
+    let first = session.current_event().unwrap().t;
+    let fold = session.branches()[0].direction.clone();
+    session.leave_along(&fold, Some(1.0)).unwrap();
+    session.run_until_paused(1_000_000);
+    let event = session
+        .current_event()
+        .expect("paused at a second event")
+        .clone();
+    assert!(event.t > first + 0.1, "{} after {first}", event.t);
+    assert_eq!(
+        event.continued().ncols(),
+        1,
+        "continued motions at t = {}",
+        event.t
+    );
+    assert_eq!(event.new_motions().ncols(), 1);
+    // The fold being followed is the continuation, not another branch: the branch listed
+    // must differ from the velocity's direction.
+    let xd = session.simulation().velocities().normalize();
+    for branch in session.branches() {
+        assert!(
+            branch.direction.dot(&xd).abs() < 0.99,
+            "the followed fold listed as a branch"
+        );
+    }
+}

@@ -25,7 +25,7 @@ use super::commands::AppCommand;
 use super::simulation::{Live, SceneLoaded, SingularityReached};
 use super::theme::Palette;
 use crate::cli::args::ViewArgs;
-use crate::live::motions::{self, Motion};
+use crate::live::motions::{self, Motion, MotionRole};
 use crate::live::{OrbitCamera, PlanarView};
 use crate::model::BodyKind;
 use crate::solver::BasisMode;
@@ -153,6 +153,16 @@ pub fn shown_motions(live: &Live, view: &ViewState) -> Vec<Motion> {
     if let Some(event) = session.current_event() {
         let mut shown = motions::event_motions(event, view.basis);
         shown.extend(motions::branch_motions(session.branches()));
+        // The continuation and the branches point the way the mechanism moves (a column's
+        // sign is the basis' business; the arrows show a motion).
+        let xd = session.simulation().velocities();
+        for motion in &mut shown {
+            if matches!(motion.role, MotionRole::Continued | MotionRole::Branch)
+                && motion.column.dot(xd) < 0.0
+            {
+                motion.column.neg_mut();
+            }
+        }
         return shown;
     }
     if view.show_motions {
