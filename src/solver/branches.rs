@@ -30,8 +30,9 @@ pub struct Branch {
 pub struct BranchSearch {
     /// The isolated branches other than the continuation.
     pub branches: Vec<Branch>,
-    /// Common zeros that are not isolated lines: the branches there form continuous
-    /// families (two four-bars side by side going flat together), which are not listed.
+    /// More distinct common zeros than isolated lines can number (Bezout): the branches
+    /// fill surfaces there (two four-bars side by side going flat together), and none is
+    /// listed.
     pub families: bool,
 }
 
