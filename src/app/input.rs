@@ -54,10 +54,11 @@ fn shortcuts(
     if pressed(KeyCode::KeyR) && !ctrl {
         writer.write(AppCommand::Reset);
     }
-    if pressed(KeyCode::BracketRight) || pressed(KeyCode::Equal) {
+    // Ctrl + / Ctrl - are egui's interface size, not the speed.
+    if !ctrl && (pressed(KeyCode::BracketRight) || pressed(KeyCode::Equal)) {
         writer.write(AppCommand::ChangeSpeed(1));
     }
-    if pressed(KeyCode::BracketLeft) || pressed(KeyCode::Minus) {
+    if !ctrl && (pressed(KeyCode::BracketLeft) || pressed(KeyCode::Minus)) {
         writer.write(AppCommand::ChangeSpeed(-1));
     }
     if pressed(KeyCode::KeyB) {
