@@ -642,7 +642,7 @@ const AT_REST: f64 = 1e-3;
 
 /// "leave on" (the way the mechanism came) and "leave back" along a branch, with the
 /// kinetic energy it has at the event, or at the push's Δ velocity if it is at rest there.
-fn leave_buttons(
+pub(super) fn leave_buttons(
     ui: &mut Ui,
     live: &Live,
     view: &ViewState,

@@ -335,5 +335,14 @@ pub fn draw_canvas(
             commands.push(AppCommand::ClearTrace);
             ui.close();
         }
+        // The branches can be left from here too, with the side panels hidden (projector).
+        if live.session.current_event().is_some() {
+            for (k, branch) in live.session.branches().iter().enumerate() {
+                ui.horizontal(|ui| {
+                    ui.label(format!("branch {}", k + 1));
+                    crate::app::panels::leave_buttons(ui, live, view, &branch.direction, commands);
+                });
+            }
+        }
     });
 }
