@@ -512,10 +512,14 @@ fn solver_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut V
                         }
                     });
                 ui.end_row();
-                ui.label("Rank tolerance");
+                ui.label("Rank tol.").on_hover_text(
+                    "Rank tolerance of the dynamics, relative to |R_00| (far below the detection tolerance)",
+                );
                 log_slider(ui, &mut s.rank_tolerance, 1e-12, 1e-4);
                 ui.end_row();
-                ui.label("Detection tolerance");
+                ui.label("Detection tol.").on_hover_text(
+                    "A located minimum of |R_ii| / |R_00| below this is a singular event",
+                );
                 log_slider(ui, &mut s.detection_tolerance, 1e-6, 1e-1);
                 ui.end_row();
             });

@@ -10,6 +10,9 @@ use crate::app::theme::Palette;
 use crate::live::motions::{Motion, MotionRole};
 use crate::solver::BasisMode;
 
+/// Canvas width (points) below which the legend is left out.
+const LEGEND_MIN_CANVAS: f32 = 420.0;
+
 /// Canvas width (points) below which the legend goes under the time instead of beside it.
 const LEGEND_BESIDE_TIME: f32 = 660.0;
 
@@ -47,7 +50,9 @@ pub(super) fn draw_overlay_text(
     } else {
         rect.top() + 12.0
     };
-    if !shown.is_empty() {
+    // Too narrow a canvas (a larger interface scale on 1280 x 720) has no room for the
+    // legend beside the mechanism; the Admissible motions panel lists the same motions.
+    if !shown.is_empty() && rect.width() >= LEGEND_MIN_CANVAS {
         let mut y = legend_top;
         let at_event = live.session.current_event().is_some();
         let title = if at_event {
