@@ -164,8 +164,12 @@ impl FrameStats {
             } else {
                 advanced / frame.as_secs_f64().max(1e-6)
             };
+            // Smoothed while running; the first frame after a pause starts afresh (from 0 the
+            // average took dozens of frames to show the speed after resuming).
             self.achieved_speed = if paused {
                 0.0
+            } else if self.achieved_speed == 0.0 {
+                speed
             } else {
                 0.9 * self.achieved_speed + 0.1 * speed
             };
