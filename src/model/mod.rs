@@ -291,12 +291,16 @@ impl Mechanism {
         }
     }
 
+    /// Kinetic energy `xd^T M xd / 2`, in J.
+    pub fn kinetic_energy(&self, xd: &DVector<f64>) -> f64 {
+        (0..self.n)
+            .map(|i| 0.5 * self.mass_diagonal[i] * xd[i] * xd[i])
+            .sum()
+    }
+
     /// Kinetic energy plus gravitational potential energy (datum at the origin), in J.
     pub fn energy(&self, x: &DVector<f64>, xd: &DVector<f64>) -> f64 {
-        let mut kinetic = 0.0;
-        for i in 0..self.n {
-            kinetic += 0.5 * self.mass_diagonal[i] * xd[i] * xd[i];
-        }
+        let kinetic = self.kinetic_energy(xd);
         let mut potential = 0.0;
         for body in &self.bodies {
             for k in 0..body.translational_dim() {

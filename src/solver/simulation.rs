@@ -299,10 +299,6 @@ impl Simulation {
         self.extra_loads.clear();
     }
 
-    /// Puts the simulation at the state of a singular event (time, positions, velocities and
-    /// the continued basis as it reached the event). The bases are then brought to the
-    /// current rank tolerance: with the detection tolerance as rank tolerance the dynamics see
-    /// the enlarged tangent space, which is what pushing at a singularity needs.
     /// Sends the mechanism from `event`'s configuration along `direction` (a branch tangent,
     /// or any admissible motion there) at `speed` (m/s or rad/s of its unit vector; `None`
     /// keeps the event's kinetic energy). The state is placed on the branch a short way out,
@@ -327,11 +323,8 @@ impl Simulation {
         }
         self.set_event_state(event)?;
         let unit = direction / norm;
-        let mass = self.mechanism.mass_diagonal().clone();
-        let unit_mass: f64 = (0..n).map(|i| mass[i] * unit[i] * unit[i]).sum();
-        let kinetic: f64 = (0..n)
-            .map(|i| 0.5 * mass[i] * self.xd[i] * self.xd[i])
-            .sum();
+        let unit_mass = 2.0 * self.mechanism.kinetic_energy(&unit);
+        let kinetic = self.mechanism.kinetic_energy(&self.xd);
         let (speed, target) = match speed {
             Some(s) if s.is_finite() && s > 0.0 => {
                 (s, self.energy() - kinetic + 0.5 * unit_mass * s * s)
@@ -355,27 +348,14 @@ impl Simulation {
         self.xd.copy_from(&(&unit * speed));
         self.project_current()?;
         rescale_kinetic_energy(&self.mechanism, &self.x, &mut self.xd, target);
-        // Both bases continue from the event's, as after a step of length h.
-        let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
-        self.traditional.copy_from(&event.traditional_basis);
-        self.updater
-            .update_traditional(&mut self.traditional, &t_hat, &self.xd, h);
-        let pred = event.basis.columns();
-        self.continued.copy_from(&event.basis);
-        self.updater.update_continued(
-            &mut self.continued,
-            &pred,
-            &t_hat,
-            &mass,
-            &self.xd,
-            h,
-            self.t,
-        );
-        self.detector.clear();
-        self.history_len = 0;
+        self.continue_bases_from(event, h);
         Ok(())
     }
 
+    /// Puts the simulation at the state of a singular event (time, positions, velocities and
+    /// the continued basis as it reached the event). The bases are then brought to the
+    /// current rank tolerance: with the detection tolerance as rank tolerance the dynamics see
+    /// the enlarged tangent space, which is what pushing at a singularity needs.
     pub fn set_event_state(&mut self, event: &SingularEvent) -> Result<(), SolverError> {
         let n = self.mechanism.n();
         if event.x.len() != n || event.continued().nrows() != n {
@@ -388,10 +368,18 @@ impl Simulation {
         self.x.copy_from(&event.x);
         self.xd.copy_from(&event.xd);
         self.project_current()?;
+        self.continue_bases_from(event, 0.0);
+        Ok(())
+    }
+
+    /// Continues both bases from those `event` stored to the tangent space of the current
+    /// (projected) state, as over a step of length `h`, and restarts event detection.
+    fn continue_bases_from(&mut self, event: &SingularEvent, h: f64) {
+        let n = self.mechanism.n();
         let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
         self.traditional.copy_from(&event.traditional_basis);
         self.updater
-            .update_traditional(&mut self.traditional, &t_hat, &self.xd, 0.0);
+            .update_traditional(&mut self.traditional, &t_hat, &self.xd, h);
         let pred = event.basis.columns();
         self.continued.copy_from(&event.basis);
         self.updater.update_continued(
@@ -400,12 +388,11 @@ impl Simulation {
             &t_hat,
             self.mechanism.mass_diagonal(),
             &self.xd,
-            0.0,
+            h,
             self.t,
         );
         self.detector.clear();
         self.history_len = 0;
-        Ok(())
     }
 
     /// The singular event located by the last step, if it located one.
@@ -765,8 +752,7 @@ fn rescale_kinetic_energy(
     target: f64,
 ) {
     let total = mechanism.energy(x, xd);
-    let mass = mechanism.mass_diagonal();
-    let kinetic: f64 = (0..xd.len()).map(|i| 0.5 * mass[i] * xd[i] * xd[i]).sum();
+    let kinetic = mechanism.kinetic_energy(xd);
     let wanted = kinetic + (target - total);
     if kinetic > 0.0 && wanted > 0.0 && target.is_finite() {
         *xd *= (wanted / kinetic).sqrt();
