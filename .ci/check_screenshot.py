@@ -7,6 +7,8 @@ Standard library only (zlib): decodes the PNG, then checks that
   * the canvas shows admissible-motion arrows: pixels of at least `--motions` of the
     per-motion colours (src/app/theme.rs),
   * the side panels are present: the left and right strips are mostly not canvas background.
+With --side-by-side (the view's traditional | continued layout, no plots panel) each half of
+the canvas must show the mechanism and the arrows, and only the left panel is checked.
 Exit status 0 when all hold; otherwise prints what failed and exits 1.
 """
 import argparse
@@ -73,35 +75,48 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("png")
     ap.add_argument("--motions", type=int, default=3, help="motion colours that must appear")
+    ap.add_argument("--side-by-side", action="store_true", help="two canvases, no plots panel")
     args = ap.parse_args()
     width, height, pixel = read_png(args.png)
     failures = []
     step = 2
-    colours, canvas = set(), []
-    # Canvas: between the left (~290 px) and right (~470 px) panels, below the top bar.
-    left, right = int(width * 0.22), int(width * 0.68)
+    if args.side_by_side:
+        # Two canvases right of the left panel (~290 px), their qd plots in the lower third.
+        middle = int(width * 0.61)
+        canvases = {"traditional canvas": (int(width * 0.22), middle), "continued canvas": (middle, width)}
+        bottom = 0.58
+    else:
+        # One canvas between the left (~290 px) and right (~470 px) panels.
+        canvases = {"canvas": (int(width * 0.22), int(width * 0.68))}
+        bottom = 0.92
+    colours, canvas = set(), {name: [] for name in canvases}
     for y in range(int(height * 0.12), int(height * 0.92), step):
         for x in range(0, width, step):
             p = pixel(x, y)
             colours.add(p)
-            if left <= x < right:
-                canvas.append(p)
+            for name, (x0, x1) in canvases.items():
+                if x0 <= x < x1 and y < height * bottom:
+                    canvas[name].append(p)
     print(f"{args.png}: {width}x{height}, {len(colours)} distinct colours (sampled)")
     if len(colours) < 200:
         failures.append(f"only {len(colours)} distinct colours: blank or nearly blank window")
-    bars = sum(near(p, DARK_BAR_FILL) for p in canvas)
-    print(f"bar-fill pixels in the canvas: {bars}")
-    if bars < 200:
-        failures.append("the mechanism (bar fill colour) is not in the canvas")
-    seen = []
-    for i, colour in enumerate(DARK_MOTIONS):
-        count = sum(near(p, colour, 10) for p in canvas)
-        print(f"motion colour {i} {colour}: {count} pixels")
-        if count >= 40:
-            seen.append(i)
-    if len(seen) < args.motions:
-        failures.append(f"arrows of {len(seen)} motions found, expected {args.motions}")
-    for name, x0, x1 in (("left", 0, int(width * 0.12)), ("right", int(width * 0.80), width)):
+    for name, pixels in canvas.items():
+        bars = sum(near(p, DARK_BAR_FILL) for p in pixels)
+        print(f"bar-fill pixels in the {name}: {bars}")
+        if bars < 200:
+            failures.append(f"the mechanism (bar fill colour) is not in the {name}")
+        seen = []
+        for i, colour in enumerate(DARK_MOTIONS):
+            count = sum(near(p, colour, 10) for p in pixels)
+            print(f"{name}: motion colour {i} {colour}: {count} pixels")
+            if count >= 40:
+                seen.append(i)
+        if len(seen) < args.motions:
+            failures.append(f"arrows of {len(seen)} motions found in the {name}, expected {args.motions}")
+    strips = [("left", 0, int(width * 0.12))]
+    if not args.side_by_side:
+        strips.append(("right", int(width * 0.80), width))
+    for name, x0, x1 in strips:
         strip = [pixel(x, y) for y in range(int(height * 0.2), int(height * 0.9), 4) for x in range(x0, x1, 4)]
         background = sum(near(p, DARK_BACKGROUND, 2) for p in strip) / max(1, len(strip))
         print(f"{name} panel strip: {background:.0%} canvas background")

@@ -67,6 +67,9 @@ fn shortcuts(
             BasisMode::Traditional => BasisMode::Continued,
         };
     }
+    if pressed(KeyCode::KeyC) && !ctrl {
+        view.side_by_side = !view.side_by_side;
+    }
     if pressed(KeyCode::KeyM) {
         view.show_motions = !view.show_motions;
     }

@@ -131,7 +131,9 @@ fn layout(
                 });
             });
     }
-    if view.show_plots {
+    // Side by side, each canvas has its own `qd` plot and the plots panel is left out (its
+    // other plots are the same for both bases).
+    if view.show_plots && !view.side_by_side {
         egui::Panel::right("plots")
             .resizable(true)
             .default_size(plots_width)
@@ -141,13 +143,13 @@ fn layout(
     }
     egui::CentralPanel::no_frame().show(&mut root, |ui| {
         banner(ui, &live);
-        drawing::draw_canvas(
-            ui,
-            &live,
-            view,
-            fixed.overstep_fraction_f64(),
-            &mut commands,
-        );
+        let overstep = fixed.overstep_fraction_f64();
+        if view.side_by_side {
+            side_by_side(ui, &live, view, &plot_state, overstep, &mut commands);
+        } else {
+            let basis = view.basis;
+            drawing::draw_canvas(ui, &live, view, basis, overstep, &mut commands);
+        }
     });
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
     if !ctx.will_discard() {
@@ -163,6 +165,41 @@ fn layout(
         );
     }
     Ok(())
+}
+
+/// The traditional basis on the left, the continued one on the right: each column the
+/// mechanism with that basis' arrows over that basis' `qd` plot (the plots panel's
+/// "plots" checkbox hides the plots here too).
+fn side_by_side(
+    ui: &mut Ui,
+    live: &Live,
+    view: &mut ViewState,
+    plot_state: &PlotState,
+    overstep: f64,
+    commands: &mut Vec<AppCommand>,
+) {
+    // The central panel has no fill of its own: the gaps and the plots get the panels' one.
+    let area = ui.available_rect_before_wrap();
+    ui.painter().rect_filled(area, 0.0, ui.visuals().panel_fill);
+    let plot_height = if view.show_plots {
+        (0.36 * ui.available_height()).clamp(120.0, 320.0)
+    } else {
+        0.0
+    };
+    ui.columns(2, |columns| {
+        for (ui, basis) in columns
+            .iter_mut()
+            .zip([BasisMode::Traditional, BasisMode::Continued])
+        {
+            let canvas = egui::vec2(ui.available_width(), ui.available_height() - plot_height);
+            ui.allocate_ui(canvas, |ui| {
+                drawing::draw_canvas(ui, live, view, basis, overstep, commands);
+            });
+            if view.show_plots {
+                plots::show_velocity_plot(ui, live, view, plot_state, basis, plot_height);
+            }
+        }
+    });
 }
 
 fn menu_bar(
@@ -220,6 +257,10 @@ fn menu_bar(
             ui.checkbox(&mut view.show_trace, "Motion trace");
             ui.checkbox(&mut view.show_motions, "Columns of T  (M)");
             ui.checkbox(&mut view.compare_bases, "Plot both bases");
+            ui.checkbox(
+                &mut view.side_by_side,
+                "Side by side: traditional | continued  (C)",
+            );
             ui.separator();
             ui.checkbox(&mut view.show_controls, "Controls panel");
             ui.checkbox(&mut view.show_plots, "Plots panel");
@@ -251,6 +292,7 @@ Space  play / pause
 R  reset to the initial state
 [ and ]  slower / faster (1/64x to 64x)
 B  switch traditional / continued basis
+C  side by side: traditional | continued
 M  show / hide the columns of T
 L  light / dark theme
 F  fit the view
@@ -561,7 +603,7 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
         .default_open(true)
         .show(ui, |ui| {
             ui.checkbox(&mut view.show_motions, "Show the columns of T");
-            let shown = shown_motions(live, view);
+            let shown = shown_motions(live, view, view.basis);
             if shown.is_empty() {
                 ui.label(RichText::new("Shown automatically at singular events.").small());
                 return;
@@ -578,7 +620,8 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     let mut visible = !view.hidden_motions[k];
                     let role = match motion.role {
                         MotionRole::Continued => "",
-                        MotionRole::New => " (new)",
+                        // Labelled "new 1", "new 2", ... already.
+                        MotionRole::New => "",
                         MotionRole::Branch => "",
                         MotionRole::Basis(mode) => {
                             if mode == BasisMode::Continued {

@@ -56,9 +56,7 @@ pub fn show_plots(
     state: &mut PlotState,
     commands: &mut Vec<AppCommand>,
 ) {
-    let session = &live.session;
-    let history = session.history();
-    let palette = Palette::for_theme(view.light);
+    let history = live.session.history();
     // Wraps in a narrow panel (1280 x 720 at a larger interface scale).
     ui.horizontal_wrapped(|ui| {
         ui.label("Window");
@@ -83,20 +81,8 @@ pub fn show_plots(
         .small(),
     );
 
-    let (qd, q, qd_other, q_other) = match view.basis {
-        BasisMode::Continued => (
-            ChannelKind::QdContinued,
-            ChannelKind::QContinued,
-            ChannelKind::QdTraditional,
-            ChannelKind::QTraditional,
-        ),
-        BasisMode::Traditional => (
-            ChannelKind::QdTraditional,
-            ChannelKind::QTraditional,
-            ChannelKind::QdContinued,
-            ChannelKind::QContinued,
-        ),
-    };
+    let (qd, q) = basis_channels(view.basis);
+    let (qd_other, q_other) = basis_channels(other_basis(view.basis));
     let with_other = |main: ChannelKind, other: ChannelKind| {
         if view.compare_bases {
             vec![main, other]
@@ -136,139 +122,194 @@ pub fn show_plots(
             log: true,
         },
     ];
+    let height = ((ui.available_height() - 5.0 * 22.0) / 5.0).max(60.0);
+    for spec in specs {
+        show_plot(ui, live, view, state, &spec, [qd, q], height);
+    }
+}
+
+/// The `qd` plot of one basis alone (under its canvas in the side-by-side view), `height`
+/// points high, on the time axis shared with the other plots.
+pub fn show_velocity_plot(
+    ui: &mut Ui,
+    live: &Live,
+    view: &ViewState,
+    state: &PlotState,
+    basis: BasisMode,
+    height: f32,
+) {
+    let (qd, q) = basis_channels(basis);
+    let spec = PlotSpec {
+        id: match basis {
+            BasisMode::Traditional => "plot_qd_traditional",
+            BasisMode::Continued => "plot_qd_continued",
+        },
+        title: match basis {
+            BasisMode::Traditional => "generalized velocities qd, traditional QR",
+            BasisMode::Continued => "generalized velocities qd, continued QR",
+        },
+        kinds: vec![qd],
+        log: false,
+    };
+    show_plot(ui, live, view, state, &spec, [qd, q], height - 22.0);
+}
+
+/// The `qd` and `q` channels of a basis.
+fn basis_channels(basis: BasisMode) -> (ChannelKind, ChannelKind) {
+    match basis {
+        BasisMode::Continued => (ChannelKind::QdContinued, ChannelKind::QContinued),
+        BasisMode::Traditional => (ChannelKind::QdTraditional, ChannelKind::QTraditional),
+    }
+}
+
+fn other_basis(basis: BasisMode) -> BasisMode {
+    match basis {
+        BasisMode::Continued => BasisMode::Traditional,
+        BasisMode::Traditional => BasisMode::Continued,
+    }
+}
+
+/// Draws one plot under its title: `spec`'s channels, those of `main` (the shown basis'
+/// `qd` and `q`) solid, the other basis' dashed.
+fn show_plot(
+    ui: &mut Ui,
+    live: &Live,
+    view: &ViewState,
+    state: &PlotState,
+    spec: &PlotSpec,
+    main: [ChannelKind; 2],
+    height: f32,
+) {
+    let session = &live.session;
+    let history = session.history();
+    let palette = Palette::for_theme(view.light);
     let t_now = session.time();
     let rolling = !session.is_paused() || state.follow_when_paused;
-    let height = ((ui.available_height() - 5.0 * 22.0) / 5.0).max(60.0);
     let detection = session.settings().detection_tolerance;
-    let main_kind = qd;
-    let main_q = q;
-    for spec in specs {
-        ui.label(egui::RichText::new(spec.title).small().strong());
-        let mut plot = Plot::new(spec.id)
-            .height(height)
-            .link_axis("time", [true, false])
-            .link_cursor("time", [true, false])
-            .allow_drag(!rolling)
-            .allow_zoom(!rolling)
-            .allow_scroll(!rolling)
-            .allow_boxed_zoom(!rolling)
-            // Wide enough for every label here ("126.72005", "3.2e-15"), so that the linked
-            // time axes of the stacked plots line up.
-            .y_axis_min_width(72.0);
-        // Every label of an axis carries the decimals of the labelled step the spacer chose
-        // (a mark on a coarser step would print fewer: 179.6025 beside 179.602).
-        let (x_step, y_step) = (LabelStep::default(), LabelStep::default());
-        let (x_set, x_get) = (x_step.clone(), x_step);
-        plot = plot
-            .x_grid_spacer(uniform_grid_spacer(move |input| {
-                x_set.chose(nice_grid_steps(input, 70.0))
-            }))
-            .x_axis_formatter(move |mark, _range| step_label(mark.value, x_get.or(mark.step_size)));
-        let (y_set, y_get) = (y_step.clone(), y_step);
-        plot = if spec.log {
-            plot.y_grid_spacer(uniform_grid_spacer(move |input| {
-                y_set.chose(log_grid_steps(input, 24.0))
-            }))
-            .y_axis_formatter(move |mark, _range| {
-                log_step_label(mark.value, y_get.or(mark.step_size))
-            })
-        } else {
-            plot.y_grid_spacer(uniform_grid_spacer(move |input| {
-                y_set.chose(nice_grid_steps(input, 24.0))
-            }))
-            .y_axis_formatter(move |mark, _range| step_label(mark.value, y_get.or(mark.step_size)))
-        };
-        let log = spec.log;
-        plot = plot.label_formatter(move |position| Some(cursor_readout(position, log)));
-        // The R diagonal has one entry per constraint: hovering names them, a legend would
-        // cover the plot.
-        if spec.id != "plot_r" {
-            plot = plot.legend(Legend::default().position(Corner::LeftTop));
-        }
-        if let (Some(&first), Some(&last)) = (history.times().front(), history.times().back()) {
-            // Fitted to the data, every plot spans the whole history, also the residual
-            // whose first sample (zero) has no logarithm: the linked time axes stay aligned.
-            plot = plot.include_x(first).include_x(last);
-        }
-        if spec.id == "plot_energy" {
-            // A conservative run's energy is flat to round-off; fitting the axis to 1e-9 J
-            // would draw that round-off as a cliff. Show at least a band of relative width
-            // ENERGY_MIN_SPAN around the current energy.
-            let energy = session.simulation().energy();
-            let half = 0.5 * ENERGY_MIN_SPAN * energy.abs().max(1.0);
-            plot = plot.include_y(energy - half).include_y(energy + half);
-        }
-        plot.show(ui, |plot_ui| {
-            if rolling {
-                // Until the history fills the window the curves grow from its left edge
-                // (the axis starts where the history starts); then the window rolls.
-                let t_first = history.times().front().copied().unwrap_or(t_now);
-                let start = (t_now - view.plot_window).max(t_first);
-                plot_ui.set_plot_bounds_x(start..=start + view.plot_window);
-                plot_ui.set_auto_bounds([false, true]);
-            }
-            // Decimate over the visible window; while the time axis fits itself to the data
-            // (paused from the start, or after a double-click reset) it must see all of it.
-            let bounds = plot_ui.plot_bounds();
-            let (t_min, t_max) = if plot_ui.auto_bounds().x {
-                let times = history.times();
-                (
-                    times.front().copied().unwrap_or(0.0),
-                    times.back().copied().unwrap_or(0.0),
-                )
-            } else {
-                (bounds.min()[0], bounds.max()[0])
-            };
-            let columns = plot_ui.response().rect.width().max(50.0) as usize;
-            for channel in history.channels() {
-                if !spec.kinds.contains(&channel.kind) {
-                    continue;
-                }
-                let secondary = channel.kind != main_kind
-                    && channel.kind != main_q
-                    && !spec.log
-                    && matches!(
-                        channel.kind,
-                        ChannelKind::QdContinued
-                            | ChannelKind::QdTraditional
-                            | ChannelKind::QContinued
-                            | ChannelKind::QTraditional
-                    );
-                let color = match channel.kind {
-                    ChannelKind::Energy => palette.motions[3],
-                    ChannelKind::Residual => palette.motions[5],
-                    _ => palette.motions[channel.index % palette.motions.len()],
-                };
-                let name = channel.name.clone();
-                // log10 of zero or a negative value is not finite: a gap in the line.
-                let log = spec.log;
-                let transform = move |v: f64| if log { v.log10() } else { v };
-                for run in decimate(
-                    history.times(),
-                    channel.series(),
-                    t_min,
-                    t_max,
-                    columns,
-                    transform,
-                ) {
-                    let mut line = Line::new(name.clone(), PlotPoints::from(run))
-                        .color(color)
-                        .width(1.5);
-                    if secondary {
-                        line = line.style(LineStyle::dashed_loose());
-                    }
-                    plot_ui.line(line);
-                }
-            }
-            if spec.id == "plot_r" {
-                plot_ui.hline(
-                    HLine::new("detection tolerance", detection.log10())
-                        .color(palette.text)
-                        .style(LineStyle::dashed_dense()),
-                );
-            }
-        });
+    let [main_kind, main_q] = main;
+    ui.label(egui::RichText::new(spec.title).small().strong());
+    let mut plot = Plot::new(spec.id)
+        .height(height)
+        .link_axis("time", [true, false])
+        .link_cursor("time", [true, false])
+        .allow_drag(!rolling)
+        .allow_zoom(!rolling)
+        .allow_scroll(!rolling)
+        .allow_boxed_zoom(!rolling)
+        // Wide enough for every label here ("126.72005", "3.2e-15"), so that the linked
+        // time axes of the stacked plots line up.
+        .y_axis_min_width(72.0);
+    // Every label of an axis carries the decimals of the labelled step the spacer chose
+    // (a mark on a coarser step would print fewer: 179.6025 beside 179.602).
+    let (x_step, y_step) = (LabelStep::default(), LabelStep::default());
+    let (x_set, x_get) = (x_step.clone(), x_step);
+    plot = plot
+        .x_grid_spacer(uniform_grid_spacer(move |input| {
+            x_set.chose(nice_grid_steps(input, 70.0))
+        }))
+        .x_axis_formatter(move |mark, _range| step_label(mark.value, x_get.or(mark.step_size)));
+    let (y_set, y_get) = (y_step.clone(), y_step);
+    plot = if spec.log {
+        plot.y_grid_spacer(uniform_grid_spacer(move |input| {
+            y_set.chose(log_grid_steps(input, 24.0))
+        }))
+        .y_axis_formatter(move |mark, _range| log_step_label(mark.value, y_get.or(mark.step_size)))
+    } else {
+        plot.y_grid_spacer(uniform_grid_spacer(move |input| {
+            y_set.chose(nice_grid_steps(input, 24.0))
+        }))
+        .y_axis_formatter(move |mark, _range| step_label(mark.value, y_get.or(mark.step_size)))
+    };
+    let log = spec.log;
+    plot = plot.label_formatter(move |position| Some(cursor_readout(position, log)));
+    // The R diagonal has one entry per constraint: hovering names them, a legend would
+    // cover the plot.
+    if spec.id != "plot_r" {
+        plot = plot.legend(Legend::default().position(Corner::LeftTop));
     }
+    if let (Some(&first), Some(&last)) = (history.times().front(), history.times().back()) {
+        // Fitted to the data, every plot spans the whole history, also the residual
+        // whose first sample (zero) has no logarithm: the linked time axes stay aligned.
+        plot = plot.include_x(first).include_x(last);
+    }
+    if spec.id == "plot_energy" {
+        // A conservative run's energy is flat to round-off; fitting the axis to 1e-9 J
+        // would draw that round-off as a cliff. Show at least a band of relative width
+        // ENERGY_MIN_SPAN around the current energy.
+        let energy = session.simulation().energy();
+        let half = 0.5 * ENERGY_MIN_SPAN * energy.abs().max(1.0);
+        plot = plot.include_y(energy - half).include_y(energy + half);
+    }
+    plot.show(ui, |plot_ui| {
+        if rolling {
+            // Until the history fills the window the curves grow from its left edge
+            // (the axis starts where the history starts); then the window rolls.
+            let t_first = history.times().front().copied().unwrap_or(t_now);
+            let start = (t_now - view.plot_window).max(t_first);
+            plot_ui.set_plot_bounds_x(start..=start + view.plot_window);
+            plot_ui.set_auto_bounds([false, true]);
+        }
+        // Decimate over the visible window; while the time axis fits itself to the data
+        // (paused from the start, or after a double-click reset) it must see all of it.
+        let bounds = plot_ui.plot_bounds();
+        let (t_min, t_max) = if plot_ui.auto_bounds().x {
+            let times = history.times();
+            (
+                times.front().copied().unwrap_or(0.0),
+                times.back().copied().unwrap_or(0.0),
+            )
+        } else {
+            (bounds.min()[0], bounds.max()[0])
+        };
+        let columns = plot_ui.response().rect.width().max(50.0) as usize;
+        for channel in history.channels() {
+            if !spec.kinds.contains(&channel.kind) {
+                continue;
+            }
+            let secondary = channel.kind != main_kind
+                && channel.kind != main_q
+                && !spec.log
+                && matches!(
+                    channel.kind,
+                    ChannelKind::QdContinued
+                        | ChannelKind::QdTraditional
+                        | ChannelKind::QContinued
+                        | ChannelKind::QTraditional
+                );
+            let color = match channel.kind {
+                ChannelKind::Energy => palette.motions[3],
+                ChannelKind::Residual => palette.motions[5],
+                _ => palette.motions[channel.index % palette.motions.len()],
+            };
+            let name = channel.name.clone();
+            // log10 of zero or a negative value is not finite: a gap in the line.
+            let log = spec.log;
+            let transform = move |v: f64| if log { v.log10() } else { v };
+            for run in decimate(
+                history.times(),
+                channel.series(),
+                t_min,
+                t_max,
+                columns,
+                transform,
+            ) {
+                let mut line = Line::new(name.clone(), PlotPoints::from(run))
+                    .color(color)
+                    .width(1.5);
+                if secondary {
+                    line = line.style(LineStyle::dashed_loose());
+                }
+                plot_ui.line(line);
+            }
+        }
+        if spec.id == "plot_r" {
+            plot_ui.hline(
+                HLine::new("detection tolerance", detection.log10())
+                    .color(palette.text)
+                    .style(LineStyle::dashed_dense()),
+            );
+        }
+    });
 }
 
 /// The labelled grid step an axis' spacer chose, read by its formatter in the same frame.

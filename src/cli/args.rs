@@ -46,6 +46,8 @@ pub struct ViewArgs {
     pub screenshot: Option<PathBuf>,
     pub after_frames: u32,
     pub light: bool,
+    /// Opens with the traditional and the continued basis side by side.
+    pub side_by_side: bool,
     /// Window size in logical pixels.
     pub size: (u32, u32),
     /// Solver step instead of the scene's.
@@ -65,6 +67,7 @@ impl Default for ViewArgs {
             screenshot: None,
             after_frames: 5,
             light: false,
+            side_by_side: false,
             size: (1600, 900),
             ui_scale: 1.0,
             dt: None,
@@ -214,6 +217,7 @@ fn parse_view(args: &[String]) -> Result<ViewArgs, String> {
                 })?;
             }
             "--light" => view.light = true,
+            "--side-by-side" => view.side_by_side = true,
             "--ui-scale" => {
                 let text = value(arg, &mut it)?;
                 view.ui_scale = text
@@ -323,6 +327,11 @@ mod tests {
             panic!("not a view")
         };
         assert_eq!(scaled.ui_scale, 1.5);
+        assert!(!scaled.side_by_side);
+        let Command::View(both) = parse(&strings(&["view", "--side-by-side"])).unwrap() else {
+            panic!("not a view")
+        };
+        assert!(both.side_by_side);
         assert_eq!(parse(&strings(&["run", "--help"])), Ok(Command::Help));
         assert!(parse(&strings(&["view", "--after-frames", "many"])).is_err());
     }

@@ -15,7 +15,7 @@ USAGE:
     singulab                      open the visualizer on the double four-bar
     singulab view [SCENE.ron] [--basis traditional|continued] [--time S | --until-event]
                   [--screenshot FILE.png] [--after-frames N] [--size WxH] [--light]
-                  [--dt S] [--measure-frames N] [--ui-scale F]
+                  [--dt S] [--measure-frames N] [--ui-scale F] [--side-by-side]
     singulab run SCENE.ron [--t-end S] [--dt S] [--basis traditional|continued]
                  [--predictor omega|zeroth] [--integrator rk4|dopri5] [--every N]
                  [--out FILE.csv] [--events FILE.csv]
@@ -25,7 +25,8 @@ USAGE:
 run writes the trajectory CSV to --out (stdout if omitted) and the singular events to
 --events; the CSV columns are described in README.md. view with --screenshot runs to the
 stop (--time or --until-event), lets N frames render (default 5), writes the PNG and exits;
---measure-frames N plays N frames, prints the CPU time per frame and exits.";
+--measure-frames N plays N frames, prints the CPU time per frame and exits; --side-by-side
+shows the traditional and the continued basis next to each other.";
 
 #[cfg(feature = "app")]
 fn open_visualizer(view: args::ViewArgs) -> Result<(), String> {

@@ -93,7 +93,6 @@ pub(super) fn draw_motions(
             label_spots.push((v.length(), tip + 0.08 * v));
         }
         let text = match motion.role {
-            MotionRole::New => format!("{} (new)", motion.label),
             MotionRole::Branch => format!("{} (leave along it)", motion.label),
             _ => motion.label.clone(),
         };

@@ -43,6 +43,10 @@ pub struct ViewState {
     pub basis: BasisMode,
     /// Plot both bases at once (traditional dashed).
     pub compare_bases: bool,
+    /// The canvas split in two, traditional basis on the left and continued on the right,
+    /// each with its arrows and its `qd` plot underneath (the same mechanism twice: one
+    /// simulation tracks both bases).
+    pub side_by_side: bool,
     pub light: bool,
     pub show_motions: bool,
     pub hidden_motions: Vec<bool>,
@@ -72,6 +76,7 @@ impl Default for ViewState {
         Self {
             basis: BasisMode::Continued,
             compare_bases: false,
+            side_by_side: false,
             light: false,
             show_motions: false,
             hidden_motions: Vec::new(),
@@ -98,6 +103,7 @@ impl ViewState {
         Self {
             basis: args.basis,
             light: args.light,
+            side_by_side: args.side_by_side,
             pending_ui_scale: (args.ui_scale != 1.0).then_some(args.ui_scale),
             ..Self::default()
         }
@@ -145,13 +151,13 @@ fn follow_session_messages(
     }
 }
 
-/// The motions to draw now: at an event its admissible motions in the displayed basis
-/// (continued and new columns, or the traditional QR's), otherwise the displayed basis'
-/// columns when the user turned them on.
-pub fn shown_motions(live: &Live, view: &ViewState) -> Vec<Motion> {
+/// The motions to draw now in `basis`: at an event its admissible motions (continued and
+/// new columns, or the traditional QR's), otherwise the basis' columns when the user turned
+/// them on.
+pub fn shown_motions(live: &Live, view: &ViewState, basis: BasisMode) -> Vec<Motion> {
     let session = &live.session;
     if let Some(event) = session.current_event() {
-        let mut shown = motions::event_motions(event, view.basis);
+        let mut shown = motions::event_motions(event, basis);
         shown.extend(motions::branch_motions(session.branches()));
         // The continuation and the branches point the way the mechanism moves (a column's
         // sign is the basis' business; the arrows show a motion).
@@ -166,7 +172,7 @@ pub fn shown_motions(live: &Live, view: &ViewState) -> Vec<Motion> {
         return shown;
     }
     if view.show_motions {
-        return motions::basis_motions(session.simulation().basis(view.basis), view.basis);
+        return motions::basis_motions(session.simulation().basis(basis), basis);
     }
     Vec::new()
 }
@@ -209,11 +215,13 @@ fn fit_orbit(live: &Live) -> OrbitCamera {
     camera
 }
 
-/// Paints the canvas in the remaining space of `ui` and handles its pan/zoom/orbit input.
+/// Paints the canvas, with the motions of `basis`, in the remaining space of `ui` and
+/// handles its pan/zoom/orbit input (side by side, both canvases share the view).
 pub fn draw_canvas(
     ui: &mut Ui,
     live: &Live,
     view: &mut ViewState,
+    basis: BasisMode,
     overstep: f64,
     commands: &mut Vec<AppCommand>,
 ) {
@@ -308,12 +316,12 @@ pub fn draw_canvas(
 
     draw_mechanism(&painter, &projection, &mech, &x, view.show_labels, palette);
 
-    let shown = shown_motions(live, view);
+    let shown = shown_motions(live, view, basis);
     if view.hidden_motions.len() < shown.len() {
         view.hidden_motions.resize(shown.len(), false);
     }
     let t_shown = session.display_time(overstep);
-    let overlay = draw_overlay_text(&painter, rect, t_shown, live, view, &shown, palette);
+    let overlay = draw_overlay_text(&painter, rect, t_shown, live, view, basis, &shown, palette);
     draw_motions(
         &painter,
         &projection,

@@ -22,6 +22,7 @@ pub(super) fn draw_overlay_text(
     t: f64,
     live: &Live,
     view: &ViewState,
+    basis: BasisMode,
     shown: &[Motion],
     palette: &Palette,
 ) -> Vec<egui::Rect> {
@@ -35,12 +36,18 @@ pub(super) fn draw_overlay_text(
         FontId::monospace(20.0),
         palette.text,
     ));
+    // Side by side the basis is the canvas' title: as large as the time.
+    let (basis_size, basis_color) = if view.side_by_side {
+        (20.0, palette.text)
+    } else {
+        (14.0, palette.text.gamma_multiply(0.75))
+    };
     let basis_rect = painter.text(
         pos2(rect.right() - 14.0, rect.top() + 36.0),
         Align2::RIGHT_TOP,
-        format!("{} QR", basis_name(view.basis)),
-        FontId::proportional(14.0),
-        palette.text.gamma_multiply(0.75),
+        format!("{} QR", basis_name(basis)),
+        FontId::proportional(basis_size),
+        basis_color,
     );
     drawn.push(basis_rect);
     // Legend of the motions, top left; below the time when the canvas is too narrow for
@@ -58,10 +65,10 @@ pub(super) fn draw_overlay_text(
         let title = if at_event {
             format!(
                 "Admissible motions at the singular configuration ({} QR)",
-                basis_name(view.basis)
+                basis_name(basis)
             )
         } else {
-            format!("Columns of T ({} QR)", basis_name(view.basis))
+            format!("Columns of T ({} QR)", basis_name(basis))
         };
         drawn.push(painter.text(
             pos2(rect.left() + 12.0, y),
