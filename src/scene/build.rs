@@ -17,6 +17,8 @@ enum Site<'a> {
     Named(&'a str, &'a str, usize, Option<&'a str>),
     ListItem(&'a str, usize, Option<&'a str>),
     Field(&'a str),
+    /// A field of a top-level struct (`solver`, `run`, `view`), else that struct.
+    SectionField(&'a str, &'a str),
 }
 
 /// Builds errors located in one source.
@@ -35,6 +37,9 @@ impl Reporter<'_> {
                 locate::locate_list_item(self.source, list, index, field)
             }
             Site::Field(field) => locate::locate_top_field(self.source, field).unwrap_or(0),
+            Site::SectionField(section, field) => {
+                locate::locate_section_field(self.source, section, field).unwrap_or(0)
+            }
         };
         let (line, column) = locate::line_column(self.source, offset);
         SceneError {
@@ -358,8 +363,23 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
 
     // Loads.
     let mut loads = Vec::new();
+    let mut load_names: HashMap<&str, ()> = HashMap::new();
     for load in &spec.loads {
         let name = load.name();
+        if name.is_empty() {
+            return Err(report.error(
+                Site::Field("loads"),
+                None,
+                "every load needs a non-empty name".into(),
+            ));
+        }
+        if load_names.insert(name, ()).is_some() {
+            return Err(report.error(
+                Site::Named("loads", name, 1, Some("name")),
+                Some(format!("load \"{name}\"")),
+                "a second load has this name".into(),
+            ));
+        }
         let (body, start, duration) = match load {
             LoadSpec::Torque {
                 body,
@@ -491,16 +511,25 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
         }
     }
 
-    spec.solver
-        .validate()
-        .map_err(|m| report.error(Site::Field("solver"), None, m))?;
+    spec.solver.validate().map_err(|m| {
+        // `Settings::validate`'s messages start with the name of the field at fault.
+        let field: String = m
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        report.error(Site::SectionField("solver", &field), None, m)
+    })?;
     check_positive(spec.run.t_end, "t_end")
-        .map_err(|m| report.error(Site::Field("run"), None, m))?;
+        .map_err(|m| report.error(Site::SectionField("run", "t_end"), None, m))?;
+    if let Some(width) = spec.view.width {
+        check_positive(width, "width")
+            .map_err(|m| report.error(Site::SectionField("view", "width"), None, m))?;
+    }
     if let Some(trace) = &spec.view.trace
         && mechanism.body_index(trace).is_none()
     {
         return Err(report.error(
-            Site::Field("view"),
+            Site::SectionField("view", "trace"),
             None,
             format!("trace names unknown body \"{trace}\""),
         ));

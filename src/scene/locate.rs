@@ -184,6 +184,26 @@ pub fn locate_top_field(source: &str, field: &str) -> Option<usize> {
     field_offsets(source, &mask, field).find(|&i| depth[i] == 1)
 }
 
+/// Offset of `field` inside the top-level struct `section` (`solver: (dt: ...)`), else of
+/// the section itself, if any.
+pub fn locate_section_field(source: &str, section: &str, field: &str) -> Option<usize> {
+    let mask = code_mask(source);
+    let depth = depths(source, &mask);
+    let start = field_offsets(source, &mask, section).find(|&i| depth[i] == 1)?;
+    let bytes = source.as_bytes();
+    let Some(open) = (start..bytes.len()).find(|&i| mask[i] && bytes[i] == b'(') else {
+        return Some(start);
+    };
+    let close = (open..bytes.len())
+        .find(|&i| mask[i] && bytes[i] == b')' && depth[i] == depth[open] + 1)
+        .unwrap_or(source.len());
+    Some(
+        field_offsets(source, &mask, field)
+            .find(|&i| i > open && i < close && depth[i] == depth[open] + 1)
+            .unwrap_or(start),
+    )
+}
+
 /// Extent of the list held by the top-level field `section`.
 fn section_span(source: &str, mask: &[bool], section: &str) -> Option<(usize, usize)> {
     let depth = depths(source, mask);
@@ -269,14 +289,27 @@ pub fn locate_list_item(source: &str, list: &str, index: usize, field: Option<&s
     open_bracket
 }
 
-/// Name of the innermost named entry whose extent contains `offset`.
+/// The innermost named entry whose extent contains `offset`, as the messages name it:
+/// `body "crank1"`, `joint "A"`, `load "kick"` (after the list holding it), or just
+/// `"name"` outside those lists.
 pub fn enclosing_entry(source: &str, offset: usize) -> Option<String> {
     let mask = code_mask(source);
-    entries(source, &mask)
+    let entry = entries(source, &mask)
         .into_iter()
         .filter(|e| e.open <= offset && offset <= e.close)
-        .min_by_key(|e| e.close - e.open)
-        .map(|e| e.name)
+        .min_by_key(|e| e.close - e.open)?;
+    let kind = [
+        ("bodies", "body "),
+        ("joints", "joint "),
+        ("loads", "load "),
+    ]
+    .into_iter()
+    .find(|(section, _)| {
+        section_span(source, &mask, section)
+            .is_some_and(|(open, close)| open < entry.open && entry.close < close)
+    })
+    .map_or("", |(_, kind)| kind);
+    Some(format!("{kind}\"{}\"", entry.name))
 }
 
 #[cfg(test)]
@@ -315,7 +348,10 @@ mod tests {
     #[test]
     fn enclosing_entry_of_an_offset() {
         let offset = offset_of(SOURCE, 8, 15);
-        assert_eq!(enclosing_entry(SOURCE, offset).as_deref(), Some("coupler"));
+        assert_eq!(
+            enclosing_entry(SOURCE, offset).as_deref(),
+            Some(r#"body "coupler""#)
+        );
     }
 
     #[test]

@@ -128,7 +128,7 @@ pub fn parse_scene(file: &str, source: &str) -> Result<Scene, SceneError> {
             file: file.to_string(),
             line: position.line,
             column: position.col,
-            entity: locate::enclosing_entry(source, offset).map(|name| format!("in \"{name}\"")),
+            entity: locate::enclosing_entry(source, offset),
             message: e.code.to_string(),
         }
     })?;

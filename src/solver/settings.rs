@@ -104,6 +104,28 @@ impl Settings {
                 ));
             }
         }
+        // Relative quantities: at 1 or above, every diagonal entry of `R` would count as zero
+        // (rank 0, the mechanism falls apart), every error estimate would pass, and the
+        // smallest Dopri5 step would exceed the largest.
+        let below_one = [
+            ("rank_tolerance", self.rank_tolerance),
+            ("detection_tolerance", self.detection_tolerance),
+            ("normal_truncation", self.normal_truncation),
+            ("dopri_rtol", self.dopri_rtol),
+        ];
+        for (name, value) in below_one {
+            if value >= 1.0 {
+                return Err(format!(
+                    "{name} is relative and must be below 1, got {value}"
+                ));
+            }
+        }
+        if self.dopri_min_step > 1.0 {
+            return Err(format!(
+                "dopri_min_step is a fraction of dt and must be at most 1, got {}",
+                self.dopri_min_step
+            ));
+        }
         if self.rank_tolerance < ROUND_OFF_FLOOR {
             return Err(format!(
                 "rank_tolerance must be at least {ROUND_OFF_FLOOR:e} (the QR's round-off floor), got {}",

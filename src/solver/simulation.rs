@@ -485,7 +485,8 @@ impl Simulation {
                     5.0
                 };
                 if error.is_finite() && error <= 1.0 {
-                    self.adaptive_h = (h * factor).clamp(h_min, self.settings.dt);
+                    self.adaptive_h =
+                        (h * factor).clamp(h_min.min(self.settings.dt), self.settings.dt);
                     break;
                 }
                 if error.is_finite() && (h <= h_min || near_singular) {

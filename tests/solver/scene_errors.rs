@@ -183,7 +183,7 @@ fn malformed_ron_missing_comma_points_at_the_line() {
         &src,
         (6, 42),
         "mass: 1.0",
-        Some(r#"in "coupler""#),
+        Some(r#"body "coupler""#),
         &["comma"],
     );
 }
@@ -199,7 +199,7 @@ fn malformed_ron_missing_parenthesis_points_at_the_line() {
         &src,
         (6, 72),
         "angle: 0.0",
-        Some(r#"in "coupler""#),
+        Some(r#"body "coupler""#),
         &["closing", ")"],
     );
 }
@@ -405,7 +405,7 @@ fn unknown_field_typo() {
         &src,
         (6, 30),
         "lenght",
-        Some(r#"in "coupler""#),
+        Some(r#"body "coupler""#),
         &["lenght"],
     );
 }
@@ -441,7 +441,7 @@ fn three_component_bar_start_in_a_planar_scene() {
         &src,
         (6, 72),
         "0.0), angle",
-        Some(r#"in "coupler""#),
+        Some(r#"body "coupler""#),
         &[")"],
     );
 }
@@ -484,6 +484,34 @@ fn pulse_with_start_but_no_duration() {
         r#"name: "kick""#,
         Some(r#"load "kick""#),
         &["start", "duration"],
+    );
+}
+
+#[test]
+fn duplicated_or_empty_load_names() {
+    let src = with_sections(
+        "    loads: [\n        Torque(name: \"kick\", body: \"crank1\", torque: 1.0),\n        Torque(name: \"kick\", body: \"crank2\", torque: 1.0),\n    ],\n",
+    );
+    // Line 17 holds the second "kick": `Torque(` 9-15, `name:` at column 16.
+    check(
+        &load_error(&src),
+        &src,
+        (17, 16),
+        r#"name: "kick", body: "crank2""#,
+        Some(r#"load "kick""#),
+        &["name"],
+    );
+    let src = with_sections(
+        "    loads: [\n        Torque(name: \"\", body: \"crank1\", torque: 1.0),\n    ],\n",
+    );
+    // Line 15: `loads:` at column 5.
+    check(
+        &load_error(&src),
+        &src,
+        (15, 5),
+        "loads:",
+        None,
+        &["non-empty name"],
     );
 }
 
@@ -590,13 +618,65 @@ fn a_pose_far_off_the_joints_is_assembled_with_a_warning() {
 fn rank_tolerance_above_the_detection_tolerance() {
     let src = with_sections("    solver: (rank_tolerance: 1e-2, detection_tolerance: 1e-3),\n");
     let e = load_error(&src);
-    // FOUR_BAR's closing `],` of the joints is line 14; the section is line 15, `solver:` at 5.
+    // FOUR_BAR's closing `],` of the joints is line 14; the section is line 15, `solver:` at
+    // 5, `(` at 13, `rank_tolerance` at 14.
     check(
         &e,
         &src,
-        (15, 5),
-        "solver:",
+        (15, 14),
+        "rank_tolerance",
         None,
         &["rank_tolerance", "detection_tolerance"],
+    );
+}
+
+/// Relative tolerances of 1 or more would make every `R` entry count as zero (rank 0, the
+/// mechanism falls apart); a smallest Dopri5 step above `dt` once panicked in a clamp.
+#[test]
+fn relative_settings_of_one_or_more_are_rejected_at_the_field() {
+    let cases = [
+        ("detection_tolerance: 5.0", "detection_tolerance", "below 1"),
+        ("rank_tolerance: 1.0", "rank_tolerance", "below 1"),
+        ("normal_truncation: 2.0", "normal_truncation", "below 1"),
+        ("dopri_rtol: 1.5", "dopri_rtol", "below 1"),
+        ("dopri_min_step: 5.0", "dopri_min_step", "at most 1"),
+    ];
+    for (setting, field, words) in cases {
+        // Another field first, so that the error must point inside the section.
+        let src = with_sections(&format!("    solver: (dt: 1e-3, {setting}),\n"));
+        let e = load_error(&src);
+        // `solver: (dt: 1e-3, ` puts the field at column 24.
+        check(&e, &src, (15, 24), field, None, &[field, words]);
+    }
+}
+
+#[test]
+fn run_and_view_errors_point_at_their_field() {
+    let src = with_sections("    run: (t_end: 0.0),\n");
+    check(
+        &load_error(&src),
+        &src,
+        (15, 11),
+        "t_end",
+        None,
+        &["t_end", "positive"],
+    );
+    let src = with_sections("    view: (center: (0.5, 0.0), width: -4.5),\n");
+    check(
+        &load_error(&src),
+        &src,
+        (15, 32),
+        "width",
+        None,
+        &["width", "positive"],
+    );
+    let src = with_sections("    view: (width: 4.5, trace: \"crank9\"),\n");
+    check(
+        &load_error(&src),
+        &src,
+        (15, 24),
+        "trace",
+        None,
+        &["crank9"],
     );
 }
