@@ -3,8 +3,11 @@
 //! With `r_g` the generic rank, `rho = |R[r_g-1, r_g-1]| / |R[0, 0]|` goes to zero linearly as
 //! the mechanism passes a singular configuration, so `rho^2` is smooth and nearly parabolic
 //! there. The detector keeps the last three accepted `(t, rho)`; when the middle one is a local
-//! minimum it fits a parabola to `rho^2` through the three points and reports the vertex when
-//! the fitted minimum is below the detection tolerance.
+//! minimum it fits a parabola to `rho^2` through the three points and hands the vertex to the
+//! simulation, which reports an event when the fitted minimum is below the detection
+//! tolerance. With coarse steps the parabola is only rough (`rho` bends between samples 1e-2 s
+//! apart: on A02 the fit gives 1.6e-3 where the minimum is 5e-6), so an inconclusive fit is
+//! refined on the interpolated trajectory (`Simulation`).
 
 use nalgebra::{DMatrix, DMatrixView, DVector};
 
@@ -30,9 +33,10 @@ impl EventDetector {
         self.len = 0;
     }
 
-    /// Adds an accepted step; returns the located minimum if the window's middle point is a
-    /// local minimum of `rho` whose fitted value is below `tolerance`.
-    pub fn push(&mut self, t: f64, rho: f64, tolerance: f64) -> Option<LocatedMinimum> {
+    /// Adds an accepted step; returns the fitted minimum if the window's middle point is a
+    /// local minimum of `rho` (whatever its value: the caller compares it with the detection
+    /// tolerance).
+    pub fn push(&mut self, t: f64, rho: f64) -> Option<LocatedMinimum> {
         if self.len == 3 {
             self.window.rotate_left(1);
             self.len = 2;
@@ -46,8 +50,11 @@ impl EventDetector {
         if !(r1 <= r0 && r1 < r2) {
             return None;
         }
-        let found = parabola_minimum([(t0, r0 * r0), (t1, r1 * r1), (t2, r2 * r2)]);
-        (found.rho < tolerance).then_some(found)
+        Some(parabola_minimum([
+            (t0, r0 * r0),
+            (t1, r1 * r1),
+            (t2, r2 * r2),
+        ]))
     }
 
     /// The current window of `(t, rho)`, oldest first.
@@ -202,7 +209,7 @@ mod tests {
         let mut found = None;
         for i in 0..30 {
             let t = i as f64 * 0.01;
-            if let Some(m) = detector.push(t, (t - 0.123).abs(), 1e-3) {
+            if let Some(m) = detector.push(t, (t - 0.123).abs()) {
                 found = Some(m);
             }
         }
@@ -212,11 +219,16 @@ mod tests {
     }
 
     #[test]
-    fn shallow_minimum_above_tolerance_is_not_an_event() {
+    fn shallow_minimum_is_reported_with_its_value() {
+        // rho = 0.1 + (t - 0.123)^2: one local minimum, fitted at 0.1 (above any detection
+        // tolerance; the simulation decides), and nothing on the monotone parts.
         let mut detector = EventDetector::default();
+        let mut found = Vec::new();
         for i in 0..30 {
             let t = i as f64 * 0.01;
-            assert!(detector.push(t, 0.1 + (t - 0.123).powi(2), 1e-3).is_none());
+            found.extend(detector.push(t, 0.1 + (t - 0.123).powi(2)));
         }
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!((found[0].rho - 0.1).abs() < 1e-4, "{found:?}");
     }
 }

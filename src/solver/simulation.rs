@@ -579,13 +579,34 @@ impl Simulation {
 
         self.a_next.mul_to(&self.xd, &mut self.av);
         let rho = rho(&self.qr_state, self.generic_rank);
-        let event = match self
-            .detector
-            .push(self.t, rho, self.settings.detection_tolerance)
-        {
-            Some(minimum) => {
-                self.locate_event(minimum)?;
-                true
+        let tolerance = self.settings.detection_tolerance;
+        let event = match self.detector.push(self.t, rho) {
+            Some(fitted) => {
+                // A fit below the tolerance is an event if the interpolated trajectory is well
+                // below it there (with steps of 1e-3 s it is: 1e-6 .. 8e-5); otherwise, and for
+                // a shallow minimum the fit puts above the tolerance, the minimum is searched
+                // for on the interpolated trajectory.
+                let verified = if fitted.rho < tolerance {
+                    self.interpolated_rho(fitted.t)
+                        .filter(|&rho| rho < VERIFIED_FRACTION * tolerance)
+                } else {
+                    None
+                };
+                // The reported minimum is the `rho` of the state there, not the fit's.
+                let minimum = if let Some(rho) = verified {
+                    Some(LocatedMinimum { t: fitted.t, rho })
+                } else if fitted.rho.min(self.detector_sampled_minimum()) < REFINE_BELOW {
+                    self.refine_minimum().filter(|m| m.rho < tolerance)
+                } else {
+                    None
+                };
+                match minimum {
+                    Some(minimum) => {
+                        self.locate_event(minimum)?;
+                        true
+                    }
+                    None => false,
+                }
             }
             None => false,
         };
@@ -610,6 +631,101 @@ impl Simulation {
             forced,
             event,
         })
+    }
+
+    /// The smallest `rho` in the detector's window (its middle point when it reports).
+    fn detector_sampled_minimum(&self) -> f64 {
+        self.detector
+            .window()
+            .iter()
+            .map(|&(_, rho)| rho)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Golden-section search for the minimum of `rho` over the detector's window `[t0, t2]`,
+    /// on the trajectory interpolated between the accepted steps (cubic Hermite, as the event
+    /// state is) and projected onto the constraints, to 1e-6 of the window. `None` if the
+    /// window is not the last three accepted states or a projection fails.
+    ///
+    /// The point returned is the closest one to the minimum whose `rho` stays above
+    /// `EVENT_RHO_FLOOR` times the rank tolerance: the event state is resumed from, and there
+    /// the dynamics must still see the generic rank (as they do with the fit's vertex, about
+    /// 1e-5 from the singular configuration on A02).
+    fn refine_minimum(&mut self) -> Option<LocatedMinimum> {
+        let window = self.detector.window();
+        if window.len() < 3 || self.history_len < 2 {
+            return None;
+        }
+        let (mut a, mut b) = (window[0].0, window[2].0);
+        if a != self.history[0].t || window[1].0 != self.history[1].t || b != self.t {
+            return None;
+        }
+        const INVERSE_PHI: f64 = 0.618_033_988_749_894_9;
+        let mut c = b - INVERSE_PHI * (b - a);
+        let mut d = a + INVERSE_PHI * (b - a);
+        let floor = EVENT_RHO_FLOOR * self.settings.rank_tolerance;
+        let mut best: Option<LocatedMinimum> = None;
+        let mut keep = |t: f64, rho: f64| {
+            if rho >= floor && best.is_none_or(|m| rho < m.rho) {
+                best = Some(LocatedMinimum { t, rho });
+            }
+        };
+        let (mut fc, mut fd) = (self.interpolated_rho(c)?, self.interpolated_rho(d)?);
+        keep(c, fc);
+        keep(d, fd);
+        // 29 reductions by 0.618 bring the bracket to 1e-6 of the window.
+        for _ in 0..29 {
+            if fc < fd {
+                b = d;
+                d = c;
+                fd = fc;
+                c = b - INVERSE_PHI * (b - a);
+                fc = self.interpolated_rho(c)?;
+                keep(c, fc);
+            } else {
+                a = c;
+                c = d;
+                fc = fd;
+                d = a + INVERSE_PHI * (b - a);
+                fd = self.interpolated_rho(d)?;
+                keep(d, fd);
+            }
+        }
+        best
+    }
+
+    /// `rho` at the state interpolated at `t` (inside the last two steps) and projected onto
+    /// the constraints; uses the step's scratch storage.
+    fn interpolated_rho(&mut self, t: f64) -> Option<f64> {
+        let (start, end) = if t <= self.history[1].t {
+            (
+                &self.history[0],
+                (self.history[1].t, &self.history[1].x, &self.history[1].xd),
+            )
+        } else {
+            (&self.history[1], (self.t, &self.x, &self.xd))
+        };
+        hermite(
+            (start.t, &start.x, &start.xd),
+            end,
+            t,
+            &mut self.x_next,
+            &mut self.xd_next,
+        );
+        let outcome = self.projector.project_positions(
+            &self.mechanism,
+            self.settings
+                .normal_truncation
+                .max(self.settings.rank_tolerance),
+            self.settings.newton_tolerance,
+            self.settings.newton_max_iterations,
+            &mut self.x_next,
+            &mut self.a_next,
+            &mut self.qr_next,
+        );
+        let iterations = outcome.ok()?.iterations;
+        self.counters.factorizations += iterations as u64 + 1;
+        Some(rho(&self.qr_next, self.generic_rank))
     }
 
     /// Integrates from the last accepted state before the located minimum up to it, and
@@ -738,7 +854,21 @@ impl Simulation {
     }
 }
 
-/// Cubic Hermite interpolation of positions and velocities between two states at `t`.
+/// A local minimum of `rho` whose parabola fit is not below the detection tolerance is
+/// searched for on the interpolated trajectory when its sampled or fitted value is below this
+/// (relative `R` entry): a minimum that shallow may hide a singular configuration between
+/// coarse steps. Costs about 30 projections per such minimum.
+const REFINE_BELOW: f64 = 0.25;
+
+/// A fitted minimum is taken as it is when the interpolated trajectory's `rho` there is below
+/// this fraction of the detection tolerance; above it the fit was rough (steps of 1e-2 s) and
+/// the minimum is searched for.
+const VERIFIED_FRACTION: f64 = 0.1;
+
+/// A refined event state keeps `rho` at least this many rank tolerances (1e-7 by default):
+/// nearer, the running rank would drop at the state the simulation resumes from.
+const EVENT_RHO_FLOOR: f64 = 1e3;
+
 /// How far (m or rad along the unit direction) a leaving mechanism is placed from the
 /// singular configuration at least: far beyond the event state's own distance from it
 /// (`rho` about 5e-5 on A02), so that Newton lands on the branch left along.
@@ -760,6 +890,7 @@ fn rescale_kinetic_energy(
     }
 }
 
+/// Cubic Hermite interpolation of positions and velocities between two states at `t`.
 fn hermite(
     (t0, x0, xd0): (f64, &DVector<f64>, &DVector<f64>),
     (t1, x1, xd1): (f64, &DVector<f64>, &DVector<f64>),

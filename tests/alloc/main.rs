@@ -2,8 +2,8 @@
 //! of 50 steps, no `Simulation::step()` allocates, including the steps that locate a singular
 //! event (the simulation fills a preallocated event in place; callers clone it to keep it).
 //! Cases: double four-bar, modified triple four-bar, modified 2x3 and spatial
-//! pendulum with their own settings, and the double four-bar with Dopri5 and with the
-//! zeroth-order predictor.
+//! pendulum with their own settings, and the double four-bar with Dopri5, with steps of 1e-2 s
+//! (events found by refinement) and with the zeroth-order predictor.
 //!
 //! The reference is a direct count: a `#[global_allocator]` wrapping `System` counts `alloc`,
 //! `alloc_zeroed` and `realloc` calls per thread (const-initialised `thread_local!` cells, so
@@ -262,6 +262,14 @@ fn main() {
                 integrator: Integrator::Dopri5,
                 ..s
             },
+            expects_events: true,
+        },
+        Case {
+            // Steps of 1e-2 s: the singular events are found by the golden-section search on
+            // the interpolated trajectory (the parabola fit alone misses them).
+            label: "double_four_bar (dt 1e-2, refined events)",
+            scene: "double_four_bar",
+            settings: |s| Settings { dt: 1e-2, ..s },
             expects_events: true,
         },
         Case {

@@ -414,7 +414,10 @@ fn check_run(
             "an event is {worst_dt:.3e} s from its reference crossing"
         ));
     }
-    if !within(worst_angle, 1e-4) {
+    // The crank turns at most 6.84 rad/s on A02 and its variants (`run`, 10 s): an event within
+    // `max_event_offset` of the crossing has the crank within 10 rad/s times that.
+    let max_angle = (10.0 * max_event_offset).max(1e-4);
+    if !within(worst_angle, max_angle) {
         fail(format!(
             "an event state has the crank {worst_angle:.3e} rad from horizontal"
         ));
@@ -520,6 +523,40 @@ fn modified_double_four_bar_step_size_scan() {
 #[test]
 fn modified_triple_four_bar_step_size_scan() {
     step_size_scan(&MODIFIED_TRIPLE, &SCAN, 3.0);
+}
+
+/// Coarse steps (5e-3 to 2e-2 s with RK4, the largest step 1e-2 and 2e-2 s with Dopri5): the
+/// parabola through three samples of `rho^2` is then too rough to see the singular
+/// configurations (it missed 6 of A02's 10 at 1e-2 s), so the minimum is searched for on the
+/// interpolated trajectory. Every crossing of the reference must still be located once, with
+/// the cranks horizontal; the accuracy bounds are those of the step size.
+#[test]
+fn a02_coarse_steps_still_locate_every_singularity() {
+    let sc = scene(A02.scene);
+    let mut failures = Vec::new();
+    for (integrator, dt, tip, energy, offset) in [
+        (Integrator::Rk4, 5e-3, 1e-3, 1e-3, 1e-4),
+        (Integrator::Rk4, 1e-2, 1e-3, 1e-3, 1e-4),
+        (Integrator::Rk4, 2e-2, 1e-3, 1e-3, 1e-4),
+        (Integrator::Dopri5, 1e-2, 1e-3, 1e-3, 1e-4),
+        (Integrator::Dopri5, 2e-2, 1e-3, 1e-3, 1e-4),
+    ] {
+        let settings = Settings {
+            dt,
+            integrator,
+            ..sc.settings.clone()
+        };
+        let stats = run_against_reduction(&A02, settings, 10.0);
+        failures.extend(check_run(
+            &A02,
+            &format!("{integrator:?} dt {dt:e}"),
+            &stats,
+            tip,
+            energy,
+            offset,
+        ));
+    }
+    assert_no_failures(&failures);
 }
 
 /// Dopri5 meets its error tolerance away from the singular configurations only; it crosses
