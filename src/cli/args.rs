@@ -88,10 +88,31 @@ pub enum Command {
     Default,
 }
 
+/// The value after `flag`; another option there (`--out --events x.csv`, `--out -h`) is a
+/// missing value, not a file named like an option. Negative numbers pass (and are then
+/// rejected with their own message).
 fn value<'a>(flag: &str, it: &mut impl Iterator<Item = &'a String>) -> Result<&'a str, String> {
-    it.next()
-        .map(String::as_str)
-        .ok_or_else(|| format!("{flag} needs a value"))
+    match it.next().map(String::as_str) {
+        Some(text) if text.starts_with('-') && text.len() > 1 && text.parse::<f64>().is_err() => {
+            Err(format!("{flag} needs a value, got the option {text}"))
+        }
+        Some(text) => Ok(text),
+        None => Err(format!("{flag} needs a value")),
+    }
+}
+
+/// Rejects an option given twice (`--dt 1e-3 --dt 5e-3` would silently take the last).
+fn once<'a>(seen: &mut Vec<&'a str>, arg: &'a str) -> Result<(), String> {
+    if arg.starts_with("--") && seen.contains(&arg) {
+        return Err(format!("{arg} is given twice"));
+    }
+    seen.push(arg);
+    Ok(())
+}
+
+/// Whether `arg` asks for help.
+fn is_help(arg: &str) -> bool {
+    arg == "-h" || arg == "--help"
 }
 
 fn positive(flag: &str, text: &str) -> Result<f64, String> {
@@ -108,21 +129,20 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     let Some(first) = args.first() else {
         return Ok(Command::Default);
     };
-    // `singulab run --help` asks for help, not for a scene called --help.
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        return Ok(Command::Help);
-    }
+    // `singulab run --help` asks for help (the sub-parsers return `None`), not for a scene
+    // called --help.
+    let help = |parsed: Option<Command>| parsed.unwrap_or(Command::Help);
     match first.as_str() {
         "-h" | "--help" | "help" => Ok(Command::Help),
         "-V" | "--version" => Ok(Command::Version),
-        "run" => parse_run(&args[1..]).map(Command::Run),
-        "bench" => parse_bench(&args[1..]).map(Command::Bench),
-        "view" => parse_view(&args[1..]).map(Command::View),
+        "run" => parse_run(&args[1..]).map(|r| help(r.map(Command::Run))),
+        "bench" => parse_bench(&args[1..]).map(|b| help(b.map(Command::Bench))),
+        "view" => parse_view(&args[1..]).map(|v| help(v.map(Command::View))),
         other => Err(format!("unknown command \"{other}\" (try --help)")),
     }
 }
 
-fn parse_run(args: &[String]) -> Result<RunArgs, String> {
+fn parse_run(args: &[String]) -> Result<Option<RunArgs>, String> {
     let mut scene = None;
     let mut run = RunArgs {
         scene: PathBuf::new(),
@@ -136,7 +156,12 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
         events: None,
     };
     let mut it = args.iter();
+    let mut seen = Vec::new();
     while let Some(arg) = it.next() {
+        if is_help(arg) {
+            return Ok(None);
+        }
+        once(&mut seen, arg)?;
         match arg.as_str() {
             "--t-end" => run.t_end = Some(positive(arg, value(arg, &mut it)?)?),
             "--dt" => run.dt = Some(positive(arg, value(arg, &mut it)?)?),
@@ -176,7 +201,7 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
             }
             "--out" => run.out = Some(PathBuf::from(value(arg, &mut it)?)),
             "--events" => run.events = Some(PathBuf::from(value(arg, &mut it)?)),
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
             path => {
                 if scene.replace(PathBuf::from(path)).is_some() {
                     return Err(format!("only one scene per run (extra \"{path}\")"));
@@ -185,7 +210,7 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
         }
     }
     run.scene = scene.ok_or("run needs a scene file, e.g. singulab run scenes/four_bar.ron")?;
-    Ok(run)
+    Ok(Some(run))
 }
 
 fn basis(text: &str) -> Result<BasisMode, String> {
@@ -198,10 +223,18 @@ fn basis(text: &str) -> Result<BasisMode, String> {
     }
 }
 
-fn parse_view(args: &[String]) -> Result<ViewArgs, String> {
+fn parse_view(args: &[String]) -> Result<Option<ViewArgs>, String> {
     let mut view = ViewArgs::default();
     let mut it = args.iter();
+    let mut seen = Vec::new();
     while let Some(arg) = it.next() {
+        if is_help(arg) {
+            return Ok(None);
+        }
+        // --time and --until-event have their own message below.
+        if arg != "--time" && arg != "--until-event" {
+            once(&mut seen, arg)?;
+        }
         match arg.as_str() {
             "--basis" => view.basis = basis(value(arg, &mut it)?)?,
             "--time" | "--until-event" if view.stop != ViewStop::Never => {
@@ -250,7 +283,7 @@ fn parse_view(args: &[String]) -> Result<ViewArgs, String> {
                         format!("--size expects WIDTHxHEIGHT, e.g. 1600x900, got \"{text}\"")
                     })?;
             }
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
             path => {
                 if view.scene.replace(PathBuf::from(path)).is_some() {
                     return Err(format!("view opens one scene (extra \"{path}\")"));
@@ -258,23 +291,28 @@ fn parse_view(args: &[String]) -> Result<ViewArgs, String> {
             }
         }
     }
-    Ok(view)
+    Ok(Some(view))
 }
 
-fn parse_bench(args: &[String]) -> Result<BenchArgs, String> {
+fn parse_bench(args: &[String]) -> Result<Option<BenchArgs>, String> {
     let mut bench = BenchArgs {
         scenes: Vec::new(),
         t_end: 10.0,
     };
     let mut it = args.iter();
+    let mut seen = Vec::new();
     while let Some(arg) = it.next() {
+        if is_help(arg) {
+            return Ok(None);
+        }
+        once(&mut seen, arg)?;
         match arg.as_str() {
             "--t-end" => bench.t_end = positive(arg, value(arg, &mut it)?)?,
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
             path => bench.scenes.push(PathBuf::from(path)),
         }
     }
-    Ok(bench)
+    Ok(Some(bench))
 }
 
 #[cfg(test)]
@@ -383,9 +421,27 @@ mod tests {
             vec!["run", "a.ron", "--every", "0"],
             vec!["run", "a.ron", "b.ron"],
             vec!["run", "a.ron", "--frobnicate"],
+            vec!["run", "a.ron", "-x"],
+            vec!["run", "a.ron", "--dt", "1e-3", "--dt", "5e-3"],
+            vec!["run", "a.ron", "--out", "--events", "e.csv"],
+            vec!["run", "a.ron", "--out", "-h"],
+            vec!["view", "--light", "--light"],
+            vec!["bench", "--t-end", "1", "--t-end", "2"],
             vec!["fly"],
         ] {
             assert!(parse(&strings(&bad)).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn help_anywhere_but_as_a_value() {
+        for args in [
+            vec!["run", "a.ron", "--help"],
+            vec!["run", "-h"],
+            vec!["view", "scenes/x.ron", "-h"],
+            vec!["bench", "--help"],
+        ] {
+            assert_eq!(parse(&strings(&args)), Ok(Command::Help), "{args:?}");
         }
     }
 }

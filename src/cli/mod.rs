@@ -7,6 +7,10 @@ pub mod run;
 
 use args::Command;
 
+/// A conservative run warns when its energy drifts by more than this fraction of `|E0|` (at
+/// least 1 J): 1e-3, ten times the A02 benchmark's bound.
+const ENERGY_WARNING: f64 = 1e-3;
+
 /// Usage text.
 pub const USAGE: &str = "\
 singulab: singular configurations of constrained mechanisms
@@ -47,6 +51,16 @@ fn counted(n: u64, noun: &str) -> String {
     }
 }
 
+/// A time or step in seconds for messages: plainly in the usual range, in exponent form far
+/// outside it (`1e-300`, not three hundred zeros).
+pub(crate) fn seconds(value: f64) -> String {
+    if value == 0.0 || (1e-4..1e9).contains(&value.abs()) {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// Entry point shared by the binary; returns the process exit code.
 pub fn main(args: &[String]) -> i32 {
     let command = match args::parse(args) {
@@ -71,7 +85,7 @@ pub fn main(args: &[String]) -> i32 {
             eprintln!(
                 "singulab: {} to t = {} s, {}, {}, {}",
                 counted(summary.steps, "step"),
-                summary.t_end,
+                seconds(summary.t_end),
                 counted(summary.rows, "row"),
                 counted(summary.events as u64, "singular event"),
                 counted(summary.factorizations, "QR factorisation")
@@ -80,6 +94,22 @@ pub fn main(args: &[String]) -> i32 {
                 eprintln!(
                     "singulab: note: {} Dopri5 steps were accepted without meeting the tolerance (across singular configurations, where no step size meets it)",
                     summary.forced_steps
+                );
+            }
+            if let Some((rank, generic)) = summary.starts_singular {
+                eprintln!(
+                    "singulab: note: the scene starts at a singular configuration (rank {rank} \
+                     there, {generic} next to it); its degrees of freedom and the qd columns \
+                     are those of the generic rank, and no event is reported at t = 0"
+                );
+            }
+            if let Some(drift) = summary.energy_drift
+                && drift > ENERGY_WARNING * summary.energy0.abs().max(1.0)
+            {
+                eprintln!(
+                    "singulab: warning: the energy drifted by {drift:.3e} J (E0 = {:.6} J) although \
+                     the scene conserves it; the step is too large for this scene, try a smaller --dt",
+                    summary.energy0
                 );
             }
             if summary.steps_above_generic_rank > 0 {
@@ -93,6 +123,8 @@ pub fn main(args: &[String]) -> i32 {
     };
     match outcome {
         Ok(()) => 0,
+        // `singulab run ... | head`: the reader has what it wanted.
+        Err(message) if message == run::OUTPUT_CLOSED => 0,
         Err(message) => {
             eprintln!("singulab: error: {message}");
             1

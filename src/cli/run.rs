@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::Path;
 
 use super::args::RunArgs;
 use crate::scene::{Scene, load_scene};
@@ -23,6 +24,56 @@ pub struct RunSummary {
     pub forced_steps: u64,
     /// QR factorisations of `A^T` over the run (stages, Newton iterates, events).
     pub factorizations: u64,
+    /// The rank at the start and the generic rank, when the start is a singular configuration.
+    pub starts_singular: Option<(usize, usize)>,
+    /// Largest `|E - E0|` over the written and unwritten steps, when the scene conserves
+    /// energy (gravity only, no loads); `None` otherwise.
+    pub energy_drift: Option<f64>,
+    /// `E0`, the energy at the start.
+    pub energy0: f64,
+}
+
+/// The error `run` returns when the reader of stdout went away (`singulab run ... | head`):
+/// the command line then stops quietly, as other tools do.
+pub const OUTPUT_CLOSED: &str = "the output was closed";
+
+/// Most steps a run may take (at `dt = 1e-300` it would never end).
+const MAX_STEPS: f64 = 1e9;
+
+/// Whether two paths name the same file (existing files by identity, others by their
+/// absolute paths).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => match (std::path::absolute(a), std::path::absolute(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        },
+    }
+}
+
+/// Refuses outputs that would overwrite the scene or each other.
+fn check_outputs(args: &RunArgs) -> Result<(), String> {
+    let outputs = [("--out", &args.out), ("--events", &args.events)];
+    for (flag, path) in outputs {
+        if let Some(path) = path
+            && same_file(path, &args.scene)
+        {
+            return Err(format!(
+                "{flag} {} would overwrite the scene file",
+                path.display()
+            ));
+        }
+    }
+    if let (Some(out), Some(events)) = (&args.out, &args.events)
+        && same_file(out, events)
+    {
+        return Err(format!(
+            "--out and --events name the same file ({})",
+            out.display()
+        ));
+    }
+    Ok(())
 }
 
 /// CSV number format: shortest representation that reads back to the same `f64`.
@@ -158,6 +209,7 @@ fn create(path: &std::path::Path) -> Result<BufWriter<File>, String> {
 
 /// Runs `singulab run` with files or stdout as outputs.
 pub fn run(args: &RunArgs) -> Result<RunSummary, String> {
+    check_outputs(args)?;
     let scene = load_scene(&args.scene).map_err(|e| e.to_string())?;
     if let Some(note) = scene.assembly_note() {
         eprintln!("singulab: {note}");
@@ -179,8 +231,13 @@ pub fn run(args: &RunArgs) -> Result<RunSummary, String> {
         events.as_mut().map(|w| w as &mut dyn Write),
         progress,
     )?;
-    out.flush()
-        .map_err(|e| format!("cannot write the output: {e}"))?;
+    out.flush().map_err(|e| {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            OUTPUT_CLOSED.to_string()
+        } else {
+            format!("cannot write the output: {e}")
+        }
+    })?;
     if let Some(w) = events.as_mut() {
         w.flush()
             .map_err(|e| format!("cannot write the events: {e}"))?;
@@ -210,9 +267,25 @@ pub fn run_scene(
     let mut sim = scene
         .simulation_with(settings)
         .map_err(|e| format!("{}: {e}", scene.file))?;
+    let steps = t_end / sim.settings().dt;
+    if steps > MAX_STEPS {
+        return Err(format!(
+            "{}: t_end {} s at dt {} s is {steps:.1e} steps, more than {MAX_STEPS:.0e}; \
+             use a larger --dt or a shorter --t-end",
+            scene.file,
+            super::seconds(t_end),
+            super::seconds(sim.settings().dt)
+        ));
+    }
     let n = scene.mechanism.n();
     let dof = n - sim.generic_rank();
-    let io_error = |e: io::Error| format!("cannot write the output: {e}");
+    let io_error = |e: io::Error| {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            OUTPUT_CLOSED.to_string()
+        } else {
+            format!("cannot write the output: {e}")
+        }
+    };
 
     let mut line = trajectory_header(scene, dof);
     line.push('\n');
@@ -242,9 +315,13 @@ pub fn run_scene(
         steps_above_generic_rank: 0,
         forced_steps: 0,
         factorizations: 0,
+        starts_singular: sim.starts_singular(),
+        energy_drift: scene.mechanism.loads().is_empty().then_some(0.0),
+        energy0: sim.energy(),
     };
-    // Steps shorter than this fraction of dt at the end are merged into the previous one.
-    let end_slack = 1e-9 * sim.settings().dt;
+    // Steps shorter than this fraction of dt (or of the run) at the end are merged into the
+    // previous one.
+    let end_slack = 1e-9 * sim.settings().dt.min(t_end);
     let mut event_text = String::new();
     while sim.time() < t_end - end_slack {
         let report: StepReport = sim.step_until(t_end).map_err(|e| {
@@ -254,6 +331,9 @@ pub fn run_scene(
         summary.steps += 1;
         summary.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());
         summary.forced_steps += u64::from(report.forced);
+        if let Some(drift) = summary.energy_drift.as_mut() {
+            *drift = drift.max((report.energy - summary.energy0).abs());
+        }
         if let Some(event) = sim.last_event() {
             summary.events += 1;
             if let Some(w) = events.as_mut() {

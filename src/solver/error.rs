@@ -37,7 +37,7 @@ impl fmt::Display for SolverError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotFinite { t, what } => {
-                write!(f, "at t = {t} s the {what} became NaN or infinite")
+                write!(f, "at t = {t:?} s the {what} became NaN or infinite")
             }
             Self::NewtonDiverged {
                 t,
@@ -46,15 +46,15 @@ impl fmt::Display for SolverError {
                 joint,
             } => write!(
                 f,
-                "at t = {t} s the position projection did not converge: residual {residual:.3e} after {iterations} iterations, largest at joint \"{joint}\""
+                "at t = {t:?} s the position projection did not converge: residual {residual:.3e} after {iterations} iterations, largest at joint \"{joint}\""
             ),
             Self::SingularMassBlock { t, pivot, value } => write!(
                 f,
-                "at t = {t} s the projected mass matrix is not positive definite (pivot {pivot} = {value:.3e}): a direction of motion carries no mass"
+                "at t = {t:?} s the projected mass matrix is not positive definite (pivot {pivot} = {value:.3e}): a direction of motion carries no mass"
             ),
             Self::StepTooSmall { t, h } => write!(
                 f,
-                "at t = {t} s the adaptive step fell to {h:.3e} s without meeting the tolerance"
+                "at t = {t:?} s the adaptive step fell to {h:.3e} s without meeting the tolerance"
             ),
             Self::AssemblyFailed {
                 iterations,

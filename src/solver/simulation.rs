@@ -96,6 +96,8 @@ pub struct Simulation {
     x: DVector<f64>,
     xd: DVector<f64>,
     generic_rank: usize,
+    /// Rank of `A` at the initial state (below the generic rank when it is singular).
+    initial_rank: usize,
     rank: usize,
     extra_loads: Vec<Load>,
     traditional: TangentBasis,
@@ -125,7 +127,7 @@ pub struct Simulation {
 impl Simulation {
     /// Starts a simulation from positions and velocities that satisfy the constraints (the
     /// scene loader assembles them); they are projected once more to tolerance. The generic
-    /// rank is the rank at this initial configuration.
+    /// rank is the rank at this initial configuration, or next to it if it is singular.
     pub fn new(
         mechanism: Arc<Mechanism>,
         x0: DVector<f64>,
@@ -148,6 +150,7 @@ impl Simulation {
             x: x0,
             xd: xd0,
             generic_rank: 0,
+            initial_rank: 0,
             rank: 0,
             extra_loads: Vec::new(),
             traditional: TangentBasis::new(n),
@@ -175,9 +178,44 @@ impl Simulation {
         };
         sim.adaptive_h = sim.settings.dt;
         sim.project_current()?;
-        sim.generic_rank = sim.qr_state.rank(sim.settings.rank_tolerance);
+        sim.initial_rank = sim.rank;
+        sim.generic_rank = sim.probe_generic_rank();
         sim.reset_bases();
         Ok(sim)
+    }
+
+    /// The rank of `A` at the start or, if that is a singular configuration, at the
+    /// configurations next to it: the start moved by `PROBE_STEP` along each direction of the
+    /// null space of `A` there, and along their sum, then projected onto the constraints. A
+    /// four-bar written down flat has rank 7 there and 8 everywhere else; taking 7 would
+    /// give it two degrees of freedom and hide every later singular configuration.
+    fn probe_generic_rank(&mut self) -> usize {
+        let n = self.mechanism.n();
+        let start_rank = self.rank;
+        let mut generic = start_rank;
+        let free = n - start_rank;
+        if start_rank == self.mechanism.m().min(n) {
+            return generic;
+        }
+        for probe in 0..=free {
+            self.x_next.copy_from(&self.x);
+            for j in 0..free {
+                if probe == free || probe == j {
+                    let direction = self.qr_state.q().column(start_rank + j);
+                    self.x_next.axpy(PROBE_STEP, &direction, 1.0);
+                }
+            }
+            if self.project_scratch_positions() {
+                generic = generic.max(self.qr_next.rank(self.settings.rank_tolerance));
+            }
+        }
+        generic
+    }
+
+    /// Whether the simulation started at a singular configuration: the rank of `A` there and
+    /// the generic rank, when the first is lower.
+    pub fn starts_singular(&self) -> Option<(usize, usize)> {
+        (self.initial_rank < self.generic_rank).then_some((self.initial_rank, self.generic_rank))
     }
 
     /// Projects the current state and refactorises into `qr_state`.
@@ -712,6 +750,13 @@ impl Simulation {
             &mut self.x_next,
             &mut self.xd_next,
         );
+        self.project_scratch_positions()
+            .then(|| rho(&self.qr_next, self.generic_rank))
+    }
+
+    /// Newton projection of the scratch positions `x_next` onto the constraints with the
+    /// running settings, leaving `A` factorised there in `qr_next`; false if it fails.
+    fn project_scratch_positions(&mut self) -> bool {
         let outcome = self.projector.project_positions(
             &self.mechanism,
             self.settings
@@ -723,9 +768,13 @@ impl Simulation {
             &mut self.a_next,
             &mut self.qr_next,
         );
-        let iterations = outcome.ok()?.iterations;
-        self.counters.factorizations += iterations as u64 + 1;
-        Some(rho(&self.qr_next, self.generic_rank))
+        match outcome {
+            Ok(outcome) => {
+                self.counters.factorizations += outcome.iterations as u64 + 1;
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// Integrates from the last accepted state before the located minimum up to it, and
@@ -868,6 +917,10 @@ const VERIFIED_FRACTION: f64 = 0.1;
 /// A refined event state keeps `rho` at least this many rank tolerances (1e-7 by default):
 /// nearer, the running rank would drop at the state the simulation resumes from.
 const EVENT_RHO_FLOOR: f64 = 1e3;
+
+/// How far (m or rad along a unit null-space direction) the start is moved to probe the
+/// generic rank next to it.
+const PROBE_STEP: f64 = 1e-2;
 
 /// How far (m or rad along the unit direction) a leaving mechanism is placed from the
 /// singular configuration at least: far beyond the event state's own distance from it

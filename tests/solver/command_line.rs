@@ -1,0 +1,274 @@
+//! The `singulab` binary run as a process (`CARGO_BIN_EXE_singulab`): bad input and solver
+//! failures end with a non-zero exit and one `singulab:` line on stderr, never a panic; good
+//! runs write the CSV the README describes; a closed stdout (`| head`) ends the run quietly.
+//!
+//! References: the exit codes are the README's (2 for bad arguments, 1 for bad scenes and
+//! solver failures); the CSV's first and last rows are the README's contract (t = 0 and
+//! exactly `--t-end`).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::common::scene_path;
+
+fn singulab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_singulab"))
+        .args(args)
+        .output()
+        .expect("the singulab binary runs")
+}
+
+/// A scratch directory of its own for each test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("singulab-cli-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("scratch file");
+    path.display().to_string()
+}
+
+/// Exit `code`, stderr one `singulab: ...` line holding every word of `words`, no panic.
+fn assert_fails(output: &Output, code: i32, words: &[&str], case: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(code), "{case}: stderr {stderr}");
+    assert!(!stderr.contains("panicked"), "{case}: {stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{case}: one line expected, got {stderr}");
+    assert!(lines[0].starts_with("singulab: "), "{case}: {stderr}");
+    for word in words {
+        assert!(
+            lines[0].contains(word),
+            "{case}: {word:?} missing from {stderr}"
+        );
+    }
+}
+
+const FOUR_BAR_FLAT: &str = r#"Scene(
+    title: "four-bar written down flat",
+    gravity: [0.0, -9.81],
+    bodies: [
+        Bar(name: "crank1", length: 1.0, mass: 1.0, start: (0.0, 0.0), angle: 0.0),
+        Bar(name: "coupler", length: 1.0, mass: 1.0, start: (1.0, 0.0), angle: 0.0),
+        Bar(name: "crank2", length: 1.0, mass: 1.0, start: (1.0, 0.0), angle: 0.0),
+    ],
+    joints: [
+        Pin(name: "O1", body: "crank1", at: Start, ground: (0.0, 0.0)),
+        Pin(name: "O2", body: "crank2", at: Start, ground: (1.0, 0.0)),
+        Revolute(name: "A", a: "crank1", at_a: End, b: "coupler", at_b: Start),
+        Revolute(name: "B", a: "crank2", at_a: End, b: "coupler", at_b: End),
+    ],
+    velocities: [
+        (body: "crank1", omega: 1.0),
+        (body: "crank2", omega: 1.0),
+        (body: "coupler", omega: 0.0),
+    ],
+)"#;
+
+#[test]
+fn bad_arguments_exit_2_with_one_line() {
+    let four_bar = scene_path("four_bar").display().to_string();
+    let cases: [(&[&str], &[&str]); 6] = [
+        (&["run"], &["scene"]),
+        (&["run", &four_bar, "--frobnicate"], &["unknown option"]),
+        (
+            &["run", &four_bar, "--dt", "1e-3", "--dt", "2e-3"],
+            &["--dt", "twice"],
+        ),
+        (&["run", &four_bar, "--out", "-h"], &["--out", "value"]),
+        (&["run", &four_bar, "--every", "0"], &["--every"]),
+        (&["fly"], &["unknown command"]),
+    ];
+    for (args, words) in cases {
+        assert_fails(&singulab(args), 2, words, &format!("{args:?}"));
+    }
+}
+
+#[test]
+fn bad_scenes_and_failures_exit_1_with_one_line() {
+    let dir = scratch("bad");
+    let four_bar = std::fs::read_to_string(scene_path("four_bar")).expect("four_bar.ron");
+    // Settings that once panicked in a clamp (smallest Dopri5 step above the largest).
+    let min_step = write(
+        &dir,
+        "min_step.ron",
+        &four_bar.replacen("dt: 1e-3", "dt: 1e-3, dopri_min_step: 5.0", 1),
+    );
+    assert!(
+        four_bar.contains("dt: 1e-3"),
+        "test bug: four_bar.ron has no `dt: 1e-3` to edit"
+    );
+    let malformed = write(&dir, "malformed.ron", "Scene(title: \"x\", bodies: [");
+    let zero_mass = write(
+        &dir,
+        "zero_mass.ron",
+        &four_bar.replacen("mass: 1.0", "mass: 0.0", 1),
+    );
+    let missing = dir.join("missing.ron").display().to_string();
+    let directory = dir.display().to_string();
+    let four_bar_path = scene_path("four_bar").display().to_string();
+    let a02 = scene_path("double_four_bar").display().to_string();
+    let victim = write(&dir, "victim.ron", &four_bar);
+    let same = dir.join("same.csv").display().to_string();
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (vec!["run", &missing], vec!["missing.ron"]),
+        (vec!["run", &directory], vec!["cannot read"]),
+        (vec!["run", &malformed], vec!["malformed.ron"]),
+        (
+            vec!["run", &zero_mass],
+            vec!["zero_mass.ron", "crank1", "mass"],
+        ),
+        (
+            vec!["run", &min_step, "--integrator", "dopri5"],
+            vec!["dopri_min_step"],
+        ),
+        (
+            vec!["run", &four_bar_path, "--dt", "1e-300", "--t-end", "1"],
+            vec!["steps", "1e-300"],
+        ),
+        (
+            vec!["run", &four_bar_path, "--out", &same, "--events", &same],
+            vec!["same file"],
+        ),
+        (
+            vec!["run", &victim, "--out", &victim],
+            vec!["overwrite the scene"],
+        ),
+        // A step far too large for the linkage: Newton's projection fails.
+        (
+            vec!["run", &a02, "--dt", "0.5", "--t-end", "20"],
+            vec!["t = "],
+        ),
+    ];
+    for (args, words) in &cases {
+        assert_fails(&singulab(args), 1, words, &format!("{args:?}"));
+    }
+    // The scene file that --out named is untouched.
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), four_bar);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_run_writes_rows_from_zero_to_exactly_t_end() {
+    let dir = scratch("good");
+    let out = dir.join("out.csv");
+    let output = singulab(&[
+        "run",
+        &scene_path("four_bar").display().to_string(),
+        "--t-end",
+        "0.0105",
+        "--every",
+        "4",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[0].starts_with("t,energy,residual,rank,dof,basis_jump,crank1.x,"));
+    assert!(rows[0].ends_with(",qd1"), "{}", rows[0]);
+    // Steps of 1e-3 s: rows at steps 0, 4, 8, then the shortened last step to 0.0105.
+    let times: Vec<f64> = rows[1..]
+        .iter()
+        .map(|r| r.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(times.len(), 4, "{times:?}");
+    assert_eq!(times[0], 0.0);
+    assert_eq!(*times.last().unwrap(), 0.0105);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_closed_stdout_ends_the_run_quietly() {
+    // four_bar's 2 s at dt 1e-3 write about 0.9 MB, far more than a pipe holds.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_singulab"))
+        .args(["run", &scene_path("four_bar").display().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the singulab binary runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("t,energy"), "{first}");
+    // The reader is dropped here: the next writes fail with a broken pipe.
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_scene_starting_singular_has_the_generic_dof() {
+    // The four-bar written down flat has rank 7 there and 8 everywhere else (DESIGN section
+    // 5: four_bar rank 8, 7 when flat), so one degree of freedom and one qd column. Its rates
+    // are those of the parallelogram branch, so the energy stays (no warning).
+    let dir = scratch("flat");
+    let scene = write(&dir, "flat.ron", FOUR_BAR_FLAT);
+    let out = dir.join("out.csv");
+    let events = dir.join("events.csv");
+    let output = singulab(&[
+        "run",
+        &scene,
+        "--t-end",
+        "1.5",
+        "--out",
+        &out.display().to_string(),
+        "--events",
+        &events.display().to_string(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("starts at a singular configuration (rank 7 there, 8 next to it)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(header.ends_with(",qd1"), "{header}");
+    // Every row after the start has rank 8, dof 1 and its qd1 written.
+    for row in csv.lines().skip(2) {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!((cells[3], cells[4]), ("8", "1"), "{row}");
+        assert!(!cells.last().unwrap().is_empty(), "{row}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_conservative_run_that_loses_its_energy_says_so() {
+    // The four-bar at half-second steps: no solver error, but its energy (gravity only, no
+    // loads) ends tens of joules away from E0 = 32.95 J.
+    let output = singulab(&[
+        "run",
+        &scene_path("four_bar").display().to_string(),
+        "--dt",
+        "0.5",
+        "--t-end",
+        "20",
+        "--out",
+        if cfg!(windows) { "NUL" } else { "/dev/null" },
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning: the energy drifted by"),
+        "{stderr}"
+    );
+    // The shipped step keeps it (no warning).
+    let output = singulab(&[
+        "run",
+        &scene_path("four_bar").display().to_string(),
+        "--out",
+        if cfg!(windows) { "NUL" } else { "/dev/null" },
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
