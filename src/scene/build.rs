@@ -537,14 +537,22 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
 
     // Assembly and velocity completion.
     let mut x0 = DVector::from_vec(x0);
-    let assembly = assemble_positions(&mechanism, &mut x0).map_err(|e| match &e {
+    let mut assembly = assemble_positions(&mechanism, &mut x0).map_err(|e| match &e {
         SolverError::AssemblyFailed { joint, .. } => {
             report.joint(joint, None, format!("{e} (check the initial poses)"))
         }
         _ => report.error(Site::Field("bodies"), None, e.to_string()),
     })?;
-    complete_velocities(&mechanism, &x0, &stated, &mut xd0)
-        .map_err(|e| report.error(Site::Field("velocities"), None, e.to_string()))?;
+    // Velocities that fitted the written pose are adjusted to the assembled one (reported in
+    // the assembly note); without assembly, stated velocities that do not fit are an error.
+    assembly.velocity_change = complete_velocities(
+        &mechanism,
+        &x0,
+        &stated,
+        &mut xd0,
+        assembly.correction > 0.0,
+    )
+    .map_err(|e| report.error(Site::Field("velocities"), None, e.to_string()))?;
 
     Ok(Scene {
         file: file_name.to_string(),

@@ -84,8 +84,16 @@ impl Scene {
             } else {
                 ""
             };
+            let velocities = if report.velocity_change > 0.0 {
+                format!(
+                    "; the stated velocities were adjusted to the assembled pose by up to {:.3e}",
+                    report.velocity_change
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "assembled the initial positions in {} Newton iterations: largest change {:.3e} in {}{far}",
+                "assembled the initial positions in {} Newton iterations: largest change {:.3e} in {}{far}{velocities}",
                 report.iterations,
                 report.correction,
                 self.coordinate_name(report.coordinate)

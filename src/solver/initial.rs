@@ -13,7 +13,8 @@ const ASSEMBLY_RANK_TOLERANCE: f64 = 1e-8;
 /// Absolute tolerance on every constraint residual after assembly.
 const ASSEMBLY_TOLERANCE: f64 = 1e-12;
 const ASSEMBLY_ITERATIONS: usize = 50;
-/// Largest `|A xd|_inf` accepted after completing stated velocities.
+/// Largest `|A xd|_inf` accepted after completing stated velocities, relative to the largest
+/// velocity (at least 1).
 const VELOCITY_TOLERANCE: f64 = 1e-9;
 
 /// How far assembly moved the positions.
@@ -26,6 +27,9 @@ pub struct AssemblyReport {
     pub coordinate: usize,
     /// Largest constraint residual before assembly.
     pub initial_residual: f64,
+    /// Largest change of a stated velocity that no longer fitted the assembled pose (0 when
+    /// none had to change).
+    pub velocity_change: f64,
 }
 
 /// Moves `x` onto `c(x) = 0` by Newton iterations along the constraint normals (minimum-norm
@@ -74,18 +78,25 @@ pub fn assemble_positions(
         correction: if n == 0 { 0.0 } else { change.amax() },
         coordinate,
         initial_residual,
+        velocity_change: 0.0,
     })
 }
 
 /// Completes velocities: the components with `stated[i]` keep `xd[i]`, the others are the
 /// minimum-norm solution of `A_u xd_u = -A_s xd_s` (A at `x`). Fails when the stated components
 /// alone already violate the constraints.
+///
+/// When `assembled` (the positions were moved onto the constraints), stated velocities that
+/// fitted the written pose may no longer fit the assembled one: they are then projected onto
+/// the tangent space (the smallest change), and the largest change is returned. Otherwise
+/// stated velocities that violate the constraints are an error (returns 0 when all fit).
 pub fn complete_velocities(
     mechanism: &Mechanism,
     x: &DVector<f64>,
     stated: &[bool],
     xd: &mut DVector<f64>,
-) -> Result<(), SolverError> {
+    assembled: bool,
+) -> Result<f64, SolverError> {
     let (n, m) = (mechanism.n(), mechanism.m());
     let mut a = DMatrix::zeros(m, n);
     mechanism.jacobian(x, &mut a);
@@ -112,14 +123,39 @@ pub fn complete_velocities(
             xd[i] = u[k];
         }
     }
-    if m > 0 {
-        let residual = &a * &*xd;
-        if residual.amax().is_nan() || residual.amax() > VELOCITY_TOLERANCE {
-            return Err(SolverError::InconsistentVelocities {
-                residual: residual.amax(),
-                joint: mechanism.joint_of_row(residual.iamax()).name.clone(),
-            });
+    if m == 0 {
+        return Ok(0.0);
+    }
+    let residual = &a * &*xd;
+    let tolerance = VELOCITY_TOLERANCE * xd.amax().max(1.0);
+    if residual.amax() <= tolerance {
+        return Ok(0.0);
+    }
+    if assembled && residual.amax().is_finite() {
+        let before = xd.clone();
+        let mut projector = Projector::new(n, m);
+        let mut x_copy = x.clone();
+        let mut qr = PivotedQr::new(n, m);
+        let projected = projector.project_positions(
+            mechanism,
+            ASSEMBLY_RANK_TOLERANCE,
+            ASSEMBLY_TOLERANCE,
+            ASSEMBLY_ITERATIONS,
+            &mut x_copy,
+            &mut a,
+            &mut qr,
+        );
+        if projected.is_ok() {
+            let rank = qr.rank(ASSEMBLY_RANK_TOLERANCE);
+            projector.project_velocities(&qr, rank, xd);
+            mechanism.jacobian(x, &mut a);
+            if (&a * &*xd).amax() <= tolerance {
+                return Ok((&*xd - before).amax());
+            }
         }
     }
-    Ok(())
+    Err(SolverError::InconsistentVelocities {
+        residual: residual.amax(),
+        joint: mechanism.joint_of_row(residual.iamax()).name.clone(),
+    })
 }

@@ -604,6 +604,31 @@ fn a_slightly_misplaced_crank_is_assembled() {
 }
 
 #[test]
+fn stated_velocities_follow_an_assembled_pose() {
+    // The parallelogram's three rates (cranks 4 rad/s, coupler 0) fit the written pose
+    // exactly; with crank2's pin 1e-4 m to the right Newton moves the pose and the rates no
+    // longer fit it (the loader rejected them): they are adjusted, and the note says by how
+    // much.
+    let rates = "    velocities: [\n        (body: \"crank1\", omega: 4.0),\n        (body: \"coupler\", omega: 0.0),\n        (body: \"crank2\", omega: 4.0),\n    ],\n";
+    let exact = with_sections(rates);
+    let s = parse_scene(FILE, &exact).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.assembly.velocity_change, 0.0);
+    let moved = variant_of(&exact, "ground: (1.0, 0.0)", "ground: (1.0001, 0.0)");
+    let s = parse_scene(FILE, &moved).unwrap_or_else(|e| panic!("{e}"));
+    let change = s.assembly.velocity_change;
+    assert!((1e-6..1e-2).contains(&change), "velocity change {change:e}");
+    let mut a = nalgebra::DMatrix::zeros(s.mechanism.m(), s.mechanism.n());
+    s.mechanism.jacobian(&s.x0, &mut a);
+    assert!(
+        (&a * &s.xd0).amax() < 1e-9,
+        "|A xd| = {:e}",
+        (&a * &s.xd0).amax()
+    );
+    let note = s.assembly_note().expect("assembled");
+    assert!(note.contains("velocities were adjusted"), "{note}");
+}
+
+#[test]
 fn a_pose_far_off_the_joints_is_assembled_with_a_warning() {
     // crank2's ground pin 0.3 m to the right of where the stated pose puts its start: Newton
     // still finds a pose (the coupler is long enough), but not the one written down.
