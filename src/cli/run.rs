@@ -146,13 +146,21 @@ pub fn events_header(scene: &Scene) -> String {
 
 /// The admissible motions of an event (`continued`, `new`), then the branches through it
 /// other than the continuation (`branch`, unit tangents, see `solver::branches`).
-fn event_rows(out: &mut String, event: &SingularEvent, branches: &[Branch]) {
-    let continued = event.continued();
+fn event_rows(out: &mut String, event: &SingularEvent, branches: &[Branch], basis: BasisMode) {
+    // Continued QR splits the motions; traditional QR gives its own columns, which mix them.
     let new = event.new_motions();
-    let motions = continued
+    let (first, first_kind, new_count) = match basis {
+        BasisMode::Continued => (event.continued(), "continued", new.ncols()),
+        BasisMode::Traditional => (event.traditional(), "traditional", 0),
+    };
+    let motions = first
         .column_iter()
-        .map(|c| ("continued", c.as_slice().to_vec()))
-        .chain(new.column_iter().map(|c| ("new", c.as_slice().to_vec())))
+        .map(|c| (first_kind, c.as_slice().to_vec()))
+        .chain(
+            new.column_iter()
+                .take(new_count)
+                .map(|c| ("new", c.as_slice().to_vec())),
+        )
         .chain(
             branches
                 .iter()
@@ -339,7 +347,7 @@ pub fn run_scene(
             if let Some(w) = events.as_mut() {
                 event_text.clear();
                 let branches = branches(&scene.mechanism, event);
-                event_rows(&mut event_text, event, &branches.branches);
+                event_rows(&mut event_text, event, &branches.branches, args.basis);
                 w.write_all(event_text.as_bytes()).map_err(io_error)?;
             }
         }

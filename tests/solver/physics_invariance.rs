@@ -368,4 +368,29 @@ fn events_csv_lists_the_motions_and_branches_of_each_event() {
             k + 1
         );
     }
+
+    // Under --basis traditional the same event lists the traditional QR's three columns
+    // (they span the same space, mixing the motions), then the same branches.
+    let traditional = singulab::cli::args::RunArgs {
+        basis: BasisMode::Traditional,
+        ..args
+    };
+    let (mut out, mut events) = (Vec::new(), Vec::new());
+    run_scene(&scene, &traditional, &mut out, Some(&mut events), false).expect("run");
+    let text = String::from_utf8(events).unwrap();
+    let kinds: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(5).unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "traditional",
+            "traditional",
+            "traditional",
+            "branch",
+            "branch"
+        ]
+    );
 }
