@@ -105,11 +105,17 @@ fn layout(
     if let Some(scale) = view.pending_ui_scale.take() {
         ctx.set_zoom_factor(scale);
     }
-    // Side panels take a share of narrow windows (1280 x 720 on a projector) so the canvas
-    // keeps at least about half the width.
+    // The canvas keeps about half the width, also on a projector (1280 x 720 at a larger
+    // interface scale is some 850 points wide). egui remembers a panel's width and widens it
+    // to fit content that does not wrap, so a default size alone is not enough: the range
+    // caps the panels every frame (wider content is clipped, dragging stops at the cap).
     let width = ctx.content_rect().width();
-    let controls_width = (0.2 * width).clamp(200.0, 290.0);
-    let plots_width = (0.3 * width).clamp(260.0, 470.0);
+    let controls_max = 0.22 * width;
+    let plots_max = 0.28 * width;
+    let controls_range = controls_max.min(120.0)..=controls_max;
+    let plots_range = plots_max.min(160.0)..=plots_max;
+    let controls_width = (0.2 * width).min(290.0);
+    let plots_width = plots_max.min(470.0);
 
     egui::Panel::top("menu_and_transport").show(&mut root, |ui| {
         menu_bar(ui, &live, view, &catalog, &mut commands);
@@ -122,6 +128,7 @@ fn layout(
         egui::Panel::left("controls")
             .resizable(true)
             .default_size(controls_width)
+            .size_range(controls_range)
             .show(&mut root, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     scene_panel(ui, &live, &catalog, &mut commands);
@@ -137,6 +144,7 @@ fn layout(
         egui::Panel::right("plots")
             .resizable(true)
             .default_size(plots_width)
+            .size_range(plots_range)
             .show(&mut root, |ui| {
                 plots::show_plots(ui, &live, view, &mut plot_state, &mut commands);
             });
@@ -419,13 +427,25 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
 fn banner(ui: &mut Ui, live: &Live) {
     let session = &live.session;
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
+    // At most three rows, ending in "…" with the whole text on hover: on a narrow canvas
+    // (a projector at a large interface scale) a wrapped banner would cover the mechanism.
     let mut show = |text: String, fill: Color32| {
         egui::Frame::new()
             .fill(fill)
             .inner_margin(8.0)
             .show(ui, |ui| {
                 ui.set_width(ui.available_width());
-                ui.label(RichText::new(text).size(15.0));
+                let mut job = egui::text::LayoutJob::single_section(
+                    text.clone(),
+                    egui::TextFormat::simple(
+                        egui::FontId::proportional(15.0),
+                        ui.visuals().text_color(),
+                    ),
+                );
+                job.wrap.max_rows = 3;
+                job.wrap.overflow_character = Some('…');
+                ui.add(egui::Label::new(job).wrap())
+                    .on_hover_text(RichText::new(text).size(15.0));
             });
     };
     if let Some(notice) = &live.notice {
@@ -447,7 +467,7 @@ fn banner(ui: &mut Ui, live: &Live) {
             if let Some(event) = session.current_event() {
                 show(
                     format!(
-                        "Singular configuration at t = {:.4} s: rank {} instead of {} (deficiency {}), {} admissible motions ({} continued, {} new), {}. Space continues; the Admissible motions panel pushes along a motion{}.",
+                        "Singular at t = {:.4} s: rank {} of {} (deficiency {}); {} admissible motions ({} continued, {} new); {}. Space continues; push along a motion{} in the Admissible motions panel.",
                         event.t,
                         event.rank,
                         event.rank + event.deficiency,
@@ -467,7 +487,7 @@ fn banner(ui: &mut Ui, live: &Live) {
                         if session.branches().is_empty() {
                             ""
                         } else {
-                            " or leaves along a branch"
+                            " or leave along a branch"
                         }
                     ),
                     palette.banner_event,
@@ -526,45 +546,57 @@ fn solver_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut V
             let mut s: Settings = before.clone();
             // Narrower than egui's default so the panel fits narrow windows.
             ui.spacing_mut().slider_width = 70.0;
-            egui::Grid::new("solver_grid").num_columns(2).show(ui, |ui| {
-                ui.label("Basis shown");
-                ui.horizontal(|ui| {
+            // A grid where the panel is wide enough; in a narrow one (a projector) each
+            // setting is a row that wraps, so that nothing is cut off at the panel's edge.
+            let narrow = ui.available_width() < 260.0;
+            let mut rows = |ui: &mut Ui| {
+                setting_row(ui, narrow, |ui| ui.label("Basis shown"), |ui| {
                     ui.selectable_value(&mut view.basis, BasisMode::Continued, "continued");
                     ui.selectable_value(&mut view.basis, BasisMode::Traditional, "traditional");
                 });
-                ui.end_row();
-                ui.label("Predictor");
-                ui.horizontal(|ui| {
+                setting_row(ui, narrow, |ui| ui.label("Predictor"), |ui| {
                     ui.selectable_value(&mut s.predictor, Predictor::Omega, "omega");
                     ui.selectable_value(&mut s.predictor, Predictor::Zeroth, "zeroth");
                 });
-                ui.end_row();
-                ui.label("Integrator");
-                ui.horizontal(|ui| {
+                setting_row(ui, narrow, |ui| ui.label("Integrator"), |ui| {
                     ui.selectable_value(&mut s.integrator, Integrator::Rk4, "RK4");
                     ui.selectable_value(&mut s.integrator, Integrator::Dopri5, "DOPRI5");
                 });
-                ui.end_row();
-                ui.label("dt");
-                egui::ComboBox::from_id_salt("dt")
-                    .selected_text(format!("{:e} s", s.dt))
-                    .show_ui(ui, |ui| {
-                        for dt in DT_CHOICES {
-                            ui.selectable_value(&mut s.dt, dt, format!("{dt:e} s"));
-                        }
-                    });
-                ui.end_row();
-                ui.label("Rank tol.").on_hover_text(
-                    "Rank tolerance of the dynamics, relative to |R_00| (far below the detection tolerance)",
+                setting_row(ui, narrow, |ui| ui.label("dt"), |ui| {
+                    egui::ComboBox::from_id_salt("dt")
+                        .selected_text(format!("{:e} s", s.dt))
+                        .show_ui(ui, |ui| {
+                            for dt in DT_CHOICES {
+                                ui.selectable_value(&mut s.dt, dt, format!("{dt:e} s"));
+                            }
+                        });
+                });
+                setting_row(
+                    ui,
+                    narrow,
+                    |ui| {
+                        ui.label("Rank tol.").on_hover_text(
+                            "Rank tolerance of the dynamics, relative to |R_00| (far below the detection tolerance)",
+                        )
+                    },
+                    |ui| log_slider(ui, &mut s.rank_tolerance, 1e-12, 1e-4),
                 );
-                log_slider(ui, &mut s.rank_tolerance, 1e-12, 1e-4);
-                ui.end_row();
-                ui.label("Detection tol.").on_hover_text(
-                    "A located minimum of |R_ii| / |R_00| below this is a singular event",
+                setting_row(
+                    ui,
+                    narrow,
+                    |ui| {
+                        ui.label("Detection tol.").on_hover_text(
+                            "A located minimum of |R_ii| / |R_00| below this is a singular event",
+                        )
+                    },
+                    |ui| log_slider(ui, &mut s.detection_tolerance, 1e-6, 1e-1),
                 );
-                log_slider(ui, &mut s.detection_tolerance, 1e-6, 1e-1);
-                ui.end_row();
-            });
+            };
+            if narrow {
+                rows(ui);
+            } else {
+                egui::Grid::new("solver_grid").num_columns(2).show(ui, rows);
+            }
             // The rank tolerance stays at or below the detection tolerance (DESIGN section 4).
             s.rank_tolerance = s.rank_tolerance.min(s.detection_tolerance);
             if s != before {
@@ -577,6 +609,25 @@ fn solver_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut V
                 .small(),
             );
         });
+}
+
+/// One setting of the Solver panel: in a two-column grid, or (`narrow`) as a row that wraps.
+fn setting_row(
+    ui: &mut Ui,
+    narrow: bool,
+    label: impl FnOnce(&mut Ui) -> egui::Response,
+    contents: impl FnOnce(&mut Ui),
+) {
+    if narrow {
+        ui.horizontal_wrapped(|ui| {
+            label(ui);
+            contents(ui);
+        });
+    } else {
+        label(ui);
+        ui.horizontal(contents);
+        ui.end_row();
+    }
 }
 
 fn log_slider(ui: &mut Ui, value: &mut f64, lo: f64, hi: f64) {
@@ -788,7 +839,7 @@ fn trace_controls(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
     if let Some(point) = chosen.as_mut()
         && matches!(bodies[point.body].kind, BodyKind::Bar { .. })
     {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label("at");
             for (name, along) in [("start", 0.0), ("centre", 0.5), ("end", 1.0)] {
                 if ui.selectable_label(point.along == along, name).clicked() {
