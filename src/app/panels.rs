@@ -117,6 +117,7 @@ fn layout(
     let controls_width = (0.2 * width).min(290.0);
     let plots_width = plots_max.min(470.0);
 
+    plot_state.begin_pass(&live, view.plot_window);
     egui::Panel::top("menu_and_transport").show(&mut root, |ui| {
         menu_bar(ui, &live, view, &catalog, &mut commands);
         transport(ui, &live, view, &mut commands);
@@ -160,6 +161,7 @@ fn layout(
         }
     });
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
+    plot_state.end_pass(ctx.will_discard());
     if !ctx.will_discard() {
         for command in commands {
             writer.write(command);

@@ -1,8 +1,9 @@
 //! The plots panel (egui_plot): generalized velocities `qd` and coordinates `q` of the shown
 //! basis (or both), the `R` diagonal relative to its first entry on a log scale with the
 //! detection tolerance, energy, and the constraint residual on a log scale. Time axes and
-//! cursors are linked; while running the plots roll over the last seconds, while paused they
-//! can be dragged, zoomed and read with the cursor. Series are decimated to about two points
+//! cursors are linked; while running the plots roll over the last seconds; when they stop
+//! they show the last window of data, and can then be dragged, zoomed and read with the
+//! cursor. Series are decimated to about two points
 //! per pixel column from the bounded history.
 
 use std::cell::Cell;
@@ -31,6 +32,53 @@ const ENERGY_MIN_SPAN: f64 = 1e-6;
 pub struct PlotState {
     /// Keep rolling with the simulation even while paused.
     pub follow_when_paused: bool,
+    /// The plots rolled in the last pass: when they stop, the time axis is set once.
+    rolled: bool,
+    /// [`Live::history_epoch`] the time axis was last set for.
+    epoch: Option<u64>,
+    /// Time axis to set in this egui pass (kept through a discarded pass, so that the pass
+    /// that is shown sets it too).
+    set_time_axis: Option<[f64; 2]>,
+}
+
+impl PlotState {
+    /// Called once per egui pass before the plots. Rolling, the plots set their time axis
+    /// every frame. When they stop rolling (a pause, an auto-pause at an event), or the
+    /// history starts again or is cut back while paused (load, reset, "go to"), the time
+    /// axis is set once to the last window of data; then it is the user's to drag and zoom.
+    pub fn begin_pass(&mut self, live: &Live, window: f64) {
+        let session = &live.session;
+        let rolling = !session.is_paused() || self.follow_when_paused;
+        let fresh = self.epoch != Some(live.history_epoch);
+        self.epoch = Some(live.history_epoch);
+        if rolling {
+            self.rolled = true;
+            self.set_time_axis = None;
+        } else if self.rolled || fresh {
+            self.rolled = false;
+            self.set_time_axis = Some(data_window(
+                session.history().times(),
+                session.time(),
+                window,
+            ));
+        }
+    }
+
+    /// Called at the end of the pass: a time axis set in a pass egui shows is not set again.
+    pub fn end_pass(&mut self, discarded: bool) {
+        if !discarded {
+            self.set_time_axis = None;
+        }
+    }
+}
+
+/// The time axis showing the data when the plots stop rolling: the last `window` seconds up
+/// to `t`, not before the first sample; `[0, window]` with fewer than two samples.
+fn data_window(times: &std::collections::VecDeque<f64>, t: f64, window: f64) -> [f64; 2] {
+    match (times.front(), times.len()) {
+        (Some(&first), 2..) if t > first => [(t - window).max(first), t],
+        _ => [0.0, window],
+    }
 }
 
 pub struct PlotsPlugin;
@@ -241,7 +289,10 @@ fn show_plot(
         plot = plot.include_y(energy - half).include_y(energy + half);
     }
     plot.show(ui, |plot_ui| {
-        if rolling {
+        if let Some([start, end]) = state.set_time_axis {
+            plot_ui.set_plot_bounds_x(start..=end);
+            plot_ui.set_auto_bounds([false, true]);
+        } else if rolling {
             // Until the history fills the window the curves grow from its left edge
             // (the axis starts where the history starts); then the window rolls.
             let t_first = history.times().front().copied().unwrap_or(t_now);
@@ -426,6 +477,17 @@ fn significant(value: f64, digits: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stopping_shows_the_last_window_of_data() {
+        let times: std::collections::VecDeque<f64> = (0..=714).map(|k| k as f64 * 1e-3).collect();
+        assert_eq!(data_window(&times, 0.714, 10.0), [0.0, 0.714]);
+        assert_eq!(data_window(&times, 0.714, 0.5), [0.714 - 0.5, 0.714]);
+        // After a reset: one sample at t = 0.
+        let one: std::collections::VecDeque<f64> = [0.0].into_iter().collect();
+        assert_eq!(data_window(&one, 0.0, 10.0), [0.0, 10.0]);
+        assert_eq!(data_window(&Default::default(), 0.0, 10.0), [0.0, 10.0]);
+    }
 
     #[test]
     fn labelled_steps_are_1_2_5_and_at_least_the_requested_spacing_apart() {

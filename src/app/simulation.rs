@@ -23,6 +23,9 @@ pub struct Live {
     pub notice: Option<Notice>,
     /// Bumped on every scene (re)load, so views can re-fit.
     pub generation: u64,
+    /// Bumped whenever the history starts again or is cut back (load, reset, "go to" an
+    /// event), so the plots do not keep a time axis with no data in it.
+    pub history_epoch: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -39,6 +42,7 @@ impl Live {
             session,
             path,
             generation: 0,
+            history_epoch: 0,
         }
     }
 
@@ -58,6 +62,7 @@ impl Live {
                 self.modified = modified_time(path);
                 self.notice = assembly_notice(&self.session);
                 self.generation += 1;
+                self.history_epoch += 1;
                 true
             }
             Err(text) => {
@@ -321,7 +326,10 @@ fn apply_commands(
                 report(session, out.event, out.failed, &mut reached, &mut failed);
                 Ok(())
             }
-            AppCommand::Reset => session.reset(),
+            AppCommand::Reset => {
+                live.history_epoch += 1;
+                session.reset()
+            }
             AppCommand::SetSpeedIndex(i) => {
                 session.set_speed(SPEEDS[(*i).min(SPEEDS.len() - 1)]);
                 Ok(())
@@ -350,7 +358,10 @@ fn apply_commands(
                 }
                 Ok(())
             }
-            AppCommand::GotoEvent(index) => session.goto_event(*index),
+            AppCommand::GotoEvent(index) => {
+                live.history_epoch += 1;
+                session.goto_event(*index)
+            }
             AppCommand::Push {
                 column,
                 delta,
