@@ -1,5 +1,6 @@
 //! The mechanism canvas: the planar view (orthographic, pan with a drag, zoom about the cursor
-//! with the wheel, double-click to re-fit, grid and scale bar) or the orbit view of spatial
+//! with the wheel, opening on the scene's view hints, double-click or F to fit the current
+//! pose, grid and scale bar) or the orbit view of spatial
 //! scenes, and on it the motion trace, ground symbols, bars as solid rounded shapes with
 //! their names, hinges, point masses, and the admissible motions as arrows (one colour per
 //! column of `T`; at an event the continued columns solid, the new ones dashed, labelled).
@@ -17,7 +18,7 @@ mod overlay;
 mod projection;
 
 use bevy::prelude::*;
-use bevy_egui::egui::{Pos2, Sense, Shape, Stroke, Ui};
+use bevy_egui::egui::{self, Pos2, Sense, Shape, Stroke, Ui};
 use nalgebra::DVector;
 
 use super::SingulabSet;
@@ -27,7 +28,7 @@ use super::theme::Palette;
 use crate::cli::args::ViewArgs;
 use crate::live::motions::{self, Motion, MotionRole};
 use crate::live::{OrbitCamera, PlanarView};
-use crate::model::BodyKind;
+use crate::model::{BodyKind, JointKind};
 use crate::solver::BasisMode;
 
 use arrows::draw_motions;
@@ -55,7 +56,13 @@ pub struct ViewState {
     pub show_grid: bool,
     pub planar: Option<PlanarView>,
     pub orbit: Option<OrbitCamera>,
+    /// The scene the view was set up for (from its view hints) on loading.
     fitted_generation: Option<u64>,
+    /// "Fit view" asked for: fit the current pose on the next frame.
+    fit_requested: bool,
+    /// How far down from the canvas' top the legend and the time reached in the last frame:
+    /// "Fit view" places the mechanism below them.
+    overlay_height: f32,
     /// Push controls: which motion, how much velocity, over how long.
     pub push_motion: usize,
     pub push_delta: f64,
@@ -86,6 +93,8 @@ impl Default for ViewState {
             planar: None,
             orbit: None,
             fitted_generation: None,
+            fit_requested: false,
+            overlay_height: 0.0,
             push_motion: 0,
             push_delta: 1.0,
             push_duration: 0.05,
@@ -109,8 +118,10 @@ impl ViewState {
         }
     }
 
+    /// Fits the view to the mechanism's current pose on the next frame (F, double-click,
+    /// the menus); a loaded scene starts from its view hints instead.
     pub fn refit(&mut self) {
-        self.fitted_generation = None;
+        self.fit_requested = true;
     }
 
     pub fn motion_visible(&self, index: usize) -> bool {
@@ -145,8 +156,8 @@ fn follow_session_messages(
         view.hidden_motions.clear();
         view.push_motion = 0;
     }
+    // A new scene gets its own view from `draw_canvas` (its generation changed).
     for _ in loaded.read() {
-        view.refit();
         view.hidden_motions.clear();
     }
 }
@@ -177,23 +188,10 @@ pub fn shown_motions(live: &Live, view: &ViewState, basis: BasisMode) -> Vec<Mot
     Vec::new()
 }
 
-/// A reasonable view of the scene: its view hints, else the bounding box of its bodies.
+/// The scene's initial view: its view hints, else twice the bounding box of its pose.
 fn fit_planar(live: &Live) -> PlanarView {
     let scene = live.session.scene();
-    let x = live.session.simulation().positions();
-    let mech = &scene.mechanism;
-    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
-    for body in mech.bodies() {
-        let half = match body.kind {
-            BodyKind::Bar { length } => 0.5 * length,
-            _ => 0.0,
-        };
-        let o = body.offset;
-        for k in 0..2 {
-            lo[k] = lo[k].min(x[o + k] - half);
-            hi[k] = hi[k].max(x[o + k] + half);
-        }
-    }
+    let [lo, hi] = pose_box(live).unwrap_or([[0.0; 2]; 2]);
     let center = scene
         .view
         .center
@@ -205,6 +203,63 @@ fn fit_planar(live: &Live) -> PlanarView {
         .width
         .unwrap_or_else(|| 2.0 * (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1.0));
     PlanarView { center, width }
+}
+
+/// "Fit view": the current pose's bounding box fills the part of the canvas (`size` in
+/// pixels) below the legend and the time (`top` pixels) in whichever dimension it reaches
+/// first, with a margin of a tenth of that part on every side (the labels and the arrows at
+/// an event need some room).
+fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
+    let Some([lo, hi]) = pose_box(live) else {
+        return fit_planar(live);
+    };
+    let (w, h) = (hi[0] - lo[0], hi[1] - lo[1]);
+    // The legend may fill most of a short canvas: then fit the whole canvas, under it.
+    let top = if top < 0.5 * size.y { top } else { 0.0 };
+    let (canvas_w, free_h) = (f64::from(size.x), f64::from((size.y - top).max(1.0)));
+    // A single point (or a pose with no extent) still gets a sensible scale.
+    let needed = w.max(h * canvas_w / free_h).max(1e-3);
+    let width = needed / 0.8;
+    // The free part's centre is `top / 2` pixels below the canvas centre.
+    let below = 0.5 * f64::from(top) * width / canvas_w;
+    PlanarView {
+        center: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]) + below],
+        width,
+    }
+}
+
+/// The bounding box (`[lo, hi]` in the plane) of the current pose: bar ends, point masses,
+/// pins to the ground and anchors of distance links. `None` without bodies.
+fn pose_box(live: &Live) -> Option<[[f64; 2]; 2]> {
+    let mech = &live.session.scene().mechanism;
+    let x = live.session.simulation().positions();
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    let mut add = |p: [f64; 2]| {
+        for k in 0..2 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    };
+    for body in mech.bodies() {
+        let o = body.offset;
+        match body.kind {
+            BodyKind::Bar { length } => {
+                let (s, c) = x[o + 2].sin_cos();
+                let half = 0.5 * length;
+                add([x[o] - c * half, x[o + 1] - s * half]);
+                add([x[o] + c * half, x[o + 1] + s * half]);
+            }
+            _ => add([x[o], x[o + 1]]),
+        }
+    }
+    for joint in mech.joints() {
+        match &joint.kind {
+            JointKind::Pin { ground, .. } => add([ground.x, ground.y]),
+            JointKind::Distance { anchor, .. } => add([anchor[0], anchor[1]]),
+            JointKind::Revolute { .. } => {}
+        }
+    }
+    (lo[0] <= hi[0]).then_some([lo, hi])
 }
 
 fn fit_orbit(live: &Live) -> OrbitCamera {
@@ -233,13 +288,18 @@ pub fn draw_canvas(
     let mech = session.scene().mechanism.clone();
     let spatial = mech.is_spatial();
 
+    if response.double_clicked() {
+        view.refit();
+    }
     if view.fitted_generation != Some(live.generation) {
         view.planar = Some(fit_planar(live));
         view.orbit = Some(fit_orbit(live));
         view.fitted_generation = Some(live.generation);
-    }
-    if response.double_clicked() {
-        view.refit();
+    } else if std::mem::take(&mut view.fit_requested) {
+        // The orbit camera of a spatial scene goes back to its start: the pendulum swings
+        // about its pivot, which that view centres.
+        view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
+        view.orbit = Some(fit_orbit(live));
     }
     let width = f64::from(rect.width());
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
@@ -322,6 +382,10 @@ pub fn draw_canvas(
     }
     let t_shown = session.display_time(overstep);
     let overlay = draw_overlay_text(&painter, rect, t_shown, live, view, basis, &shown, palette);
+    view.overlay_height = overlay
+        .iter()
+        .map(|r| r.bottom() - rect.top())
+        .fold(0.0, f32::max);
     draw_motions(
         &painter,
         &projection,
