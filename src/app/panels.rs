@@ -379,19 +379,24 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
     let residual = session.last_report().map(|r| r.residual);
     ui.horizontal_wrapped(|ui| {
         // The rank the dynamics use (rank tolerance); at an event also the rank at the
-        // detection tolerance that the banner gives.
-        let at_event = session
+        // detection tolerance that the banner gives, and the dof that rank leaves.
+        let (at_event, dof_at_event) = session
             .current_event()
-            .map(|e| format!(", {} at the event", e.rank))
+            .map(|e| {
+                (
+                    format!(", {} at the event", e.rank),
+                    format!(" ({} at the event)", n - e.rank),
+                )
+            })
             .unwrap_or_default();
         ui.monospace(format!(
-            "n {n}  m {m}  rank {rank} (generic {}{at_event})  dof {}  Grübler n-m {}",
+            "n {n}  m {m}  rank {rank} (generic {}{at_event})  dof {}{dof_at_event}  Grübler n-m {}",
             sim.generic_rank(),
             n - rank,
             n as i64 - m as i64
         ));
         ui.separator();
-        ui.monospace(format!("E {:.6} J", sim.energy()));
+        ui.monospace(format!("E {} J", fixed(sim.energy(), 6)));
         ui.separator();
         ui.monospace(match residual {
             Some(r) => format!("residual {r:.1e}"),
@@ -407,11 +412,14 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
             ui.colored_label(
                 Color32::from_rgb(230, 140, 40),
                 format!(
-                    "behind: {requested} requested, {:.3}x achieved (the solver needs more than its {:.0} ms per frame)",
-                    stats.achieved_speed,
-                    budget.budget.as_secs_f64() * 1e3
+                    "behind: {requested} requested, {:.3}x achieved",
+                    stats.achieved_speed
                 ),
-            );
+            )
+            .on_hover_text(format!(
+                "The solver needs more than its {:.0} ms per frame for the requested speed.",
+                budget.budget.as_secs_f64() * 1e3
+            ));
         } else {
             ui.monospace(format!(
                 "speed {requested}, achieved {:.3}x",
@@ -419,11 +427,22 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
             ));
         }
         ui.separator();
-        ui.monospace(format!(
-            "per frame: solver {:.1}, UI {:.1}, frame {:.1} ms",
+        // For developers: compact, with the breakdown on hover.
+        ui.monospace(format!("{:.0} ms", stats.frame_ms)).on_hover_text(format!(
+            "CPU time per frame: solver {:.1} ms, UI and plots {:.1} ms, whole frame {:.1} ms",
             stats.sim_ms, stats.ui_ms, stats.frame_ms
         ));
     });
+}
+
+/// `value` with `decimals` decimals, without the sign of a value that rounds to zero
+/// ("0.000000", not "-0.000000").
+fn fixed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(magnitude) if magnitude.chars().all(|c| c == '0' || c == '.') => magnitude.to_owned(),
+        _ => text,
+    }
 }
 
 fn banner(ui: &mut Ui, live: &Live) {
@@ -859,5 +878,18 @@ fn trace_controls(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
     }
     if chosen != current {
         commands.push(AppCommand::SetTrace(chosen));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixed;
+
+    #[test]
+    fn no_negative_zero() {
+        assert_eq!(fixed(-1e-9, 6), "0.000000");
+        assert_eq!(fixed(-0.0, 6), "0.000000");
+        assert_eq!(fixed(-1.5e-6, 6), "-0.000002");
+        assert_eq!(fixed(35.835, 6), "35.835000");
     }
 }
