@@ -28,6 +28,11 @@ use crate::solver::BasisMode;
 /// a visibly flat line.
 const ENERGY_MIN_SPAN: f64 = 1e-6;
 
+/// Floor of the `R` diagonal plot (relative to `|R_00|`): smaller entries, exact zeros
+/// included (the redundant pendulum's redundant constraint), are drawn on it rather than
+/// left out as a logarithm of zero.
+const R_FLOOR: f64 = 1e-16;
+
 #[derive(Resource, Default)]
 pub struct PlotState {
     /// Keep rolling with the simulation even while paused.
@@ -95,6 +100,8 @@ struct PlotSpec {
     title: &'static str,
     kinds: Vec<ChannelKind>,
     log: bool,
+    /// Label the time axis (the bottom plot of a stack).
+    time_label: bool,
 }
 
 pub fn show_plots(
@@ -144,33 +151,39 @@ pub fn show_plots(
             title: "generalized velocities qd",
             kinds: with_other(qd, qd_other),
             log: false,
+            time_label: false,
         },
         PlotSpec {
             id: "plot_q",
             title: "generalized coordinates q",
             kinds: with_other(q, q_other),
             log: false,
+            time_label: false,
         },
         PlotSpec {
             id: "plot_r",
-            title: "|R_ii| / |R_00| (log scale)",
+            title: "|R_ii| / |R_00| (log scale; below 1e-16 drawn at 1e-16)",
             kinds: vec![ChannelKind::RDiagonal],
             log: true,
+            time_label: false,
         },
         PlotSpec {
             id: "plot_energy",
             title: "energy (J), axis spans at least 1e-6 |E|",
             kinds: vec![ChannelKind::Energy],
             log: false,
+            time_label: false,
         },
         PlotSpec {
             id: "plot_residual",
             title: "constraint residual |c| in m (log scale)",
             kinds: vec![ChannelKind::Residual],
             log: true,
+            time_label: true,
         },
     ];
-    let height = ((ui.available_height() - 5.0 * 22.0) / 5.0).max(60.0);
+    // Each title takes about 22 points, the time axis' label under the last plot 18.
+    let height = ((ui.available_height() - 5.0 * 22.0 - 18.0) / 5.0).max(60.0);
     for spec in specs {
         show_plot(ui, live, view, state, &spec, [qd, q], height);
     }
@@ -198,8 +211,9 @@ pub fn show_velocity_plot(
         },
         kinds: vec![qd],
         log: false,
+        time_label: true,
     };
-    show_plot(ui, live, view, state, &spec, [qd, q], height - 22.0);
+    show_plot(ui, live, view, state, &spec, [qd, q], height - 40.0);
 }
 
 /// The `qd` and `q` channels of a basis.
@@ -235,7 +249,7 @@ fn show_plot(
     let rolling = !session.is_paused() || state.follow_when_paused;
     let detection = session.settings().detection_tolerance;
     let [main_kind, main_q] = main;
-    ui.label(egui::RichText::new(spec.title).small().strong());
+    ui.label(egui::RichText::new(spec.title).strong());
     let mut plot = Plot::new(spec.id)
         .height(height)
         .link_axis("time", [true, false])
@@ -247,6 +261,9 @@ fn show_plot(
         // Wide enough for every label here ("126.72005", "3.2e-15"), so that the linked
         // time axes of the stacked plots line up.
         .y_axis_min_width(72.0);
+    if spec.time_label {
+        plot = plot.x_axis_label("t (s)");
+    }
     // Every label of an axis carries the decimals of the labelled step the spacer chose
     // (a mark on a coarser step would print fewer: 179.6025 beside 179.602).
     let (x_step, y_step) = (LabelStep::default(), LabelStep::default());
@@ -332,10 +349,20 @@ fn show_plot(
                 ChannelKind::Residual => palette.motions[5],
                 _ => palette.motions[channel.index % palette.motions.len()],
             };
-            let name = channel.name.clone();
-            // log10 of zero or a negative value is not finite: a gap in the line.
-            let log = spec.log;
-            let transform = move |v: f64| if log { v.log10() } else { v };
+            // The legend tells the other basis' (dashed) series from the shown one's.
+            let name = if secondary {
+                format!("{} (dashed)", channel.name)
+            } else {
+                channel.name.clone()
+            };
+            // log10 of zero or a negative value is not finite: a gap in the line, except
+            // on the R diagonal, whose zeros are drawn on its floor.
+            let (log, floor) = (spec.log, channel.kind == ChannelKind::RDiagonal);
+            let transform = move |v: f64| match (log, floor) {
+                (true, true) => v.max(R_FLOOR).log10(),
+                (true, false) => v.log10(),
+                _ => v,
+            };
             for run in decimate(
                 history.times(),
                 channel.series(),
