@@ -103,7 +103,9 @@ pub(super) fn draw_motions(
             &placed_labels,
             rect,
         ) {
-            painter.rect_filled(r, 3.0, palette.background.gamma_multiply(0.85));
+            // Opaque: a translucent backing over the arrows is grey on the light theme's
+            // white, and the label hard to read.
+            painter.rect_filled(r, 3.0, palette.background);
             painter.galley(r.min + vec2(3.0, 3.0), galley, color);
             placed_labels.push(r);
         }

@@ -193,11 +193,8 @@ pub(super) fn draw_mechanism(
     }
 
     for (rect, galley) in names {
-        painter.rect_filled(
-            rect.expand(1.0),
-            3.0,
-            palette.background.gamma_multiply(0.6),
-        );
+        // Opaque, as the arrows' labels: translucent, it greys the light theme's white.
+        painter.rect_filled(rect.expand(1.0), 3.0, palette.background);
         painter.galley(rect.min, galley, palette.text);
     }
 
