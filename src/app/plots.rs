@@ -162,7 +162,7 @@ pub fn show_plots(
         },
         PlotSpec {
             id: "plot_r",
-            title: "|R_ii| / |R_00| (log scale; below 1e-16 drawn at 1e-16)",
+            title: "|R_ii| / |R_00| (log scale, floor 1e-16)",
             kinds: vec![ChannelKind::RDiagonal],
             log: true,
             time_label: false,

@@ -8,6 +8,7 @@ use super::projection::Projection;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
 use crate::live::PlanarView;
+use crate::model::BodyKind;
 
 pub(super) fn draw_grid(
     painter: &egui::Painter,
@@ -96,23 +97,59 @@ pub(super) fn draw_floor(
             }
         }
     }
-    // Axes from the origin: x, y, z.
+    // Axes from the origin: x, y, z, out to the floor's edge and at least a third beyond the
+    // farthest body, so that their labels are not under a body. The camera looks down on
+    // the pivot from a little above, so a tip may fall outside the canvas (z above it): the
+    // axis stops short of the canvas edge instead, its label still inside.
+    let x = live.session.simulation().positions();
+    let reach = live
+        .session
+        .scene()
+        .mechanism
+        .bodies()
+        .iter()
+        .filter(|b| matches!(b.kind, BodyKind::Point3))
+        .map(|b| (x[b.offset].powi(2) + x[b.offset + 1].powi(2) + x[b.offset + 2].powi(2)).sqrt())
+        .fold(0.0, f64::max);
+    let length = half.max(1.35 * reach);
+    let inside = painter.clip_rect().shrink(18.0);
     let o = projection.to_screen([0.0, 0.0, 0.0]);
     let axes = [
-        ([0.3 * size, 0.0, 0.0], "x", palette.motions[5]),
-        ([0.0, 0.3 * size, 0.0], "y", palette.motions[2]),
-        ([0.0, 0.0, 0.3 * size], "z", palette.motions[3]),
+        ([length, 0.0, 0.0], "x", palette.motions[5]),
+        ([0.0, length, 0.0], "y", palette.motions[2]),
+        ([0.0, 0.0, length], "z", palette.motions[3]),
     ];
     for (tip, name, color) in axes {
-        if let (Some(o), Some(t)) = (o, projection.to_screen(tip)) {
-            painter.line_segment([o, t], Stroke::new(1.5, color.gamma_multiply(0.7)));
-            painter.text(
-                t,
-                Align2::LEFT_BOTTOM,
-                name,
-                FontId::proportional(13.0),
-                color,
-            );
+        let (Some(o), Some(t)) = (o, projection.to_screen(tip)) else {
+            continue;
+        };
+        let t = clip_to(o, t, inside);
+        painter.line_segment([o, t], Stroke::new(1.5, color.gamma_multiply(0.8)));
+        let along = (t - o).normalized();
+        painter.text(
+            t + 9.0 * along,
+            Align2::CENTER_CENTER,
+            name,
+            FontId::proportional(15.0),
+            color,
+        );
+    }
+}
+
+/// The end of the segment from `o` towards `t` where it leaves `rect` (`t` itself if it
+/// stays inside; `o` is assumed inside).
+fn clip_to(o: egui::Pos2, t: egui::Pos2, rect: egui::Rect) -> egui::Pos2 {
+    if !rect.contains(o) {
+        return t;
+    }
+    let mut s: f32 = 1.0;
+    for k in 0..2 {
+        let d = t[k] - o[k];
+        if t[k] > rect.max[k] {
+            s = s.min((rect.max[k] - o[k]) / d);
+        } else if t[k] < rect.min[k] {
+            s = s.min((rect.min[k] - o[k]) / d);
         }
     }
+    o + s.max(0.0) * (t - o)
 }
