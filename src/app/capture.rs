@@ -1,7 +1,8 @@
 //! `singulab view` options that drive the app by themselves: the stop (`--time`,
 //! `--until-event`), the screenshot mode (`--screenshot`: run to the stop exactly as the app's
 //! auto-pause would, let frames render, save the PNG, exit 0 once it is on disk) and the frame
-//! measurement (`--measure-frames`: play, then print the CPU time per frame and exit).
+//! measurement (`--measure-frames`: play, then print the CPU time per frame and exit). While
+//! capturing, egui ignores the mouse pointer so that screenshots do not depend on it.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -74,7 +75,22 @@ pub struct CapturePlugin;
 impl Plugin for CapturePlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<CaptureMode>()
+            .add_systems(Startup, ignore_pointer_when_capturing)
             .add_systems(Update, drive.in_set(SingulabSet::Output));
+    }
+}
+
+/// A screenshot must not depend on where the mouse pointer happens to be (a plot's hover
+/// readout, a highlighted button): egui is not told about the pointer at all.
+fn ignore_pointer_when_capturing(
+    capture: Res<CaptureMode>,
+    mut egui: ResMut<bevy_egui::EguiGlobalSettings>,
+) {
+    if capture.screenshot.is_some() {
+        let input = &mut egui.input_system_settings;
+        input.run_write_window_pointer_moved_messages = false;
+        input.run_write_pointer_button_messages = false;
+        input.run_write_mouse_wheel_messages_system = false;
     }
 }
 
