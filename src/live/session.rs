@@ -76,6 +76,9 @@ pub const EVENT_CAPACITY: usize = 500;
 /// Plot samples per second of wall time at most (the sampling interval in simulated time
 /// scales with the speed, so slow motion still gives smooth curves).
 const SAMPLES_PER_WALL_SECOND: f64 = 240.0;
+/// Plot and trace samples per frame while the solver cannot keep up with the speed (the
+/// same 240 per second at 60 frames per second).
+const SAMPLES_PER_FRAME: f64 = 4.0;
 
 /// Why the simulation is not running.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,6 +140,9 @@ pub struct LiveSession {
     trace_point: Option<TracePoint>,
     last_report: Option<StepReport>,
     behind: bool,
+    /// Simulated time the last frame's [`LiveSession::advance`] achieved while behind (0
+    /// otherwise): the sampling interval follows it, not the requested speed.
+    behind_progress: f64,
     push: Option<Push>,
     steps_total: u64,
 }
@@ -175,6 +181,7 @@ impl LiveSession {
             trace_point,
             last_report: None,
             behind: false,
+            behind_progress: 0.0,
             push: None,
             steps_total: 0,
             scene,
@@ -342,6 +349,7 @@ impl LiveSession {
         if self.is_paused() {
             return out;
         }
+        let t_start = self.sim.time();
         // Never aim behind the state: after a long pause or a budget overrun the display
         // continues from where the solver is.
         self.target_before = self.target.max(self.previous_t);
@@ -367,6 +375,11 @@ impl LiveSession {
             self.pause = Some(PauseReason::TimeReached);
         }
         self.behind = out.behind;
+        self.behind_progress = if out.behind {
+            self.sim.time() - t_start
+        } else {
+            0.0
+        };
         out
     }
 
@@ -655,7 +668,14 @@ impl LiveSession {
                 extremes.observe(slot, kind, index, value);
             },
         );
-        let interval = self.speed / SAMPLES_PER_WALL_SECOND;
+        // At the requested speed, SAMPLES_PER_WALL_SECOND. When the solver falls behind (64x
+        // requested, 4x achieved) that would be one sample every quarter second of simulated
+        // time, and the trace a star of chords: then a few samples per frame of what the
+        // last frame achieved.
+        let mut interval = self.speed / SAMPLES_PER_WALL_SECOND;
+        if self.behind_progress > 0.0 {
+            interval = interval.min(self.behind_progress / SAMPLES_PER_FRAME);
+        }
         let due = self
             .history
             .last_time()
