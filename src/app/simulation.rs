@@ -78,11 +78,25 @@ impl Live {
 }
 
 /// Says (not as an error) that the scene's initial positions were moved onto the constraints.
+/// What the loader and the solver noticed about the scene's start: the assembly of its
+/// positions, a start at a singular configuration.
 fn assembly_notice(session: &LiveSession) -> Option<Notice> {
-    session
+    let singular = session.simulation().starts_singular().map(|(rank, generic)| {
+        format!(
+            "The scene starts at a singular configuration: rank {rank} there, {generic} next to it \
+             (its degrees of freedom are those of rank {generic}; no event is shown at t = 0)."
+        )
+    });
+    let notes: Vec<String> = session
         .scene()
         .assembly_note()
-        .map(|text| Notice { text, error: false })
+        .into_iter()
+        .chain(singular)
+        .collect();
+    (!notes.is_empty()).then(|| Notice {
+        text: notes.join(" "),
+        error: false,
+    })
 }
 
 pub fn modified_time(path: &Path) -> Option<SystemTime> {

@@ -6,7 +6,7 @@
 use nalgebra::{DMatrixView, DVector, Vector2};
 
 use crate::model::{BodyKind, Mechanism};
-use crate::solver::{BasisMode, ColumnLabel, SingularEvent, TangentBasis};
+use crate::solver::{BasisMode, SingularEvent, TangentBasis};
 
 /// One arrow: where it starts and the velocity it shows (world units per unit of `qd`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,7 +119,8 @@ pub fn basis_motions(basis: &TangentBasis, mode: BasisMode) -> Vec<Motion> {
 }
 
 /// The admissible motions at an event as the chosen basis shows them. Continued QR: the
-/// continued columns first (named after the basis column they continue), then the new ones.
+/// continued columns first (`T1 continued`, ... as the running basis numbers them), then the
+/// new ones.
 /// Traditional QR: the columns of `Q` at the detection tolerance as the factorisation
 /// returns them, `T1`, `T2`, ..., which mix the motion before with the new ones.
 pub fn event_motions(event: &SingularEvent, mode: BasisMode) -> Vec<Motion> {
@@ -130,11 +131,10 @@ pub fn event_motions(event: &SingularEvent, mode: BasisMode) -> Vec<Motion> {
         });
         return out;
     }
+    // Named by position, as the running basis' columns and the plots' qd1, qd2, ... are (a
+    // column's lifelong id differs after a push has added one and another has gone).
     push_columns(&mut out, &event.continued(), |k| {
-        let label: Option<&ColumnLabel> = event.continued_labels().get(k);
-        // Column ids count from 0; people count from 1.
-        let id = label.map_or(k as u32, |l| l.id) + 1;
-        (format!("T{id} continued"), MotionRole::Continued)
+        (format!("T{} continued", k + 1), MotionRole::Continued)
     });
     push_columns(&mut out, &event.new_motions(), |k| {
         (format!("new {}", k + 1), MotionRole::New)
