@@ -27,31 +27,46 @@ pub struct SceneCatalog {
 }
 
 impl SceneCatalog {
+    /// The `.ron` files next to the opened scene, then the shipped ones (`scenes/` in the
+    /// working directory, else in the source tree), each group sorted, none twice.
     fn rescan(&mut self, current: &std::path::Path) {
-        let mut dirs = vec![PathBuf::from("scenes")];
-        if let Some(parent) = current.parent() {
-            dirs.push(parent.to_path_buf());
-        }
-        dirs.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes"));
-        let mut files: Vec<PathBuf> = Vec::new();
-        for dir in dirs {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if path.extension().is_some_and(|e| e == "ron") {
-                    let canonical = path.canonicalize().unwrap_or(path);
-                    if !files.contains(&canonical) {
-                        files.push(canonical);
-                    }
+        let ron_files = |dir: &std::path::Path| -> Vec<PathBuf> {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| path.extension().is_some_and(|e| e == "ron"))
+                .map(|path| path.canonicalize().unwrap_or(path))
+                .collect();
+            found.sort();
+            found
+        };
+        let beside = current
+            .parent()
+            .map(|p| {
+                if p.as_os_str().is_empty() {
+                    std::path::Path::new(".")
+                } else {
+                    p
                 }
-            }
-            if !files.is_empty() {
-                break;
+            })
+            .map(ron_files)
+            .unwrap_or_default();
+        let shipped = [
+            PathBuf::from("scenes"),
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes"),
+        ]
+        .iter()
+        .map(|dir| ron_files(dir))
+        .find(|files| !files.is_empty())
+        .unwrap_or_default();
+        let mut files = beside;
+        for path in shipped {
+            if !files.contains(&path) {
+                files.push(path);
             }
         }
-        files.sort();
         self.files = files;
         self.scanned = Some(Instant::now());
     }
