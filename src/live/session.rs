@@ -68,8 +68,12 @@ impl TracePoint {
     }
 }
 
+/// Between samples of the history, the trace takes a point whenever the traced point has
+/// moved this fraction of the view's width (5 mm of A02's 5 m, under a pixel on screen).
+const TRACE_SPACING: f64 = 1e-3;
+
 /// Points kept for the motion trace.
-pub const TRACE_CAPACITY: usize = 6_000;
+pub const TRACE_CAPACITY: usize = 12_000;
 /// Singular events kept for the events panel (each holds a state and a basis); the oldest
 /// are forgotten first, so a long run with auto-pause off stays bounded.
 pub const EVENT_CAPACITY: usize = 500;
@@ -435,6 +439,7 @@ impl LiveSession {
                 if let Some(event) = event {
                     self.on_event(event, out);
                 }
+                self.extend_trace(false);
                 self.record_if_due();
             }
             Err(error) => {
@@ -701,13 +706,27 @@ impl LiveSession {
         );
         h.finish();
         self.extremes.clear();
-        let sim = &self.sim;
-        if let Some(point) = self.trace_point {
+        self.extend_trace(true);
+    }
+
+    /// Appends the traced point's position to the trace: always with `always`, otherwise
+    /// when it has moved `TRACE_SPACING` of the view's width since the last point (so that a
+    /// fast motion, or one the solver runs behind, still leaves a smooth curve).
+    fn extend_trace(&mut self, always: bool) {
+        let Some(point) = self.trace_point else {
+            return;
+        };
+        let p = point.position(&self.scene.mechanism, self.sim.positions());
+        let spacing = TRACE_SPACING * self.scene.view.width.unwrap_or(1.0);
+        let moved = self.trace.back().is_none_or(|last| {
+            let d2: f64 = last.iter().zip(&p).map(|(a, b)| (a - b) * (a - b)).sum();
+            d2 >= spacing * spacing
+        });
+        if always || moved {
             if self.trace.len() == TRACE_CAPACITY {
                 self.trace.pop_front();
             }
-            self.trace
-                .push_back(point.position(&self.scene.mechanism, sim.positions()));
+            self.trace.push_back(p);
         }
     }
 }

@@ -235,6 +235,28 @@ fn the_trace_follows_the_chosen_point_of_a_bar() {
     }
 }
 
+/// At 64x the plotted history is sampled every 64/240 s of simulated time, in which the
+/// four-bar's crank tip (4 rad/s and more on a unit crank, scenes/four_bar.ron) moves more
+/// than a metre; the trace must still be a smooth curve: consecutive points no farther apart
+/// than one solver step's motion (at most about 9 mm at dt 1e-3: the tip's speed stays
+/// below 9 m/s with E0 = 32.95 J) or the trace spacing (1e-3 of the 4.5 m view).
+#[test]
+fn the_trace_stays_smooth_at_high_speed() {
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    session.auto_pause = false;
+    session.set_speed(64.0);
+    session.set_stop_time(Some(1.0));
+    session.play();
+    session.run_until_paused(1_000_000);
+    let trace: Vec<[f64; 3]> = session.trace().iter().copied().collect();
+    assert!(trace.len() > 200, "{} trace points", trace.len());
+    let widest = trace
+        .windows(2)
+        .map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]))
+        .fold(0.0, f64::max);
+    assert!(widest < 1e-2, "trace points up to {widest} m apart");
+}
+
 #[test]
 fn plotted_history_covers_every_step_between_its_samples() {
     // The traditional basis of A02 flips sign for single steps (0.206 s, 0.241 s, ... at
