@@ -72,7 +72,7 @@ pub(super) fn draw_mechanism(
     x: &DVector<f64>,
     labels: bool,
     palette: &Palette,
-) {
+) -> Vec<egui::Rect> {
     // Bar thickness from the typical bar length, never thinner than 7 px.
     let lengths: Vec<f64> = mech
         .bodies()
@@ -192,10 +192,12 @@ pub(super) fn draw_mechanism(
         }
     }
 
+    let mut name_rects = Vec::with_capacity(names.len());
     for (rect, galley) in names {
         // Opaque, as the arrows' labels: translucent, it greys the light theme's white.
         painter.rect_filled(rect.expand(1.0), 3.0, palette.background);
         painter.galley(rect.min, galley, palette.text);
+        name_rects.push(rect.expand(1.0));
     }
 
     // Hinges on top of the bars.
@@ -216,4 +218,5 @@ pub(super) fn draw_mechanism(
             );
         }
     }
+    name_rects
 }

@@ -374,14 +374,17 @@ pub fn draw_canvas(
         }
     }
 
-    draw_mechanism(&painter, &projection, &mech, &x, view.show_labels, palette);
+    let names = draw_mechanism(&painter, &projection, &mech, &x, view.show_labels, palette);
 
     let shown = shown_motions(live, view, basis);
     if view.hidden_motions.len() < shown.len() {
         view.hidden_motions.resize(shown.len(), false);
     }
     let t_shown = session.display_time(overstep);
-    let overlay = draw_overlay_text(&painter, rect, t_shown, live, view, basis, &shown, palette);
+    let mut overlay =
+        draw_overlay_text(&painter, rect, t_shown, live, view, basis, &shown, palette);
+    // The motions' labels keep off the body names too.
+    overlay.extend(names);
     view.overlay_height = overlay
         .iter()
         .map(|r| r.bottom() - rect.top())
