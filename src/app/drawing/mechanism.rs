@@ -65,6 +65,9 @@ pub(super) fn body_point(
     }
 }
 
+/// Width of a bar not pinned to the ground relative to a crank's.
+const COUPLER_WIDTH: f32 = 0.6;
+
 pub(super) fn draw_mechanism(
     painter: &egui::Painter,
     projection: &Projection,
@@ -118,7 +121,20 @@ pub(super) fn draw_mechanism(
     let mut placed_names: Vec<egui::Rect> = Vec::new();
     // Names are drawn after every bar, so no later bar covers them.
     let mut names: Vec<(egui::Rect, std::sync::Arc<egui::Galley>)> = Vec::new();
-    for (index, body) in mech.bodies().iter().enumerate() {
+    // Bars pinned to the ground (cranks) at full width first, the others (couplers) narrower
+    // on top: where a coupler lies on a crank (flat and folded poses) both stay visible.
+    let grounded: Vec<bool> = (0..mech.bodies().len())
+        .map(|index| {
+            mech.joints()
+                .iter()
+                .any(|j| matches!(j.kind, JointKind::Pin { body, .. } if body == index))
+        })
+        .collect();
+    let order = (0..mech.bodies().len())
+        .filter(|&i| grounded[i])
+        .chain((0..mech.bodies().len()).filter(|&i| !grounded[i]));
+    for index in order {
+        let body = &mech.bodies()[index];
         let o = body.offset;
         match body.kind {
             BodyKind::Bar { length } => {
@@ -130,7 +146,8 @@ pub(super) fn draw_mechanism(
                 else {
                     continue;
                 };
-                let radius = 0.5 * thickness_at(a);
+                let radius =
+                    0.5 * thickness_at(a) * if grounded[index] { 1.0 } else { COUPLER_WIDTH };
                 painter.add(Shape::convex_polygon(
                     stadium(pa, pb, radius),
                     palette.bar_fill,
