@@ -224,7 +224,7 @@ impl Stepper {
                 self.projector
                     .project_velocities(&evaluator.qr, rank, &mut self.xd_stage);
             } else {
-                let outcome = self.projector.project(
+                let outcome = self.projector.project_stage(
                     rhs.mechanism,
                     rhs.settings,
                     t_stage,
