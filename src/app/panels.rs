@@ -392,24 +392,46 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
     let (n, m) = (mech.n(), mech.m());
     let rank = sim.rank();
     let residual = session.last_report().map(|r| r.residual);
+    // A narrow window (1280 x 720, a larger interface scale) gets the short forms, so that
+    // the line does not wrap.
+    let narrow = ui.available_width() < STATUS_FULL_WIDTH;
     ui.horizontal_wrapped(|ui| {
         // The rank the dynamics use (rank tolerance); at an event also the rank at the
         // detection tolerance that the banner gives, and the dof that rank leaves.
         let (at_event, dof_at_event) = session
             .current_event()
             .map(|e| {
-                (
-                    format!(", {} at the event", e.rank),
-                    format!(" ({} at the event)", n - e.rank),
-                )
+                if narrow {
+                    (
+                        format!(" (event {})", e.rank),
+                        format!(" (event {})", n - e.rank),
+                    )
+                } else {
+                    (
+                        format!(", {} at the event", e.rank),
+                        format!(" ({} at the event)", n - e.rank),
+                    )
+                }
             })
             .unwrap_or_default();
-        ui.monospace(format!(
-            "n {n}  m {m}  rank {rank} (generic {}{at_event})  dof {}{dof_at_event}  Grübler n-m {}",
-            sim.generic_rank(),
-            n - rank,
-            n as i64 - m as i64
-        ));
+        let grubler = n as i64 - m as i64;
+        ui.monospace(if narrow {
+            format!(
+                "n {n}  m {m}  rank {rank}/{}{at_event}  dof {}{dof_at_event}  Grübler {grubler}",
+                sim.generic_rank(),
+                n - rank,
+            )
+        } else {
+            format!(
+                "n {n}  m {m}  rank {rank} (generic {}{at_event})  dof {}{dof_at_event}  Grübler n-m {grubler}",
+                sim.generic_rank(),
+                n - rank,
+            )
+        })
+        .on_hover_text(
+            "rank: of A at the rank tolerance / generic rank (event: at the detection tolerance); \
+             dof = n - rank; Grübler: n - m",
+        );
         ui.separator();
         ui.monospace(format!("E {} J", fixed(sim.energy(), 6)));
         ui.separator();
@@ -441,14 +463,19 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
                 stats.achieved_speed
             ));
         }
-        ui.separator();
-        // For developers: compact, with the breakdown on hover.
-        ui.monospace(format!("{:.0} ms", stats.frame_ms)).on_hover_text(format!(
-            "CPU time per frame: solver {:.1} ms, UI and plots {:.1} ms, whole frame {:.1} ms",
-            stats.sim_ms, stats.ui_ms, stats.frame_ms
-        ));
+        if !narrow {
+            ui.separator();
+            // For developers: compact, with the breakdown on hover.
+            ui.monospace(format!("{:.0} ms", stats.frame_ms)).on_hover_text(format!(
+                "CPU time per frame: solver {:.1} ms, UI and plots {:.1} ms, whole frame {:.1} ms",
+                stats.sim_ms, stats.ui_ms, stats.frame_ms
+            ));
+        }
     });
 }
+
+/// Width (points) from which the status line has room for its long forms and the frame time.
+const STATUS_FULL_WIDTH: f32 = 1400.0;
 
 /// `value` with `decimals` decimals, without the sign of a value that rounds to zero
 /// ("0.000000", not "-0.000000").

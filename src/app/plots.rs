@@ -182,12 +182,19 @@ pub fn show_plots(
             time_label: true,
         },
     ];
-    // Each title takes about 22 points, the time axis' label under the last plot 18.
-    let height = ((ui.available_height() - 5.0 * 22.0 - 18.0) / 5.0).max(60.0);
-    for spec in specs {
-        show_plot(ui, live, view, state, &spec, [qd, q], height);
-    }
+    // Each title takes about 22 points, the time axis' label under the last plot 18. In a
+    // short panel (1280 x 720 at a larger interface scale) the plots keep a readable height
+    // and scroll.
+    let height = ((ui.available_height() - 5.0 * 22.0 - 18.0) / 5.0).max(MIN_PLOT_HEIGHT);
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        for spec in specs {
+            show_plot(ui, live, view, state, &spec, [qd, q], height);
+        }
+    });
 }
+
+/// Smallest height of a plot (points): below it the plots panel scrolls.
+const MIN_PLOT_HEIGHT: f32 = 90.0;
 
 /// The `qd` plot of one basis alone (under its canvas in the side-by-side view), `height`
 /// points high, on the time axis shared with the other plots.
@@ -306,9 +313,14 @@ fn show_plot(
         plot = plot.include_y(energy - half).include_y(energy + half);
     }
     plot.show(ui, |plot_ui| {
+        // The time span set this frame, if any: `plot_bounds()` still returns the previous
+        // frame's, which left the newest frame of data undrawn while rolling (about 1 s at
+        // 8x with 145 ms frames).
+        let mut span = None;
         if let Some([start, end]) = state.set_time_axis {
             plot_ui.set_plot_bounds_x(start..=end);
             plot_ui.set_auto_bounds([false, true]);
+            span = Some((start, end));
         } else if rolling {
             // Until the history fills the window the curves grow from its left edge
             // (the axis starts where the history starts); then the window rolls.
@@ -316,11 +328,14 @@ fn show_plot(
             let start = (t_now - view.plot_window).max(t_first);
             plot_ui.set_plot_bounds_x(start..=start + view.plot_window);
             plot_ui.set_auto_bounds([false, true]);
+            span = Some((start, start + view.plot_window));
         }
         // Decimate over the visible window; while the time axis fits itself to the data
         // (paused from the start, or after a double-click reset) it must see all of it.
         let bounds = plot_ui.plot_bounds();
-        let (t_min, t_max) = if plot_ui.auto_bounds().x {
+        let (t_min, t_max) = if let Some(span) = span {
+            span
+        } else if plot_ui.auto_bounds().x {
             let times = history.times();
             (
                 times.front().copied().unwrap_or(0.0),

@@ -30,17 +30,20 @@ pub(super) fn draw_motions(
     rect: egui::Rect,
     palette: &Palette,
     avoid: &[egui::Rect],
-) {
+    hidden_apply: bool,
+) -> Vec<PlacedLabel> {
     // The longest arrow of each motion gets this many pixels: columns of T are unit
     // vectors, only their shape on the mechanism matters.
     let target = 0.16 * rect.width().min(rect.height());
-    let visible: Vec<usize> = (0..shown.len())
-        .filter(|&k| view.motion_visible(k))
-        .collect();
+    // The panel's check boxes hide motions of the basis it lists; the other half of the
+    // side-by-side view shows all of its own.
+    let is_visible = |k: usize| !hidden_apply || view.motion_visible(k);
+    let visible: Vec<usize> = (0..shown.len()).filter(|&k| is_visible(k)).collect();
+    let mut labels = Vec::new();
     // Labels go where no text is yet (the legend and the time are drawn first).
     let mut placed_labels: Vec<egui::Rect> = avoid.to_vec();
     for (k, motion) in shown.iter().enumerate() {
-        if !view.motion_visible(k) {
+        if !is_visible(k) {
             continue;
         }
         let color = palette.motion(k);
@@ -103,12 +106,30 @@ pub(super) fn draw_motions(
             &placed_labels,
             rect,
         ) {
-            // Opaque: a translucent backing over the arrows is grey on the light theme's
-            // white, and the label hard to read.
-            painter.rect_filled(r, 3.0, palette.background);
-            painter.galley(r.min + vec2(3.0, 3.0), galley, color);
             placed_labels.push(r);
+            labels.push(PlacedLabel {
+                rect: r,
+                galley,
+                color,
+            });
         }
+    }
+    labels
+}
+
+/// A label placed on the canvas, painted after every arrow (so none crosses it).
+pub(super) struct PlacedLabel {
+    pub rect: egui::Rect,
+    pub galley: std::sync::Arc<egui::Galley>,
+    pub color: Color32,
+}
+
+/// Paints labels on an opaque backing: a translucent one over the arrows is grey on the light
+/// theme's white, and the label hard to read.
+pub(super) fn paint_labels(painter: &egui::Painter, labels: Vec<PlacedLabel>, palette: &Palette) {
+    for label in labels {
+        painter.rect_filled(label.rect, 3.0, palette.background);
+        painter.galley(label.rect.min + vec2(3.0, 3.0), label.galley, label.color);
     }
 }
 

@@ -75,7 +75,7 @@ pub(super) fn draw_mechanism(
     x: &DVector<f64>,
     labels: bool,
     palette: &Palette,
-) -> Vec<egui::Rect> {
+) -> Vec<BodyName> {
     // Bar thickness from the typical bar length, never thinner than 7 px.
     let lengths: Vec<f64> = mech
         .bodies()
@@ -119,7 +119,7 @@ pub(super) fn draw_mechanism(
     }
 
     let mut placed_names: Vec<egui::Rect> = Vec::new();
-    // Names are drawn after every bar, so no later bar covers them.
+    // Names are painted after the bars and the arrows (`paint_names`), so nothing covers them.
     let mut names: Vec<(egui::Rect, std::sync::Arc<egui::Galley>)> = Vec::new();
     // Bars pinned to the ground (cranks) at full width first, the others (couplers) narrower
     // on top: where a coupler lies on a crank (flat and folded poses) both stay visible.
@@ -209,14 +209,6 @@ pub(super) fn draw_mechanism(
         }
     }
 
-    let mut name_rects = Vec::with_capacity(names.len());
-    for (rect, galley) in names {
-        // Opaque, as the arrows' labels: translucent, it greys the light theme's white.
-        painter.rect_filled(rect.expand(1.0), 3.0, palette.background);
-        painter.galley(rect.min, galley, palette.text);
-        name_rects.push(rect.expand(1.0));
-    }
-
     // Hinges on top of the bars.
     for joint in mech.joints() {
         let (body, point) = match &joint.kind {
@@ -235,5 +227,30 @@ pub(super) fn draw_mechanism(
             );
         }
     }
-    name_rects
+    names
+        .into_iter()
+        .map(|(rect, galley)| BodyName { rect, galley })
+        .collect()
+}
+
+/// A body's name placed beside it, painted after the arrows so that none crosses it.
+pub(super) struct BodyName {
+    pub rect: egui::Rect,
+    pub galley: std::sync::Arc<egui::Galley>,
+}
+
+impl BodyName {
+    /// The area the name covers with its backing.
+    pub fn area(&self) -> egui::Rect {
+        self.rect.expand(1.0)
+    }
+}
+
+/// Paints the names on an opaque backing (as the arrows' labels: translucent, it greys the
+/// light theme's white).
+pub(super) fn paint_names(painter: &egui::Painter, names: Vec<BodyName>, palette: &Palette) {
+    for name in names {
+        painter.rect_filled(name.area(), 3.0, palette.background);
+        painter.galley(name.rect.min, name.galley, palette.text);
+    }
 }

@@ -383,13 +383,15 @@ pub fn draw_canvas(
     let t_shown = session.display_time(overstep);
     let mut overlay =
         draw_overlay_text(&painter, rect, t_shown, live, view, basis, &shown, palette);
-    // The motions' labels keep off the body names too.
-    overlay.extend(names);
+    // Fit keeps the mechanism below the legend and the time (not below the names, which
+    // follow the mechanism).
     view.overlay_height = overlay
         .iter()
         .map(|r| r.bottom() - rect.top())
         .fold(0.0, f32::max);
-    draw_motions(
+    // The motions' labels keep off the body names too.
+    overlay.extend(names.iter().map(|name| name.area()));
+    let labels = draw_motions(
         &painter,
         &projection,
         &mech,
@@ -399,7 +401,10 @@ pub fn draw_canvas(
         rect,
         palette,
         &overlay,
+        !view.side_by_side || basis == view.basis,
     );
+    mechanism::paint_names(&painter, names, palette);
+    arrows::paint_labels(&painter, labels, palette);
     view.display_x = x;
     response.context_menu(|ui| {
         if ui.button("Fit view").clicked() {

@@ -13,7 +13,7 @@ use crate::solver::BasisMode;
 /// Canvas width (points) below which the legend is left out.
 const LEGEND_MIN_CANVAS: f32 = 420.0;
 
-/// Canvas width (points) below which the legend goes under the time instead of beside it.
+/// Canvas width (points) below which the legend is compact (colour and name only).
 const LEGEND_BESIDE_TIME: f32 = 660.0;
 
 pub(super) fn draw_overlay_text(
@@ -50,13 +50,15 @@ pub(super) fn draw_overlay_text(
         basis_color,
     );
     drawn.push(basis_rect);
-    // Legend of the motions, top left; below the time when the canvas is too narrow for
-    // both on one line (1280 x 720 windows, larger interface scales).
-    let legend_top = if rect.width() < LEGEND_BESIDE_TIME {
-        basis_rect.bottom() + 10.0
-    } else {
-        rect.top() + 12.0
-    };
+    // Legend of the motions, top left. A canvas too narrow for the full legend beside the
+    // time (1280 x 720 windows, larger interface scales, side by side) gets a compact one:
+    // colour and name only, no title or caption, which fits beside the time and keeps off
+    // the mechanism.
+    let compact = rect.width() < LEGEND_BESIDE_TIME;
+    let legend_top = rect.top() + 12.0;
+    // The panel's check boxes hide motions of the basis it lists (side by side, the other
+    // half shows all of its own).
+    let hidden_apply = !view.side_by_side || basis == view.basis;
     // Too narrow a canvas (a larger interface scale on 1280 x 720) has no room for the
     // legend beside the mechanism; the Admissible motions panel lists the same motions.
     if !shown.is_empty() && rect.width() >= LEGEND_MIN_CANVAS {
@@ -70,14 +72,16 @@ pub(super) fn draw_overlay_text(
         } else {
             format!("Columns of T ({} QR)", basis_name(basis))
         };
-        drawn.push(painter.text(
-            pos2(rect.left() + 12.0, y),
-            Align2::LEFT_TOP,
-            title,
-            FontId::proportional(14.0),
-            palette.text,
-        ));
-        y += 20.0;
+        if !compact {
+            drawn.push(painter.text(
+                pos2(rect.left() + 12.0, y),
+                Align2::LEFT_TOP,
+                title,
+                FontId::proportional(14.0),
+                palette.text,
+            ));
+            y += 20.0;
+        }
         for (k, motion) in shown.iter().enumerate() {
             let color = palette.motion(k);
             let role = match motion.role {
@@ -89,7 +93,12 @@ pub(super) fn draw_overlay_text(
                 }
                 MotionRole::Basis(_) => "",
             };
-            let alpha = if view.motion_visible(k) { 1.0 } else { 0.35 };
+            let alpha = if !hidden_apply || view.motion_visible(k) {
+                1.0
+            } else {
+                0.35
+            };
+            let role = if compact { "" } else { role };
             let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), vec2(18.0, 10.0));
             painter.rect_filled(sw, 2.0, color.gamma_multiply(alpha));
             drawn.push(painter.text(
@@ -101,13 +110,15 @@ pub(super) fn draw_overlay_text(
             ));
             y += 19.0;
         }
-        drawn.push(painter.text(
-            pos2(rect.left() + 12.0, y + 2.0),
-            Align2::LEFT_TOP,
-            "arrows: velocity of bar ends and centres, longest arrow of each motion same length",
-            FontId::proportional(12.0),
-            palette.text.gamma_multiply(0.6),
-        ));
+        if !compact {
+            drawn.push(painter.text(
+                pos2(rect.left() + 12.0, y + 2.0),
+                Align2::LEFT_TOP,
+                "arrows: velocity of bar ends and centres, longest arrow of each motion same length",
+                FontId::proportional(12.0),
+                palette.text.gamma_multiply(0.6),
+            ));
+        }
     }
     drawn
 }
