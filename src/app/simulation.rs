@@ -84,7 +84,9 @@ fn assembly_notice(session: &LiveSession) -> Option<Notice> {
     let singular = session.simulation().starts_singular().map(|(rank, generic)| {
         format!(
             "The scene starts at a singular configuration: rank {rank} there, {generic} next to it \
-             (its degrees of freedom are those of rank {generic}; no event is shown at t = 0)."
+             (its degrees of freedom are those of rank {generic}; no event is shown at t = 0; \
+             velocities completed there need not follow a branch: state every rate of the one \
+             you mean)."
         )
     });
     let notes: Vec<String> = session

@@ -88,12 +88,12 @@ pub enum Command {
     Default,
 }
 
-/// The value after `flag`; another option there (`--out --events x.csv`, `--out -h`) is a
-/// missing value, not a file named like an option. Negative numbers pass (and are then
-/// rejected with their own message).
+/// The value after `flag`; an option there (`--out --events x.csv`, `--out -h`) is a
+/// missing value, not a file named like an option. Other values starting with `-` pass
+/// (`-1` is then rejected as a negative number, `-results.csv` is a file).
 fn value<'a>(flag: &str, it: &mut impl Iterator<Item = &'a String>) -> Result<&'a str, String> {
     match it.next().map(String::as_str) {
-        Some(text) if text.starts_with('-') && text.len() > 1 && text.parse::<f64>().is_err() => {
+        Some(text) if text.starts_with("--") || ["-h", "-V"].contains(&text) => {
             Err(format!("{flag} needs a value, got the option {text}"))
         }
         Some(text) => Ok(text),
@@ -199,7 +199,12 @@ fn parse_run(args: &[String]) -> Result<Option<RunArgs>, String> {
                     }
                 }
             }
-            "--out" => run.out = Some(PathBuf::from(value(arg, &mut it)?)),
+            // `--out -` is stdout, as no --out.
+            "--out" => {
+                run.out = Some(value(arg, &mut it)?)
+                    .filter(|path| *path != "-")
+                    .map(PathBuf::from)
+            }
             "--events" => run.events = Some(PathBuf::from(value(arg, &mut it)?)),
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
             path => {

@@ -112,6 +112,13 @@ fn default_scenes() -> Vec<PathBuf> {
 
 /// Runs the benchmark and prints a Markdown table on stdout.
 pub fn bench(args: &BenchArgs) -> Result<(), String> {
+    // The runs at dt 1e-4 take t_end / 1e-4 steps: as `run`, at most 1e9.
+    if args.t_end > 1e5 {
+        return Err(format!(
+            "bench --t-end {} s is more than 1e9 steps at dt 1e-4; use at most 1e5 s",
+            super::seconds(args.t_end)
+        ));
+    }
     let scenes = if args.scenes.is_empty() {
         default_scenes()
     } else {

@@ -31,6 +31,8 @@ pub struct RunSummary {
     pub energy_drift: Option<f64>,
     /// `E0`, the energy at the start.
     pub energy0: f64,
+    /// Largest kinetic energy over the steps (the scale of the energy warning).
+    pub kinetic_max: f64,
 }
 
 /// The error `run` returns when the reader of stdout went away (`singulab run ... | head`):
@@ -40,16 +42,22 @@ pub const OUTPUT_CLOSED: &str = "the output was closed";
 /// Most steps a run may take (at `dt = 1e-300` it would never end).
 const MAX_STEPS: f64 = 1e9;
 
-/// Whether two paths name the same file (existing files by identity, others by their
-/// absolute paths).
+/// Whether two paths name the same regular file, existing or to be created: existing ones by
+/// their canonical paths, new ones by their canonical folder and name. Devices and pipes
+/// (`/dev/null`, `/dev/stdout`) are never "the same file".
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => match (std::path::absolute(a), std::path::absolute(b)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => a == b,
-        },
-    }
+    let resolve = |p: &Path| -> Option<std::path::PathBuf> {
+        match std::fs::metadata(p) {
+            Ok(meta) if meta.is_file() => p.canonicalize().ok(),
+            Ok(_) => None,
+            Err(_) => {
+                let folder = p.parent().filter(|f| !f.as_os_str().is_empty());
+                let folder = folder.unwrap_or(Path::new(".")).canonicalize().ok()?;
+                Some(folder.join(p.file_name()?))
+            }
+        }
+    };
+    matches!((resolve(a), resolve(b)), (Some(a), Some(b)) if a == b)
 }
 
 /// Refuses outputs that would overwrite the scene or each other.
@@ -287,6 +295,8 @@ pub fn run_scene(
     }
     let n = scene.mechanism.n();
     let dof = n - sim.generic_rank();
+    // A closed trajectory output is the reader being done (`| head`); the events file is
+    // never a pipe that may close, so an error there is one.
     let io_error = |e: io::Error| {
         if e.kind() == io::ErrorKind::BrokenPipe {
             OUTPUT_CLOSED.to_string()
@@ -294,6 +304,7 @@ pub fn run_scene(
             format!("cannot write the output: {e}")
         }
     };
+    let events_error = |e: io::Error| format!("cannot write the events: {e}");
 
     let mut line = trajectory_header(scene, dof);
     line.push('\n');
@@ -301,7 +312,7 @@ pub fn run_scene(
     if let Some(w) = events.as_mut() {
         let mut header = events_header(scene);
         header.push('\n');
-        w.write_all(header.as_bytes()).map_err(io_error)?;
+        w.write_all(header.as_bytes()).map_err(events_error)?;
     }
     let residual0 = {
         let mut c = nalgebra::DVector::zeros(scene.mechanism.m());
@@ -326,6 +337,7 @@ pub fn run_scene(
         starts_singular: sim.starts_singular(),
         energy_drift: scene.mechanism.loads().is_empty().then_some(0.0),
         energy0: sim.energy(),
+        kinetic_max: scene.mechanism.kinetic_energy(sim.velocities()),
     };
     // Steps shorter than this fraction of dt (or of the run) at the end are merged into the
     // previous one.
@@ -342,13 +354,16 @@ pub fn run_scene(
         if let Some(drift) = summary.energy_drift.as_mut() {
             *drift = drift.max((report.energy - summary.energy0).abs());
         }
+        summary.kinetic_max = summary
+            .kinetic_max
+            .max(scene.mechanism.kinetic_energy(sim.velocities()));
         if let Some(event) = sim.last_event() {
             summary.events += 1;
             if let Some(w) = events.as_mut() {
                 event_text.clear();
                 let branches = branches(&scene.mechanism, event);
                 event_rows(&mut event_text, event, &branches.branches, args.basis);
-                w.write_all(event_text.as_bytes()).map_err(io_error)?;
+                w.write_all(event_text.as_bytes()).map_err(events_error)?;
             }
         }
         let last = sim.time() >= t_end - end_slack;

@@ -537,20 +537,21 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
 
     // Assembly and velocity completion.
     let mut x0 = DVector::from_vec(x0);
+    let written = x0.clone();
     let mut assembly = assemble_positions(&mechanism, &mut x0).map_err(|e| match &e {
         SolverError::AssemblyFailed { joint, .. } => {
             report.joint(joint, None, format!("{e} (check the initial poses)"))
         }
         _ => report.error(Site::Field("bodies"), None, e.to_string()),
     })?;
-    // Velocities that fitted the written pose are adjusted to the assembled one (reported in
-    // the assembly note); without assembly, stated velocities that do not fit are an error.
+    // Velocities that fit the written pose are adjusted to the assembled one (reported in the
+    // assembly note); stated velocities that do not fit are an error.
     assembly.velocity_change = complete_velocities(
         &mechanism,
         &x0,
         &stated,
         &mut xd0,
-        assembly.correction > 0.0,
+        (assembly.correction > 0.0).then_some((&written, assembly.correction)),
     )
     .map_err(|e| report.error(Site::Field("velocities"), None, e.to_string()))?;
 

@@ -20,6 +20,13 @@ pub struct LocatedMinimum {
     pub rho: f64,
 }
 
+impl LocatedMinimum {
+    /// `Some(self)` if its `rho` is below `tolerance`.
+    pub fn into_option_below(self, tolerance: f64) -> Option<Self> {
+        (self.rho < tolerance).then_some(self)
+    }
+}
+
 /// Sliding window of the last three `(t, rho)`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EventDetector {

@@ -16,6 +16,9 @@ const ASSEMBLY_ITERATIONS: usize = 50;
 /// Largest `|A xd|_inf` accepted after completing stated velocities, relative to the largest
 /// velocity (at least 1).
 const VELOCITY_TOLERANCE: f64 = 1e-9;
+/// At the written pose of an assembled scene, stated velocities may miss the constraints by
+/// this many times the assembly's correction (relative to the largest velocity).
+const WRITTEN_SLACK: f64 = 10.0;
 
 /// How far assembly moved the positions.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,52 +89,44 @@ pub fn assemble_positions(
 /// minimum-norm solution of `A_u xd_u = -A_s xd_s` (A at `x`). Fails when the stated components
 /// alone already violate the constraints.
 ///
-/// When `assembled` (the positions were moved onto the constraints), stated velocities that
-/// fitted the written pose may no longer fit the assembled one: they are then projected onto
-/// the tangent space (the smallest change), and the largest change is returned. Otherwise
-/// stated velocities that violate the constraints are an error (returns 0 when all fit).
+/// `written` is the pose as written and how far assembly moved it, when it had to. Stated
+/// velocities that fit the written pose (up to what that move explains) may no longer fit the
+/// assembled one: they are then projected onto the tangent space (the smallest change), and
+/// the largest change is returned. Stated velocities that do not fit are an error (returns 0
+/// when all fit).
 pub fn complete_velocities(
     mechanism: &Mechanism,
     x: &DVector<f64>,
     stated: &[bool],
     xd: &mut DVector<f64>,
-    assembled: bool,
+    written: Option<(&DVector<f64>, f64)>,
 ) -> Result<f64, SolverError> {
     let (n, m) = (mechanism.n(), mechanism.m());
     let mut a = DMatrix::zeros(m, n);
-    mechanism.jacobian(x, &mut a);
-    let unknown: Vec<usize> = (0..n).filter(|&i| !stated[i]).collect();
-    for &i in &unknown {
-        xd[i] = 0.0;
-    }
-    if m > 0 && !unknown.is_empty() {
-        // b = -A_s xd_s, with the unknown components zeroed above.
-        let b = -(&a * &*xd);
-        let mut a_u = DMatrix::zeros(m, unknown.len());
-        for (k, &i) in unknown.iter().enumerate() {
-            a_u.set_column(k, &a.column(i));
-        }
-        let mut qr = PivotedQr::new(unknown.len(), m);
-        qr.factorize_transposed(&a_u);
-        let rank = qr.rank(ASSEMBLY_RANK_TOLERANCE);
-        let mut b_piv = DVector::zeros(m);
-        qr.to_pivot_order(&b, &mut b_piv);
-        let mut y = vec![0.0; m];
-        let mut u = DVector::zeros(unknown.len());
-        qr.normal_solve(rank, b_piv.as_slice(), &mut y, &mut u);
-        for (k, &i) in unknown.iter().enumerate() {
-            xd[i] = u[k];
+    if let Some((written_x, correction)) = written {
+        // At the written pose the stated velocities must fit but for what the move explains
+        // (A changes by about `correction` per unit of velocity): a pin 1 mm off leaves 2e-6,
+        // opposite crank rates on a parallelogram 8.
+        let mut at_written = xd.clone();
+        let residual = complete_at(mechanism, written_x, stated, &mut at_written, &mut a);
+        let scale = at_written.amax().max(1.0);
+        let allowed = (VELOCITY_TOLERANCE + WRITTEN_SLACK * correction) * scale;
+        if m > 0 && (residual.amax().is_nan() || residual.amax() > allowed) {
+            return Err(SolverError::InconsistentVelocities {
+                residual: residual.amax(),
+                joint: mechanism.joint_of_row(residual.iamax()).name.clone(),
+            });
         }
     }
+    let residual = complete_at(mechanism, x, stated, xd, &mut a);
     if m == 0 {
         return Ok(0.0);
     }
-    let residual = &a * &*xd;
     let tolerance = VELOCITY_TOLERANCE * xd.amax().max(1.0);
     if residual.amax() <= tolerance {
         return Ok(0.0);
     }
-    if assembled && residual.amax().is_finite() {
+    if written.is_some() && residual.amax().is_finite() {
         let before = xd.clone();
         let mut projector = Projector::new(n, m);
         let mut x_copy = x.clone();
@@ -158,4 +153,41 @@ pub fn complete_velocities(
         residual: residual.amax(),
         joint: mechanism.joint_of_row(residual.iamax()).name.clone(),
     })
+}
+
+/// The minimum-norm completion of the unstated components at `x` (into `xd`, with `a`
+/// holding `A(x)` afterwards); returns `A xd`.
+fn complete_at(
+    mechanism: &Mechanism,
+    x: &DVector<f64>,
+    stated: &[bool],
+    xd: &mut DVector<f64>,
+    a: &mut DMatrix<f64>,
+) -> DVector<f64> {
+    let (n, m) = (mechanism.n(), mechanism.m());
+    mechanism.jacobian(x, a);
+    let unknown: Vec<usize> = (0..n).filter(|&i| !stated[i]).collect();
+    for &i in &unknown {
+        xd[i] = 0.0;
+    }
+    if m > 0 && !unknown.is_empty() {
+        // b = -A_s xd_s, with the unknown components zeroed above.
+        let b = -(&*a * &*xd);
+        let mut a_u = DMatrix::zeros(m, unknown.len());
+        for (k, &i) in unknown.iter().enumerate() {
+            a_u.set_column(k, &a.column(i));
+        }
+        let mut qr = PivotedQr::new(unknown.len(), m);
+        qr.factorize_transposed(&a_u);
+        let rank = qr.rank(ASSEMBLY_RANK_TOLERANCE);
+        let mut b_piv = DVector::zeros(m);
+        qr.to_pivot_order(&b, &mut b_piv);
+        let mut y = vec![0.0; m];
+        let mut u = DVector::zeros(unknown.len());
+        qr.normal_solve(rank, b_piv.as_slice(), &mut y, &mut u);
+        for (k, &i) in unknown.iter().enumerate() {
+            xd[i] = u[k];
+        }
+    }
+    &*a * &*xd
 }

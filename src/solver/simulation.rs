@@ -205,8 +205,15 @@ impl Simulation {
                     self.x_next.axpy(PROBE_STEP, &direction, 1.0);
                 }
             }
+            // Counted at Newton's truncation: a probe Newton stopped with entries below it
+            // (converged on the others) would otherwise count them (a redundant linkage
+            // written flat got rank 12 for its generic 11).
             if self.project_scratch_positions() {
-                generic = generic.max(self.qr_next.rank(self.settings.rank_tolerance));
+                let truncation = self
+                    .settings
+                    .normal_truncation
+                    .max(self.settings.rank_tolerance);
+                generic = generic.max(self.qr_next.rank(truncation));
             }
         }
         generic
@@ -634,7 +641,11 @@ impl Simulation {
                 let minimum = if let Some(rho) = verified {
                     Some(LocatedMinimum { t: fitted.t, rho })
                 } else if fitted.rho.min(self.detector_sampled_minimum()) < REFINE_BELOW {
-                    self.refine_minimum().filter(|m| m.rho < tolerance)
+                    // Without the window to search (it cannot happen after three accepted
+                    // steps, but then) the fit decides.
+                    self.refine_minimum()
+                        .unwrap_or(fitted)
+                        .into_option_below(tolerance)
                 } else {
                     None
                 };
@@ -686,9 +697,11 @@ impl Simulation {
     /// window is not the last three accepted states or a projection fails.
     ///
     /// The point returned is the closest one to the minimum whose `rho` stays above
-    /// `EVENT_RHO_FLOOR` times the rank tolerance: the event state is resumed from, and there
-    /// the dynamics must still see the generic rank (as they do with the fit's vertex, about
-    /// 1e-5 from the singular configuration on A02).
+    /// `EVENT_RHO_FLOOR` times the rank tolerance (at most a tenth of the detection
+    /// tolerance), else the closest of all: the event state is resumed from, and there the
+    /// dynamics must still see the generic rank (as they do with the fit's vertex, about
+    /// 1e-5 from the singular configuration on A02). A point whose projection fails counts
+    /// as far away.
     fn refine_minimum(&mut self) -> Option<LocatedMinimum> {
         let window = self.detector.window();
         if window.len() < 3 || self.history_len < 2 {
@@ -701,14 +714,28 @@ impl Simulation {
         const INVERSE_PHI: f64 = 0.618_033_988_749_894_9;
         let mut c = b - INVERSE_PHI * (b - a);
         let mut d = a + INVERSE_PHI * (b - a);
-        let floor = EVENT_RHO_FLOOR * self.settings.rank_tolerance;
-        let mut best: Option<LocatedMinimum> = None;
+        // The floor stays below the detection tolerance whatever the rank tolerance (a push
+        // sets it to the detection tolerance).
+        let floor = (EVENT_RHO_FLOOR * self.settings.rank_tolerance)
+            .min(0.1 * self.settings.detection_tolerance);
+        let (mut best, mut nearest): (Option<LocatedMinimum>, Option<LocatedMinimum>) =
+            (None, None);
         let mut keep = |t: f64, rho: f64| {
+            if !rho.is_finite() {
+                return;
+            }
             if rho >= floor && best.is_none_or(|m| rho < m.rho) {
                 best = Some(LocatedMinimum { t, rho });
             }
+            if nearest.is_none_or(|m| rho < m.rho) {
+                nearest = Some(LocatedMinimum { t, rho });
+            }
         };
-        let (mut fc, mut fd) = (self.interpolated_rho(c)?, self.interpolated_rho(d)?);
+        // A point whose projection fails counts as far from singular (the search goes on).
+        let (mut fc, mut fd) = (
+            self.interpolated_rho(c).unwrap_or(f64::INFINITY),
+            self.interpolated_rho(d).unwrap_or(f64::INFINITY),
+        );
         keep(c, fc);
         keep(d, fd);
         // 29 reductions by 0.618 bring the bracket to 1e-6 of the window.
@@ -718,18 +745,18 @@ impl Simulation {
                 d = c;
                 fd = fc;
                 c = b - INVERSE_PHI * (b - a);
-                fc = self.interpolated_rho(c)?;
+                fc = self.interpolated_rho(c).unwrap_or(f64::INFINITY);
                 keep(c, fc);
             } else {
                 a = c;
                 c = d;
                 fc = fd;
                 d = a + INVERSE_PHI * (b - a);
-                fd = self.interpolated_rho(d)?;
+                fd = self.interpolated_rho(d).unwrap_or(f64::INFINITY);
                 keep(d, fd);
             }
         }
-        best
+        best.or(nearest)
     }
 
     /// `rho` at the state interpolated at `t` (inside the last two steps) and projected onto

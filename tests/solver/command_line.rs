@@ -152,6 +152,24 @@ fn bad_scenes_and_failures_exit_1_with_one_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Devices are not files to protect: both outputs to /dev/null is a run that only wants the
+/// summary.
+#[cfg(unix)]
+#[test]
+fn both_outputs_to_dev_null_run() {
+    let output = singulab(&[
+        "run",
+        &scene_path("four_bar").display().to_string(),
+        "--t-end",
+        "0.01",
+        "--out",
+        "/dev/null",
+        "--events",
+        "/dev/null",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+}
+
 #[test]
 fn a_run_writes_rows_from_zero_to_exactly_t_end() {
     let dir = scratch("good");

@@ -336,3 +336,32 @@ fn rank_at_a_generic_pose_is_the_generic_rank() {
         }
     }
 }
+
+/// A simulation started at the flat (singular) pose must still find the scene's generic rank
+/// (from the configurations next to it) and say that it starts singular with the table's
+/// singular rank: DESIGN.md section 5, both stages flat. Redundant linkages written flat once
+/// got one rank too many (the modified double four-bar 12 for its 11: dof 0, no events).
+#[test]
+fn a_start_at_the_flat_pose_still_has_the_generic_rank() {
+    for (name, (_, both_flat)) in linkages() {
+        let s = scene(name);
+        let roles = roles(&s);
+        let x = pose(&s, &roles, 0.0, 0.0);
+        rank_at(&s, &x, "flat");
+        // At rest: any velocity would have to be one of the branches'.
+        let xd = DVector::zeros(s.mechanism.n());
+        let sim = singulab::solver::Simulation::new(s.mechanism.clone(), x, xd, s.settings.clone())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let want = row(name).generic_rank;
+        assert_eq!(
+            sim.generic_rank(),
+            want,
+            "{name}: generic rank from a flat start"
+        );
+        assert_eq!(
+            sim.starts_singular(),
+            Some((both_flat, want)),
+            "{name}: singular start"
+        );
+    }
+}

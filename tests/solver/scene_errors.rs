@@ -629,6 +629,21 @@ fn stated_velocities_follow_an_assembled_pose() {
 }
 
 #[test]
+fn stated_velocities_that_fit_no_pose_are_still_rejected_after_assembly() {
+    // Opposite crank rates violate the parallelogram at any pose (|A xd| = 8); a crank angle
+    // written to 8 digits makes the loader assemble the pose, and that must not turn the
+    // error into an adjustment.
+    let rates = "    velocities: [\n        (body: \"crank1\", omega: 4.0),\n        (body: \"crank2\", omega: -4.0),\n    ],\n";
+    let src = variant_of(
+        &with_sections(rates),
+        "start: (1.0, 0.0), angle: 1.5707963267948966",
+        "start: (1.0, 0.0), angle: 1.5707963",
+    );
+    let e = load_error(&src);
+    assert!(e.message.contains("violate"), "{e}");
+}
+
+#[test]
 fn a_pose_far_off_the_joints_is_assembled_with_a_warning() {
     // crank2's ground pin 0.3 m to the right of where the stated pose puts its start: Newton
     // still finds a pose (the coupler is long enough), but not the one written down.
