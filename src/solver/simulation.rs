@@ -511,7 +511,7 @@ impl Simulation {
                 )?;
             }
             Integrator::Dopri5 => loop {
-                let error = self.stepper.dopri5(
+                let attempt = self.stepper.dopri5(
                     &rhs,
                     &mut self.evaluator,
                     &self.qr_state,
@@ -523,7 +523,14 @@ impl Simulation {
                     self.settings.dopri_atol,
                     &mut self.x_next,
                     &mut self.xd_next,
-                )?;
+                );
+                let error = match attempt {
+                    Ok(error) => error,
+                    // A stage whose projection fails means a step too long: rejected like one
+                    // that fails its error estimate, down to the smallest step.
+                    Err(SolverError::NewtonDiverged { .. }) if h > h_min => f64::INFINITY,
+                    Err(e) => return Err(e),
+                };
                 let factor = if error > 0.0 {
                     (0.9 * error.powf(-0.2)).clamp(0.2, 5.0)
                 } else {
