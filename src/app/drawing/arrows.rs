@@ -13,7 +13,8 @@ use crate::app::theme::Palette;
 use crate::live::motions::{self, Motion, MotionRole};
 use crate::model::Mechanism;
 
-/// How many label heights a label may move from its arrow to find a free place.
+/// How many label heights (or half widths) a label may move from its arrow to find a free
+/// place.
 const MAX_LABEL_SHIFT: usize = 4;
 
 /// Pixels between the arrows of two motions drawn from the same point.
@@ -171,12 +172,19 @@ pub(super) fn place_label(
             return Some(r);
         }
     }
-    // Every long arrow's spot is taken: the nearest free place above or below the best one,
-    // a few label heights at most; failing that, the best spot itself.
+    // Every long arrow's spot is taken: the nearest free place above, below or beside the
+    // best one, a few label heights (or half widths) at most; failing that, the best spot
+    // itself.
     let best = inside(egui::Rect::from_center_size(candidates[0].1, size));
     for step in 1..=MAX_LABEL_SHIFT {
-        for sign in [-1.0, 1.0] {
-            let r = inside(best.translate(vec2(0.0, sign * step as f32 * size.y)));
+        let k = step as f32;
+        for shift in [
+            vec2(0.0, -k * size.y),
+            vec2(0.0, k * size.y),
+            vec2(-0.5 * k * size.x, 0.0),
+            vec2(0.5 * k * size.x, 0.0),
+        ] {
+            let r = inside(best.translate(shift));
             if free(&r) {
                 return Some(r);
             }

@@ -10,6 +10,7 @@ use crate::app::theme::Palette;
 use crate::live::PlanarView;
 use crate::model::BodyKind;
 
+/// Draws the grid and the scale bar; returns the scale bar's area.
 pub(super) fn draw_grid(
     painter: &egui::Painter,
     rect: egui::Rect,
@@ -17,7 +18,7 @@ pub(super) fn draw_grid(
     center: [f64; 2],
     width: f64,
     palette: &Palette,
-) {
+) -> egui::Rect {
     let step = view.grid_step(width, 70.0);
     let lo = view.to_world(
         [f64::from(rect.left()), f64::from(rect.bottom())],
@@ -59,13 +60,18 @@ pub(super) fn draw_grid(
     painter.line_segment([a, b], s);
     painter.line_segment([a - vec2(0.0, 5.0), a + vec2(0.0, 5.0)], s);
     painter.line_segment([b - vec2(0.0, 5.0), b + vec2(0.0, 5.0)], s);
-    painter.text(
+    let label = painter.text(
         a + vec2(0.5 * px, -8.0),
         Align2::CENTER_BOTTOM,
         format_length(step),
         FontId::proportional(13.0),
         palette.text,
     );
+    // The area the scale bar takes (the motions' labels keep off it).
+    label.union(egui::Rect::from_two_pos(
+        a - vec2(2.0, 6.0),
+        b + vec2(2.0, 6.0),
+    ))
 }
 
 pub(super) fn format_length(metres: f64) -> String {

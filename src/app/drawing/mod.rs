@@ -349,11 +349,12 @@ pub fn draw_canvas(
     };
     let painter = painter.with_clip_rect(rect);
 
+    let mut scale_bar = None;
     if view.show_grid {
         if spatial {
             draw_floor(&painter, &projection, live, palette);
         } else if let Projection::Planar { view: pv, .. } = &projection {
-            draw_grid(&painter, rect, pv, center, width, palette);
+            scale_bar = Some(draw_grid(&painter, rect, pv, center, width, palette));
         }
     }
 
@@ -389,8 +390,9 @@ pub fn draw_canvas(
         .iter()
         .map(|r| r.bottom() - rect.top())
         .fold(0.0, f32::max);
-    // The motions' labels keep off the body names too.
+    // The motions' labels keep off the body names and the scale bar too.
     overlay.extend(names.iter().map(|name| name.area()));
+    overlay.extend(scale_bar);
     let labels = draw_motions(
         &painter,
         &projection,
