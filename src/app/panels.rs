@@ -490,27 +490,8 @@ fn fixed(value: f64, decimals: usize) -> String {
 fn banner(ui: &mut Ui, live: &Live) {
     let session = &live.session;
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
-    // At most three rows, ending in "…" with the whole text on hover: on a narrow canvas
-    // (a projector at a large interface scale) a wrapped banner would cover the mechanism.
-    let mut show = |text: String, fill: Color32| {
-        egui::Frame::new()
-            .fill(fill)
-            .inner_margin(8.0)
-            .show(ui, |ui| {
-                ui.set_width(ui.available_width());
-                let mut job = egui::text::LayoutJob::single_section(
-                    text.clone(),
-                    egui::TextFormat::simple(
-                        egui::FontId::proportional(15.0),
-                        ui.visuals().text_color(),
-                    ),
-                );
-                job.wrap.max_rows = 3;
-                job.wrap.overflow_character = Some('…');
-                ui.add(egui::Label::new(job).wrap())
-                    .on_hover_text(RichText::new(text).size(15.0));
-            });
-    };
+    let mut banners: Vec<(String, Color32)> = Vec::new();
+    let mut show = |text: String, fill: Color32| banners.push((text, fill));
     if let Some(notice) = &live.notice {
         let fill = if notice.error {
             palette.banner_error
@@ -562,6 +543,47 @@ fn banner(ui: &mut Ui, live: &Live) {
             palette.banner_event,
         ),
         _ => {}
+    }
+    if banners.is_empty() {
+        // The slot stays, with what the simulation is doing.
+        let pauses = if session.auto_pause {
+            "pauses at each singular configuration"
+        } else {
+            "runs through singular configurations (pause at singularities is off)"
+        };
+        let text = if session.is_paused() {
+            format!(
+                "Paused at t = {:.4} s. Space plays; the simulation {pauses}.",
+                session.time()
+            )
+        } else {
+            format!("Running; the simulation {pauses}. Space pauses.")
+        };
+        banners.push((text, ui.visuals().faint_bg_color));
+    }
+    // At most three rows, ending in "…" with the whole text on hover: on a narrow canvas
+    // (a projector at a large interface scale) a wrapped banner would cover the mechanism.
+    for (text, fill) in banners {
+        egui::Frame::new()
+            .fill(fill)
+            .inner_margin(8.0)
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                // Two rows at least, as most banners take: the canvas below does not jump
+                // when an event's banner replaces the idle line (screen recordings).
+                ui.set_min_height(2.0 * ui.text_style_height(&egui::TextStyle::Body) + 4.0);
+                let mut job = egui::text::LayoutJob::single_section(
+                    text.clone(),
+                    egui::TextFormat::simple(
+                        egui::FontId::proportional(15.0),
+                        ui.visuals().text_color(),
+                    ),
+                );
+                job.wrap.max_rows = 3;
+                job.wrap.overflow_character = Some('…');
+                ui.add(egui::Label::new(job).wrap())
+                    .on_hover_text(RichText::new(text).size(15.0));
+            });
     }
 }
 
