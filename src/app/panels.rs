@@ -169,7 +169,7 @@ fn layout(
         banner(ui, &live);
         let overstep = fixed.overstep_fraction_f64();
         if view.side_by_side {
-            side_by_side(ui, &live, view, &plot_state, overstep, &mut commands);
+            side_by_side(ui, &live, view, &mut plot_state, overstep, &mut commands);
         } else {
             let basis = view.basis;
             drawing::draw_canvas(ui, &live, view, basis, overstep, &mut commands);
@@ -199,7 +199,7 @@ fn side_by_side(
     ui: &mut Ui,
     live: &Live,
     view: &mut ViewState,
-    plot_state: &PlotState,
+    plot_state: &mut PlotState,
     overstep: f64,
     commands: &mut Vec<AppCommand>,
 ) {
@@ -221,6 +221,25 @@ fn side_by_side(
                 drawing::draw_canvas(ui, live, view, basis, overstep, commands);
             });
             if view.show_plots {
+                // The plots panel's controls, split over the two columns (one row each, so
+                // the plots stay level).
+                ui.horizontal(|ui| match basis {
+                    BasisMode::Traditional => {
+                        ui.label("Window");
+                        ui.add(
+                            egui::DragValue::new(&mut view.plot_window)
+                                .range(0.1..=600.0)
+                                .speed(0.1)
+                                .suffix(" s"),
+                        );
+                        ui.checkbox(&mut plot_state.follow_when_paused, "follow when paused");
+                    }
+                    BasisMode::Continued => {
+                        if ui.button("Export CSV…").clicked() {
+                            commands.push(AppCommand::ExportCsvDialog);
+                        }
+                    }
+                });
                 plots::show_velocity_plot(ui, live, view, plot_state, basis, plot_height);
             }
         }
