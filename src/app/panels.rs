@@ -468,8 +468,8 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
             ui.colored_label(
                 Color32::from_rgb(230, 140, 40),
                 format!(
-                    "behind: {requested} requested, {:.3}x achieved",
-                    stats.achieved_speed
+                    "behind: {requested} requested, {} achieved",
+                    achieved_text(stats.achieved_speed)
                 ),
             )
             .on_hover_text(format!(
@@ -478,8 +478,8 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
             ));
         } else {
             ui.monospace(format!(
-                "speed {requested}, achieved {:.3}x",
-                stats.achieved_speed
+                "speed {requested}, achieved {}",
+                achieved_text(stats.achieved_speed)
             ));
         }
         if !narrow {
@@ -491,6 +491,15 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
             ));
         }
     });
+}
+
+/// The achieved speed, or a dash while it is being measured (just after resuming).
+fn achieved_text(speed: f64) -> String {
+    if speed.is_finite() {
+        format!("{speed:.3}x")
+    } else {
+        "-".into()
+    }
 }
 
 /// Width (points) from which the status line has room for its long forms and the frame time.

@@ -142,6 +142,9 @@ impl Default for FrameBudget {
 }
 
 /// CPU time per frame spent stepping the solver and building the UI (plots included).
+/// Wall-clock span over which the achieved speed is measured.
+const ACHIEVED_WINDOW: Duration = Duration::from_secs(1);
+
 #[derive(Resource, Clone, Debug, Default)]
 pub struct FrameStats {
     pub sim_this_frame: Duration,
@@ -159,10 +162,13 @@ pub struct FrameStats {
     last_frame: Option<Instant>,
     /// When `run` started, to report the time to the first frame once.
     pub launched: Option<Instant>,
-    /// Simulated seconds per wall-clock second over recent frames (smoothed).
+    /// Simulated seconds per wall-clock second over the last second of running frames; NaN
+    /// until a quarter of a second has run since the last pause.
     pub achieved_speed: f64,
     /// Simulated time at the start of the last frame.
     sim_time_at_frame: Option<f64>,
+    /// (wall clock, simulated time) at the frames of the last second of running.
+    progress: std::collections::VecDeque<(Instant, f64)>,
 }
 
 impl FrameStats {
@@ -177,23 +183,27 @@ impl FrameStats {
     fn roll_over(&mut self, now: Instant, sim_time: f64, paused: bool) {
         if let Some(last) = self.last_frame {
             let frame = now - last;
-            let advanced = self
-                .sim_time_at_frame
-                .map_or(0.0, |t| (sim_time - t).max(0.0));
-            let speed = if paused {
-                0.0
+            // Simulated over wall-clock time across the last second of running frames: a
+            // frame-to-frame average read 0.000x for a quarter of a second after resuming
+            // (frames without a step) and 0.013x after a jump.
+            if paused {
+                self.progress.clear();
+                self.achieved_speed = f64::NAN;
             } else {
-                advanced / frame.as_secs_f64().max(1e-6)
-            };
-            // Smoothed while running; the first frame after a pause starts afresh (from 0 the
-            // average took dozens of frames to show the speed after resuming).
-            self.achieved_speed = if paused {
-                0.0
-            } else if self.achieved_speed == 0.0 {
-                speed
-            } else {
-                0.9 * self.achieved_speed + 0.1 * speed
-            };
+                self.progress.push_back((now, sim_time));
+                while self.progress.len() > 2
+                    && now.duration_since(self.progress[0].0) > ACHIEVED_WINDOW
+                {
+                    self.progress.pop_front();
+                }
+                let (first, last) = (self.progress[0], self.progress[self.progress.len() - 1]);
+                let wall = last.0.duration_since(first.0).as_secs_f64();
+                self.achieved_speed = if wall >= 0.25 * ACHIEVED_WINDOW.as_secs_f64() {
+                    (last.1 - first.1).max(0.0) / wall
+                } else {
+                    f64::NAN
+                };
+            }
             let ema = |avg: f64, sample: f64| {
                 if avg == 0.0 {
                     sample
