@@ -176,7 +176,8 @@ fn layout(
         }
     });
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
-    plot_state.end_pass(ctx.will_discard());
+    // A time axis meant for plots that were hidden this pass waits until they are shown.
+    plot_state.end_pass(ctx.will_discard() || !view.show_plots);
     if !ctx.will_discard() {
         for command in commands {
             writer.write(command);

@@ -69,9 +69,10 @@ impl PlotState {
         }
     }
 
-    /// Called at the end of the pass: a time axis set in a pass egui shows is not set again.
-    pub fn end_pass(&mut self, discarded: bool) {
-        if !discarded {
+    /// Called at the end of the pass: a time axis set in a pass egui shows is not set again;
+    /// `keep` when the pass is discarded or drew no plots.
+    pub fn end_pass(&mut self, keep: bool) {
+        if !keep {
             self.set_time_axis = None;
         }
     }
