@@ -907,7 +907,12 @@ fn events_panel(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
                 ui.label(RichText::new("None yet.").small());
             }
             for (i, event) in events.iter().enumerate().rev().take(50) {
+                // The button first: a long time (10 s and more) must not push it out of a
+                // narrow panel.
                 ui.horizontal(|ui| {
+                    if ui.small_button("go to").clicked() {
+                        commands.push(AppCommand::GotoEvent(i));
+                    }
                     ui.monospace(format!(
                         "t {:.4} s  rank {} (-{})  {} motions",
                         event.t,
@@ -915,9 +920,6 @@ fn events_panel(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
                         event.deficiency,
                         event.motion_count()
                     ));
-                    if ui.small_button("go to").clicked() {
-                        commands.push(AppCommand::GotoEvent(i));
-                    }
                 });
             }
         });
