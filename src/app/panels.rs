@@ -226,13 +226,7 @@ fn side_by_side(
                 // the plots stay level).
                 ui.horizontal(|ui| match basis {
                     BasisMode::Traditional => {
-                        ui.label("Window");
-                        ui.add(
-                            egui::DragValue::new(&mut view.plot_window)
-                                .range(0.1..=600.0)
-                                .speed(0.1)
-                                .suffix(" s"),
-                        );
+                        plots::window_control(ui, view);
                         ui.checkbox(&mut plot_state.follow_when_paused, "follow when paused");
                     }
                     BasisMode::Continued => {

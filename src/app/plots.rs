@@ -115,13 +115,7 @@ pub fn show_plots(
     let history = live.session.history();
     // Wraps in a narrow panel (1280 x 720 at a larger interface scale).
     ui.horizontal_wrapped(|ui| {
-        ui.label("Window");
-        ui.add(
-            egui::DragValue::new(&mut view.plot_window)
-                .range(0.1..=600.0)
-                .speed(0.1)
-                .suffix(" s"),
-        );
+        window_control(ui, view);
         ui.checkbox(&mut view.compare_bases, "both bases");
         ui.checkbox(&mut state.follow_when_paused, "follow when paused");
         if ui.button("Export CSV…").clicked() {
@@ -196,6 +190,17 @@ pub fn show_plots(
 
 /// Smallest height of a plot (points): below it the plots panel scrolls.
 const MIN_PLOT_HEIGHT: f32 = 90.0;
+
+/// The seconds of history shown while running.
+pub fn window_control(ui: &mut Ui, view: &mut ViewState) {
+    ui.label("Window");
+    ui.add(
+        egui::DragValue::new(&mut view.plot_window)
+            .range(0.1..=600.0)
+            .speed(0.1)
+            .suffix(" s"),
+    );
+}
 
 /// The `qd` plot of one basis alone (under its canvas in the side-by-side view), `height`
 /// points high, on the time axis shared with the other plots.

@@ -65,22 +65,7 @@ impl Projector {
         a: &mut DMatrix<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        let outcome = self.project_positions(
-            mechanism,
-            settings.normal_truncation.max(settings.rank_tolerance),
-            settings.newton_tolerance,
-            settings.newton_max_iterations,
-            x,
-            a,
-            qr,
-        );
-        let outcome =
-            outcome.map_err(|(iterations, residual, row)| SolverError::NewtonDiverged {
-                t,
-                iterations,
-                residual,
-                joint: mechanism.joint_of_row(row).name.clone(),
-            })?;
+        let outcome = self.newton_at(mechanism, settings, t, x, a, qr)?;
         let rank = qr.rank(settings.rank_tolerance);
         self.project_velocities(qr, rank, xd);
         Ok(outcome)
@@ -88,10 +73,11 @@ impl Projector {
 
     /// The projection of a Runge-Kutta stage: as [`project`](Self::project), but the
     /// velocity keeps its component along the normals left out of Newton (`R` entry below
-    /// `normal_truncation`, at most `STAGE_VELOCITY_TRUNCATION`). Next to a singular configuration such a normal turns on the
-    /// scale of the distance to it, so at a stage a few `h^2` off the path it points partly
-    /// along the motion, and removing that component took kinetic energy out of the step
-    /// that crosses (1.7e-4 J on the 2x3 at its first singular configuration).
+    /// `normal_truncation`, at most `STAGE_VELOCITY_TRUNCATION`). Next to a singular
+    /// configuration such a normal turns on the scale of the distance to it, so at a stage a
+    /// few `h^2` off the path it points partly along the motion, and removing that component
+    /// took kinetic energy out of the step that crosses (1.7e-4 J on the 2x3 at its first
+    /// singular configuration).
     #[allow(clippy::too_many_arguments)]
     pub fn project_stage(
         &mut self,
@@ -103,23 +89,7 @@ impl Projector {
         a: &mut DMatrix<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        let truncation = settings.normal_truncation.max(settings.rank_tolerance);
-        let outcome = self.project_positions(
-            mechanism,
-            truncation,
-            settings.newton_tolerance,
-            settings.newton_max_iterations,
-            x,
-            a,
-            qr,
-        );
-        let outcome =
-            outcome.map_err(|(iterations, residual, row)| SolverError::NewtonDiverged {
-                t,
-                iterations,
-                residual,
-                joint: mechanism.joint_of_row(row).name.clone(),
-            })?;
+        let outcome = self.newton_at(mechanism, settings, t, x, a, qr)?;
         // Only normals this close to vanishing are kept out of the velocity projection: a
         // raised `normal_truncation` (1e-2) would leave out normals that are not turning
         // yet, and their components cost more than they save (A02 over 10 s: 4.2e-2 J).
@@ -130,6 +100,34 @@ impl Projector {
         let rank = qr.rank(keep_below);
         self.project_velocities(qr, rank, xd);
         Ok(outcome)
+    }
+
+    /// Newton on positions with the running settings (truncation, tolerance, iterations); a
+    /// failure names the joint of the worst row at time `t`.
+    pub fn newton_at(
+        &mut self,
+        mechanism: &Mechanism,
+        settings: &Settings,
+        t: f64,
+        x: &mut DVector<f64>,
+        a: &mut DMatrix<f64>,
+        qr: &mut PivotedQr,
+    ) -> Result<ProjectionOutcome, SolverError> {
+        self.project_positions(
+            mechanism,
+            settings.normal_truncation.max(settings.rank_tolerance),
+            settings.newton_tolerance,
+            settings.newton_max_iterations,
+            x,
+            a,
+            qr,
+        )
+        .map_err(|(iterations, residual, row)| SolverError::NewtonDiverged {
+            t,
+            iterations,
+            residual,
+            joint: mechanism.joint_of_row(row).name.clone(),
+        })
     }
 
     /// Newton iterations on positions. On failure returns (iterations, residual, worst row).

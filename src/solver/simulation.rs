@@ -791,13 +791,10 @@ impl Simulation {
     /// Newton projection of the scratch positions `x_next` onto the constraints with the
     /// running settings, leaving `A` factorised there in `qr_next`; false if it fails.
     fn project_scratch_positions(&mut self) -> bool {
-        let outcome = self.projector.project_positions(
+        let outcome = self.projector.newton_at(
             &self.mechanism,
-            self.settings
-                .normal_truncation
-                .max(self.settings.rank_tolerance),
-            self.settings.newton_tolerance,
-            self.settings.newton_max_iterations,
+            &self.settings,
+            self.t,
             &mut self.x_next,
             &mut self.a_next,
             &mut self.qr_next,
