@@ -86,22 +86,7 @@ mod tests {
     use super::*;
     use nalgebra::{DMatrix, DVector};
 
-    /// Deterministic xorshift64* generator for test matrices.
-    struct Rng(u64);
-
-    impl Rng {
-        fn new(seed: u64) -> Self {
-            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-        }
-        /// Uniform in [-1, 1).
-        fn next(&mut self) -> f64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            let u = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
-            (u as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-        }
-    }
+    use crate::linalg::test_rng::Rng;
 
     fn solve(
         s: &DMatrix<f64>,

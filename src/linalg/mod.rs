@@ -10,6 +10,8 @@ pub mod cholesky;
 mod kernels;
 pub mod pivoted_qr;
 pub mod sym_eigen;
+#[cfg(test)]
+mod test_rng;
 
 pub(crate) use kernels::dot;
 pub use pivoted_qr::PivotedQr;

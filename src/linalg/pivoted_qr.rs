@@ -430,28 +430,7 @@ impl PivotedQr {
 mod tests {
     use super::*;
 
-    /// Deterministic xorshift64* generator for test matrices.
-    struct Rng(u64);
-
-    impl Rng {
-        fn new(seed: u64) -> Self {
-            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-        }
-        /// Uniform in [-1, 1).
-        fn next(&mut self) -> f64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            let u = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
-            (u as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-        }
-        fn matrix(&mut self, rows: usize, cols: usize) -> DMatrix<f64> {
-            DMatrix::from_fn(rows, cols, |_, _| self.next())
-        }
-        fn vector(&mut self, len: usize) -> DVector<f64> {
-            DVector::from_fn(len, |_, _| self.next())
-        }
-    }
+    use crate::linalg::test_rng::Rng;
 
     fn max_abs(m: &DMatrix<f64>) -> f64 {
         m.iter().fold(0.0, |s, v| s.max(v.abs()))

@@ -184,26 +184,7 @@ impl SymmetricEigen {
 mod tests {
     use super::*;
 
-    /// Deterministic xorshift64* generator for test matrices.
-    struct Rng(u64);
-
-    impl Rng {
-        fn new(seed: u64) -> Self {
-            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-        }
-        /// Uniform in [-1, 1).
-        fn next(&mut self) -> f64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            let u = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
-            (u as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-        }
-        fn symmetric(&mut self, k: usize) -> DMatrix<f64> {
-            let b = DMatrix::from_fn(k, k, |_, _| self.next());
-            &b + b.transpose()
-        }
-    }
+    use crate::linalg::test_rng::Rng;
 
     fn check(a: &DMatrix<f64>, eig: &SymmetricEigen) {
         let k = a.nrows();
