@@ -582,7 +582,9 @@ fn banner(ui: &mut Ui, live: &Live) {
         } else {
             format!("Running; the simulation {pauses}. Space pauses.")
         };
-        banners.push((text, ui.visuals().faint_bg_color));
+        // Opaque: `faint_bg_color` is additive and would show the dark window behind the
+        // canvas on the light theme.
+        banners.push((text, ui.visuals().widgets.noninteractive.bg_fill));
     }
     // At most three rows, ending in "…" with the whole text on hover: on a narrow canvas
     // (a projector at a large interface scale) a wrapped banner would cover the mechanism.

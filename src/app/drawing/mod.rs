@@ -60,6 +60,10 @@ pub struct ViewState {
     fitted_generation: Option<u64>,
     /// "Fit view" asked for: fit the current pose on the next frame.
     fit_requested: bool,
+    /// Whether the view was set up for the split canvas: turning side by side on or off
+    /// goes back to the scene's view (a view panned or zoomed on the whole canvas may cut
+    /// the mechanism off a half).
+    fitted_side_by_side: bool,
     /// How far down from the canvas' top the legend and the time reached in the last frame:
     /// "Fit view" places the mechanism below them.
     overlay_height: f32,
@@ -94,6 +98,7 @@ impl Default for ViewState {
             orbit: None,
             fitted_generation: None,
             fit_requested: false,
+            fitted_side_by_side: false,
             overlay_height: 0.0,
             push_motion: 0,
             push_delta: 1.0,
@@ -295,6 +300,11 @@ pub fn draw_canvas(
         view.planar = Some(fit_planar(live));
         view.orbit = Some(fit_orbit(live));
         view.fitted_generation = Some(live.generation);
+        view.fitted_side_by_side = view.side_by_side;
+    } else if view.fitted_side_by_side != view.side_by_side {
+        view.planar = Some(fit_planar(live));
+        view.orbit = Some(fit_orbit(live));
+        view.fitted_side_by_side = view.side_by_side;
     } else if std::mem::take(&mut view.fit_requested) {
         // The orbit camera of a spatial scene goes back to its start: the pendulum swings
         // about its pivot, which that view centres.
