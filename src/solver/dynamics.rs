@@ -6,7 +6,7 @@
 //! acceleration does not depend on which orthonormal basis of the tangent space is used, so the
 //! displayed basis (traditional or continued) never enters the physics.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::error::SolverError;
 use crate::linalg::PivotedQr;
@@ -59,6 +59,35 @@ impl Evaluator {
         normal_truncation: f64,
         xdd: &mut DVector<f64>,
     ) -> Result<usize, SolverError> {
+        self.acceleration_in(
+            None,
+            mechanism,
+            extra_loads,
+            t,
+            x,
+            xd,
+            rank_tolerance,
+            normal_truncation,
+            xdd,
+        )
+    }
+
+    /// [`acceleration`](Self::acceleration) with `tangent` (n x dof, orthonormal columns
+    /// spanning the same space as the factorisation's) as `T` instead of the factorisation's
+    /// own tangent columns: for showing that the basis does not enter the physics.
+    #[allow(clippy::too_many_arguments)]
+    pub fn acceleration_in(
+        &mut self,
+        tangent: Option<DMatrixView<f64>>,
+        mechanism: &Mechanism,
+        extra_loads: &[Load],
+        t: f64,
+        x: &DVector<f64>,
+        xd: &DVector<f64>,
+        rank_tolerance: f64,
+        normal_truncation: f64,
+        xdd: &mut DVector<f64>,
+    ) -> Result<usize, SolverError> {
         let n = mechanism.n();
         let rank = self.qr.rank(rank_tolerance);
         let dof = n - rank;
@@ -85,7 +114,15 @@ impl Evaluator {
             return Ok(rank);
         }
         let q = self.qr.q();
-        let tangent = q.columns(rank, dof);
+        let tangent = match tangent {
+            Some(tangent) if tangent.shape() == (n, dof) => tangent,
+            Some(_) => {
+                return Err(SolverError::InvalidState(
+                    "the basis given does not span the tangent space".into(),
+                ));
+            }
+            None => q.columns(rank, dof),
+        };
         // T^T M T with diagonal M, and T^T (f - M beta'').
         for i in 0..dof {
             for j in 0..=i {

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::basis::{BasisStats, BasisUpdater, TangentBasis};
 use super::dynamics::Evaluator;
@@ -306,6 +306,32 @@ impl Simulation {
             BasisMode::Traditional => &self.traditional,
             BasisMode::Continued => &self.continued,
         }
+    }
+
+    /// Accelerations of the current state computed with `tangent` (n x dof, orthonormal
+    /// columns spanning the tangent space: e.g. one of the two bases) as `T` instead of the
+    /// factorisation's own tangent columns, which is what the steps use. Physically they are
+    /// the same (seed 000 eq. 11 is invariant under `T -> T U` for orthogonal `U`): the tests
+    /// compare them to show that the basis shown never changes the motion. Allocates.
+    pub fn accelerations_with_tangent(
+        &self,
+        tangent: Option<DMatrixView<f64>>,
+    ) -> Result<DVector<f64>, SolverError> {
+        let mut evaluator = self.evaluator.clone();
+        evaluator.qr.clone_from(&self.qr_state);
+        let mut xdd = DVector::zeros(self.mechanism.n());
+        evaluator.acceleration_in(
+            tangent,
+            &self.mechanism,
+            &self.extra_loads,
+            self.t,
+            &self.x,
+            &self.xd,
+            self.settings.rank_tolerance,
+            self.settings.normal_truncation,
+            &mut xdd,
+        )?;
+        Ok(xdd)
     }
 
     /// Kinetic plus gravitational potential energy of the current state.
