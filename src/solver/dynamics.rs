@@ -46,37 +46,11 @@ impl Evaluator {
 
     /// Accelerations `xdd` at `(t, x, xd)`, with `self.qr` already holding the factorisation
     /// of `A(x)^T`; returns the rank used (relative tolerance `rank_tolerance` on the `R`
-    /// diagonal).
+    /// diagonal). `T` is the factorisation's tangent columns, or `tangent` if given (n x dof,
+    /// orthonormal columns spanning the same space: for showing that the basis does not enter
+    /// the physics).
     #[allow(clippy::too_many_arguments)]
     pub fn acceleration(
-        &mut self,
-        mechanism: &Mechanism,
-        extra_loads: &[Load],
-        t: f64,
-        x: &DVector<f64>,
-        xd: &DVector<f64>,
-        rank_tolerance: f64,
-        normal_truncation: f64,
-        xdd: &mut DVector<f64>,
-    ) -> Result<usize, SolverError> {
-        self.acceleration_in(
-            None,
-            mechanism,
-            extra_loads,
-            t,
-            x,
-            xd,
-            rank_tolerance,
-            normal_truncation,
-            xdd,
-        )
-    }
-
-    /// [`acceleration`](Self::acceleration) with `tangent` (n x dof, orthonormal columns
-    /// spanning the same space as the factorisation's) as `T` instead of the factorisation's
-    /// own tangent columns: for showing that the basis does not enter the physics.
-    #[allow(clippy::too_many_arguments)]
-    pub fn acceleration_in(
         &mut self,
         tangent: Option<DMatrixView<f64>>,
         mechanism: &Mechanism,
@@ -216,6 +190,7 @@ mod tests {
         let rank_tolerance = Settings::default().rank_tolerance;
         let rank = evaluator
             .acceleration(
+                None,
                 mechanism,
                 &[],
                 0.0,

@@ -237,6 +237,7 @@ impl Stepper {
             }
             self.kx[s].copy_from(&self.xd_stage);
             evaluator.acceleration(
+                None,
                 rhs.mechanism,
                 rhs.extra_loads,
                 t_stage,

@@ -320,7 +320,7 @@ impl Simulation {
         let mut evaluator = self.evaluator.clone();
         evaluator.qr.clone_from(&self.qr_state);
         let mut xdd = DVector::zeros(self.mechanism.n());
-        evaluator.acceleration_in(
+        evaluator.acceleration(
             tangent,
             &self.mechanism,
             &self.extra_loads,

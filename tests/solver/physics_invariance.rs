@@ -104,7 +104,7 @@ fn accelerations_do_not_depend_on_the_basis() {
         while sim.time() < scene.t_end {
             let report = sim.step().unwrap();
             step += 1;
-            if step % 20 != 0 && !report.event {
+            if !step.is_multiple_of(20) && !report.event {
                 continue;
             }
             let own = sim.accelerations_with_tangent(None).unwrap();
