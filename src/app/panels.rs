@@ -147,6 +147,11 @@ fn layout(
             .size_range(controls_range)
             .show(&mut root, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
+                    // The panel is capped by clipping: its content is laid out wider than
+                    // what shows (seen: 232 points for 188 at a projector's scale), so rows
+                    // and texts wrap at the visible edge instead.
+                    let visible = ui.clip_rect().right() - ui.max_rect().left() - 4.0;
+                    ui.set_max_width(visible.min(ui.available_width()));
                     scene_panel(ui, &live, &catalog, &mut commands);
                     solver_panel(ui, &live, view, &mut commands);
                     motions_panel(ui, &live, view, &mut commands);
@@ -341,7 +346,8 @@ Drag: pan (orbit in 3D), wheel: zoom, right-click: menu";
 
 fn transport(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut Vec<AppCommand>) {
     let session = &live.session;
-    ui.horizontal(|ui| {
+    // Wraps onto a second row in a narrow window (1024 points at a projector's scale).
+    ui.horizontal_wrapped(|ui| {
         let playing = !session.is_paused();
         let label = if playing { "⏸ Pause" } else { "▶ Play" };
         if ui
@@ -729,10 +735,11 @@ fn setting_row(
     contents: impl FnOnce(&mut Ui),
 ) {
     if narrow {
-        ui.horizontal_wrapped(|ui| {
-            label(ui);
-            contents(ui);
-        });
+        // The label on a line of its own: a slider with its value box is one `horizontal`
+        // that egui does not move to the next row, and would widen the whole panel's
+        // content past its visible edge.
+        label(ui);
+        ui.horizontal_wrapped(contents);
     } else {
         label(ui);
         ui.horizontal(contents);
@@ -773,8 +780,10 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                 view.hidden_motions.resize(shown.len(), false);
             }
             let palette = Palette::for_theme(view.light);
+            // Rows wrap in a narrow panel (a projector's scale) instead of running past its
+            // edge, where egui clips them.
             for (k, motion) in shown.iter().enumerate() {
-                ui.horizontal(|ui| {
+                ui.horizontal_wrapped(|ui| {
                     let color = palette.motion(k);
                     let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
                     ui.painter().rect_filled(rect, 2.0, color);
@@ -813,7 +822,7 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     .small(),
                 );
             }
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.label("Δ velocity");
                 ui.add(egui::DragValue::new(&mut view.push_delta).speed(0.05).range(-20.0..=20.0));
                 ui.label("over");
@@ -905,7 +914,7 @@ fn events_panel(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
             for (i, event) in events.iter().enumerate().rev().take(50) {
                 // The button first: a long time (10 s and more) must not push it out of a
                 // narrow panel.
-                ui.horizontal(|ui| {
+                ui.horizontal_wrapped(|ui| {
                     if ui.small_button("go to").clicked() {
                         commands.push(AppCommand::GotoEvent(i));
                     }
