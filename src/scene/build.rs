@@ -539,9 +539,19 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     let mut x0 = DVector::from_vec(x0);
     let written = x0.clone();
     let mut assembly = assemble_positions(&mechanism, &mut x0).map_err(|e| match &e {
-        SolverError::AssemblyFailed { joint, .. } => {
-            report.joint(joint, None, format!("{e} (check the initial poses)"))
-        }
+        SolverError::AssemblyFailed {
+            iterations,
+            residual,
+            joint,
+        } => report.joint(
+            joint,
+            None,
+            format!(
+                "the initial positions cannot be assembled (residual {residual:.3e} after \
+                 {iterations} Newton iterations); largest residual as written at this joint: \
+                 check the initial poses"
+            ),
+        ),
         _ => report.error(Site::Field("bodies"), None, e.to_string()),
     })?;
     // Velocities that fit the written pose are adjusted to the assembled one (reported in the

@@ -345,6 +345,47 @@ fn geometry_that_cannot_be_assembled() {
     );
 }
 
+/// The shipped A02 scene's text. Its joints are on lines 16 (O1) to 22 (B2): `Pin(name:` puts
+/// a pin's name at column 13, `Revolute(name:` a revolute's at 18.
+fn a02_source() -> String {
+    std::fs::read_to_string(crate::common::scene_path("double_four_bar")).expect("A02 scene")
+}
+
+/// A02 with `from` replaced by `to` must fail to assemble and blame `joint` at `at`.
+fn assembly_blames(from: &str, to: &str, joint: &str, at: (usize, usize)) {
+    let src = variant_of(&a02_source(), from, to);
+    let e = load_error(&src);
+    let entity = format!("joint \"{joint}\"");
+    check(
+        &e,
+        &src,
+        at,
+        &format!("name: \"{joint}\""),
+        Some(entity.as_str()),
+        &["cannot be assembled", "largest residual as written"],
+    );
+}
+
+#[test]
+fn a_misplaced_pin_is_blamed_not_the_joint_newton_left_worst() {
+    // O3's ground point 3 m right of crank3's written start: as written, O3 is 3 m off and
+    // every other joint closes. (Newton spread the error; the loader blamed B2.)
+    assembly_blames("ground: (2.0, 0.0)", "ground: (5.0, 0.0)", "O3", (18, 13));
+}
+
+#[test]
+fn a_crank_too_long_is_blamed_at_its_own_joint() {
+    // crank3 3 m long, still written from (2, 0) upwards: its start sits on O3, its end at
+    // (2, 3), 2 m above coupler2's end, so B2 holds the largest residual as written. (The
+    // loader blamed A2, a joint of crank2 and coupler2.)
+    assembly_blames(
+        r#"Bar(name: "crank3", length: 1.0"#,
+        r#"Bar(name: "crank3", length: 3.0"#,
+        "B2",
+        (22, 18),
+    );
+}
+
 /// Parallelogram with crank rates -1 and +1 rad/s: the coupler cannot follow (its ends would
 /// need horizontal velocities +1 and -1 while it stays 1 m long).
 const INCONSISTENT_VELOCITIES: &str = "    velocities: [\n        (body: \"crank1\", omega: -1.0),\n        (body: \"crank2\", omega: 1.0),\n    ],\n";
