@@ -521,6 +521,10 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     })?;
     check_positive(spec.run.t_end, "t_end")
         .map_err(|m| report.error(Site::SectionField("run", "t_end"), None, m))?;
+    if let Some((x, y)) = spec.view.center {
+        check_finite(&[x, y], "center")
+            .map_err(|m| report.error(Site::SectionField("view", "center"), None, m))?;
+    }
     if let Some(width) = spec.view.width {
         check_positive(width, "width")
             .map_err(|m| report.error(Site::SectionField("view", "width"), None, m))?;

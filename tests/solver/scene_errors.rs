@@ -751,6 +751,18 @@ fn run_and_view_errors_point_at_their_field() {
         None,
         &["width", "positive"],
     );
+    // Non-finite numbers are rejected wherever they are written (RON reads NaN and inf).
+    for center in ["(NaN, 0.0)", "(0.0, inf)", "(-inf, NaN)"] {
+        let src = with_sections(&format!("    view: (width: 4.5, center: {center}),\n"));
+        check(
+            &load_error(&src),
+            &src,
+            (15, 24),
+            "center",
+            None,
+            &["center", "finite"],
+        );
+    }
     let src = with_sections("    view: (width: 4.5, trace: \"crank9\"),\n");
     check(
         &load_error(&src),
