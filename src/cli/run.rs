@@ -233,10 +233,27 @@ fn write_error(what: &'static str) -> impl Fn(io::Error) -> String {
     }
 }
 
-fn create(path: &std::path::Path) -> Result<BufWriter<File>, String> {
-    File::create(path)
-        .map(BufWriter::new)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))
+/// A CSV output (a new file, or stdout for `None`) and whether it is a terminal.
+fn open_output(path: Option<&Path>) -> Result<(Box<dyn Write>, bool), String> {
+    match path {
+        Some(path) => {
+            let file =
+                File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            let terminal = file.is_terminal();
+            Ok((Box::new(BufWriter::new(file)), terminal))
+        }
+        None => {
+            let stdout = io::stdout();
+            let terminal = stdout.is_terminal();
+            Ok((Box::new(BufWriter::new(stdout.lock())), terminal))
+        }
+    }
+}
+
+/// Whether to draw the progress bar: only on a terminal stderr, and not while a CSV goes to a
+/// terminal, where the bar's carriage returns would overwrite its lines.
+pub fn draws_progress(stderr_on_terminal: bool, csv_on_terminal: &[bool]) -> bool {
+    stderr_on_terminal && !csv_on_terminal.contains(&true)
 }
 
 /// Runs `singulab run` with files or stdout as outputs.
@@ -246,17 +263,19 @@ pub fn run(args: &RunArgs) -> Result<RunSummary, String> {
     if let Some(note) = scene.assembly_note() {
         eprintln!("singulab: {note}");
     }
-    let stdout = io::stdout();
-    let mut out: Box<dyn Write> = match &args.out {
-        Some(path) => Box::new(create(path)?),
-        None => Box::new(BufWriter::new(stdout.lock())),
+    let (mut out, out_on_terminal) = open_output(args.out.as_deref())?;
+    let events_path = args.events.as_ref().map(|events| match events {
+        EventsOutput::File(path) => Some(path.as_path()),
+        EventsOutput::Stdout => None,
+    });
+    let (mut events, events_on_terminal) = match events_path {
+        Some(path) => open_output(path).map(|(w, terminal)| (Some(w), terminal))?,
+        None => (None, false),
     };
-    let mut events: Option<Box<dyn Write>> = match &args.events {
-        Some(EventsOutput::File(path)) => Some(Box::new(create(path)?)),
-        Some(EventsOutput::Stdout) => Some(Box::new(BufWriter::new(stdout.lock()))),
-        None => None,
-    };
-    let progress = io::stderr().is_terminal();
+    let progress = draws_progress(
+        io::stderr().is_terminal(),
+        &[out_on_terminal, events_on_terminal],
+    );
     let summary = run_scene(
         &scene,
         args,
@@ -391,4 +410,21 @@ pub fn run_scene(
     bar.finish();
     summary.factorizations = sim.counters().factorizations;
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::draws_progress;
+
+    #[test]
+    fn the_progress_bar_keeps_off_a_csv_on_the_terminal() {
+        // Outputs: the trajectory, the events.
+        assert!(draws_progress(true, &[false, false]));
+        // `singulab run x.ron` in a terminal: the CSV scrolls there, the bar would cut it.
+        assert!(!draws_progress(true, &[true, false]));
+        // `--out file.csv --events -` in a terminal.
+        assert!(!draws_progress(true, &[false, true]));
+        // stderr redirected: never a bar.
+        assert!(!draws_progress(false, &[false, false]));
+    }
 }
