@@ -394,34 +394,83 @@ const INCONSISTENT_VELOCITIES: &str = "    velocities: [\n        (body: \"crank
 fn stated_velocities_that_violate_the_constraints() {
     let src = with_sections(INCONSISTENT_VELOCITIES);
     let e = load_error(&src);
-    // Line 15 is `    velocities: [`.
+    // Either rate alone fits; the tie goes to the one stated last, crank2's on line 17,
+    // `        (body: "crank2", omega: 1.0),`: 8 spaces and `(body: "crank2", ` put `omega`
+    // at column 26.
     check(
         &e,
         &src,
-        (15, 5),
-        "velocities:",
-        None,
-        &["velocities", "violate"],
+        (17, 26),
+        "omega: 1.0",
+        Some(r#"velocity of "crank2""#),
+        &[
+            "velocities",
+            "violate",
+            "without this `omega` the others fit",
+        ],
     );
 }
 
 #[test]
 fn stated_velocities_error_ignores_a_comment_mentioning_velocities() {
     // Same scene, with a header comment (as every shipped scene has) that mentions the
-    // word: the error must still point at the `velocities` section, now on line 16.
+    // word and a body: the error must still point at crank2's rate, now on line 18.
     let src = format!(
-        "// Crank velocities that disagree.\n{}",
+        "// Crank velocities that disagree: (body: \"crank2\", omega: 1.0).\n{}",
         with_sections(INCONSISTENT_VELOCITIES)
     );
     let e = load_error(&src);
     check(
         &e,
         &src,
-        (16, 5),
-        "velocities:",
-        None,
+        (18, 26),
+        "omega: 1.0",
+        Some(r#"velocity of "crank2""#),
         &["velocities", "violate"],
     );
+}
+
+/// A02 with its three crank rates stated (lines 25, 26 and 27, `omega` at column 26).
+fn a02_with_crank_rates(rates: [f64; 3]) -> String {
+    let [r1, r2, r3] = rates;
+    variant_of(
+        &a02_source(),
+        "        (body: \"crank1\", omega: -1.0),\n",
+        &format!(
+            "        (body: \"crank1\", omega: {r1:?}),\n        (body: \"crank2\", omega: {r2:?}),\n        (body: \"crank3\", omega: {r3:?}),\n"
+        ),
+    )
+}
+
+#[test]
+fn the_stated_rate_that_disagrees_with_the_others_is_named() {
+    // A02 written as a parallelogram moves only with equal crank rates. With crank1 and
+    // crank2 at -1 rad/s and crank3 at +1, dropping crank3's rate leaves two that fit, while
+    // dropping either other one leaves a +1 and a -1 that do not: crank3 is at fault, whether
+    // it is stated last or first. (The loader said `largest at joint "O3"` at the list.)
+    for (rates, line, body) in [
+        ([-1.0, -1.0, 1.0], 27, "crank3"),
+        ([1.0, -1.0, -1.0], 25, "crank1"),
+        ([-1.0, 1.0, -1.0], 26, "crank2"),
+    ] {
+        let src = a02_with_crank_rates(rates);
+        let e = load_error(&src);
+        let entity = format!("velocity of \"{body}\"");
+        check(
+            &e,
+            &src,
+            (line, 26),
+            "omega:",
+            Some(entity.as_str()),
+            &["violate", "without this `omega` the others fit"],
+        );
+        assert!(
+            text_at(&src, line, 1).contains(body),
+            "test bug: line {line} is not {body}'s"
+        );
+    }
+    // Equal rates fit.
+    parse_scene(FILE, &a02_with_crank_rates([-1.0, -1.0, -1.0])).unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
