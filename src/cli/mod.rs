@@ -54,11 +54,7 @@ fn counted(n: u64, noun: &str) -> String {
 /// A time or step in seconds for messages: plainly in the usual range, in exponent form far
 /// outside it (`1e-300`, not three hundred zeros).
 pub(crate) fn seconds(value: f64) -> String {
-    if value == 0.0 || (1e-4..1e9).contains(&value.abs()) {
-        format!("{value}")
-    } else {
-        format!("{value:e}")
-    }
+    crate::scene::number_text(value)
 }
 
 /// Entry point shared by the binary; returns the process exit code.

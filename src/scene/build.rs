@@ -7,7 +7,7 @@ use std::sync::Arc;
 use nalgebra::{DVector, Vector2};
 
 use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile};
-use super::{Scene, SceneError, locate};
+use super::{Scene, SceneError, locate, number_text};
 use crate::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, LocalPoint, Mechanism};
 use crate::solver::{SolverError, assemble_positions, complete_velocities};
 
@@ -81,14 +81,15 @@ fn check_positive(value: f64, what: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{what} must be a positive finite number, got {value}"
+            "{what} must be a positive finite number, got {}",
+            number_text(value)
         ))
     }
 }
 
 fn check_finite(values: &[f64], what: &str) -> Result<(), String> {
     match values.iter().find(|v| !v.is_finite()) {
-        Some(v) => Err(format!("{what} must be finite, got {v}")),
+        Some(&v) => Err(format!("{what} must be finite, got {}", number_text(v))),
         None => Ok(()),
     }
 }

@@ -226,6 +226,12 @@ fn negative_mass() {
 }
 
 #[test]
+fn tiny_negative_mass_in_exponent_form() {
+    // Not `-0.00000000000000000001`.
+    bad_mass("-1e-20", &["mass", "positive", "got -1e-20"]);
+}
+
+#[test]
 fn nan_mass() {
     bad_mass("NaN", &["mass", "finite", "NaN"]);
 }
