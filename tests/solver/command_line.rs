@@ -40,6 +40,13 @@ fn assert_fails(output: &Output, code: i32, words: &[&str], case: &str) {
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{case}: one line expected, got {stderr}");
     assert!(lines[0].starts_with("singulab: "), "{case}: {stderr}");
+    // README: `singulab: error: ` for bad scenes and failures, plain `singulab: ` for bad
+    // arguments.
+    assert_eq!(
+        lines[0].starts_with("singulab: error: "),
+        code == 1,
+        "{case}: {stderr}"
+    );
     for word in words {
         assert!(
             lines[0].contains(word),
