@@ -257,6 +257,16 @@ fn events_to_stdout_beside_a_trajectory_file() {
 }
 
 #[test]
+fn bench_checks_every_scene_before_printing() {
+    // The second scene is missing: no table header on stdout before the error.
+    let four_bar = scene_path("four_bar").display().to_string();
+    let missing = scratch("bench").join("missing.ron").display().to_string();
+    let output = singulab(&["bench", &four_bar, &missing, "--t-end", "0.01"]);
+    assert_fails(&output, 1, &["missing.ron"], "bench with a missing scene");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+}
+
+#[test]
 fn a_closed_stdout_ends_the_run_quietly() {
     // four_bar's 2 s at dt 1e-3 write about 0.9 MB, far more than a pipe holds.
     let mut child = Command::new(env!("CARGO_BIN_EXE_singulab"))
