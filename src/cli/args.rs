@@ -14,8 +14,17 @@ pub struct RunArgs {
     pub predictor: Option<Predictor>,
     pub integrator: Option<Integrator>,
     pub every: usize,
+    /// The trajectory CSV's file; `None` is stdout.
     pub out: Option<PathBuf>,
-    pub events: Option<PathBuf>,
+    pub events: Option<EventsOutput>,
+}
+
+/// Where `--events` writes the events CSV.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventsOutput {
+    /// `--events -`, only when the trajectory goes to a file.
+    Stdout,
+    File(PathBuf),
 }
 
 /// Options of `singulab bench`.
@@ -205,7 +214,12 @@ fn parse_run(args: &[String]) -> Result<Option<RunArgs>, String> {
                     .filter(|path| *path != "-")
                     .map(PathBuf::from)
             }
-            "--events" => run.events = Some(PathBuf::from(value(arg, &mut it)?)),
+            "--events" => {
+                run.events = Some(match value(arg, &mut it)? {
+                    "-" => EventsOutput::Stdout,
+                    path => EventsOutput::File(PathBuf::from(path)),
+                })
+            }
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
             path => {
                 if scene.replace(PathBuf::from(path)).is_some() {
@@ -215,6 +229,12 @@ fn parse_run(args: &[String]) -> Result<Option<RunArgs>, String> {
         }
     }
     run.scene = scene.ok_or("run needs a scene file, e.g. singulab run scenes/four_bar.ron")?;
+    if run.out.is_none() && run.events == Some(EventsOutput::Stdout) {
+        return Err(
+            "--events - and the trajectory cannot share stdout; give one of them a file (--out FILE.csv)"
+                .into(),
+        );
+    }
     Ok(Some(run))
 }
 
@@ -413,7 +433,28 @@ mod tests {
         assert_eq!(run.integrator, Some(Integrator::Dopri5));
         assert_eq!(run.every, 10);
         assert_eq!(run.out, Some(PathBuf::from("o.csv")));
-        assert_eq!(run.events, Some(PathBuf::from("e.csv")));
+        assert_eq!(run.events, Some(EventsOutput::File(PathBuf::from("e.csv"))));
+    }
+
+    #[test]
+    fn events_to_stdout_only_beside_a_trajectory_file() {
+        let Command::Run(run) = parse(&strings(&[
+            "run", "a.ron", "--out", "o.csv", "--events", "-",
+        ]))
+        .unwrap() else {
+            panic!("not a run")
+        };
+        assert_eq!(run.out, Some(PathBuf::from("o.csv")));
+        assert_eq!(run.events, Some(EventsOutput::Stdout));
+        // The trajectory on stdout too, explicitly or by default: one stream, two CSVs.
+        for args in [
+            vec!["run", "a.ron", "--out", "-", "--events", "-"],
+            vec!["run", "a.ron", "--events", "-"],
+            vec!["run", "a.ron", "--events", "-", "--out", "-"],
+        ] {
+            let message = parse(&strings(&args)).unwrap_err();
+            assert!(message.contains("share stdout"), "{args:?}: {message}");
+        }
     }
 
     #[test]

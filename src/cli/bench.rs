@@ -119,19 +119,23 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
             super::seconds(args.t_end)
         ));
     }
-    let scenes = if args.scenes.is_empty() {
+    let paths = if args.scenes.is_empty() {
         default_scenes()
     } else {
         args.scenes.clone()
     };
+    // Every scene loads before the table starts, so a bad one leaves no half table.
+    let scenes = paths
+        .iter()
+        .map(|path| load_scene(path).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
     println!(
         "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | wall dt=1e-3 (s) | QR only (s) | wall dt=1e-4 (s) | QR only (s) |",
         t = args.t_end
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for path in scenes {
-        let scene = load_scene(&path).map_err(|e| e.to_string())?;
-        let b = bench_scene(&scene, args.t_end)?;
+    for (path, scene) in paths.iter().zip(&scenes) {
+        let b = bench_scene(scene, args.t_end)?;
         println!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {:.2e} | {:.3} | {:.3} | {:.3} | {:.3} |",
             path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"),

@@ -26,8 +26,8 @@ USAGE:
     singulab bench [SCENE.ron ...] [--t-end S]
     singulab --help | --version
 
-run writes the trajectory CSV to --out (stdout if omitted) and the singular events to
---events; the CSV columns are described in README.md. view with --screenshot runs to the
+run writes the trajectory CSV to --out (stdout if omitted or -) and the singular events to
+--events (- for stdout when --out is a file); the CSV columns are described in README.md. view with --screenshot runs to the
 stop (--time or --until-event), lets N frames render (default 5), writes the PNG and exits;
 --measure-frames N plays N frames, prints the CPU time per frame and exits; --side-by-side
 shows the traditional and the continued basis next to each other.";
@@ -54,11 +54,7 @@ fn counted(n: u64, noun: &str) -> String {
 /// A time or step in seconds for messages: plainly in the usual range, in exponent form far
 /// outside it (`1e-300`, not three hundred zeros).
 pub(crate) fn seconds(value: f64) -> String {
-    if value == 0.0 || (1e-4..1e9).contains(&value.abs()) {
-        format!("{value}")
-    } else {
-        format!("{value:e}")
-    }
+    crate::scene::number_text(value)
 }
 
 /// Entry point shared by the binary; returns the process exit code.

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
-use super::args::RunArgs;
+use super::args::{EventsOutput, RunArgs};
 use crate::scene::{Scene, load_scene};
 use crate::solver::{BasisMode, Branch, Simulation, SingularEvent, StepReport, branches};
 
@@ -62,7 +62,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Refuses outputs that would overwrite the scene or each other.
 fn check_outputs(args: &RunArgs) -> Result<(), String> {
-    let outputs = [("--out", &args.out), ("--events", &args.events)];
+    let events = match &args.events {
+        Some(EventsOutput::File(path)) => Some(path.clone()),
+        _ => None,
+    };
+    let outputs = [("--out", &args.out), ("--events", &events)];
     for (flag, path) in outputs {
         if let Some(path) = path
             && same_file(path, &args.scene)
@@ -73,7 +77,7 @@ fn check_outputs(args: &RunArgs) -> Result<(), String> {
             ));
         }
     }
-    if let (Some(out), Some(events)) = (&args.out, &args.events)
+    if let (Some(out), Some(events)) = (&args.out, &events)
         && same_file(out, events)
     {
         return Err(format!(
@@ -217,10 +221,39 @@ impl Progress {
     }
 }
 
-fn create(path: &std::path::Path) -> Result<BufWriter<File>, String> {
-    File::create(path)
-        .map(BufWriter::new)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))
+/// The message of a failed write to the trajectory (`what` = "output") or the events: a closed
+/// pipe is the reader being done (`singulab run ... | head`), anything else an error.
+fn write_error(what: &'static str) -> impl Fn(io::Error) -> String {
+    move |e| {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            OUTPUT_CLOSED.to_string()
+        } else {
+            format!("cannot write the {what}: {e}")
+        }
+    }
+}
+
+/// A CSV output (a new file, or stdout for `None`) and whether it is a terminal.
+fn open_output(path: Option<&Path>) -> Result<(Box<dyn Write>, bool), String> {
+    match path {
+        Some(path) => {
+            let file =
+                File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            let terminal = file.is_terminal();
+            Ok((Box::new(BufWriter::new(file)), terminal))
+        }
+        None => {
+            let stdout = io::stdout();
+            let terminal = stdout.is_terminal();
+            Ok((Box::new(BufWriter::new(stdout.lock())), terminal))
+        }
+    }
+}
+
+/// Whether to draw the progress bar: only on a terminal stderr, and not while a CSV goes to a
+/// terminal, where the bar's carriage returns would overwrite its lines.
+pub fn draws_progress(stderr_on_terminal: bool, csv_on_terminal: &[bool]) -> bool {
+    stderr_on_terminal && !csv_on_terminal.contains(&true)
 }
 
 /// Runs `singulab run` with files or stdout as outputs.
@@ -230,33 +263,29 @@ pub fn run(args: &RunArgs) -> Result<RunSummary, String> {
     if let Some(note) = scene.assembly_note() {
         eprintln!("singulab: {note}");
     }
-    let stdout = io::stdout();
-    let mut out: Box<dyn Write> = match &args.out {
-        Some(path) => Box::new(create(path)?),
-        None => Box::new(BufWriter::new(stdout.lock())),
+    let (mut out, out_on_terminal) = open_output(args.out.as_deref())?;
+    let events_path = args.events.as_ref().map(|events| match events {
+        EventsOutput::File(path) => Some(path.as_path()),
+        EventsOutput::Stdout => None,
+    });
+    let (mut events, events_on_terminal) = match events_path {
+        Some(path) => open_output(path).map(|(w, terminal)| (Some(w), terminal))?,
+        None => (None, false),
     };
-    let mut events = match &args.events {
-        Some(path) => Some(create(path)?),
-        None => None,
-    };
-    let progress = io::stderr().is_terminal();
+    let progress = draws_progress(
+        io::stderr().is_terminal(),
+        &[out_on_terminal, events_on_terminal],
+    );
     let summary = run_scene(
         &scene,
         args,
         &mut out,
-        events.as_mut().map(|w| w as &mut dyn Write),
+        events.as_mut().map(|w| w.as_mut() as &mut dyn Write),
         progress,
     )?;
-    out.flush().map_err(|e| {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            OUTPUT_CLOSED.to_string()
-        } else {
-            format!("cannot write the output: {e}")
-        }
-    })?;
+    out.flush().map_err(write_error("output"))?;
     if let Some(w) = events.as_mut() {
-        w.flush()
-            .map_err(|e| format!("cannot write the events: {e}"))?;
+        w.flush().map_err(write_error("events"))?;
     }
     Ok(summary)
 }
@@ -295,24 +324,16 @@ pub fn run_scene(
     }
     let n = scene.mechanism.n();
     let dof = n - sim.generic_rank();
-    // A closed trajectory output is the reader being done (`| head`); the events file is
-    // never a pipe that may close, so an error there is one.
-    let io_error = |e: io::Error| {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            OUTPUT_CLOSED.to_string()
-        } else {
-            format!("cannot write the output: {e}")
-        }
-    };
-    let events_error = |e: io::Error| format!("cannot write the events: {e}");
+    let io_error = write_error("output");
+    let events_error = write_error("events");
 
     let mut line = trajectory_header(scene, dof);
     line.push('\n');
-    out.write_all(line.as_bytes()).map_err(io_error)?;
+    out.write_all(line.as_bytes()).map_err(&io_error)?;
     if let Some(w) = events.as_mut() {
         let mut header = events_header(scene);
         header.push('\n');
-        w.write_all(header.as_bytes()).map_err(events_error)?;
+        w.write_all(header.as_bytes()).map_err(&events_error)?;
     }
     let residual0 = {
         let mut c = nalgebra::DVector::zeros(scene.mechanism.m());
@@ -320,7 +341,7 @@ pub fn run_scene(
         if c.is_empty() { 0.0 } else { c.amax() }
     };
     trajectory_row(&mut line, &sim, args.basis, residual0, sim.rank(), 0.0, dof);
-    out.write_all(line.as_bytes()).map_err(io_error)?;
+    out.write_all(line.as_bytes()).map_err(&io_error)?;
 
     let mut bar = Progress {
         enabled: progress,
@@ -363,7 +384,7 @@ pub fn run_scene(
                 event_text.clear();
                 let branches = branches(&scene.mechanism, event);
                 event_rows(&mut event_text, event, &branches.branches, args.basis);
-                w.write_all(event_text.as_bytes()).map_err(events_error)?;
+                w.write_all(event_text.as_bytes()).map_err(&events_error)?;
             }
         }
         let last = sim.time() >= t_end - end_slack;
@@ -381,7 +402,7 @@ pub fn run_scene(
                 stats.jump,
                 dof,
             );
-            out.write_all(line.as_bytes()).map_err(io_error)?;
+            out.write_all(line.as_bytes()).map_err(&io_error)?;
             summary.rows += 1;
         }
         bar.update(sim.time(), t_end);
@@ -389,4 +410,21 @@ pub fn run_scene(
     bar.finish();
     summary.factorizations = sim.counters().factorizations;
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::draws_progress;
+
+    #[test]
+    fn the_progress_bar_keeps_off_a_csv_on_the_terminal() {
+        // Outputs: the trajectory, the events.
+        assert!(draws_progress(true, &[false, false]));
+        // `singulab run x.ron` in a terminal: the CSV scrolls there, the bar would cut it.
+        assert!(!draws_progress(true, &[true, false]));
+        // `--out file.csv --events -` in a terminal.
+        assert!(!draws_progress(true, &[false, true]));
+        // stderr redirected: never a bar.
+        assert!(!draws_progress(false, &[false, false]));
+    }
 }

@@ -469,12 +469,51 @@ mod tests {
                 assert_eq!(r[(i, j)], 0.0, "R[{i},{j}] below diagonal not zero");
             }
         }
-        for i in 1..n.min(m) {
+        check_diagonal(a, qr);
+    }
+
+    /// The `R` diagonal against an independent factorisation: nalgebra's unpivoted Householder
+    /// QR of `A^T P` with our permutation, which has the same `|R_jj|` in exact arithmetic and
+    /// no clamp. Ours may differ from it only at round-off level, so the clamp to the previous
+    /// magnitude (and the zeros below the round-off floor) change nothing that matters; and
+    /// its diagonal must itself be non-increasing up to round-off, so the pivots really are
+    /// taken by trailing norm. (Comparing our diagonal with itself cannot fail: the clamp makes
+    /// it non-increasing whatever the pivots.)
+    fn check_diagonal(a: &DMatrix<f64>, qr: &PivotedQr) {
+        let (m, n) = a.shape();
+        let reference = at_permuted(a, qr.permutation()).qr().r();
+        let reference: Vec<f64> = (0..n.min(m)).map(|j| reference[(j, j)].abs()).collect();
+        // Round-off relative to the largest column norm, plus what the floor may zero.
+        let slack = (1e-14 + ROUND_OFF_FLOOR) * reference.first().copied().unwrap_or(0.0);
+        for (j, &theirs) in reference.iter().enumerate() {
+            let ours = qr.r_diag_abs(j);
             assert!(
-                r[(i, i)].abs() <= r[(i - 1, i - 1)].abs(),
-                "|R_ii| increases at {i} ({m}x{n})"
+                (ours - theirs).abs() <= slack,
+                "|R_{j}{j}| = {ours:e}, unpivoted QR of A^T P: {theirs:e} ({m}x{n})"
             );
+            if j > 0 {
+                assert!(
+                    theirs <= reference[j - 1] + slack,
+                    "|R_jj| increases at {j}: {:e} then {theirs:e} ({m}x{n})",
+                    reference[j - 1]
+                );
+            }
         }
+    }
+
+    #[test]
+    fn the_diagonal_check_catches_a_wrong_pivot_order() {
+        // The check must be able to fail: rows of norms 1 and 2, factorised in the wrong
+        // order (the permutation swapped after the fact), and a diagonal changed by far more
+        // than round-off.
+        let a = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.0, 2.0]);
+        let mut qr = factorize(&a);
+        check_diagonal(&a, &qr);
+        qr.perm.swap(0, 1);
+        assert!(std::panic::catch_unwind(|| check_diagonal(&a, &qr)).is_err());
+        let mut qr = factorize(&a);
+        qr.r[(1, 1)] *= 1.0 + 1e-9;
+        assert!(std::panic::catch_unwind(|| check_diagonal(&a, &qr)).is_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use nalgebra::{DVector, Vector2};
 
 use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile};
-use super::{Scene, SceneError, locate};
+use super::{Scene, SceneError, locate, number_text};
 use crate::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, LocalPoint, Mechanism};
 use crate::solver::{SolverError, assemble_positions, complete_velocities};
 
@@ -81,14 +81,15 @@ fn check_positive(value: f64, what: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{what} must be a positive finite number, got {value}"
+            "{what} must be a positive finite number, got {}",
+            number_text(value)
         ))
     }
 }
 
 fn check_finite(values: &[f64], what: &str) -> Result<(), String> {
     match values.iter().find(|v| !v.is_finite()) {
-        Some(v) => Err(format!("{what} must be finite, got {v}")),
+        Some(&v) => Err(format!("{what} must be finite, got {}", number_text(v))),
         None => Ok(()),
     }
 }
@@ -461,6 +462,7 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     // Stated velocity components.
     let mut xd0 = DVector::zeros(n);
     let mut stated = vec![false; n];
+    let mut stated_components = Vec::new();
     for (item, velocity) in spec.velocities.iter().enumerate() {
         let at = |field: Option<&'static str>, message: String| {
             report.error(
@@ -508,6 +510,11 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
             }
             stated[index] = true;
             xd0[index] = value;
+            stated_components.push(StatedComponent {
+                coordinate: index,
+                item,
+                field,
+            });
         }
     }
 
@@ -521,6 +528,10 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     })?;
     check_positive(spec.run.t_end, "t_end")
         .map_err(|m| report.error(Site::SectionField("run", "t_end"), None, m))?;
+    if let Some((x, y)) = spec.view.center {
+        check_finite(&[x, y], "center")
+            .map_err(|m| report.error(Site::SectionField("view", "center"), None, m))?;
+    }
     if let Some(width) = spec.view.width {
         check_positive(width, "width")
             .map_err(|m| report.error(Site::SectionField("view", "width"), None, m))?;
@@ -539,13 +550,24 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     let mut x0 = DVector::from_vec(x0);
     let written = x0.clone();
     let mut assembly = assemble_positions(&mechanism, &mut x0).map_err(|e| match &e {
-        SolverError::AssemblyFailed { joint, .. } => {
-            report.joint(joint, None, format!("{e} (check the initial poses)"))
-        }
+        SolverError::AssemblyFailed {
+            iterations,
+            residual,
+            joint,
+        } => report.joint(
+            joint,
+            None,
+            format!(
+                "the initial positions cannot be assembled (residual {residual:.3e} after \
+                 {iterations} Newton iterations); largest residual as written at this joint: \
+                 check the initial poses"
+            ),
+        ),
         _ => report.error(Site::Field("bodies"), None, e.to_string()),
     })?;
     // Velocities that fit the written pose are adjusted to the assembled one (reported in the
     // assembly note); stated velocities that do not fit are an error.
+    let stated_xd = xd0.clone();
     assembly.velocity_change = complete_velocities(
         &mechanism,
         &x0,
@@ -553,7 +575,10 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
         &mut xd0,
         (assembly.correction > 0.0).then_some((&written, assembly.correction)),
     )
-    .map_err(|e| report.error(Site::Field("velocities"), None, e.to_string()))?;
+    .map_err(|e| {
+        let culprit = worst_stated(&mechanism, &written, &stated_components, &stated_xd);
+        velocity_error(&report, &spec, culprit, e)
+    })?;
 
     Ok(Scene {
         file: file_name.to_string(),
@@ -567,6 +592,76 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
         view: spec.view.clone(),
         assembly,
     })
+}
+
+/// A stated initial velocity component: its coordinate and where it is written.
+struct StatedComponent {
+    coordinate: usize,
+    /// Index in the `velocities` list.
+    item: usize,
+    field: &'static str,
+}
+
+/// The stated component that contributes most to a misfit of the stated velocities at `x`:
+/// the one whose removal (completing it like the unstated ones) leaves the smallest `|A xd|`.
+/// Equal ones go to the one stated last, which contradicts those stated before it. Returns it
+/// and the residual left without it (`None` when the others then fit).
+fn worst_stated<'a>(
+    mechanism: &Mechanism,
+    x: &DVector<f64>,
+    components: &'a [StatedComponent],
+    xd: &DVector<f64>,
+) -> Option<(&'a StatedComponent, Option<f64>)> {
+    let mut stated = vec![false; mechanism.n()];
+    for c in components {
+        stated[c.coordinate] = true;
+    }
+    let mut worst: Option<(&StatedComponent, Option<f64>)> = None;
+    for c in components {
+        stated[c.coordinate] = false;
+        let completed = complete_velocities(mechanism, x, &stated, &mut xd.clone(), None);
+        stated[c.coordinate] = true;
+        let left = match completed {
+            Ok(_) => None,
+            Err(SolverError::InconsistentVelocities { residual, .. }) => Some(residual),
+            Err(_) => continue,
+        };
+        let key = |left: Option<f64>| left.unwrap_or(0.0);
+        // A relative slack, so that round-off does not break a tie between equal culprits.
+        if worst.is_none_or(|(_, best)| key(left) <= key(best) * (1.0 + 1e-9)) {
+            worst = Some((c, left));
+        }
+    }
+    worst
+}
+
+/// The error for stated velocities that violate the constraints, at the component that
+/// contributes most (else at the `velocities` list).
+fn velocity_error(
+    report: &Reporter,
+    spec: &SceneFile,
+    culprit: Option<(&StatedComponent, Option<f64>)>,
+    e: SolverError,
+) -> SceneError {
+    let (SolverError::InconsistentVelocities { residual, .. }, Some((c, left))) = (&e, culprit)
+    else {
+        return report.error(Site::Field("velocities"), None, e.to_string());
+    };
+    let field = c.field;
+    let why = match left {
+        None => format!("without this `{field}` the others fit"),
+        Some(left) => {
+            format!("this `{field}` contributes most (|A xd| = {left:.3e} without it)")
+        }
+    };
+    report.error(
+        Site::ListItem("velocities", c.item, Some(field)),
+        Some(format!("velocity of \"{}\"", spec.velocities[c.item].body)),
+        format!(
+            "the stated initial velocities violate the constraints (|A xd| = {residual:.3e}); \
+             {why}: state fewer components"
+        ),
+    )
 }
 
 fn body_list(spec: &SceneFile) -> String {

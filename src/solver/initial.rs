@@ -35,8 +35,17 @@ pub struct AssemblyReport {
     pub velocity_change: f64,
 }
 
+/// The row with the largest residual magnitude; a NaN counts as larger than any number.
+fn worst_row(c: &DVector<f64>) -> usize {
+    c.iter()
+        .position(|v| v.is_nan())
+        .unwrap_or_else(|| c.iamax())
+}
+
 /// Moves `x` onto `c(x) = 0` by Newton iterations along the constraint normals (minimum-norm
-/// corrections). Fails, naming the joint with the largest residual, when it does not converge.
+/// corrections). Fails when it does not converge, naming the joint with the largest residual
+/// at the pose as written: Newton spreads the error of one misplaced pin over the whole loop,
+/// so the residuals after it point anywhere.
 pub fn assemble_positions(
     mechanism: &Mechanism,
     x: &mut DVector<f64>,
@@ -46,6 +55,7 @@ pub fn assemble_positions(
     let mut c = DVector::zeros(m);
     mechanism.residual(x, &mut c);
     let initial_residual = if m == 0 { 0.0 } else { c.amax() };
+    let written_joint = (m > 0).then(|| mechanism.joint_of_row(worst_row(&c)).name.clone());
     let mut projector = Projector::new(n, m);
     let mut a = DMatrix::zeros(m, n);
     let mut qr = PivotedQr::new(n, m);
@@ -62,16 +72,17 @@ pub fn assemble_positions(
         .map_err(|(iterations, residual, row)| SolverError::AssemblyFailed {
             iterations,
             residual,
-            joint: mechanism.joint_of_row(row).name.clone(),
+            joint: written_joint
+                .clone()
+                .unwrap_or_else(|| mechanism.joint_of_row(row).name.clone()),
         })?;
     // Redundant rows left out of Newton must hold too, or the geometry is inconsistent.
     mechanism.residual(x, &mut c);
     if m > 0 && (c.amax().is_nan() || c.amax() > 1e3 * ASSEMBLY_TOLERANCE) {
-        let row = c.iamax();
         return Err(SolverError::AssemblyFailed {
             iterations: outcome.iterations,
             residual: c.amax(),
-            joint: mechanism.joint_of_row(row).name.clone(),
+            joint: written_joint.unwrap_or_default(),
         });
     }
     let change = &*x - &given;

@@ -40,6 +40,13 @@ fn assert_fails(output: &Output, code: i32, words: &[&str], case: &str) {
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{case}: one line expected, got {stderr}");
     assert!(lines[0].starts_with("singulab: "), "{case}: {stderr}");
+    // README: `singulab: error: ` for bad scenes and failures, plain `singulab: ` for bad
+    // arguments.
+    assert_eq!(
+        lines[0].starts_with("singulab: error: "),
+        code == 1,
+        "{case}: {stderr}"
+    );
     for word in words {
         assert!(
             lines[0].contains(word),
@@ -72,7 +79,7 @@ const FOUR_BAR_FLAT: &str = r#"Scene(
 #[test]
 fn bad_arguments_exit_2_with_one_line() {
     let four_bar = scene_path("four_bar").display().to_string();
-    let cases: [(&[&str], &[&str]); 6] = [
+    let cases: [(&[&str], &[&str]); 7] = [
         (&["run"], &["scene"]),
         (&["run", &four_bar, "--frobnicate"], &["unknown option"]),
         (
@@ -81,6 +88,10 @@ fn bad_arguments_exit_2_with_one_line() {
         ),
         (&["run", &four_bar, "--out", "-h"], &["--out", "value"]),
         (&["run", &four_bar, "--every", "0"], &["--every"]),
+        (
+            &["run", &four_bar, "--out", "-", "--events", "-"],
+            &["--events -", "stdout"],
+        ),
         (&["fly"], &["unknown command"]),
     ];
     for (args, words) in cases {
@@ -198,6 +209,61 @@ fn a_run_writes_rows_from_zero_to_exactly_t_end() {
     assert_eq!(times[0], 0.0);
     assert_eq!(*times.last().unwrap(), 0.0105);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn events_to_stdout_beside_a_trajectory_file() {
+    // Run from a scratch directory: `--events -` once created a file named `-` there.
+    let dir = scratch("events-stdout");
+    let out = dir.join("out.csv");
+    let output = Command::new(env!("CARGO_BIN_EXE_singulab"))
+        .current_dir(&dir)
+        .args([
+            "run",
+            &scene_path("four_bar").display().to_string(),
+            "--t-end",
+            "1",
+            "--out",
+            "out.csv",
+            "--events",
+            "-",
+        ])
+        .output()
+        .expect("the singulab binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!dir.join("-").exists(), "a file named - was created");
+    let events = String::from_utf8(output.stdout).expect("UTF-8 events");
+    let lines: Vec<&str> = events.lines().collect();
+    assert!(
+        lines[0].starts_with("t,rank,deficiency,rho_min,motion,kind,crank1.dx,"),
+        "{events}"
+    );
+    // As many singular events as the summary counts, each with its continued motion first.
+    let count: usize = stderr
+        .split(" singular event")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no event count in {stderr}"));
+    assert!(count > 0, "{stderr}");
+    let continued = lines.iter().filter(|l| l.contains(",continued,")).count();
+    assert_eq!(continued, count, "{events}");
+    // The trajectory went to its file, with no event rows mixed in.
+    let csv = std::fs::read_to_string(&out).unwrap();
+    assert!(csv.starts_with("t,energy,"), "{csv}");
+    assert!(!csv.contains("continued"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_checks_every_scene_before_printing() {
+    // The second scene is missing: no table header on stdout before the error.
+    let four_bar = scene_path("four_bar").display().to_string();
+    let missing = scratch("bench").join("missing.ron").display().to_string();
+    let output = singulab(&["bench", &four_bar, &missing, "--t-end", "0.01"]);
+    assert_fails(&output, 1, &["missing.ron"], "bench with a missing scene");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
 }
 
 #[test]

@@ -226,6 +226,12 @@ fn negative_mass() {
 }
 
 #[test]
+fn tiny_negative_mass_in_exponent_form() {
+    // Not `-0.00000000000000000001`.
+    bad_mass("-1e-20", &["mass", "positive", "got -1e-20"]);
+}
+
+#[test]
 fn nan_mass() {
     bad_mass("NaN", &["mass", "finite", "NaN"]);
 }
@@ -345,6 +351,47 @@ fn geometry_that_cannot_be_assembled() {
     );
 }
 
+/// The shipped A02 scene's text. Its joints are on lines 16 (O1) to 22 (B2): `Pin(name:` puts
+/// a pin's name at column 13, `Revolute(name:` a revolute's at 18.
+fn a02_source() -> String {
+    std::fs::read_to_string(crate::common::scene_path("double_four_bar")).expect("A02 scene")
+}
+
+/// A02 with `from` replaced by `to` must fail to assemble and blame `joint` at `at`.
+fn assembly_blames(from: &str, to: &str, joint: &str, at: (usize, usize)) {
+    let src = variant_of(&a02_source(), from, to);
+    let e = load_error(&src);
+    let entity = format!("joint \"{joint}\"");
+    check(
+        &e,
+        &src,
+        at,
+        &format!("name: \"{joint}\""),
+        Some(entity.as_str()),
+        &["cannot be assembled", "largest residual as written"],
+    );
+}
+
+#[test]
+fn a_misplaced_pin_is_blamed_not_the_joint_newton_left_worst() {
+    // O3's ground point 3 m right of crank3's written start: as written, O3 is 3 m off and
+    // every other joint closes. (Newton spread the error; the loader blamed B2.)
+    assembly_blames("ground: (2.0, 0.0)", "ground: (5.0, 0.0)", "O3", (18, 13));
+}
+
+#[test]
+fn a_crank_too_long_is_blamed_at_its_own_joint() {
+    // crank3 3 m long, still written from (2, 0) upwards: its start sits on O3, its end at
+    // (2, 3), 2 m above coupler2's end, so B2 holds the largest residual as written. (The
+    // loader blamed A2, a joint of crank2 and coupler2.)
+    assembly_blames(
+        r#"Bar(name: "crank3", length: 1.0"#,
+        r#"Bar(name: "crank3", length: 3.0"#,
+        "B2",
+        (22, 18),
+    );
+}
+
 /// Parallelogram with crank rates -1 and +1 rad/s: the coupler cannot follow (its ends would
 /// need horizontal velocities +1 and -1 while it stays 1 m long).
 const INCONSISTENT_VELOCITIES: &str = "    velocities: [\n        (body: \"crank1\", omega: -1.0),\n        (body: \"crank2\", omega: 1.0),\n    ],\n";
@@ -353,34 +400,83 @@ const INCONSISTENT_VELOCITIES: &str = "    velocities: [\n        (body: \"crank
 fn stated_velocities_that_violate_the_constraints() {
     let src = with_sections(INCONSISTENT_VELOCITIES);
     let e = load_error(&src);
-    // Line 15 is `    velocities: [`.
+    // Either rate alone fits; the tie goes to the one stated last, crank2's on line 17,
+    // `        (body: "crank2", omega: 1.0),`: 8 spaces and `(body: "crank2", ` put `omega`
+    // at column 26.
     check(
         &e,
         &src,
-        (15, 5),
-        "velocities:",
-        None,
-        &["velocities", "violate"],
+        (17, 26),
+        "omega: 1.0",
+        Some(r#"velocity of "crank2""#),
+        &[
+            "velocities",
+            "violate",
+            "without this `omega` the others fit",
+        ],
     );
 }
 
 #[test]
 fn stated_velocities_error_ignores_a_comment_mentioning_velocities() {
     // Same scene, with a header comment (as every shipped scene has) that mentions the
-    // word: the error must still point at the `velocities` section, now on line 16.
+    // word and a body: the error must still point at crank2's rate, now on line 18.
     let src = format!(
-        "// Crank velocities that disagree.\n{}",
+        "// Crank velocities that disagree: (body: \"crank2\", omega: 1.0).\n{}",
         with_sections(INCONSISTENT_VELOCITIES)
     );
     let e = load_error(&src);
     check(
         &e,
         &src,
-        (16, 5),
-        "velocities:",
-        None,
+        (18, 26),
+        "omega: 1.0",
+        Some(r#"velocity of "crank2""#),
         &["velocities", "violate"],
     );
+}
+
+/// A02 with its three crank rates stated (lines 25, 26 and 27, `omega` at column 26).
+fn a02_with_crank_rates(rates: [f64; 3]) -> String {
+    let [r1, r2, r3] = rates;
+    variant_of(
+        &a02_source(),
+        "        (body: \"crank1\", omega: -1.0),\n",
+        &format!(
+            "        (body: \"crank1\", omega: {r1:?}),\n        (body: \"crank2\", omega: {r2:?}),\n        (body: \"crank3\", omega: {r3:?}),\n"
+        ),
+    )
+}
+
+#[test]
+fn the_stated_rate_that_disagrees_with_the_others_is_named() {
+    // A02 written as a parallelogram moves only with equal crank rates. With crank1 and
+    // crank2 at -1 rad/s and crank3 at +1, dropping crank3's rate leaves two that fit, while
+    // dropping either other one leaves a +1 and a -1 that do not: crank3 is at fault, whether
+    // it is stated last or first. (The loader said `largest at joint "O3"` at the list.)
+    for (rates, line, body) in [
+        ([-1.0, -1.0, 1.0], 27, "crank3"),
+        ([1.0, -1.0, -1.0], 25, "crank1"),
+        ([-1.0, 1.0, -1.0], 26, "crank2"),
+    ] {
+        let src = a02_with_crank_rates(rates);
+        let e = load_error(&src);
+        let entity = format!("velocity of \"{body}\"");
+        check(
+            &e,
+            &src,
+            (line, 26),
+            "omega:",
+            Some(entity.as_str()),
+            &["violate", "without this `omega` the others fit"],
+        );
+        assert!(
+            text_at(&src, line, 1).contains(body),
+            "test bug: line {line} is not {body}'s"
+        );
+    }
+    // Equal rates fit.
+    parse_scene(FILE, &a02_with_crank_rates([-1.0, -1.0, -1.0])).unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
@@ -710,6 +806,18 @@ fn run_and_view_errors_point_at_their_field() {
         None,
         &["width", "positive"],
     );
+    // Non-finite numbers are rejected wherever they are written (RON reads NaN and inf).
+    for center in ["(NaN, 0.0)", "(0.0, inf)", "(-inf, NaN)"] {
+        let src = with_sections(&format!("    view: (width: 4.5, center: {center}),\n"));
+        check(
+            &load_error(&src),
+            &src,
+            (15, 24),
+            "center",
+            None,
+            &["center", "finite"],
+        );
+    }
     let src = with_sections("    view: (width: 4.5, trace: \"crank9\"),\n");
     check(
         &load_error(&src),
