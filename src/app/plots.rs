@@ -103,7 +103,15 @@ struct PlotSpec {
     log: bool,
     /// Label the time axis (the bottom plot of a stack).
     time_label: bool,
+    /// Also link the value axis with the other plots of the link group, fitted to the data
+    /// of all these channels (the side-by-side `qd` plots: one motion, one scale).
+    shared_y: Vec<ChannelKind>,
 }
+
+/// Link group of the time axes of the plots panel.
+const TIME_AXES: &str = "time";
+/// Link group of both axes of the side-by-side `qd` plots.
+const SIDE_BY_SIDE_AXES: &str = "side_by_side_axes";
 
 pub fn show_plots(
     ui: &mut Ui,
@@ -147,6 +155,7 @@ pub fn show_plots(
             kinds: with_other(qd, qd_other),
             log: false,
             time_label: false,
+            shared_y: Vec::new(),
         },
         PlotSpec {
             id: "plot_q",
@@ -154,6 +163,7 @@ pub fn show_plots(
             kinds: with_other(q, q_other),
             log: false,
             time_label: false,
+            shared_y: Vec::new(),
         },
         PlotSpec {
             id: "plot_r",
@@ -161,6 +171,7 @@ pub fn show_plots(
             kinds: vec![ChannelKind::RDiagonal],
             log: true,
             time_label: false,
+            shared_y: Vec::new(),
         },
         PlotSpec {
             id: "plot_energy",
@@ -168,6 +179,7 @@ pub fn show_plots(
             kinds: vec![ChannelKind::Energy],
             log: false,
             time_label: false,
+            shared_y: Vec::new(),
         },
         PlotSpec {
             id: "plot_residual",
@@ -175,6 +187,7 @@ pub fn show_plots(
             kinds: vec![ChannelKind::Residual],
             log: true,
             time_label: true,
+            shared_y: Vec::new(),
         },
     ];
     // Each title takes about 22 points, the time axis' label under the last plot 18. In a
@@ -225,6 +238,8 @@ pub fn show_velocity_plot(
         kinds: vec![qd],
         log: false,
         time_label: true,
+        // The traditional and the continued plot show the same y range.
+        shared_y: vec![ChannelKind::QdTraditional, ChannelKind::QdContinued],
     };
     show_plot(ui, live, view, state, &spec, [qd, q], height - 40.0);
 }
@@ -263,10 +278,14 @@ fn show_plot(
     let detection = session.settings().detection_tolerance;
     let [main_kind, main_q] = main;
     ui.label(egui::RichText::new(spec.title).strong());
-    let mut plot = Plot::new(spec.id)
-        .height(height)
-        .link_axis("time", [true, false])
-        .link_cursor("time", [true, false])
+    let mut plot = Plot::new(spec.id).height(height);
+    plot = if spec.shared_y.is_empty() {
+        plot.link_axis(TIME_AXES, [true, false])
+    } else {
+        plot.link_axis(SIDE_BY_SIDE_AXES, [true, true])
+    };
+    plot = plot
+        .link_cursor(TIME_AXES, [true, false])
         .allow_drag(!rolling)
         .allow_zoom(!rolling)
         .allow_scroll(!rolling)
@@ -401,6 +420,18 @@ fn show_plot(
                 plot_ui.line(line);
             }
         }
+        // Fitting its value axis to its own data, each linked plot would still draw its own
+        // range: an invisible item spanning the shared channels' values in the window makes
+        // both fit the same data.
+        if plot_ui.auto_bounds().y
+            && let Some([low, high]) = value_range(history, &spec.shared_y, t_min, t_max)
+        {
+            plot_ui.line(
+                Line::new("", PlotPoints::from(vec![[t_min, low], [t_min, high]]))
+                    .color(egui::Color32::TRANSPARENT)
+                    .allow_hover(false),
+            );
+        }
         if spec.id == "plot_r" {
             plot_ui.hline(
                 HLine::new("detection tolerance", detection.log10())
@@ -409,6 +440,35 @@ fn show_plot(
             );
         }
     });
+}
+
+/// The smallest and largest value (extremes between samples included) of the channels of
+/// `kinds` at the samples with `t_min <= t <= t_max`, if any is finite.
+fn value_range(
+    history: &crate::live::History,
+    kinds: &[ChannelKind],
+    t_min: f64,
+    t_max: f64,
+) -> Option<[f64; 2]> {
+    let times = history.times();
+    let first = times.partition_point(|&t| t < t_min);
+    let last = times.partition_point(|&t| t <= t_max);
+    let mut range: Option<[f64; 2]> = None;
+    for channel in history.channels() {
+        if !kinds.contains(&channel.kind) {
+            continue;
+        }
+        let series = channel.series();
+        for i in first..last {
+            let (low, high) = (series.low[i], series.high[i]);
+            if low.is_finite() && high.is_finite() {
+                let [lo, hi] = range.get_or_insert([low, high]);
+                *lo = lo.min(low);
+                *hi = hi.max(high);
+            }
+        }
+    }
+    range
 }
 
 /// The labelled grid step an axis' spacer chose, read by its formatter in the same frame.
