@@ -370,10 +370,17 @@ fn show_plot(
             (bounds.min()[0], bounds.max()[0])
         };
         let columns = plot_ui.response().rect.width().max(50.0) as usize;
-        for channel in history.channels() {
-            if !spec.kinds.contains(&channel.kind) {
-                continue;
-            }
+        // With both bases in one plot, the traditional series (spiky) go under the continued
+        // ones (smooth), in a paler shade of their column's colour.
+        let both_bases = spec.kinds.iter().any(|&k| is_traditional(k))
+            && spec.kinds.iter().any(|&k| !is_traditional(k));
+        let mut channels: Vec<_> = history
+            .channels()
+            .iter()
+            .filter(|channel| spec.kinds.contains(&channel.kind))
+            .collect();
+        channels.sort_by_key(|channel| !is_traditional(channel.kind));
+        for channel in channels {
             let secondary = channel.kind != main_kind
                 && channel.kind != main_q
                 && !spec.log
@@ -388,6 +395,11 @@ fn show_plot(
                 ChannelKind::Energy => palette.motions[3],
                 ChannelKind::Residual => palette.motions[5],
                 _ => palette.motions[channel.index % palette.motions.len()],
+            };
+            let color = if both_bases && is_traditional(channel.kind) {
+                traditional_shade(color, palette.text)
+            } else {
+                color
             };
             // The legend tells the other basis' (dashed) series from the shown one's.
             let name = if secondary {
@@ -440,6 +452,22 @@ fn show_plot(
             );
         }
     });
+}
+
+fn is_traditional(kind: ChannelKind) -> bool {
+    matches!(kind, ChannelKind::QdTraditional | ChannelKind::QTraditional)
+}
+
+/// The colour of a traditional series plotted with the continued one of the same column:
+/// half-way to the theme's text colour, so paler on the dark theme and darker on the light
+/// one, keeping its contrast with the plot's background.
+fn traditional_shade(color: egui::Color32, text: egui::Color32) -> egui::Color32 {
+    let mix = |a: u8, b: u8| ((u16::from(a) + u16::from(b)) / 2) as u8;
+    egui::Color32::from_rgb(
+        mix(color.r(), text.r()),
+        mix(color.g(), text.g()),
+        mix(color.b(), text.b()),
+    )
 }
 
 /// The smallest and largest value (extremes between samples included) of the channels of
