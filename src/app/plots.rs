@@ -320,9 +320,17 @@ fn show_plot(
     let log = spec.log;
     plot = plot.label_formatter(move |position| Some(cursor_readout(position, log)));
     // The R diagonal has one entry per constraint: hovering names them, a legend would
-    // cover the plot.
-    if spec.id != "plot_r" {
-        plot = plot.legend(Legend::default().position(Corner::LeftTop));
+    // cover the plot. The energy and the residual are named by their titles. The others'
+    // legends go to the corner the curves crossed least in the last frame.
+    let legend_memory = egui::Id::new((spec.id, "legend corner"));
+    let legend = !matches!(spec.id, "plot_r" | "plot_energy" | "plot_residual");
+    let corner: usize = ui.data(|d| d.get_temp(legend_memory)).unwrap_or(0);
+    if legend {
+        plot = plot.legend(
+            Legend::default()
+                .position(LEGEND_CORNERS[corner])
+                .text_style(egui::TextStyle::Small),
+        );
     }
     if let (Some(&first), Some(&last)) = (history.times().front(), history.times().back()) {
         // Fitted to the data, every plot spans the whole history, also the residual
@@ -370,6 +378,9 @@ fn show_plot(
             (bounds.min()[0], bounds.max()[0])
         };
         let columns = plot_ui.response().rect.width().max(50.0) as usize;
+        // What is drawn, for the legend's corner: the runs and the longest name.
+        let mut drawn: Vec<Vec<[f64; 2]>> = Vec::new();
+        let mut names: Vec<String> = Vec::new();
         // With both bases in one plot, the traditional series (spiky) go under the continued
         // ones (smooth), in a paler shade of their column's colour.
         let both_bases = spec.kinds.iter().any(|&k| is_traditional(k))
@@ -415,6 +426,9 @@ fn show_plot(
                 (true, false) => v.log10(),
                 _ => v,
             };
+            if !names.contains(&name) {
+                names.push(name.clone());
+            }
             for run in decimate(
                 history.times(),
                 channel.series(),
@@ -423,6 +437,9 @@ fn show_plot(
                 columns,
                 transform,
             ) {
+                if legend {
+                    drawn.push(run.clone());
+                }
                 let mut line = Line::new(name.clone(), PlotPoints::from(run))
                     .color(color)
                     .width(1.5);
@@ -444,6 +461,30 @@ fn show_plot(
                     .allow_hover(false),
             );
         }
+        if legend && !names.is_empty() {
+            // The legend's size in the plot's units (small text: about 5 px a character,
+            // 12.5 px a row, with its frame and its distance from the edge).
+            let rect = plot_ui.response().rect;
+            let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+            let size_px = [
+                26.0 + 5.0 * longest as f64,
+                10.0 + 12.5 * names.len() as f64,
+            ];
+            let y = plot_ui.plot_bounds();
+            let box_size = [
+                (t_max - t_min) * (size_px[0] / f64::from(rect.width().max(1.0))).min(1.0),
+                (y.max()[1] - y.min()[1])
+                    * (size_px[1] / f64::from(rect.height().max(1.0))).min(1.0),
+            ];
+            let area = [[t_min, y.min()[1]], [t_max, y.max()[1]]];
+            let hits = LEGEND_CORNERS.map(|c| corner_hits(&drawn, corner_box(area, box_size, c)));
+            let chosen = choose_corner(corner, hits);
+            if chosen != corner {
+                plot_ui
+                    .ctx()
+                    .data_mut(|d| d.insert_temp(legend_memory, chosen));
+            }
+        }
         if spec.id == "plot_r" {
             plot_ui.hline(
                 HLine::new("detection tolerance", detection.log10())
@@ -452,6 +493,80 @@ fn show_plot(
             );
         }
     });
+}
+
+/// Where a legend may go, in order of preference when the curves leave several free.
+/// Top right first: while running, the curves grow from the left.
+const LEGEND_CORNERS: [Corner; 4] = [
+    Corner::RightTop,
+    Corner::LeftTop,
+    Corner::RightBottom,
+    Corner::LeftBottom,
+];
+
+/// The box `[[x_min, y_min], [x_max, y_max]]` of size `size` in `corner` of `area`.
+fn corner_box(area: [[f64; 2]; 2], size: [f64; 2], corner: Corner) -> [[f64; 2]; 2] {
+    let [[x0, y0], [x1, y1]] = area;
+    let [w, h] = size;
+    let (xs, ys) = match corner {
+        Corner::LeftTop => ([x0, x0 + w], [y1 - h, y1]),
+        Corner::RightTop => ([x1 - w, x1], [y1 - h, y1]),
+        Corner::LeftBottom => ([x0, x0 + w], [y0, y0 + h]),
+        Corner::RightBottom => ([x1 - w, x1], [y0, y0 + h]),
+    };
+    [[xs[0], ys[0]], [xs[1], ys[1]]]
+}
+
+/// How many segments (and lone points) of `runs` cross the box `b`: with about two points
+/// per pixel column, roughly how much of the curves a legend there would cover.
+fn corner_hits(runs: &[Vec<[f64; 2]>], b: [[f64; 2]; 2]) -> usize {
+    let inside =
+        |p: [f64; 2]| (b[0][0]..=b[1][0]).contains(&p[0]) && (b[0][1]..=b[1][1]).contains(&p[1]);
+    runs.iter()
+        .map(|run| match run.as_slice() {
+            [p] => usize::from(inside(*p)),
+            points => points
+                .windows(2)
+                .filter(|w| segment_crosses_box(w[0], w[1], b))
+                .count(),
+        })
+        .sum()
+}
+
+/// Whether the segment `p`-`q` meets the box `b` (Liang-Barsky clipping).
+fn segment_crosses_box(p: [f64; 2], q: [f64; 2], b: [[f64; 2]; 2]) -> bool {
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for axis in 0..2 {
+        let d = q[axis] - p[axis];
+        for (edge, sign) in [(b[0][axis], -1.0), (b[1][axis], 1.0)] {
+            // Inside where sign * (p + t d - edge) <= 0.
+            let num = sign * (edge - p[axis]);
+            let den = sign * d;
+            if den == 0.0 {
+                if num < 0.0 {
+                    return false;
+                }
+            } else if den > 0.0 {
+                t1 = t1.min(num / den);
+            } else {
+                t0 = t0.max(num / den);
+            }
+        }
+    }
+    t0 <= t1
+}
+
+/// The legend's corner (an index into [`LEGEND_CORNERS`]) given how many segments each
+/// corner would cover: the least covered, first in order on a tie, but only when it covers
+/// less than half of what the current one does, so that a rolling plot's legend does not
+/// hop between corners.
+fn choose_corner(current: usize, hits: [usize; 4]) -> usize {
+    let best = (0..4).min_by_key(|&i| (hits[i], i)).unwrap_or(current);
+    if 2 * hits[best] < hits[current] {
+        best
+    } else {
+        current
+    }
 }
 
 fn is_traditional(kind: ChannelKind) -> bool {
@@ -698,5 +813,38 @@ mod tests {
             cursor_readout(&away, false),
             "pointer at\nt = 4.4600 s\ny = -3.873"
         );
+    }
+
+    #[test]
+    fn the_legend_goes_to_the_corner_the_curves_cross_least() {
+        let area = [[0.0, -10.0], [1.0, 10.0]];
+        let size = [0.3, 5.0];
+        // A rising line from bottom left to top right, sampled finely.
+        let rising: Vec<[f64; 2]> = (0..=100)
+            .map(|i| {
+                let t = f64::from(i) / 100.0;
+                [t, -10.0 + 20.0 * t]
+            })
+            .collect();
+        let runs = vec![rising];
+        let hits = LEGEND_CORNERS.map(|c| corner_hits(&runs, corner_box(area, size, c)));
+        // RightTop, LeftTop, RightBottom, LeftBottom.
+        assert!(hits[0] > 0 && hits[3] > 0, "{hits:?}");
+        assert_eq!((hits[1], hits[2]), (0, 0), "{hits:?}");
+        assert_eq!(choose_corner(0, hits), 1);
+        // A long segment crossing a box without a point in it still counts.
+        let chord = vec![vec![[0.0, 9.0], [1.0, 9.0]]];
+        assert_eq!(
+            corner_hits(&chord, corner_box(area, size, Corner::RightTop)),
+            1
+        );
+        assert_eq!(
+            corner_hits(&chord, corner_box(area, size, Corner::RightBottom)),
+            0
+        );
+        // Hysteresis: no hop for a little less coverage, a hop for much less.
+        assert_eq!(choose_corner(0, [10, 6, 8, 9]), 0);
+        assert_eq!(choose_corner(0, [10, 4, 8, 9]), 1);
+        assert_eq!(choose_corner(2, [0, 0, 0, 0]), 2);
     }
 }
