@@ -381,6 +381,8 @@ fn show_plot(
         // What is drawn, for the legend's corner: the runs and the longest name.
         let mut drawn: Vec<Vec<[f64; 2]>> = Vec::new();
         let mut names: Vec<String> = Vec::new();
+        // The values drawn (after the transform).
+        let mut drawn_y: Option<[f64; 2]> = None;
         // With both bases in one plot, the traditional series (spiky) go under the continued
         // ones (smooth), in a paler shade of their column's colour.
         let both_bases = spec.kinds.iter().any(|&k| is_traditional(k))
@@ -437,6 +439,11 @@ fn show_plot(
                 columns,
                 transform,
             ) {
+                for &[_, y] in &run {
+                    let [lo, hi] = drawn_y.get_or_insert([y, y]);
+                    *lo = lo.min(y);
+                    *hi = hi.max(y);
+                }
                 if legend {
                     drawn.push(run.clone());
                 }
@@ -452,8 +459,19 @@ fn show_plot(
         // Fitting its value axis to its own data, each linked plot would still draw its own
         // range: an invisible item spanning the shared channels' values in the window makes
         // both fit the same data.
+        let shared = value_range(history, &spec.shared_y, t_min, t_max);
+        // A fresh history (one sample after loading or Reset) or a mechanism at rest has
+        // flat data, for which egui_plot makes the value axis as tall as the time axis is
+        // wide (10 s: -14 to -4 around qd = -9, which looks like the previous scene's range
+        // kept): fit a span about the values instead (the energy plot has its own).
+        let flat = match drawn_y.or(shared) {
+            Some([low, high]) if spec.id != "plot_energy" => {
+                flat_span(low, high, spec.log).map(|[l, h]| [l.min(low), h.max(high)])
+            }
+            _ => None,
+        };
         if plot_ui.auto_bounds().y
-            && let Some([low, high]) = value_range(history, &spec.shared_y, t_min, t_max)
+            && let Some([low, high]) = flat.or(shared)
         {
             plot_ui.line(
                 Line::new("", PlotPoints::from(vec![[t_min, low], [t_min, high]]))
@@ -583,6 +601,18 @@ fn traditional_shade(color: egui::Color32, text: egui::Color32) -> egui::Color32
         mix(color.g(), text.g()),
         mix(color.b(), text.b()),
     )
+}
+
+/// The value axis for data spanning only `low ..= high` when that is (about) a single value:
+/// a decade either side on a log axis, otherwise a tenth of the value, at least 1.
+fn flat_span(low: f64, high: f64, log: bool) -> Option<[f64; 2]> {
+    let centre = 0.5 * (low + high);
+    let half = if log {
+        1.0
+    } else {
+        (0.1 * centre.abs()).max(1.0)
+    };
+    (high - low <= 1e-9 * half).then_some([centre - half, centre + half])
 }
 
 /// The smallest and largest value (extremes between samples included) of the channels of
@@ -846,5 +876,14 @@ mod tests {
         assert_eq!(choose_corner(0, [10, 6, 8, 9]), 0);
         assert_eq!(choose_corner(0, [10, 4, 8, 9]), 1);
         assert_eq!(choose_corner(2, [0, 0, 0, 0]), 2);
+    }
+
+    #[test]
+    fn flat_data_get_a_value_axis_of_their_own_scale() {
+        assert_eq!(flat_span(-9.0, -9.0, false), Some([-10.0, -8.0]));
+        assert_eq!(flat_span(-20.0, -20.0, false), Some([-22.0, -18.0]));
+        assert_eq!(flat_span(0.0, 0.0, false), Some([-1.0, 1.0]));
+        assert_eq!(flat_span(-3.0, -3.0, true), Some([-4.0, -2.0]));
+        assert_eq!(flat_span(-1.0, 1.0, false), None);
     }
 }
