@@ -679,8 +679,18 @@ fn nice_grid_steps(input: GridInput, label_px: f64) -> [f64; 3] {
 }
 
 /// A tick label with as many decimals as its grid step needs (egui_plot's default formatter
-/// counts them for powers of ten and repeats labels on a 2 or 5 step).
+/// counts them for powers of ten and repeats labels on a 2 or 5 step); values below 1e-4 in
+/// exponent form with the digits the step needs (`5e-7`, `1.5e-6`, not `0.0000005`).
 fn step_label(value: f64, step: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude < 0.5 * step {
+        // A mark at zero, up to round-off.
+        return "0".to_owned();
+    }
+    if magnitude < 1e-4 {
+        let digits = (magnitude.log10().floor() - (step.log10() + 1e-9).floor()).clamp(0.0, 12.0);
+        return format!("{:.*e}", digits as usize, value);
+    }
     let decimals = (-step.log10() - 1e-9).ceil().clamp(0.0, 12.0) as usize;
     // Adding 0.0 turns -0.0 into 0.0.
     format!("{:.*}", decimals, value + 0.0)
@@ -794,6 +804,13 @@ mod tests {
         assert_eq!(step_label(0.4, 0.2), "0.4");
         assert_eq!(step_label(-20.0, 20.0), "-20");
         assert_eq!(step_label(-0.0, 1.0), "0");
+        // The energy axis of a mechanism at rest (E = 0, spanning 1e-6 J).
+        assert_eq!(step_label(5e-7, 5e-7), "5e-7");
+        assert_eq!(step_label(-5e-7, 5e-7), "-5e-7");
+        assert_eq!(step_label(1.5e-6, 5e-7), "1.5e-6");
+        assert_eq!(step_label(1e-6, 2e-7), "1.0e-6");
+        assert_eq!(step_label(3e-22, 5e-7), "0");
+        assert_eq!(step_label(0.0005, 0.0001), "0.0005");
     }
 
     #[test]
