@@ -103,7 +103,15 @@ struct PlotSpec {
     log: bool,
     /// Label the time axis (the bottom plot of a stack).
     time_label: bool,
+    /// Also link the value axis with the other plots of the link group, fitted to the data
+    /// of all these channels (the side-by-side `qd` plots: one motion, one scale).
+    shared_y: Vec<ChannelKind>,
 }
+
+/// Link group of the time axes of the plots panel.
+const TIME_AXES: &str = "time";
+/// Link group of both axes of the side-by-side `qd` plots.
+const SIDE_BY_SIDE_AXES: &str = "side_by_side_axes";
 
 pub fn show_plots(
     ui: &mut Ui,
@@ -147,6 +155,7 @@ pub fn show_plots(
             kinds: with_other(qd, qd_other),
             log: false,
             time_label: false,
+            shared_y: Vec::new(),
         },
         PlotSpec {
             id: "plot_q",
@@ -154,6 +163,7 @@ pub fn show_plots(
             kinds: with_other(q, q_other),
             log: false,
             time_label: false,
+            shared_y: Vec::new(),
         },
         PlotSpec {
             id: "plot_r",
@@ -161,6 +171,7 @@ pub fn show_plots(
             kinds: vec![ChannelKind::RDiagonal],
             log: true,
             time_label: false,
+            shared_y: Vec::new(),
         },
         PlotSpec {
             id: "plot_energy",
@@ -168,6 +179,7 @@ pub fn show_plots(
             kinds: vec![ChannelKind::Energy],
             log: false,
             time_label: false,
+            shared_y: Vec::new(),
         },
         PlotSpec {
             id: "plot_residual",
@@ -175,6 +187,7 @@ pub fn show_plots(
             kinds: vec![ChannelKind::Residual],
             log: true,
             time_label: true,
+            shared_y: Vec::new(),
         },
     ];
     // Each title takes about 22 points, the time axis' label under the last plot 18. In a
@@ -225,6 +238,8 @@ pub fn show_velocity_plot(
         kinds: vec![qd],
         log: false,
         time_label: true,
+        // The traditional and the continued plot show the same y range.
+        shared_y: vec![ChannelKind::QdTraditional, ChannelKind::QdContinued],
     };
     show_plot(ui, live, view, state, &spec, [qd, q], height - 40.0);
 }
@@ -263,10 +278,14 @@ fn show_plot(
     let detection = session.settings().detection_tolerance;
     let [main_kind, main_q] = main;
     ui.label(egui::RichText::new(spec.title).strong());
-    let mut plot = Plot::new(spec.id)
-        .height(height)
-        .link_axis("time", [true, false])
-        .link_cursor("time", [true, false])
+    let mut plot = Plot::new(spec.id).height(height);
+    plot = if spec.shared_y.is_empty() {
+        plot.link_axis(TIME_AXES, [true, false])
+    } else {
+        plot.link_axis(SIDE_BY_SIDE_AXES, [true, true])
+    };
+    plot = plot
+        .link_cursor(TIME_AXES, [true, false])
         .allow_drag(!rolling)
         .allow_zoom(!rolling)
         .allow_scroll(!rolling)
@@ -301,9 +320,17 @@ fn show_plot(
     let log = spec.log;
     plot = plot.label_formatter(move |position| Some(cursor_readout(position, log)));
     // The R diagonal has one entry per constraint: hovering names them, a legend would
-    // cover the plot.
-    if spec.id != "plot_r" {
-        plot = plot.legend(Legend::default().position(Corner::LeftTop));
+    // cover the plot. The energy and the residual are named by their titles. The others'
+    // legends go to the corner the curves crossed least in the last frame.
+    let legend_memory = egui::Id::new((spec.id, "legend corner"));
+    let legend = !matches!(spec.id, "plot_r" | "plot_energy" | "plot_residual");
+    let corner: usize = ui.data(|d| d.get_temp(legend_memory)).unwrap_or(0);
+    if legend {
+        plot = plot.legend(
+            Legend::default()
+                .position(LEGEND_CORNERS[corner])
+                .text_style(egui::TextStyle::Small),
+        );
     }
     if let (Some(&first), Some(&last)) = (history.times().front(), history.times().back()) {
         // Fitted to the data, every plot spans the whole history, also the residual
@@ -351,10 +378,22 @@ fn show_plot(
             (bounds.min()[0], bounds.max()[0])
         };
         let columns = plot_ui.response().rect.width().max(50.0) as usize;
-        for channel in history.channels() {
-            if !spec.kinds.contains(&channel.kind) {
-                continue;
-            }
+        // What is drawn, for the legend's corner: the runs and the longest name.
+        let mut drawn: Vec<Vec<[f64; 2]>> = Vec::new();
+        let mut names: Vec<String> = Vec::new();
+        // The values drawn (after the transform).
+        let mut drawn_y: Option<[f64; 2]> = None;
+        // With both bases in one plot, the traditional series (spiky) go under the continued
+        // ones (smooth), in a paler shade of their column's colour.
+        let both_bases = spec.kinds.iter().any(|&k| is_traditional(k))
+            && spec.kinds.iter().any(|&k| !is_traditional(k));
+        let mut channels: Vec<_> = history
+            .channels()
+            .iter()
+            .filter(|channel| spec.kinds.contains(&channel.kind))
+            .collect();
+        channels.sort_by_key(|channel| !is_traditional(channel.kind));
+        for channel in channels {
             let secondary = channel.kind != main_kind
                 && channel.kind != main_q
                 && !spec.log
@@ -370,6 +409,11 @@ fn show_plot(
                 ChannelKind::Residual => palette.motions[5],
                 _ => palette.motions[channel.index % palette.motions.len()],
             };
+            let color = if both_bases && is_traditional(channel.kind) {
+                traditional_shade(color, palette.text)
+            } else {
+                color
+            };
             // The legend tells the other basis' (dashed) series from the shown one's.
             let name = if secondary {
                 format!("{} (dashed)", channel.name)
@@ -384,6 +428,9 @@ fn show_plot(
                 (true, false) => v.log10(),
                 _ => v,
             };
+            if !names.contains(&name) {
+                names.push(name.clone());
+            }
             for run in decimate(
                 history.times(),
                 channel.series(),
@@ -392,6 +439,14 @@ fn show_plot(
                 columns,
                 transform,
             ) {
+                for &[_, y] in &run {
+                    let [lo, hi] = drawn_y.get_or_insert([y, y]);
+                    *lo = lo.min(y);
+                    *hi = hi.max(y);
+                }
+                if legend {
+                    drawn.push(run.clone());
+                }
                 let mut line = Line::new(name.clone(), PlotPoints::from(run))
                     .color(color)
                     .width(1.5);
@@ -399,6 +454,53 @@ fn show_plot(
                     line = line.style(LineStyle::dashed_loose());
                 }
                 plot_ui.line(line);
+            }
+        }
+        // Fitting its value axis to its own data, each linked plot would still draw its own
+        // range: an invisible item spanning the shared channels' values in the window makes
+        // both fit the same data.
+        let shared = value_range(history, &spec.shared_y, t_min, t_max);
+        // A fresh history (one sample after loading or Reset) or a mechanism at rest has
+        // flat data, for which egui_plot makes the value axis as tall as the time axis is
+        // wide (10 s: -14 to -4 around qd = -9, which looks like the previous scene's range
+        // kept): fit a span about the values instead (the energy plot has its own).
+        let flat = match drawn_y.or(shared) {
+            Some([low, high]) if spec.id != "plot_energy" => {
+                flat_span(low, high, spec.log).map(|[l, h]| [l.min(low), h.max(high)])
+            }
+            _ => None,
+        };
+        if plot_ui.auto_bounds().y
+            && let Some([low, high]) = flat.or(shared)
+        {
+            plot_ui.line(
+                Line::new("", PlotPoints::from(vec![[t_min, low], [t_min, high]]))
+                    .color(egui::Color32::TRANSPARENT)
+                    .allow_hover(false),
+            );
+        }
+        if legend && !names.is_empty() {
+            // The legend's size in the plot's units (small text: about 5 px a character,
+            // 12.5 px a row, with its frame and its distance from the edge).
+            let rect = plot_ui.response().rect;
+            let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+            let size_px = [
+                26.0 + 5.0 * longest as f64,
+                10.0 + 12.5 * names.len() as f64,
+            ];
+            let y = plot_ui.plot_bounds();
+            let box_size = [
+                (t_max - t_min) * (size_px[0] / f64::from(rect.width().max(1.0))).min(1.0),
+                (y.max()[1] - y.min()[1])
+                    * (size_px[1] / f64::from(rect.height().max(1.0))).min(1.0),
+            ];
+            let area = [[t_min, y.min()[1]], [t_max, y.max()[1]]];
+            let hits = LEGEND_CORNERS.map(|c| corner_hits(&drawn, corner_box(area, box_size, c)));
+            let chosen = choose_corner(corner, hits);
+            if chosen != corner {
+                plot_ui
+                    .ctx()
+                    .data_mut(|d| d.insert_temp(legend_memory, chosen));
             }
         }
         if spec.id == "plot_r" {
@@ -409,6 +511,137 @@ fn show_plot(
             );
         }
     });
+}
+
+/// Where a legend may go, in order of preference when the curves leave several free.
+/// Top right first: while running, the curves grow from the left.
+const LEGEND_CORNERS: [Corner; 4] = [
+    Corner::RightTop,
+    Corner::LeftTop,
+    Corner::RightBottom,
+    Corner::LeftBottom,
+];
+
+/// The box `[[x_min, y_min], [x_max, y_max]]` of size `size` in `corner` of `area`.
+fn corner_box(area: [[f64; 2]; 2], size: [f64; 2], corner: Corner) -> [[f64; 2]; 2] {
+    let [[x0, y0], [x1, y1]] = area;
+    let [w, h] = size;
+    let (xs, ys) = match corner {
+        Corner::LeftTop => ([x0, x0 + w], [y1 - h, y1]),
+        Corner::RightTop => ([x1 - w, x1], [y1 - h, y1]),
+        Corner::LeftBottom => ([x0, x0 + w], [y0, y0 + h]),
+        Corner::RightBottom => ([x1 - w, x1], [y0, y0 + h]),
+    };
+    [[xs[0], ys[0]], [xs[1], ys[1]]]
+}
+
+/// How many segments (and lone points) of `runs` cross the box `b`: with about two points
+/// per pixel column, roughly how much of the curves a legend there would cover.
+fn corner_hits(runs: &[Vec<[f64; 2]>], b: [[f64; 2]; 2]) -> usize {
+    let inside =
+        |p: [f64; 2]| (b[0][0]..=b[1][0]).contains(&p[0]) && (b[0][1]..=b[1][1]).contains(&p[1]);
+    runs.iter()
+        .map(|run| match run.as_slice() {
+            [p] => usize::from(inside(*p)),
+            points => points
+                .windows(2)
+                .filter(|w| segment_crosses_box(w[0], w[1], b))
+                .count(),
+        })
+        .sum()
+}
+
+/// Whether the segment `p`-`q` meets the box `b` (Liang-Barsky clipping).
+fn segment_crosses_box(p: [f64; 2], q: [f64; 2], b: [[f64; 2]; 2]) -> bool {
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for axis in 0..2 {
+        let d = q[axis] - p[axis];
+        for (edge, sign) in [(b[0][axis], -1.0), (b[1][axis], 1.0)] {
+            // Inside where sign * (p + t d - edge) <= 0.
+            let num = sign * (edge - p[axis]);
+            let den = sign * d;
+            if den == 0.0 {
+                if num < 0.0 {
+                    return false;
+                }
+            } else if den > 0.0 {
+                t1 = t1.min(num / den);
+            } else {
+                t0 = t0.max(num / den);
+            }
+        }
+    }
+    t0 <= t1
+}
+
+/// The legend's corner (an index into [`LEGEND_CORNERS`]) given how many segments each
+/// corner would cover: the least covered, first in order on a tie, but only when it covers
+/// less than half of what the current one does, so that a rolling plot's legend does not
+/// hop between corners.
+fn choose_corner(current: usize, hits: [usize; 4]) -> usize {
+    let best = (0..4).min_by_key(|&i| (hits[i], i)).unwrap_or(current);
+    if 2 * hits[best] < hits[current] {
+        best
+    } else {
+        current
+    }
+}
+
+fn is_traditional(kind: ChannelKind) -> bool {
+    matches!(kind, ChannelKind::QdTraditional | ChannelKind::QTraditional)
+}
+
+/// The colour of a traditional series plotted with the continued one of the same column:
+/// half-way to the theme's text colour, so paler on the dark theme and darker on the light
+/// one, keeping its contrast with the plot's background.
+fn traditional_shade(color: egui::Color32, text: egui::Color32) -> egui::Color32 {
+    let mix = |a: u8, b: u8| ((u16::from(a) + u16::from(b)) / 2) as u8;
+    egui::Color32::from_rgb(
+        mix(color.r(), text.r()),
+        mix(color.g(), text.g()),
+        mix(color.b(), text.b()),
+    )
+}
+
+/// The value axis for data spanning only `low ..= high` when that is (about) a single value:
+/// a decade either side on a log axis, otherwise a tenth of the value, at least 1.
+fn flat_span(low: f64, high: f64, log: bool) -> Option<[f64; 2]> {
+    let centre = 0.5 * (low + high);
+    let half = if log {
+        1.0
+    } else {
+        (0.1 * centre.abs()).max(1.0)
+    };
+    (high - low <= 1e-9 * half).then_some([centre - half, centre + half])
+}
+
+/// The smallest and largest value (extremes between samples included) of the channels of
+/// `kinds` at the samples with `t_min <= t <= t_max`, if any is finite.
+fn value_range(
+    history: &crate::live::History,
+    kinds: &[ChannelKind],
+    t_min: f64,
+    t_max: f64,
+) -> Option<[f64; 2]> {
+    let times = history.times();
+    let first = times.partition_point(|&t| t < t_min);
+    let last = times.partition_point(|&t| t <= t_max);
+    let mut range: Option<[f64; 2]> = None;
+    for channel in history.channels() {
+        if !kinds.contains(&channel.kind) {
+            continue;
+        }
+        let series = channel.series();
+        for i in first..last {
+            let (low, high) = (series.low[i], series.high[i]);
+            if low.is_finite() && high.is_finite() {
+                let [lo, hi] = range.get_or_insert([low, high]);
+                *lo = lo.min(low);
+                *hi = hi.max(high);
+            }
+        }
+    }
+    range
 }
 
 /// The labelled grid step an axis' spacer chose, read by its formatter in the same frame.
@@ -446,8 +679,18 @@ fn nice_grid_steps(input: GridInput, label_px: f64) -> [f64; 3] {
 }
 
 /// A tick label with as many decimals as its grid step needs (egui_plot's default formatter
-/// counts them for powers of ten and repeats labels on a 2 or 5 step).
+/// counts them for powers of ten and repeats labels on a 2 or 5 step); values below 1e-4 in
+/// exponent form with the digits the step needs (`5e-7`, `1.5e-6`, not `0.0000005`).
 fn step_label(value: f64, step: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude < 0.5 * step {
+        // A mark at zero, up to round-off.
+        return "0".to_owned();
+    }
+    if magnitude < 1e-4 {
+        let digits = (magnitude.log10().floor() - (step.log10() + 1e-9).floor()).clamp(0.0, 12.0);
+        return format!("{:.*e}", digits as usize, value);
+    }
     let decimals = (-step.log10() - 1e-9).ceil().clamp(0.0, 12.0) as usize;
     // Adding 0.0 turns -0.0 into 0.0.
     format!("{:.*}", decimals, value + 0.0)
@@ -561,6 +804,13 @@ mod tests {
         assert_eq!(step_label(0.4, 0.2), "0.4");
         assert_eq!(step_label(-20.0, 20.0), "-20");
         assert_eq!(step_label(-0.0, 1.0), "0");
+        // The energy axis of a mechanism at rest (E = 0, spanning 1e-6 J).
+        assert_eq!(step_label(5e-7, 5e-7), "5e-7");
+        assert_eq!(step_label(-5e-7, 5e-7), "-5e-7");
+        assert_eq!(step_label(1.5e-6, 5e-7), "1.5e-6");
+        assert_eq!(step_label(1e-6, 2e-7), "1.0e-6");
+        assert_eq!(step_label(3e-22, 5e-7), "0");
+        assert_eq!(step_label(0.0005, 0.0001), "0.0005");
     }
 
     #[test]
@@ -610,5 +860,47 @@ mod tests {
             cursor_readout(&away, false),
             "pointer at\nt = 4.4600 s\ny = -3.873"
         );
+    }
+
+    #[test]
+    fn the_legend_goes_to_the_corner_the_curves_cross_least() {
+        let area = [[0.0, -10.0], [1.0, 10.0]];
+        let size = [0.3, 5.0];
+        // A rising line from bottom left to top right, sampled finely.
+        let rising: Vec<[f64; 2]> = (0..=100)
+            .map(|i| {
+                let t = f64::from(i) / 100.0;
+                [t, -10.0 + 20.0 * t]
+            })
+            .collect();
+        let runs = vec![rising];
+        let hits = LEGEND_CORNERS.map(|c| corner_hits(&runs, corner_box(area, size, c)));
+        // RightTop, LeftTop, RightBottom, LeftBottom.
+        assert!(hits[0] > 0 && hits[3] > 0, "{hits:?}");
+        assert_eq!((hits[1], hits[2]), (0, 0), "{hits:?}");
+        assert_eq!(choose_corner(0, hits), 1);
+        // A long segment crossing a box without a point in it still counts.
+        let chord = vec![vec![[0.0, 9.0], [1.0, 9.0]]];
+        assert_eq!(
+            corner_hits(&chord, corner_box(area, size, Corner::RightTop)),
+            1
+        );
+        assert_eq!(
+            corner_hits(&chord, corner_box(area, size, Corner::RightBottom)),
+            0
+        );
+        // Hysteresis: no hop for a little less coverage, a hop for much less.
+        assert_eq!(choose_corner(0, [10, 6, 8, 9]), 0);
+        assert_eq!(choose_corner(0, [10, 4, 8, 9]), 1);
+        assert_eq!(choose_corner(2, [0, 0, 0, 0]), 2);
+    }
+
+    #[test]
+    fn flat_data_get_a_value_axis_of_their_own_scale() {
+        assert_eq!(flat_span(-9.0, -9.0, false), Some([-10.0, -8.0]));
+        assert_eq!(flat_span(-20.0, -20.0, false), Some([-22.0, -18.0]));
+        assert_eq!(flat_span(0.0, 0.0, false), Some([-1.0, 1.0]));
+        assert_eq!(flat_span(-3.0, -3.0, true), Some([-4.0, -2.0]));
+        assert_eq!(flat_span(-1.0, 1.0, false), None);
     }
 }

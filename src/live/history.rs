@@ -2,7 +2,10 @@
 //! channel, rings of the values at those times (NaN where the channel did not exist, e.g. a
 //! column of `T` that appears only at a singularity) and of their extremes over the solver
 //! steps since the previous sample, so that what happens between samples (a sign flip of the
-//! traditional basis lasting one step, the dip of the `R` diagonal) is still drawn. Also the
+//! traditional basis lasting one step, the dip of the `R` diagonal) is still drawn, and of the
+//! identity of the basis column behind each value: when the continued basis shrinks, the
+//! column that survives at an index may be another one than before (its own `q` started at
+//! its own event), and the drawn line breaks there instead of joining the two. Also the
 //! decimation that keeps drawing cheap with minutes of history, and the CSV export of what is
 //! kept.
 
@@ -40,7 +43,13 @@ pub struct Channel {
     /// included.
     low: VecDeque<f64>,
     high: VecDeque<f64>,
+    /// Identity of the basis column the value belongs to ([`NO_COLUMN`] for channels whose
+    /// index always means the same thing).
+    columns: VecDeque<u32>,
 }
+
+/// The column identity of a value that has none (see [`History::set_with_range`]).
+pub const NO_COLUMN: u32 = u32::MAX;
 
 impl Channel {
     pub fn values(&self) -> &VecDeque<f64> {
@@ -53,45 +62,60 @@ impl Channel {
             values: &self.values,
             low: &self.low,
             high: &self.high,
+            columns: Some(&self.columns),
         }
     }
 
-    fn push_back(&mut self, value: f64, low: f64, high: f64) {
+    fn push_back(&mut self, value: f64, low: f64, high: f64, column: u32) {
         self.values.push_back(value);
         self.low.push_back(low);
         self.high.push_back(high);
+        self.columns.push_back(column);
     }
 
     fn pop_front(&mut self) {
         self.values.pop_front();
         self.low.pop_front();
         self.high.pop_front();
+        self.columns.pop_front();
     }
 
     fn pop_back(&mut self) {
         self.values.pop_back();
         self.low.pop_back();
         self.high.pop_back();
+        self.columns.pop_back();
     }
 }
 
-/// A channel's samples as [`decimate`] reads them: the value at each sample time and the
+/// A channel's samples as [`decimate`] reads them: the value at each sample time, the
 /// range the value covered since the previous sample (equal to the value when nothing was
-/// observed in between).
+/// observed in between) and, if known, the identity of the column each value belongs to (a
+/// change of identity between two samples breaks the line).
 #[derive(Clone, Copy, Debug)]
 pub struct Series<'a> {
     pub values: &'a VecDeque<f64>,
     pub low: &'a VecDeque<f64>,
     pub high: &'a VecDeque<f64>,
+    pub columns: Option<&'a VecDeque<u32>>,
 }
 
 impl<'a> Series<'a> {
-    /// Values with no extremes between samples.
+    /// Values with no extremes between samples, all of one column.
     pub fn points(values: &'a VecDeque<f64>) -> Self {
         Self {
             values,
             low: values,
             high: values,
+            columns: None,
+        }
+    }
+
+    /// Whether sample `i` starts a new line: its column is another one than sample `i - 1`'s.
+    fn breaks_at(&self, i: usize) -> bool {
+        match (self.columns, i.checked_sub(1)) {
+            (Some(columns), Some(before)) => columns.get(i) != columns.get(before),
+            _ => false,
         }
     }
 }
@@ -163,19 +187,24 @@ impl History {
 
     /// Sets the value of a channel in the sample begun last, creating the channel if needed.
     pub fn set(&mut self, kind: ChannelKind, index: usize, value: f64) {
-        self.set_with_range(kind, index, value, value, value);
+        self.set_with_range(kind, index, None, value, value, value);
     }
 
-    /// [`History::set`] with the range `low ..= high` the value covered since the previous
-    /// sample (NaN bounds are ignored; the value itself is always inside).
+    /// [`History::set`] with the identity of the basis column the value belongs to (`None`
+    /// when the index always means the same column) and the range `low ..= high` the value
+    /// covered since the previous sample (NaN bounds are ignored; the value itself is always
+    /// inside). Where the column changes from one sample to the next, the drawn line breaks;
+    /// the range must then cover the new column's values only.
     pub fn set_with_range(
         &mut self,
         kind: ChannelKind,
         index: usize,
+        column: Option<u32>,
         value: f64,
         low: f64,
         high: f64,
     ) {
+        let column = column.unwrap_or(NO_COLUMN);
         let (low, high) = (low.min(value), high.max(value));
         let slot = match self
             .channels
@@ -191,6 +220,8 @@ impl History {
                     ring.extend(std::iter::repeat_n(f64::NAN, earlier));
                     ring
                 };
+                let mut columns = VecDeque::with_capacity(self.capacity);
+                columns.extend(std::iter::repeat_n(NO_COLUMN, earlier));
                 self.channels.push(Channel {
                     name: channel_name(kind, index),
                     kind,
@@ -198,6 +229,7 @@ impl History {
                     values: missing(),
                     low: missing(),
                     high: missing(),
+                    columns,
                 });
                 self.pending.push(true);
                 self.channels.len() - 1
@@ -205,14 +237,15 @@ impl History {
         };
         let channel = &mut self.channels[slot];
         if self.pending[slot] {
-            channel.push_back(value, low, high);
+            channel.push_back(value, low, high, column);
             self.pending[slot] = false;
-        } else if let (Some(v), Some(l), Some(h)) = (
+        } else if let (Some(v), Some(l), Some(h), Some(c)) = (
             channel.values.back_mut(),
             channel.low.back_mut(),
             channel.high.back_mut(),
+            channel.columns.back_mut(),
         ) {
-            (*v, *l, *h) = (value, low, high);
+            (*v, *l, *h, *c) = (value, low, high, column);
         }
     }
 
@@ -231,7 +264,7 @@ impl History {
     pub fn finish(&mut self) {
         for (channel, pending) in self.channels.iter_mut().zip(&mut self.pending) {
             if *pending && channel.values.len() < self.times.len() {
-                channel.push_back(f64::NAN, f64::NAN, f64::NAN);
+                channel.push_back(f64::NAN, f64::NAN, f64::NAN, NO_COLUMN);
             }
             *pending = false;
         }
@@ -261,8 +294,10 @@ impl History {
 }
 
 /// Running extremes of each value over the solver steps since the last sample. Values are
-/// observed in the same order every step; a slot whose channel changes (a column of `T`
-/// appears or goes) starts over. Allocates only when the number of values grows.
+/// observed in the same order every step; a slot whose channel or column identity changes (a
+/// column of `T` appears or goes, another column moves to its index) starts over, so the
+/// range of a sample where the line breaks covers the new column only. Allocates only when
+/// the number of values grows.
 #[derive(Clone, Debug, Default)]
 pub struct Extremes {
     slots: Vec<Extreme>,
@@ -272,21 +307,31 @@ pub struct Extremes {
 struct Extreme {
     kind: ChannelKind,
     index: usize,
+    column: Option<u32>,
     low: f64,
     high: f64,
 }
 
 impl Extremes {
-    /// Widens slot `slot`'s range by `value` (NaN is ignored).
-    pub fn observe(&mut self, slot: usize, kind: ChannelKind, index: usize, value: f64) {
+    /// Widens slot `slot`'s range by `value` of channel `kind`, `index` in basis column
+    /// `column` (NaN is ignored).
+    pub fn observe(
+        &mut self,
+        slot: usize,
+        kind: ChannelKind,
+        index: usize,
+        column: Option<u32>,
+        value: f64,
+    ) {
         let fresh = Extreme {
             kind,
             index,
+            column,
             low: value,
             high: value,
         };
         match self.slots.get_mut(slot) {
-            Some(e) if e.kind == kind && e.index == index => {
+            Some(e) if e.kind == kind && e.index == index && e.column == column => {
                 // f64::min and max return the other operand when one is NaN.
                 e.low = e.low.min(value);
                 e.high = e.high.max(value);
@@ -300,10 +345,16 @@ impl Extremes {
         }
     }
 
-    /// The range of slot `slot` if it holds that channel, else NaN bounds.
-    pub fn range(&self, slot: usize, kind: ChannelKind, index: usize) -> (f64, f64) {
+    /// The range of slot `slot` if it holds that channel and column, else NaN bounds.
+    pub fn range(
+        &self,
+        slot: usize,
+        kind: ChannelKind,
+        index: usize,
+        column: Option<u32>,
+    ) -> (f64, f64) {
         match self.slots.get(slot) {
-            Some(e) if e.kind == kind && e.index == index => (e.low, e.high),
+            Some(e) if e.kind == kind && e.index == index && e.column == column => (e.low, e.high),
             _ => (f64::NAN, f64::NAN),
         }
     }
@@ -336,8 +387,10 @@ pub fn channel_name(kind: ChannelKind, index: usize) -> String {
 /// those between samples included. A sample's extremes are placed at its time, the one
 /// nearer to its value last, so a smooth curve stays a line and a spike goes out and back.
 /// `transform` maps each value first (e.g. `log10` for a log plot; it must be increasing for
-/// the extremes to be kept). A non-finite value splits the series: each returned run is drawn
-/// as its own line. Only the samples inside the window are visited (times are increasing).
+/// the extremes to be kept). A non-finite value splits the series, and so does a change of
+/// column identity (the new column's first sample starts a run of its own, its bucket
+/// holding nothing from before): each returned run is drawn as its own line. Only the
+/// samples inside the window are visited (times are increasing).
 pub fn decimate(
     times: &VecDeque<f64>,
     series: Series<'_>,
@@ -375,19 +428,23 @@ pub fn decimate(
         .iter()
         .zip(series.values)
         .zip(series.low.iter().zip(series.high))
+        .enumerate()
         .skip(first);
-    for ((&t, &v), (&low, &high)) in samples {
+    for (i, ((&t, &v), (&low, &high))) in samples {
         if t > t_max {
             break;
         }
         let v = transform(v);
-        if !v.is_finite() {
+        if !v.is_finite() || series.breaks_at(i) {
+            // The line ends at the previous sample.
             previous = None;
             flush(&mut bucket, &mut run);
             if !run.is_empty() {
                 runs.push(std::mem::take(&mut run));
             }
-            continue;
+            if !v.is_finite() {
+                continue;
+            }
         }
         // Extremes inside the span of the line from the previous sample add nothing (a
         // smooth curve sampled coarsely); neither does one with no finite image (log10 of a
@@ -535,9 +592,16 @@ mod tests {
         h.set(ChannelKind::QdTraditional, 0, -3.0);
         // One step in between flipped the sign: +3 was seen, the next sample is back at -3.1.
         h.begin(1.0);
-        h.set_with_range(ChannelKind::QdTraditional, 0, -3.1, -3.05, 3.0);
+        h.set_with_range(ChannelKind::QdTraditional, 0, None, -3.1, -3.05, 3.0);
         h.begin(2.0);
-        h.set_with_range(ChannelKind::QdTraditional, 0, -3.2, f64::NAN, f64::NAN);
+        h.set_with_range(
+            ChannelKind::QdTraditional,
+            0,
+            None,
+            -3.2,
+            f64::NAN,
+            f64::NAN,
+        );
         h.finish();
         let channel = &h.channels()[0];
         assert_eq!(
@@ -560,7 +624,7 @@ mod tests {
             ramp.begin(t);
             // The step half-way since the previous sample was at 0.5 - t.
             let between = if i == 0 { -t } else { 0.5 - t };
-            ramp.set_with_range(ChannelKind::QContinued, 0, -t, -t, between);
+            ramp.set_with_range(ChannelKind::QContinued, 0, Some(0), -t, -t, between);
         }
         let line = &decimate(
             ramp.times(),
@@ -577,5 +641,71 @@ mod tests {
         // Dropping samples drops their extremes with them.
         h.truncate_after(0.5);
         assert_eq!(h.channels()[0].series().high.len(), 1);
+    }
+
+    #[test]
+    fn another_column_at_the_same_index_starts_a_new_line() {
+        // After a push onto a new branch the continued basis shrinks back to one column, and
+        // the one left at index 0 is the new one (id 1), whose q started at the event: the
+        // line of q1 must not join -3 to 0 as if the coordinate jumped.
+        let mut extremes = Extremes::default();
+        let mut h = History::new(10);
+        let samples = [
+            (0.0, 0, -2.8),
+            (1.0, 0, -2.9),
+            (2.0, 0, -3.0),
+            (3.0, 1, 0.01),
+            (4.0, 1, 0.02),
+        ];
+        for (t, column, q) in samples {
+            // A step of the old column between the samples (at -3.05), then the sample.
+            if t == 3.0 {
+                extremes.observe(0, ChannelKind::QContinued, 0, Some(0), -3.05);
+            }
+            extremes.observe(0, ChannelKind::QContinued, 0, Some(column), q);
+            let (low, high) = extremes.range(0, ChannelKind::QContinued, 0, Some(column));
+            h.begin(t);
+            h.set_with_range(ChannelKind::QContinued, 0, Some(column), q, low, high);
+            extremes.clear();
+        }
+        h.finish();
+        let channel = &h.channels()[0];
+        assert_eq!(
+            (channel.series().low[3], channel.series().high[3]),
+            (0.01, 0.01),
+            "the old column's steps before the change are not the new column's range"
+        );
+        let runs = decimate(h.times(), channel.series(), 0.0, 4.0, 100, |v| v);
+        assert_eq!(
+            runs,
+            vec![
+                vec![[0.0, -2.8], [1.0, -2.9], [2.0, -3.0]],
+                vec![[3.0, 0.01], [4.0, 0.02]],
+            ]
+        );
+        // One bucket over everything: its extremes stay on their side of the change.
+        let coarse = decimate(h.times(), channel.series(), 0.0, 4.0, 1, |v| v);
+        assert_eq!(
+            coarse,
+            vec![
+                vec![[0.0, -2.8], [2.0, -3.0]],
+                vec![[3.0, 0.01], [4.0, 0.02]]
+            ]
+        );
+        // A window starting at the change draws the new column alone.
+        let late = decimate(h.times(), channel.series(), 2.5, 4.0, 100, |v| v);
+        assert_eq!(late, vec![vec![[3.0, 0.01], [4.0, 0.02]]]);
+        // The export is the values as they were.
+        assert_eq!(
+            h.to_csv(),
+            "t,q1_continued\n0,-2.8\n1,-2.9\n2,-3\n3,0.01\n4,0.02\n"
+        );
+        // Going back before the change and on with the old column: one line again.
+        h.truncate_after(2.0);
+        h.begin(3.0);
+        h.set_with_range(ChannelKind::QContinued, 0, Some(0), -3.1, -3.1, -3.1);
+        h.finish();
+        let again = decimate(h.times(), h.channels()[0].series(), 0.0, 4.0, 100, |v| v);
+        assert_eq!(again.len(), 1);
     }
 }

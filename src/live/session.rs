@@ -669,8 +669,8 @@ impl LiveSession {
         visit_plotted(
             &self.sim,
             self.last_report.as_ref(),
-            |slot, kind, index, value| {
-                extremes.observe(slot, kind, index, value);
+            |slot, kind, index, column, value| {
+                extremes.observe(slot, kind, index, column, value);
             },
         );
         // At the requested speed, SAMPLES_PER_WALL_SECOND. When the solver falls behind (64x
@@ -699,9 +699,9 @@ impl LiveSession {
         visit_plotted(
             &self.sim,
             self.last_report.as_ref(),
-            |slot, kind, index, value| {
-                let (low, high) = extremes.range(slot, kind, index);
-                h.set_with_range(kind, index, value, low, high);
+            |slot, kind, index, column, value| {
+                let (low, high) = extremes.range(slot, kind, index, column);
+                h.set_with_range(kind, index, column, value, low, high);
             },
         );
         h.finish();
@@ -731,16 +731,19 @@ impl LiveSession {
     }
 }
 
-/// Calls `f(slot, kind, index, value)` for every plotted value of the current state, in the
-/// same order every time (`slot` counts the calls).
+/// Calls `f(slot, kind, index, column, value)` for every plotted value of the current state,
+/// in the same order every time (`slot` counts the calls). `column` is the identity of the
+/// continued basis' column behind a continued `q` or `qd` (when the basis shrinks, the
+/// column left at an index can be another one, whose `q` started at its own event: the plot
+/// breaks the line there); `None` for the others, whose index always means the same.
 fn visit_plotted(
     sim: &Simulation,
     last_report: Option<&StepReport>,
-    mut f: impl FnMut(usize, ChannelKind, usize, f64),
+    mut f: impl FnMut(usize, ChannelKind, usize, Option<u32>, f64),
 ) {
     let mut slot = 0;
-    let mut emit = |kind, index, value| {
-        f(slot, kind, index, value);
+    let mut emit = |kind, index, column, value| {
+        f(slot, kind, index, column, value);
         slot += 1;
     };
     for (mode, qd_kind, q_kind) in [
@@ -756,20 +759,24 @@ fn visit_plotted(
         ),
     ] {
         let basis = sim.basis(mode);
+        let column = |k: usize| match mode {
+            BasisMode::Continued => basis.labels().get(k).map(|label| label.id),
+            BasisMode::Traditional => None,
+        };
         for (k, v) in basis.qd().iter().enumerate() {
-            emit(qd_kind, k, *v);
+            emit(qd_kind, k, column(k), *v);
         }
         for (k, v) in basis.q().iter().enumerate() {
-            emit(q_kind, k, *v);
+            emit(q_kind, k, column(k), *v);
         }
     }
     let qr = sim.factorization();
     let diag = sim.mechanism().n().min(sim.mechanism().m());
     let r00 = qr.r_diag_abs(0).max(f64::MIN_POSITIVE);
     for i in 0..diag {
-        emit(ChannelKind::RDiagonal, i, qr.r_diag_abs(i) / r00);
+        emit(ChannelKind::RDiagonal, i, None, qr.r_diag_abs(i) / r00);
     }
-    emit(ChannelKind::Energy, 0, sim.energy());
+    emit(ChannelKind::Energy, 0, None, sim.energy());
     let residual = last_report.map_or(f64::NAN, |r| r.residual);
-    emit(ChannelKind::Residual, 0, residual);
+    emit(ChannelKind::Residual, 0, None, residual);
 }
