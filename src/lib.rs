@@ -12,5 +12,6 @@ pub mod cli;
 pub mod linalg;
 pub mod live;
 pub mod model;
+mod number_text;
 pub mod scene;
 pub mod solver;

@@ -54,7 +54,7 @@ fn counted(n: u64, noun: &str) -> String {
 /// A time or step in seconds for messages: plainly in the usual range, in exponent form far
 /// outside it (`1e-300`, not three hundred zeros).
 pub(crate) fn seconds(value: f64) -> String {
-    crate::scene::number_text(value)
+    crate::number_text::number_text(value)
 }
 
 /// Entry point shared by the binary; returns the process exit code.

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use nalgebra::{DVector, Vector2};
 
 use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile};
-use super::{Scene, SceneError, locate, number_text};
+use super::{Scene, SceneError, locate};
 use crate::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, LocalPoint, Mechanism};
+use crate::number_text::number_text;
 use crate::solver::{SolverError, assemble_positions, complete_velocities};
 
 /// Where an error points: a named entry (and a field in it), an item of a list, or a section.

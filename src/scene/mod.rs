@@ -14,7 +14,6 @@ use std::sync::Arc;
 use nalgebra::DVector;
 
 pub use error::SceneError;
-pub(crate) use error::number_text;
 pub use format::ViewSpec;
 
 use crate::model::Mechanism;

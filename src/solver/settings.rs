@@ -100,7 +100,8 @@ impl Settings {
         for (name, value) in positive {
             if !(value.is_finite() && value > 0.0) {
                 return Err(format!(
-                    "{name} must be a positive finite number, got {value}"
+                    "{name} must be a positive finite number, got {}",
+                    crate::number_text::number_text(value)
                 ));
             }
         }
@@ -116,20 +117,21 @@ impl Settings {
         for (name, value) in below_one {
             if value >= 1.0 {
                 return Err(format!(
-                    "{name} is relative and must be below 1, got {value}"
+                    "{name} is relative and must be below 1, got {}",
+                    crate::number_text::number_text(value)
                 ));
             }
         }
         if self.dopri_min_step > 1.0 {
             return Err(format!(
                 "dopri_min_step is a fraction of dt and must be at most 1, got {}",
-                self.dopri_min_step
+                crate::number_text::number_text(self.dopri_min_step)
             ));
         }
         if self.rank_tolerance < ROUND_OFF_FLOOR {
             return Err(format!(
                 "rank_tolerance must be at least {ROUND_OFF_FLOOR:e} (the QR's round-off floor), got {}",
-                self.rank_tolerance
+                crate::number_text::number_text(self.rank_tolerance)
             ));
         }
         // DESIGN section 4: events are where the rank at the detection tolerance drops below
