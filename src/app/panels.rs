@@ -735,11 +735,10 @@ fn setting_row(
     contents: impl FnOnce(&mut Ui),
 ) {
     if narrow {
-        // The label on a line of its own: a slider with its value box is one `horizontal`
-        // that egui does not move to the next row, and would widen the whole panel's
-        // content past its visible edge.
-        label(ui);
-        ui.horizontal_wrapped(contents);
+        ui.horizontal_wrapped(|ui| {
+            label(ui);
+            contents(ui);
+        });
     } else {
         label(ui);
         ui.horizontal(contents);
@@ -748,6 +747,12 @@ fn setting_row(
 }
 
 fn log_slider(ui: &mut Ui, value: &mut f64, lo: f64, hi: f64) {
+    // A slider with its value box is one `horizontal` that a wrapping row does not move to
+    // the next line by itself: where it does not fit it would widen the whole panel's
+    // content past its visible edge. (Outside a wrapping row `end_row` does nothing.)
+    if ui.available_size_before_wrap().x < ui.spacing().slider_width + 60.0 {
+        ui.end_row();
+    }
     let mut exponent = value.log10();
     let response = ui.add(
         egui::Slider::new(&mut exponent, lo.log10()..=hi.log10())
