@@ -100,7 +100,7 @@ pub fn parabola_minimum(points: [(f64, f64); 3]) -> LocatedMinimum {
 pub struct SingularEvent {
     /// Located time of the minimum of `rho`.
     pub t: f64,
-    /// Fitted minimum of `rho`.
+    /// `rho` at the event state (interpolated and projected): the located minimum.
     pub rho_min: f64,
     /// Rank of `A` at the event state with the detection tolerance.
     pub rank: usize,

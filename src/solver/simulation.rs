@@ -951,7 +951,8 @@ impl Simulation {
         self.updater
             .update_traditional(&mut event.traditional_basis, &t_running, &self.xd_next, h);
         event.t = minimum.t;
-        event.rho_min = minimum.rho;
+        // The located state's own `rho` (the search's value, or the fit's when it decided).
+        event.rho_min = rho(&self.qr_next, self.generic_rank);
         event.rank = rank;
         event.deficiency = self.generic_rank.saturating_sub(rank);
         event.x.copy_from(&self.x_next);

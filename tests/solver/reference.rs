@@ -569,10 +569,10 @@ fn a02_coarse_steps_still_locate_every_singularity() {
 }
 
 /// Dopri5 meets its error tolerance away from the singular configurations only; it crosses
-/// each of them in one forced step of the largest size (README, "Dopri5"). Scans over 10 s:
-/// rtol 0.5e-9 .. 2e-9 and 1e-10 gave a largest B0 error of 3.2e-7 .. 3.3e-6 m (4.96e-7 m at
-/// the default 1e-9, energy drift 1.2e-7 J), the largest step 7.9e-4 .. 5e-3 s gave
-/// 1.3e-8 .. 8.1e-6 m (at 1.37e-3). The bound covers that worst case with a factor 2.5 and
+/// each of them in one forced step of the largest size (README, "Dopri5"). At the default
+/// rtol 1e-9 the largest B0 error over 10 s is 7.1e-7 m, energy drift 1.4e-7 J (eighth
+/// session). Scans of an earlier session: rtol 0.5e-9 .. 2e-9 and 1e-10 gave 3.2e-7 ..
+/// 3.3e-6 m, the largest step 7.9e-4 .. 5e-3 s gave 1.3e-8 .. 8.1e-6 m (at 1.37e-3). The bound covers that worst case with a factor 2.5 and
 /// the events stay within 1e-5 s of the reference crossings; RK4 at dt = 1e-3 is still more
 /// accurate on A02 (8.6e-9 m): the forced steps dominate Dopri5's error.
 #[test]
