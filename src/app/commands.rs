@@ -36,6 +36,8 @@ pub enum AppCommand {
         column: DVector<f64>,
         delta: f64,
         duration: f64,
+        /// What to tell the user once the push has started (advice on its likely effect).
+        note: Option<String>,
     },
     /// Leave the current singular event along a direction, with the event's kinetic energy
     /// or at a given speed.

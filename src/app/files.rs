@@ -79,10 +79,10 @@ fn start_requests(
                     stem(&live.path),
                     live.session.time()
                 ));
-                live.notice = Some(Notice {
-                    text: format!("Screenshot saved to {}", path.display()),
-                    error: false,
-                });
+                live.notice = Some(Notice::brief(format!(
+                    "Screenshot saved to {}",
+                    path.display()
+                )));
                 commands
                     .spawn(Screenshot::primary_window())
                     .observe(save_to_disk(path));
@@ -119,32 +119,20 @@ fn finish_dialogs(
                 }
                 write_csv(path, csv)
             }
-            None => Notice {
-                text: "No file chosen: the save dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). File > Export plotted history here writes it in the working directory without a dialog.".into(),
-                error: false,
-            },
+            None => Notice::brief("No file chosen: the save dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). File > Export plotted history here writes it in the working directory without a dialog.".into()),
         });
     }
 }
 
 fn write_csv(path: PathBuf, csv: String) -> Notice {
     match std::fs::write(&path, csv) {
-        Ok(()) => Notice {
-            text: format!("History exported to {}", path.display()),
-            error: false,
-        },
-        Err(e) => Notice {
-            text: format!("Could not write {}: {e}", path.display()),
-            error: true,
-        },
+        Ok(()) => Notice::brief(format!("History exported to {}", path.display())),
+        Err(e) => Notice::lasting(format!("Could not write {}: {e}", path.display()), true),
     }
 }
 
 fn no_open_dialog_notice() -> Notice {
-    Notice {
-        text: "No file chosen: the open dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). Scenes can also be dropped on the window or picked in the Scene panel.".into(),
-        error: false,
-    }
+    Notice::brief("No file chosen: the open dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). Scenes can also be dropped on the window or picked in the Scene panel.".into())
 }
 
 fn scene_dir(path: &Path) -> PathBuf {

@@ -15,7 +15,7 @@ use super::drawing::{self, ViewState, shown_motions};
 use super::plots::{self, PlotState};
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::theme::Palette;
-use crate::live::{MotionRole, PauseReason, SPEEDS, TracePoint};
+use crate::live::{Motion, MotionRole, PauseReason, SPEEDS, TracePoint};
 use crate::model::BodyKind;
 use crate::solver::{BasisMode, Integrator, Predictor, Settings};
 
@@ -171,6 +171,7 @@ fn layout(
             });
     }
     egui::CentralPanel::no_frame().show(&mut root, |ui| {
+        let central = ui.max_rect();
         banner(ui, &live);
         let overstep = fixed.overstep_fraction_f64();
         if view.side_by_side {
@@ -179,6 +180,7 @@ fn layout(
             let basis = view.basis;
             drawing::draw_canvas(ui, &live, view, basis, overstep, &mut commands);
         }
+        brief_notice(ui, &live, central);
     });
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
     // A time axis meant for plots that were hidden this pass waits until they are shown.
@@ -521,7 +523,7 @@ fn banner(ui: &mut Ui, live: &Live) {
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
     let mut banners: Vec<(String, Color32)> = Vec::new();
     let mut show = |text: String, fill: Color32| banners.push((text, fill));
-    if let Some(notice) = &live.notice {
+    if let Some(notice) = live.notice.as_ref().filter(|n| n.shown_until.is_none()) {
         let fill = if notice.error {
             palette.banner_error
         } else {
@@ -616,6 +618,34 @@ fn banner(ui: &mut Ui, live: &Live) {
                     .on_hover_text(RichText::new(text).size(15.0));
             });
     }
+}
+
+/// A brief notice (a file saved, advice on a push) over the bottom of the canvas, so that
+/// the canvas does not move when it comes and goes (screen recordings).
+fn brief_notice(ui: &mut Ui, live: &Live, central: egui::Rect) {
+    let Some(notice) = live
+        .notice
+        .as_ref()
+        .filter(|n| n.shown_until.is_some() && n.is_shown())
+    else {
+        return;
+    };
+    let width = (central.width() - 40.0).clamp(100.0, 720.0);
+    let rect = egui::Rect::from_min_max(
+        egui::pos2(central.center().x - 0.5 * width, central.top()),
+        egui::pos2(central.center().x + 0.5 * width, central.bottom() - 48.0),
+    );
+    ui.scope_builder(
+        egui::UiBuilder::new()
+            .max_rect(rect)
+            .layout(egui::Layout::bottom_up(egui::Align::Center)),
+        |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.set_max_width(width - 24.0);
+                ui.label(RichText::new(&notice.text).size(15.0));
+            });
+        },
+    );
 }
 
 fn scene_panel(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut Vec<AppCommand>) {
@@ -851,6 +881,7 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     column: shown[index].column.clone(),
                     delta: view.push_delta,
                     duration: view.push_duration,
+                    note: push_note(live, &shown[index], view.push_delta),
                 });
             }
             if live.session.is_pushing() {
@@ -861,6 +892,20 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
 
 /// Largest coordinate rate (m/s, rad/s) below which "leave" uses the Δ velocity.
 const AT_REST: f64 = 1e-3;
+
+/// Advice for a push along a motion that is new at the singular configuration while the
+/// mechanism moves: such a motion is admissible to first order only, so unless the push is
+/// large next to the speed the constraints take its velocity back as the mechanism moves
+/// off the configuration, and it keeps its branch (A02 at Δv 1: only the energy changes).
+fn push_note(live: &Live, motion: &Motion, delta: f64) -> Option<String> {
+    let speed = live.session.simulation().velocities().norm();
+    (motion.role == MotionRole::New && speed >= AT_REST).then(|| {
+        format!(
+            "Pushing along {} (Δv {delta:.2}) while the mechanism moves (|xd| = {speed:.2}): a new motion is admissible to first order only, so a push that is small next to the motion usually leaves the mechanism on its branch. To change branch at speed, leave along a branch; at rest (four_bar_stopping) a push decides the branch.",
+            motion.label
+        )
+    })
+}
 
 /// "leave on" (the way the mechanism came) and "leave back" along a branch, with the
 /// kinetic energy it has at the event, or at the push's Δ velocity if it is at rest there.

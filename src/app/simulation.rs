@@ -32,6 +32,35 @@ pub struct Live {
 pub struct Notice {
     pub text: String,
     pub error: bool,
+    /// A brief notice (a file saved, advice on a push) leaves the banner at this time;
+    /// others stay until the next one or the next scene.
+    pub shown_until: Option<Instant>,
+}
+
+/// How long a brief notice stays in the banner.
+const BRIEF_NOTICE: Duration = Duration::from_secs(15);
+
+impl Notice {
+    pub fn lasting(text: String, error: bool) -> Self {
+        Self {
+            text,
+            error,
+            shown_until: None,
+        }
+    }
+
+    /// An informative notice that leaves the banner after a while.
+    pub fn brief(text: String) -> Self {
+        Self {
+            text,
+            error: false,
+            shown_until: Some(Instant::now() + BRIEF_NOTICE),
+        }
+    }
+
+    pub fn is_shown(&self) -> bool {
+        self.shown_until.is_none_or(|until| Instant::now() < until)
+    }
 }
 
 impl Live {
@@ -70,7 +99,7 @@ impl Live {
                 if path == self.path {
                     self.modified = modified_time(path);
                 }
-                self.notice = Some(Notice { text, error: true });
+                self.notice = Some(Notice::lasting(text, true));
                 false
             }
         }
@@ -95,10 +124,7 @@ fn assembly_notice(session: &LiveSession) -> Option<Notice> {
         .into_iter()
         .chain(singular)
         .collect();
-    (!notes.is_empty()).then(|| Notice {
-        text: notes.join(" "),
-        error: false,
-    })
+    (!notes.is_empty()).then(|| Notice::lasting(notes.join(" "), false))
 }
 
 pub fn modified_time(path: &Path) -> Option<SystemTime> {
@@ -392,7 +418,12 @@ fn apply_commands(
                 column,
                 delta,
                 duration,
-            } => session.push_along(column, *delta, *duration),
+                note,
+            } => session.push_along(column, *delta, *duration).map(|()| {
+                if let Some(note) = note {
+                    live.notice = Some(Notice::brief(note.clone()));
+                }
+            }),
             AppCommand::Leave { direction, speed } => session.leave_along(direction, *speed),
             AppCommand::SetTrace(point) => {
                 session.set_trace_point(*point);
@@ -410,10 +441,7 @@ fn apply_commands(
             | AppCommand::SaveScreenshot => Ok(()),
         };
         if let Err(error) = result {
-            live.notice = Some(Notice {
-                text: error.to_string(),
-                error: true,
-            });
+            live.notice = Some(Notice::lasting(error.to_string(), true));
         }
     }
 }
