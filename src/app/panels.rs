@@ -417,6 +417,16 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
     // A narrow window (1280 x 720, a larger interface scale) gets the short forms, so that
     // the line does not wrap.
     let narrow = ui.available_width() < STATUS_FULL_WIDTH;
+    // Narrower still (a projector at 1.5 times the interface size), the line takes two rows,
+    // always, so that the canvas above does not jump when the speed text grows or shrinks.
+    if ui.available_width() < STATUS_ONE_ROW_WIDTH {
+        ui.set_min_height(2.0 * ui.text_style_height(&egui::TextStyle::Monospace) + 6.0);
+    }
+    // Each field is one label that does not wrap inside: a field that does not fit moves to
+    // the next row whole ("t 0.7144 s", not "t" and "0.7144 s").
+    let field = |ui: &mut Ui, text: String| {
+        ui.add(egui::Label::new(RichText::new(text).monospace()).extend())
+    };
     ui.horizontal_wrapped(|ui| {
         // The rank the dynamics use (rank tolerance); at an event also the rank at the
         // detection tolerance that the banner gives, and the dof that rank leaves.
@@ -437,7 +447,7 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
             })
             .unwrap_or_default();
         let grubler = n as i64 - m as i64;
-        ui.monospace(if narrow {
+        field(ui, if narrow {
             format!(
                 "n {n}  m {m}  rank {rank}/{}{at_event}  dof {}{dof_at_event}  Grübler {grubler}",
                 sim.generic_rank(),
@@ -455,18 +465,18 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
              dof = n - rank; Grübler: n - m",
         );
         ui.separator();
-        ui.monospace(format!("E {} J", fixed(sim.energy(), 6)));
+        field(ui, format!("E {} J", fixed(sim.energy(), 6)));
         ui.separator();
-        ui.monospace(match residual {
+        field(ui, match residual {
             Some(r) => format!("residual {r:.1e}"),
             None => "residual -".into(),
         });
         ui.separator();
-        ui.monospace(format!("t {:.4} s", session.time()));
+        field(ui, format!("t {:.4} s", session.time()));
         ui.separator();
         let requested = speed_text(session.speed());
         if session.is_paused() {
-            ui.monospace(format!("paused (speed {requested})"));
+            field(ui, format!("paused (speed {requested})"));
         } else if session.is_behind() {
             ui.colored_label(
                 Color32::from_rgb(230, 140, 40),
@@ -480,15 +490,18 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
                 budget.budget.as_secs_f64() * 1e3
             ));
         } else {
-            ui.monospace(format!(
-                "speed {requested}, achieved {}",
-                achieved_text(stats.achieved_speed)
-            ));
+            field(
+                ui,
+                format!(
+                    "speed {requested}, achieved {}",
+                    achieved_text(stats.achieved_speed)
+                ),
+            );
         }
         if !narrow {
             ui.separator();
             // For developers: compact, with the breakdown on hover.
-            ui.monospace(format!("{:.0} ms", stats.frame_ms)).on_hover_text(format!(
+            field(ui, format!("{:.0} ms", stats.frame_ms)).on_hover_text(format!(
                 "CPU time per frame: solver {:.1} ms, UI and plots {:.1} ms, whole frame {:.1} ms",
                 stats.sim_ms, stats.ui_ms, stats.frame_ms
             ));
@@ -505,6 +518,8 @@ fn achieved_text(speed: f64) -> String {
     }
 }
 
+/// Below this width (points) the status line takes two rows.
+const STATUS_ONE_ROW_WIDTH: f32 = 1000.0;
 /// Width (points) from which the status line has room for its long forms and the frame time.
 const STATUS_FULL_WIDTH: f32 = 1400.0;
 
