@@ -96,12 +96,11 @@ pub(super) fn draw_motions(
             }
             label_spots.push((v.length(), tip + 0.08 * v));
         }
-        let text = match motion.role {
-            MotionRole::Branch => format!("{} (leave along it)", motion.label),
-            _ => motion.label.clone(),
-        };
-        let galley = painter.layout_no_wrap(text, FontId::proportional(15.0), color);
-        if let Some(r) = place_label(
+        // The name only: the legend says what a branch is, and a long label has to move
+        // further from its arrows to find a free place.
+        let galley =
+            painter.layout_no_wrap(motion.label.clone(), FontId::proportional(15.0), color);
+        if let Some((r, anchor)) = place_label(
             &label_spots,
             galley.size() + vec2(6.0, 6.0),
             &placed_labels,
@@ -110,6 +109,7 @@ pub(super) fn draw_motions(
             placed_labels.push(r);
             labels.push(PlacedLabel {
                 rect: r,
+                anchor,
                 galley,
                 color,
             });
@@ -121,31 +121,47 @@ pub(super) fn draw_motions(
 /// A label placed on the canvas, painted after every arrow (so none crosses it).
 pub(super) struct PlacedLabel {
     pub rect: egui::Rect,
+    /// The arrow tip the label names.
+    pub anchor: Pos2,
     pub galley: std::sync::Arc<egui::Galley>,
     pub color: Color32,
 }
 
+/// A label further than this (pixels) from the arrow tip it names gets a leader line to it.
+const LEADER_FROM: f32 = 8.0;
+
 /// Paints labels on an opaque backing: a translucent one over the arrows is grey on the light
-/// theme's white, and the label hard to read.
+/// theme's white, and the label hard to read. A label that had to move away from its arrow
+/// (the spots near it were taken) is tied to the arrow's tip by a thin line.
 pub(super) fn paint_labels(painter: &egui::Painter, labels: Vec<PlacedLabel>, palette: &Palette) {
+    for label in &labels {
+        let nearest = label.anchor.clamp(label.rect.min, label.rect.max);
+        if nearest.distance(label.anchor) > LEADER_FROM {
+            painter.line_segment(
+                [label.anchor, nearest],
+                Stroke::new(1.0, label.color.gamma_multiply(0.8)),
+            );
+        }
+    }
     for label in labels {
         painter.rect_filled(label.rect, 3.0, palette.background);
         painter.galley(label.rect.min + vec2(3.0, 3.0), label.galley, label.color);
     }
 }
 
-/// Where a motion's label goes: beyond the tip of one of its longest arrows (`spots` holds
-/// each arrow's screen length and the point just past its tip), preferring a spot whose
-/// label does not cover one already placed; if every long arrow's spot is taken, the best
-/// spot moved up or down by whole label heights (at most `MAX_LABEL_SHIFT`) until it is free. Several motions at a
-/// singular configuration often have their longest arrows at the same hinge. Labels are
-/// kept inside `bounds` (the canvas), shifted in from its edges.
+/// Where a motion's label goes, and the spot it names: beyond the tip of one of its longest
+/// arrows (`spots` holds each arrow's screen length and the point just past its tip),
+/// preferring a spot whose label does not cover one already placed; if every long arrow's
+/// spot is taken, the best spot moved up or down by whole label heights (at most
+/// `MAX_LABEL_SHIFT`) until it is free. Several motions at a singular configuration often
+/// have their longest arrows at the same hinge. Labels are kept inside `bounds` (the
+/// canvas), shifted in from its edges.
 pub(super) fn place_label(
     spots: &[(f32, Pos2)],
     size: egui::Vec2,
     placed: &[egui::Rect],
     bounds: egui::Rect,
-) -> Option<egui::Rect> {
+) -> Option<(egui::Rect, Pos2)> {
     // Arrows at least this fraction of the longest one are good places for the label.
     const LONG_ENOUGH: f32 = 0.6;
     let longest = spots
@@ -169,13 +185,14 @@ pub(super) fn place_label(
     for (_, at) in &candidates {
         let r = inside(egui::Rect::from_center_size(*at, size));
         if free(&r) {
-            return Some(r);
+            return Some((r, *at));
         }
     }
     // Every long arrow's spot is taken: the nearest free place above, below or beside the
     // best one, a few label heights (or half widths) at most; failing that, the best spot
     // itself.
-    let best = inside(egui::Rect::from_center_size(candidates[0].1, size));
+    let anchor = candidates[0].1;
+    let best = inside(egui::Rect::from_center_size(anchor, size));
     for step in 1..=MAX_LABEL_SHIFT {
         let k = step as f32;
         for shift in [
@@ -186,11 +203,11 @@ pub(super) fn place_label(
         ] {
             let r = inside(best.translate(shift));
             if free(&r) {
-                return Some(r);
+                return Some((r, anchor));
             }
         }
     }
-    Some(best)
+    Some((best, anchor))
 }
 
 pub(super) fn arrow_head(painter: &egui::Painter, tip: Pos2, v: egui::Vec2, color: Color32) {
@@ -222,14 +239,22 @@ mod tests {
         let second = [(100.0, pos2(200.0, 100.0)), (90.0, pos2(400.0, 100.0))];
         let third = [(100.0, pos2(200.0, 100.0))];
         let mut placed = Vec::new();
+        let mut anchors = Vec::new();
         for spots in [&first[..], &second[..], &third[..]] {
-            let r = place_label(spots, size, &placed, everywhere()).expect("a label");
+            let (r, anchor) = place_label(spots, size, &placed, everywhere()).expect("a label");
             assert!(
                 placed.iter().all(|p: &egui::Rect| !p.intersects(r)),
                 "{r:?} overlaps {placed:?}"
             );
             placed.push(r);
+            anchors.push(anchor);
         }
+        // Each label names the arrow tip it was placed for: the stacked one still its hinge
+        // (it gets a leader line there).
+        assert_eq!(
+            anchors,
+            [pos2(200.0, 100.0), pos2(400.0, 100.0), pos2(200.0, 100.0)]
+        );
         // The second label moved to its other long arrow, the third was stacked above.
         assert_eq!(placed[1].center(), pos2(400.0, 100.0));
         assert_eq!(placed[2].center().x, 200.0);
@@ -244,8 +269,10 @@ mod tests {
     #[test]
     fn labels_stay_inside_the_canvas() {
         let canvas = egui::Rect::from_min_max(pos2(0.0, 0.0), pos2(500.0, 300.0));
-        let r = place_label(&[(100.0, pos2(495.0, 5.0))], vec2(80.0, 20.0), &[], canvas).unwrap();
+        let (r, anchor) =
+            place_label(&[(100.0, pos2(495.0, 5.0))], vec2(80.0, 20.0), &[], canvas).unwrap();
         assert!(canvas.contains_rect(r), "{r:?}");
+        assert_eq!(anchor, pos2(495.0, 5.0));
         assert_eq!(r.right(), 500.0);
         assert_eq!(r.top(), 0.0);
     }
