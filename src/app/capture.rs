@@ -46,6 +46,12 @@ pub struct CaptureMode {
 }
 
 impl CaptureMode {
+    /// Whether this run writes a screenshot (then the status line leaves out the frame time:
+    /// it differs from run to run and is the only text that changes while paused).
+    pub fn takes_screenshot(&self) -> bool {
+        self.screenshot.is_some()
+    }
+
     pub fn from_args(args: &ViewArgs) -> Self {
         Self {
             stop: args.stop,

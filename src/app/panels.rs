@@ -10,6 +10,7 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, RichText, Ui};
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 
+use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::drawing::{self, ViewState, shown_motions};
 use super::plots::{self, PlotState};
@@ -94,6 +95,7 @@ fn layout(
     budget: Res<FrameBudget>,
     fixed: Res<Time<Fixed>>,
     mut writer: MessageWriter<AppCommand>,
+    capture: Res<CaptureMode>,
 ) -> Result {
     let started = Instant::now();
     let ctx = contexts.ctx_mut()?.clone();
@@ -138,7 +140,7 @@ fn layout(
         transport(ui, &live, view, &mut commands);
     });
     egui::Panel::bottom("status").show(&mut root, |ui| {
-        status_line(ui, &live, &stats, &budget);
+        status_line(ui, &live, &stats, &budget, !capture.takes_screenshot());
     });
     if view.show_controls {
         egui::Panel::left("controls")
@@ -171,16 +173,16 @@ fn layout(
             });
     }
     egui::CentralPanel::no_frame().show(&mut root, |ui| {
-        let central = ui.max_rect();
+        let mut canvas = ui.max_rect();
         banner(ui, &live);
         let overstep = fixed.overstep_fraction_f64();
         if view.side_by_side {
-            side_by_side(ui, &live, view, &mut plot_state, overstep, &mut commands);
+            canvas.max.y = side_by_side(ui, &live, view, &mut plot_state, overstep, &mut commands);
         } else {
             let basis = view.basis;
             drawing::draw_canvas(ui, &live, view, basis, overstep, &mut commands);
         }
-        brief_notice(ui, &live, central);
+        brief_notice(ui, &live, canvas);
     });
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
     // A time axis meant for plots that were hidden this pass waits until they are shown.
@@ -203,6 +205,7 @@ fn layout(
 /// The traditional basis on the left, the continued one on the right: each column the
 /// mechanism with that basis' arrows over that basis' `qd` plot (the plots panel's
 /// "plots" checkbox hides the plots here too).
+/// Draws the two halves; returns where their canvases end (above the plots).
 fn side_by_side(
     ui: &mut Ui,
     live: &Live,
@@ -210,7 +213,7 @@ fn side_by_side(
     plot_state: &mut PlotState,
     overstep: f64,
     commands: &mut Vec<AppCommand>,
-) {
+) -> f32 {
     // The central panel has no fill of its own: the gaps and the plots get the panels' one.
     let area = ui.available_rect_before_wrap();
     ui.painter().rect_filled(area, 0.0, ui.visuals().panel_fill);
@@ -219,15 +222,17 @@ fn side_by_side(
     } else {
         0.0
     };
+    let mut canvas_bottom = area.bottom();
     ui.columns(2, |columns| {
         for (ui, basis) in columns
             .iter_mut()
             .zip([BasisMode::Traditional, BasisMode::Continued])
         {
             let canvas = egui::vec2(ui.available_width(), ui.available_height() - plot_height);
-            ui.allocate_ui(canvas, |ui| {
+            let drawn = ui.allocate_ui(canvas, |ui| {
                 drawing::draw_canvas(ui, live, view, basis, overstep, commands);
             });
+            canvas_bottom = drawn.response.rect.bottom();
             if view.show_plots {
                 // The plots panel's controls, split over the two columns (one row each, so
                 // the plots stay level).
@@ -246,6 +251,7 @@ fn side_by_side(
             }
         }
     });
+    canvas_bottom
 }
 
 fn menu_bar(
@@ -407,7 +413,13 @@ fn speed_text(speed: f64) -> String {
     }
 }
 
-fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudget) {
+fn status_line(
+    ui: &mut Ui,
+    live: &Live,
+    stats: &FrameStats,
+    budget: &FrameBudget,
+    frame_time: bool,
+) {
     let session = &live.session;
     let sim = session.simulation();
     let mech = sim.mechanism();
@@ -498,7 +510,7 @@ fn status_line(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudge
                 ),
             );
         }
-        if !narrow {
+        if !narrow && frame_time {
             ui.separator();
             // For developers: compact, with the breakdown on hover.
             field(ui, format!("{:.0} ms", stats.frame_ms)).on_hover_text(format!(
@@ -635,9 +647,10 @@ fn banner(ui: &mut Ui, live: &Live) {
     }
 }
 
-/// A brief notice (a file saved, advice on a push) over the bottom of the canvas, so that
-/// the canvas does not move when it comes and goes (screen recordings).
-fn brief_notice(ui: &mut Ui, live: &Live, central: egui::Rect) {
+/// A brief notice (a file saved, advice on a push) over the bottom of the canvas (both
+/// halves side by side, above their plots), so that the canvas does not move when it comes
+/// and goes (screen recordings); at most three rows, the whole text on hover.
+fn brief_notice(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
     let Some(notice) = live
         .notice
         .as_ref()
@@ -645,10 +658,10 @@ fn brief_notice(ui: &mut Ui, live: &Live, central: egui::Rect) {
     else {
         return;
     };
-    let width = (central.width() - 40.0).clamp(100.0, 720.0);
+    let width = (canvas.width() - 40.0).clamp(100.0, 720.0);
     let rect = egui::Rect::from_min_max(
-        egui::pos2(central.center().x - 0.5 * width, central.top()),
-        egui::pos2(central.center().x + 0.5 * width, central.bottom() - 48.0),
+        egui::pos2(canvas.center().x - 0.5 * width, canvas.top()),
+        egui::pos2(canvas.center().x + 0.5 * width, canvas.bottom() - 40.0),
     );
     ui.scope_builder(
         egui::UiBuilder::new()
@@ -657,7 +670,17 @@ fn brief_notice(ui: &mut Ui, live: &Live, central: egui::Rect) {
         |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
                 ui.set_max_width(width - 24.0);
-                ui.label(RichText::new(&notice.text).size(15.0));
+                let mut job = egui::text::LayoutJob::single_section(
+                    notice.text.clone(),
+                    egui::TextFormat::simple(
+                        egui::FontId::proportional(15.0),
+                        ui.visuals().text_color(),
+                    ),
+                );
+                job.wrap.max_rows = 3;
+                job.wrap.overflow_character = Some('…');
+                ui.add(egui::Label::new(job).wrap())
+                    .on_hover_text(RichText::new(&notice.text).size(15.0));
             });
         },
     );
@@ -837,6 +860,12 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     let color = palette.motion(k);
                     let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
                     ui.painter().rect_filled(rect, 2.0, color);
+                    // The push choice first, without text: a row that wraps in a narrow
+                    // panel does not leave it on a line of its own, between two motions.
+                    if motion.role != MotionRole::Branch {
+                        ui.radio_value(&mut view.push_motion, k, "")
+                            .on_hover_text("Push along this motion (the button below)");
+                    }
                     let mut visible = !view.hidden_motions[k];
                     let role = match motion.role {
                         MotionRole::Continued => "",
@@ -856,8 +885,6 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     }
                     if motion.role == MotionRole::Branch {
                         leave_buttons(ui, live, view, &motion.column, commands);
-                    } else {
-                        ui.radio_value(&mut view.push_motion, k, "push");
                     }
                 });
             }
@@ -909,14 +936,14 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
 const AT_REST: f64 = 1e-3;
 
 /// Advice for a push along a motion that is new at the singular configuration while the
-/// mechanism moves: such a motion is admissible to first order only, so unless the push is
+/// mechanism moves faster than the push's Δ velocity: such a motion is admissible to first order only, so unless the push is
 /// large next to the speed the constraints take its velocity back as the mechanism moves
 /// off the configuration, and it keeps its branch (A02 at Δv 1: only the energy changes).
 fn push_note(live: &Live, motion: &Motion, delta: f64) -> Option<String> {
     let speed = live.session.simulation().velocities().norm();
-    (motion.role == MotionRole::New && speed >= AT_REST).then(|| {
+    (motion.role == MotionRole::New && speed > delta.abs().max(AT_REST)).then(|| {
         format!(
-            "Pushing along {} (Δv {delta:.2}) while the mechanism moves (|xd| = {speed:.2}): a new motion is admissible to first order only, so a push that is small next to the motion usually leaves the mechanism on its branch. To change branch at speed, leave along a branch; at rest (four_bar_stopping) a push decides the branch.",
+            "Pushing along {} (Δv {delta:.2}) at speed (|xd| {speed:.2}): a new motion is admissible to first order only, so a push small next to the motion usually leaves the mechanism on its branch. To change branch at speed, leave along a branch.",
             motion.label
         )
     })

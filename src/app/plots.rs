@@ -515,12 +515,9 @@ fn show_plot(
 
 /// Where a legend may go, in order of preference when the curves leave several free.
 /// Top right first: while running, the curves grow from the left.
-const LEGEND_CORNERS: [Corner; 4] = [
-    Corner::RightTop,
-    Corner::LeftTop,
-    Corner::RightBottom,
-    Corner::LeftBottom,
-];
+/// The top corners only: egui_plot stacks a legend in a bottom corner bottom-up, so its
+/// entries would read in reverse order (qd2 above qd1) next to a plot whose legend is on top.
+const LEGEND_CORNERS: [Corner; 2] = [Corner::RightTop, Corner::LeftTop];
 
 /// The box `[[x_min, y_min], [x_max, y_max]]` of size `size` in `corner` of `area`.
 fn corner_box(area: [[f64; 2]; 2], size: [f64; 2], corner: Corner) -> [[f64; 2]; 2] {
@@ -578,8 +575,9 @@ fn segment_crosses_box(p: [f64; 2], q: [f64; 2], b: [[f64; 2]; 2]) -> bool {
 /// corner would cover: the least covered, first in order on a tie, but only when it covers
 /// less than half of what the current one does, so that a rolling plot's legend does not
 /// hop between corners.
-fn choose_corner(current: usize, hits: [usize; 4]) -> usize {
-    let best = (0..4).min_by_key(|&i| (hits[i], i)).unwrap_or(current);
+fn choose_corner<const N: usize>(current: usize, hits: [usize; N]) -> usize {
+    let current = current.min(N - 1);
+    let best = (0..N).min_by_key(|&i| (hits[i], i)).unwrap_or(current);
     if 2 * hits[best] < hits[current] {
         best
     } else {
@@ -592,10 +590,11 @@ fn is_traditional(kind: ChannelKind) -> bool {
 }
 
 /// The colour of a traditional series plotted with the continued one of the same column:
-/// half-way to the theme's text colour, so paler on the dark theme and darker on the light
-/// one, keeping its contrast with the plot's background.
+/// a third of the way to the theme's text colour, so paler on the dark theme and darker on
+/// the light one, keeping its contrast with the plot's background and its hue (half-way
+/// made the light theme's shades nearly black and hard to tell apart).
 fn traditional_shade(color: egui::Color32, text: egui::Color32) -> egui::Color32 {
-    let mix = |a: u8, b: u8| ((u16::from(a) + u16::from(b)) / 2) as u8;
+    let mix = |a: u8, b: u8| ((2 * u16::from(a) + u16::from(b)) / 3) as u8;
     egui::Color32::from_rgb(
         mix(color.r(), text.r()),
         mix(color.g(), text.g()),
@@ -874,11 +873,18 @@ mod tests {
             })
             .collect();
         let runs = vec![rising];
-        let hits = LEGEND_CORNERS.map(|c| corner_hits(&runs, corner_box(area, size, c)));
-        // RightTop, LeftTop, RightBottom, LeftBottom.
+        let hits = [
+            Corner::RightTop,
+            Corner::LeftTop,
+            Corner::RightBottom,
+            Corner::LeftBottom,
+        ]
+        .map(|c| corner_hits(&runs, corner_box(area, size, c)));
         assert!(hits[0] > 0 && hits[3] > 0, "{hits:?}");
         assert_eq!((hits[1], hits[2]), (0, 0), "{hits:?}");
         assert_eq!(choose_corner(0, hits), 1);
+        // The corners the plots choose from: the top ones.
+        assert_eq!(choose_corner(0, [hits[0], hits[1]]), 1);
         // A long segment crossing a box without a point in it still counts.
         let chord = vec![vec![[0.0, 9.0], [1.0, 9.0]]];
         assert_eq!(

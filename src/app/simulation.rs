@@ -316,6 +316,16 @@ fn advance_session(
         .session
         .advance(time.delta_secs_f64(), budget.deadline());
     stats.sim_this_frame += start.elapsed();
+    // A brief notice is about what came before the pause at a new singular configuration.
+    if out.event
+        && live.session.current_event().is_some()
+        && live
+            .notice
+            .as_ref()
+            .is_some_and(|n| n.shown_until.is_some())
+    {
+        live.notice = None;
+    }
     report(
         &live.session,
         out.event,

@@ -127,16 +127,30 @@ pub(super) struct PlacedLabel {
     pub color: Color32,
 }
 
-/// A label further than this (pixels) from the arrow tip it names gets a leader line to it.
+/// A label further than this (pixels) from the arrow tip it names gets a leader line to it...
 const LEADER_FROM: f32 = 8.0;
+/// ... unless it is further than this, or the line would pass under another label: a long
+/// line across the mechanism, or one that seems to end at another motion's label, says
+/// less than none.
+const LEADER_TO: f32 = 90.0;
 
 /// Paints labels on an opaque backing: a translucent one over the arrows is grey on the light
 /// theme's white, and the label hard to read. A label that had to move away from its arrow
 /// (the spots near it were taken) is tied to the arrow's tip by a thin line.
 pub(super) fn paint_labels(painter: &egui::Painter, labels: Vec<PlacedLabel>, palette: &Palette) {
-    for label in &labels {
+    for (i, label) in labels.iter().enumerate() {
         let nearest = label.anchor.clamp(label.rect.min, label.rect.max);
-        if nearest.distance(label.anchor) > LEADER_FROM {
+        let length = nearest.distance(label.anchor);
+        let under_another = || {
+            labels.iter().enumerate().any(|(j, other)| {
+                j != i
+                    && (1..20).any(|k| {
+                        let at = label.anchor.lerp(nearest, k as f32 / 20.0);
+                        other.rect.contains(at)
+                    })
+            })
+        };
+        if length > LEADER_FROM && length <= LEADER_TO && !under_another() {
             painter.line_segment(
                 [label.anchor, nearest],
                 Stroke::new(1.0, label.color.gamma_multiply(0.8)),
