@@ -19,6 +19,7 @@ mod capture;
 mod commands;
 mod drawing;
 mod files;
+mod font_warmup;
 mod input;
 mod panels;
 mod plots;

@@ -13,6 +13,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::drawing::{self, ViewState, shown_motions};
+use super::font_warmup::{Warmed, keep_font_atlas_warm};
 use super::plots::{self, PlotState};
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::theme::Palette;
@@ -96,6 +97,7 @@ fn layout(
     fixed: Res<Time<Fixed>>,
     mut writer: MessageWriter<AppCommand>,
     capture: Res<CaptureMode>,
+    mut warmed: Local<Warmed>,
 ) -> Result {
     let started = Instant::now();
     let ctx = contexts.ctx_mut()?.clone();
@@ -104,6 +106,7 @@ fn layout(
     } else {
         egui::Theme::Dark
     });
+    keep_font_atlas_warm(&ctx, &mut warmed);
     if catalog
         .scanned
         .is_none_or(|t| t.elapsed().as_secs_f64() > 3.0)

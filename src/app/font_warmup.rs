@@ -1,0 +1,65 @@
+//! Keeps egui's font atlas from changing while the interface is in use.
+//!
+//! egui rasterises a glyph the first time some text needs it, and with sub-pixel binning a
+//! glyph again at each of four horizontal offsets; the atlas texture then gets a partial
+//! update. Under bevy_egui such a frame can draw text with glyphs missing (seen: "achie ed",
+//! "t 0.   0 s" for one frame when the status line's text changed), which a screen
+//! recording shows. So glyphs are placed on whole pixels (one bitmap per glyph: a changing
+//! number needs no new ones) and every printable character is laid out once per font and
+//! size in use at start, and again whenever the interface scale or the theme (whose text
+//! options differ, so egui rebuilds its fonts) changes.
+
+use bevy_egui::egui::{self, Color32, FontFamily, FontId};
+
+/// Printable ASCII and the other characters the interface writes.
+const CHARACTERS: &str = concat!(
+    " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`",
+    "abcdefghijklmnopqrstuvwxyz{|}~",
+    "ΔΩωθρβγ·×…–—ü°±²√∞▶⏸"
+);
+
+/// Sizes (points) of the text painted on the canvas, besides egui's text styles.
+const CANVAS_SIZES: [(f32, FontFamily); 7] = [
+    (12.0, FontFamily::Proportional),
+    (13.0, FontFamily::Proportional),
+    (14.0, FontFamily::Proportional),
+    (15.0, FontFamily::Proportional),
+    (16.0, FontFamily::Proportional),
+    (20.0, FontFamily::Proportional),
+    (20.0, FontFamily::Monospace),
+];
+
+/// What the atlas was last filled for (the interface scale and the theme), once the text
+/// options are set.
+#[derive(Default)]
+pub struct Warmed {
+    options_set: bool,
+    filled_for: Option<(f32, bool)>,
+}
+
+/// Turns sub-pixel binning off (on the first call: egui rebuilds its fonts with the new
+/// options at the next pass, so the atlas is filled from the second call on) and lays out
+/// [`CHARACTERS`] in every font the interface uses when the scale or the theme changed.
+pub fn keep_font_atlas_warm(ctx: &egui::Context, warmed: &mut Warmed) {
+    if !warmed.options_set {
+        ctx.all_styles_mut(|style| style.visuals.text_options.subpixel_binning = false);
+        warmed.options_set = true;
+        return;
+    }
+    let now = (ctx.pixels_per_point(), ctx.global_style().visuals.dark_mode);
+    if warmed.filled_for == Some(now) {
+        return;
+    }
+    let mut fonts: Vec<FontId> = ctx.global_style().text_styles.values().cloned().collect();
+    fonts.extend(
+        CANVAS_SIZES
+            .iter()
+            .map(|(size, family)| FontId::new(*size, family.clone())),
+    );
+    ctx.fonts_mut(|f| {
+        for font in fonts {
+            f.layout_no_wrap(CHARACTERS.to_owned(), font, Color32::WHITE);
+        }
+    });
+    warmed.filled_for = Some(now);
+}
