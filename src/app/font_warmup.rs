@@ -30,16 +30,18 @@ const CANVAS_SIZES: [(f32, FontFamily); 7] = [
 ];
 
 /// What the atlas was last filled for (the interface scale and the theme), once the text
-/// options are set.
+/// options are set, and a change seen in the last pass.
 #[derive(Default)]
 pub struct Warmed {
     options_set: bool,
     filled_for: Option<(f32, bool)>,
+    changed_to: Option<(f32, bool)>,
 }
 
-/// Turns sub-pixel binning off (on the first call: egui rebuilds its fonts with the new
-/// options at the next pass, so the atlas is filled from the second call on) and lays out
-/// [`CHARACTERS`] in every font the interface uses when the scale or the theme changed.
+/// Turns sub-pixel binning off (on the first call) and lays out [`CHARACTERS`] in every
+/// font the interface uses when the scale or the theme changed. egui rebuilds its fonts with
+/// new text options (ours, or another theme's) at the start of the next pass, so the atlas
+/// is filled one pass after a change is seen.
 pub fn keep_font_atlas_warm(ctx: &egui::Context, warmed: &mut Warmed) {
     if !warmed.options_set {
         ctx.all_styles_mut(|style| style.visuals.text_options.subpixel_binning = false);
@@ -48,6 +50,10 @@ pub fn keep_font_atlas_warm(ctx: &egui::Context, warmed: &mut Warmed) {
     }
     let now = (ctx.pixels_per_point(), ctx.global_style().visuals.dark_mode);
     if warmed.filled_for == Some(now) {
+        return;
+    }
+    if warmed.changed_to != Some(now) {
+        warmed.changed_to = Some(now);
         return;
     }
     let mut fonts: Vec<FontId> = ctx.global_style().text_styles.values().cloned().collect();
