@@ -635,17 +635,7 @@ fn banner(ui: &mut Ui, live: &Live) {
                 // Two rows at least, as most banners take: the canvas below does not jump
                 // when an event's banner replaces the idle line (screen recordings).
                 ui.set_min_height(2.0 * ui.text_style_height(&egui::TextStyle::Body) + 4.0);
-                let mut job = egui::text::LayoutJob::single_section(
-                    text.clone(),
-                    egui::TextFormat::simple(
-                        egui::FontId::proportional(15.0),
-                        ui.visuals().text_color(),
-                    ),
-                );
-                job.wrap.max_rows = 3;
-                job.wrap.overflow_character = Some('…');
-                ui.add(egui::Label::new(job).wrap())
-                    .on_hover_text(RichText::new(text).size(15.0));
+                at_most_three_rows(ui, &text);
             });
     }
 }
@@ -673,20 +663,23 @@ fn brief_notice(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
         |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
                 ui.set_max_width(width - 24.0);
-                let mut job = egui::text::LayoutJob::single_section(
-                    notice.text.clone(),
-                    egui::TextFormat::simple(
-                        egui::FontId::proportional(15.0),
-                        ui.visuals().text_color(),
-                    ),
-                );
-                job.wrap.max_rows = 3;
-                job.wrap.overflow_character = Some('…');
-                ui.add(egui::Label::new(job).wrap())
-                    .on_hover_text(RichText::new(&notice.text).size(15.0));
+                at_most_three_rows(ui, &notice.text);
             });
         },
     );
+}
+
+/// A banner's or notice's text: at most three rows, ending in "…", the whole text on hover
+/// (a wrapped text on a narrow canvas would cover the mechanism).
+fn at_most_three_rows(ui: &mut Ui, text: &str) {
+    let mut job = egui::text::LayoutJob::single_section(
+        text.to_owned(),
+        egui::TextFormat::simple(egui::FontId::proportional(15.0), ui.visuals().text_color()),
+    );
+    job.wrap.max_rows = 3;
+    job.wrap.overflow_character = Some('…');
+    ui.add(egui::Label::new(job).wrap())
+        .on_hover_text(RichText::new(text).size(15.0));
 }
 
 fn scene_panel(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut Vec<AppCommand>) {
