@@ -69,7 +69,7 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, String> {
                 .step_until(t_end)
                 .map_err(|e| format!("{}: {e}", scene.file))?;
             drift = drift.max((report.energy - e0).abs());
-            events += usize::from(report.event);
+            events += report.events;
             if jacobians.len() < SAMPLES && sim.counters().steps % sample_every == 0 {
                 let mut a = DMatrix::zeros(mechanism.m(), mechanism.n());
                 mechanism.jacobian(sim.positions(), &mut a);

@@ -378,7 +378,7 @@ pub fn run_scene(
         summary.kinetic_max = summary
             .kinetic_max
             .max(scene.mechanism.kinetic_energy(sim.velocities()));
-        if let Some(event) = sim.last_event() {
+        for event in sim.step_events() {
             summary.events += 1;
             if let Some(w) = events.as_mut() {
                 event_text.clear();

@@ -432,12 +432,17 @@ impl LiveSession {
                 self.steps_total += 1;
                 self.current_event = None;
                 self.branches = BranchSearch::default();
-                // The session keeps its events: the copy is the one allocation of the step.
-                let event = self.sim.last_event().cloned();
+                // The session keeps its events: the copies are the step's only allocations.
+                let located = self.sim.step_events().to_vec();
                 self.last_report = Some(report);
                 self.end_push_if_due();
-                if let Some(event) = event {
+                for event in located {
                     self.on_event(event, out);
+                    if self.current_event.is_some() {
+                        // Paused at it: the state is back at its time, and the step's later
+                        // events lie ahead, located again when the run passes them.
+                        break;
+                    }
                 }
                 self.extend_trace(false);
                 self.record_if_due();

@@ -32,21 +32,39 @@ impl LocatedMinimum {
 pub struct EventDetector {
     window: [(f64, f64); 3],
     len: usize,
+    /// The first point is a state resumed from at a singular configuration (or just off
+    /// one): `rho` is near zero there and rises, so it cannot be the left neighbour of a
+    /// local minimum.
+    resumed: bool,
 }
 
 impl EventDetector {
     /// Forgets the window (after a jump of the state).
     pub fn clear(&mut self) {
         self.len = 0;
+        self.resumed = false;
+    }
+
+    /// Restarts the window at a state resumed from next to a singular configuration (an
+    /// event's state, or a state just off it on a branch). A configuration passed within
+    /// the next two steps is then reported as a window `[t, t + 2 h]` whose fit is unknown
+    /// (`rho` infinite), and found by searching it; with the window simply cleared it was
+    /// missed whenever it lay nearer the first step than the second.
+    pub fn resume(&mut self, t: f64, rho: f64) {
+        self.window[0] = (t, rho);
+        self.len = 1;
+        self.resumed = true;
     }
 
     /// Adds an accepted step; returns the fitted minimum if the window's middle point is a
     /// local minimum of `rho` (whatever its value: the caller compares it with the detection
-    /// tolerance).
+    /// tolerance). After `resume`, the first window reports its middle point with an
+    /// infinite `rho` when `rho` falls towards it from the right.
     pub fn push(&mut self, t: f64, rho: f64) -> Option<LocatedMinimum> {
         if self.len == 3 {
             self.window.rotate_left(1);
             self.len = 2;
+            self.resumed = false;
         }
         self.window[self.len] = (t, rho);
         self.len += 1;
@@ -54,6 +72,12 @@ impl EventDetector {
             return None;
         }
         let [(t0, r0), (t1, r1), (t2, r2)] = self.window;
+        if self.resumed {
+            return (r1 < r2).then_some(LocatedMinimum {
+                t: t1,
+                rho: f64::INFINITY,
+            });
+        }
         if !(r1 <= r0 && r1 < r2) {
             return None;
         }

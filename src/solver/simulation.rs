@@ -3,8 +3,8 @@
 //! One step: integrate `(x, xd)` (RK4 or Dopri5), project onto the constraint manifold,
 //! factorise `A^T` once at the new positions, then update both tangent bases from that one
 //! factorisation (the physics never reads them), feed the singularity detector, and report.
-//! After warm-up a step allocates nothing, also when it locates a singular event: the event
-//! is filled in place in preallocated storage and read with `last_event()`.
+//! After warm-up a step allocates nothing, also when it locates singular events: they are
+//! filled in place in preallocated storage and read with `step_events()`.
 
 use std::sync::Arc;
 
@@ -51,9 +51,10 @@ pub struct StepReport {
     /// Dopri5 accepted this step without meeting the tolerance: across a singular
     /// configuration (at the largest step), or at its floor size.
     pub forced: bool,
-    /// A singular configuration was passed during this step: `Simulation::last_event`
-    /// describes it until the next step.
-    pub event: bool,
+    /// Singular configurations located by this step (usually 0 or 1; two configurations
+    /// closer than a step give 2): `Simulation::step_events` describes them until the next
+    /// step.
+    pub events: usize,
 }
 
 /// An accepted state kept to restart from when an event is located inside the last two steps.
@@ -120,8 +121,12 @@ pub struct Simulation {
     predictor: BasisPredictor,
     updater: BasisUpdater,
     event_basis: TangentBasis,
-    event: SingularEvent,
-    event_fresh: bool,
+    /// `MAX_EVENTS_PER_STEP` preallocated events; the first `event_count` were located by
+    /// the last step, in time order.
+    events: Vec<SingularEvent>,
+    event_count: usize,
+    /// Time of the latest event located or resumed from (none again before it).
+    last_event_t: f64,
 }
 
 impl Simulation {
@@ -172,8 +177,11 @@ impl Simulation {
             predictor: BasisPredictor::new(n, m),
             updater: BasisUpdater::new(n),
             event_basis: TangentBasis::new(n),
-            event: SingularEvent::with_capacity(n),
-            event_fresh: false,
+            events: (0..MAX_EVENTS_PER_STEP)
+                .map(|_| SingularEvent::with_capacity(n))
+                .collect(),
+            event_count: 0,
+            last_event_t: f64::NEG_INFINITY,
             mechanism,
         };
         sim.adaptive_h = sim.settings.dt;
@@ -253,6 +261,7 @@ impl Simulation {
         self.continued.reset(&t_hat, &self.xd);
         self.detector.clear();
         self.history_len = 0;
+        self.last_event_t = f64::NEG_INFINITY;
     }
 
     pub fn mechanism(&self) -> &Arc<Mechanism> {
@@ -462,13 +471,15 @@ impl Simulation {
             h,
             self.t,
         );
-        self.detector.clear();
+        self.detector
+            .resume(self.t, rho(&self.qr_state, self.generic_rank));
         self.history_len = 0;
+        self.last_event_t = event.t;
     }
 
-    /// The singular event located by the last step, if it located one.
-    pub fn last_event(&self) -> Option<&SingularEvent> {
-        self.event_fresh.then_some(&self.event)
+    /// The singular events located by the last step, in time order (empty if none).
+    pub fn step_events(&self) -> &[SingularEvent] {
+        &self.events[..self.event_count]
     }
 
     /// Advances by one step of the configured size.
@@ -478,7 +489,7 @@ impl Simulation {
 
     /// Advances by one step, shortened if needed so as not to pass `t_limit`.
     pub fn step_until(&mut self, t_limit: f64) -> Result<StepReport, SolverError> {
-        self.event_fresh = false;
+        self.event_count = 0;
         let n = self.mechanism.n();
         let nominal = match self.settings.integrator {
             Integrator::Rk4 => self.settings.dt,
@@ -657,42 +668,9 @@ impl Simulation {
 
         self.a_next.mul_to(&self.xd, &mut self.av);
         let rho = rho(&self.qr_state, self.generic_rank);
-        let tolerance = self.settings.detection_tolerance;
-        let event = match self.detector.push(self.t, rho) {
-            Some(fitted) => {
-                // A fit below the tolerance is an event if the interpolated trajectory is well
-                // below it there (with steps of 1e-3 s it is: 1e-6 .. 8e-5); otherwise, and for
-                // a shallow minimum the fit puts above the tolerance, the minimum is searched
-                // for on the interpolated trajectory.
-                let verified = if fitted.rho < tolerance {
-                    self.interpolated_rho(fitted.t)
-                        .filter(|&rho| rho < VERIFIED_FRACTION * tolerance)
-                } else {
-                    None
-                };
-                // The reported minimum is the `rho` of the state there, not the fit's.
-                let minimum = if let Some(rho) = verified {
-                    Some(LocatedMinimum { t: fitted.t, rho })
-                } else if fitted.rho.min(self.detector_sampled_minimum()) < REFINE_BELOW {
-                    // Without the window to search (it cannot happen after three accepted
-                    // steps, but then) the fit decides.
-                    self.refine_minimum()
-                        .unwrap_or(fitted)
-                        .into_option_below(tolerance)
-                } else {
-                    None
-                };
-                match minimum {
-                    Some(minimum) => {
-                        self.locate_event(minimum)?;
-                        true
-                    }
-                    None => false,
-                }
-            }
-            None => false,
-        };
-        self.event_fresh = event;
+        if let Some(fitted) = self.detector.push(self.t, rho) {
+            self.locate_events(fitted)?;
+        }
         self.counters.steps += 1;
         Ok(StepReport {
             t: self.t,
@@ -711,7 +689,7 @@ impl Simulation {
             continued: self.continued.stats(),
             rejected,
             forced,
-            event,
+            events: self.event_count,
         })
     }
 
@@ -724,26 +702,115 @@ impl Simulation {
             .fold(f64::INFINITY, f64::min)
     }
 
-    /// Golden-section search for the minimum of `rho` over the detector's window `[t0, t2]`,
-    /// on the trajectory interpolated between the accepted steps (cubic Hermite, as the event
-    /// state is) and projected onto the constraints, to 1e-6 of the window. `None` if the
-    /// window is not the last three accepted states or a projection fails.
+    /// Locates the singular configurations passed inside the detector's window, whose middle
+    /// state is a local minimum of `rho` with `fitted` the parabola's vertex there, into
+    /// `events` (time order).
+    ///
+    /// A fit below the tolerance is taken if the interpolated trajectory is well below it
+    /// there (with steps of 1e-3 s it is: 1e-6 .. 8e-5); the window is then scanned for
+    /// further minima, and searched whole when the fit was rough (steps of 1e-2 s) or put a
+    /// shallow minimum above the tolerance. Two singular configurations can lie inside one
+    /// window: the 2x3's at 3.2171 and 3.2198 s with steps of 5e-3 s.
+    fn locate_events(&mut self, fitted: LocatedMinimum) -> Result<(), SolverError> {
+        let tolerance = self.settings.detection_tolerance;
+        let verified = if fitted.rho < tolerance {
+            self.interpolated_rho(fitted.t)
+                .filter(|&rho| rho < VERIFIED_FRACTION * tolerance)
+                // The reported minimum is the `rho` of the state there, not the fit's.
+                .map(|rho| LocatedMinimum { t: fitted.t, rho })
+        } else {
+            None
+        };
+        if verified.is_none() && fitted.rho.min(self.detector_sampled_minimum()) >= REFINE_BELOW {
+            return Ok(());
+        }
+        let mut minima = [fitted; MAX_EVENTS_PER_STEP];
+        let mut count = usize::from(verified.is_some());
+        if let Some(minimum) = verified {
+            minima[0] = minimum;
+        }
+        if !self.scan_window(&mut minima, &mut count) && count == 0 {
+            // Without the window to search (it cannot happen after three accepted steps,
+            // but then) the fit decides.
+            if let Some(minimum) = fitted.into_option_below(tolerance) {
+                minima[0] = minimum;
+                count = 1;
+            }
+        }
+        let after = self.last_event_t;
+        let minima = &mut minima[..count];
+        minima.sort_unstable_by(|a, b| a.t.total_cmp(&b.t));
+        for &minimum in minima.iter().filter(|m| m.t > after) {
+            self.locate_event(minimum, self.event_count)?;
+            self.event_count += 1;
+            self.last_event_t = minimum.t;
+        }
+        Ok(())
+    }
+
+    /// Adds to `minima` the minima of `rho` below the detection tolerance inside the
+    /// detector's window `[t0, t2]`, on the trajectory interpolated between the accepted
+    /// steps (cubic Hermite, as the event state is) and projected onto the constraints:
+    /// `rho` is sampled on `SCAN_INTERVALS` equal intervals, and each sampled local minimum
+    /// whose two intervals hold no minimum yet is searched for in them. False if the window
+    /// is not the last three accepted states. Costs `SCAN_INTERVALS - 1` projections, and
+    /// about 25 more per minimum searched for.
+    fn scan_window(
+        &mut self,
+        minima: &mut [LocatedMinimum; MAX_EVENTS_PER_STEP],
+        count: &mut usize,
+    ) -> bool {
+        let window = self.detector.window();
+        if window.len() < 3 || self.history_len < 2 {
+            return false;
+        }
+        let [(t0, rho0), (t1, _), (t2, rho2)] = [window[0], window[1], window[2]];
+        if t0 != self.history[0].t || t1 != self.history[1].t || t2 != self.t {
+            return false;
+        }
+        let spacing = (t2 - t0) / SCAN_INTERVALS as f64;
+        let mut samples = [0.0; SCAN_INTERVALS + 1];
+        samples[0] = rho0;
+        samples[SCAN_INTERVALS] = rho2;
+        for (j, sample) in samples.iter_mut().enumerate().take(SCAN_INTERVALS).skip(1) {
+            // A point whose projection fails counts as far from singular.
+            *sample = self
+                .interpolated_rho(t0 + j as f64 * spacing)
+                .unwrap_or(f64::INFINITY);
+        }
+        let tolerance = self.settings.detection_tolerance;
+        for j in 1..SCAN_INTERVALS {
+            if *count == MAX_EVENTS_PER_STEP {
+                break;
+            }
+            if !(samples[j] <= samples[j - 1] && samples[j] < samples[j + 1]) {
+                continue;
+            }
+            let (a, b) = (t0 + (j - 1) as f64 * spacing, t0 + (j + 1) as f64 * spacing);
+            if minima[..*count].iter().any(|m| (a..=b).contains(&m.t)) {
+                continue;
+            }
+            let found = self
+                .golden_minimum(a, b, 1e-6 * (t2 - t0))
+                .and_then(|m| m.into_option_below(tolerance));
+            if let Some(minimum) = found {
+                minima[*count] = minimum;
+                *count += 1;
+            }
+        }
+        true
+    }
+
+    /// Golden-section search for the minimum of `rho` over `[a, b]` (inside the last two
+    /// steps) on the interpolated and projected trajectory, down to a bracket of `precision`.
     ///
     /// The point returned is the closest one to the minimum whose `rho` stays above
     /// `EVENT_RHO_FLOOR` times the rank tolerance (at most a tenth of the detection
     /// tolerance), else the closest of all: the event state is resumed from, and there the
     /// dynamics must still see the generic rank (as they do with the fit's vertex, about
     /// 1e-5 from the singular configuration on A02). A point whose projection fails counts
-    /// as far away.
-    fn refine_minimum(&mut self) -> Option<LocatedMinimum> {
-        let window = self.detector.window();
-        if window.len() < 3 || self.history_len < 2 {
-            return None;
-        }
-        let (mut a, mut b) = (window[0].0, window[2].0);
-        if a != self.history[0].t || window[1].0 != self.history[1].t || b != self.t {
-            return None;
-        }
+    /// as far away; `None` if every one failed.
+    fn golden_minimum(&mut self, mut a: f64, mut b: f64, precision: f64) -> Option<LocatedMinimum> {
         const INVERSE_PHI: f64 = 0.618_033_988_749_894_9;
         let mut c = b - INVERSE_PHI * (b - a);
         let mut d = a + INVERSE_PHI * (b - a);
@@ -764,15 +831,17 @@ impl Simulation {
                 nearest = Some(LocatedMinimum { t, rho });
             }
         };
-        // A point whose projection fails counts as far from singular (the search goes on).
         let (mut fc, mut fd) = (
             self.interpolated_rho(c).unwrap_or(f64::INFINITY),
             self.interpolated_rho(d).unwrap_or(f64::INFINITY),
         );
         keep(c, fc);
         keep(d, fd);
-        // 29 reductions by 0.618 bring the bracket to 1e-6 of the window.
-        for _ in 0..29 {
+        // Each reduction shrinks the bracket by 0.618; 40 of them reach 1e-8 of it.
+        for _ in 0..40 {
+            if b - a <= precision {
+                break;
+            }
             if fc < fd {
                 b = d;
                 d = c;
@@ -834,9 +903,9 @@ impl Simulation {
         }
     }
 
-    /// Integrates from the last accepted state before the located minimum up to it, and
-    /// describes the configuration there at the detection tolerance.
-    fn locate_event(&mut self, minimum: LocatedMinimum) -> Result<(), SolverError> {
+    /// Describes the configuration at the located minimum (interpolated between the accepted
+    /// steps around it, then projected) at the detection tolerance, into `events[slot]`.
+    fn locate_event(&mut self, minimum: LocatedMinimum, slot: usize) -> Result<(), SolverError> {
         let n = self.mechanism.n();
         // The latest kept state not after the minimum (the current one if the fit clamped).
         let mut source = None;
@@ -931,7 +1000,7 @@ impl Simulation {
             h,
             minimum.t,
         );
-        let event = &mut self.event;
+        let event = &mut self.events[slot];
         event.set_motions(&self.event_basis, &t_hat, minimum.t);
         // The bases the event hands back on restore: both at the event state and the rank
         // tolerance (the detection tolerance only names the motions).
@@ -966,6 +1035,14 @@ impl Simulation {
 /// (relative `R` entry): a minimum that shallow may hide a singular configuration between
 /// coarse steps. Costs about 30 projections per such minimum.
 const REFINE_BELOW: f64 = 0.25;
+
+/// Singular configurations one step can locate (its window spans two steps); more in one
+/// window are not reported.
+const MAX_EVENTS_PER_STEP: usize = 4;
+
+/// Intervals the window is sampled on when searched for minima of `rho`: two singular
+/// configurations further apart than two intervals (a fifth of a step) are told apart.
+const SCAN_INTERVALS: usize = 20;
 
 /// A fitted minimum is taken as it is when the interpolated trajectory's `rho` there is below
 /// this fraction of the detection tolerance; above it the fit was rough (steps of 1e-2 s) and

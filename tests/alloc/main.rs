@@ -186,9 +186,9 @@ fn run(case: &Case) -> Result<String, String> {
             }
         };
         steps += 1;
-        event_steps += usize::from(report.event);
+        event_steps += report.events;
         if allocations > 0 {
-            offending.push((k, report.t, allocations, report.event));
+            offending.push((k, report.t, allocations, report.events > 0));
         }
     }
     let summary = format!(

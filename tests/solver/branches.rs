@@ -18,7 +18,7 @@ fn first_event(name: &str) -> (Simulation, SingularEvent) {
     let mut sim = scene(name).simulation().unwrap();
     loop {
         sim.step().unwrap();
-        if let Some(event) = sim.last_event() {
+        if let Some(event) = sim.step_events().first() {
             let event = event.clone();
             return (sim, event);
         }
@@ -204,7 +204,7 @@ fn two_linkages_flat_at_once_have_families_of_branches_not_a_list() {
     let mut sim = scene.simulation().unwrap();
     let event = loop {
         sim.step().unwrap();
-        if let Some(event) = sim.last_event() {
+        if let Some(event) = sim.step_events().first() {
             break event.clone();
         }
     };

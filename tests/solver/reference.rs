@@ -288,7 +288,7 @@ fn run_against_reduction(case: &Case, settings: Settings, t_end: f64) -> RunStat
         stats.max_energy_mismatch = stats
             .max_energy_mismatch
             .max((energy - report.energy).abs());
-        if let Some(event) = sim.last_event() {
+        for event in sim.step_events() {
             stats.events.push((event.t, event.x[crank1 + 2]));
         }
         stats.forced += usize::from(report.forced);
@@ -616,7 +616,7 @@ fn dopri5_conserves_energy(name: &str) {
             Ok(report) => {
                 let e = bar_energy(&mechanism, sim.positions(), sim.velocities());
                 drift = drift.max((e - e0).abs());
-                events += usize::from(report.event);
+                events += report.events;
                 forced += usize::from(report.forced);
                 max_rank = max_rank.max(report.rank);
                 steps += 1;
