@@ -117,6 +117,107 @@ pub fn parabola_minimum(points: [(f64, f64); 3]) -> LocatedMinimum {
     }
 }
 
+/// Singular configurations one step can locate (its search spans three steps); more are not
+/// reported.
+pub(crate) const MAX_EVENTS_PER_STEP: usize = 4;
+
+/// Tells singular configurations apart along the trajectory. A minimum of `rho` below the
+/// detection tolerance is a new configuration only if `rho` reached the tolerance between
+/// the previous one and it: one excursion below the tolerance is one configuration, however
+/// many minima its floor has (a four-bar coming to rest next to its flat pose and turning
+/// back lingers there with `rho` rippling at 1e-9), and a minimum found again by an
+/// overlapping search is the configuration already reported. The 2x3's two flat poses
+/// 2.6e-3 s apart are two: `rho` rises to 2.0e-3 between them.
+///
+/// Fed in time order within a step: `observe` the sampled `rho`, `offer` the located minima.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Excursions {
+    /// Time of the last configuration (reported, or found in this step).
+    last: Option<f64>,
+    /// The earliest time after `last` where `rho` was seen at or above the tolerance.
+    risen_at: Option<f64>,
+    found: [LocatedMinimum; MAX_EVENTS_PER_STEP],
+    count: usize,
+}
+
+impl Default for Excursions {
+    fn default() -> Self {
+        Self {
+            last: None,
+            risen_at: None,
+            found: [LocatedMinimum {
+                t: f64::NAN,
+                rho: f64::NAN,
+            }; MAX_EVENTS_PER_STEP],
+            count: 0,
+        }
+    }
+}
+
+impl Excursions {
+    /// Forgets every configuration (a new start).
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+
+    /// The trajectory resumes from the configuration at `t` (an event's state).
+    pub fn resume_at(&mut self, t: f64) {
+        self.clear();
+        self.last = Some(t);
+    }
+
+    /// Starts a step: nothing found in it yet.
+    pub fn begin_step(&mut self) {
+        self.count = 0;
+    }
+
+    /// `rho` sampled at `t`.
+    pub fn observe(&mut self, t: f64, rho: f64, tolerance: f64) {
+        if rho >= tolerance && self.last.is_none_or(|last| t > last) {
+            self.risen_at = Some(self.risen_at.map_or(t, |r| r.min(t)));
+        }
+    }
+
+    /// A located minimum of `rho`: a new configuration, a lower point of the one found last in
+    /// this step (which it replaces), or ignored.
+    pub fn offer(&mut self, minimum: LocatedMinimum, tolerance: f64) {
+        // Not below (NaN neither).
+        if minimum.rho.partial_cmp(&tolerance) != Some(std::cmp::Ordering::Less) {
+            return;
+        }
+        let new = self
+            .last
+            .is_none_or(|last| minimum.t > last && self.risen_at.is_some_and(|r| r < minimum.t));
+        if new {
+            if self.count == MAX_EVENTS_PER_STEP {
+                return;
+            }
+            self.found[self.count] = minimum;
+            self.count += 1;
+        } else {
+            let Some(previous) = self.found[..self.count].last_mut() else {
+                return;
+            };
+            if Some(previous.t) != self.last || minimum.rho >= previous.rho {
+                return;
+            }
+            *previous = minimum;
+        }
+        self.last = Some(minimum.t);
+        self.risen_at = self.risen_at.filter(|&r| r > minimum.t);
+    }
+
+    /// Time of the last configuration, reported or found in this step.
+    pub fn last(&self) -> Option<f64> {
+        self.last
+    }
+
+    /// The configurations found in this step, in time order.
+    pub fn found(&self) -> &[LocatedMinimum] {
+        &self.found[..self.count]
+    }
+}
+
 /// A singular configuration passed during a step. The simulation keeps one, preallocated,
 /// and fills it in place when it locates an event (no allocation on that step either); the
 /// caller clones it to keep it.
@@ -223,6 +324,77 @@ impl SingularEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const TOLERANCE: f64 = 1e-3;
+
+    fn minimum(t: f64, rho: f64) -> LocatedMinimum {
+        LocatedMinimum { t, rho }
+    }
+
+    #[test]
+    fn minima_apart_by_a_rise_to_the_tolerance_are_two_configurations() {
+        let mut excursions = Excursions::default();
+        excursions.begin_step();
+        excursions.offer(minimum(1.0, 1e-5), TOLERANCE);
+        excursions.observe(1.1, 2e-3, TOLERANCE);
+        excursions.offer(minimum(1.2, 2e-5), TOLERANCE);
+        assert_eq!(
+            excursions.found(),
+            &[minimum(1.0, 1e-5), minimum(1.2, 2e-5)]
+        );
+    }
+
+    #[test]
+    fn minima_of_one_excursion_are_one_configuration_at_the_lowest() {
+        let mut excursions = Excursions::default();
+        excursions.begin_step();
+        excursions.offer(minimum(1.0, 1e-8), TOLERANCE);
+        excursions.observe(1.05, 5e-4, TOLERANCE);
+        excursions.offer(minimum(1.1, 1e-9), TOLERANCE);
+        excursions.offer(minimum(1.2, 1e-7), TOLERANCE);
+        assert_eq!(excursions.found(), &[minimum(1.1, 1e-9)]);
+        // A later step finds it again (an overlapping search): nothing new.
+        excursions.begin_step();
+        excursions.offer(minimum(1.1 + 1e-12, 1e-9), TOLERANCE);
+        excursions.offer(minimum(1.15, 1e-10), TOLERANCE);
+        assert!(excursions.found().is_empty());
+    }
+
+    #[test]
+    fn a_rise_seen_after_a_minimum_does_not_separate_it_from_the_last() {
+        // The current state is seen above the tolerance before a search of the steps before
+        // it finds the last configuration again.
+        let mut excursions = Excursions::default();
+        excursions.begin_step();
+        excursions.offer(minimum(1.0, 1e-6), TOLERANCE);
+        excursions.begin_step();
+        excursions.observe(1.3, 5e-3, TOLERANCE);
+        excursions.offer(minimum(1.0 + 1e-9, 1e-6), TOLERANCE);
+        assert!(excursions.found().is_empty());
+        // The same rise does separate a minimum after it.
+        excursions.offer(minimum(1.4, 1e-6), TOLERANCE);
+        assert_eq!(excursions.found(), &[minimum(1.4, 1e-6)]);
+    }
+
+    #[test]
+    fn after_resuming_at_a_configuration_it_is_not_found_again() {
+        let mut excursions = Excursions::default();
+        excursions.resume_at(2.0);
+        excursions.begin_step();
+        excursions.offer(minimum(2.0 + 1e-4, 1e-7), TOLERANCE);
+        excursions.observe(2.001, 1.5e-3, TOLERANCE);
+        excursions.offer(minimum(2.0026, 2e-5), TOLERANCE);
+        assert_eq!(excursions.found(), &[minimum(2.0026, 2e-5)]);
+    }
+
+    #[test]
+    fn minima_above_the_tolerance_are_not_configurations() {
+        let mut excursions = Excursions::default();
+        excursions.begin_step();
+        excursions.offer(minimum(1.0, 1e-3), TOLERANCE);
+        excursions.offer(minimum(1.0, f64::NAN), TOLERANCE);
+        assert!(excursions.found().is_empty());
+    }
 
     #[test]
     fn parabola_vertex_of_exact_parabola() {

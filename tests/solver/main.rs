@@ -2,6 +2,7 @@
 //! Reference values come from independent derivations, each cited where it is used.
 
 mod branches;
+mod close_events;
 mod command_line;
 mod common;
 mod continuation;

@@ -1,0 +1,184 @@
+//! Telling singular configurations apart (DESIGN section 4: every singular configuration
+//! passed is one event): two closer together than a step are two, and one the mechanism
+//! lingers at is one.
+//!
+//! The modified 2x3 four-bar is singular whenever one of its two stages is flat: the lower
+//! cranks horizontal (`sin(theta_crank1) = 0`) or the upper cranks along the lower coupler
+//! (`sin(theta_crank5 - theta_coupler1) = 0`). Near t = 3.218 s the two happen 2.6e-3 s apart,
+//! less than two steps of 2e-3 s and less than one of 5e-3 s or 1e-2 s. The reference times are
+//! these geometric crossings, read off the simulated trajectory by linear interpolation of the
+//! sines between steps (error O(h^2), below 1e-4 s here), not the detector's own output.
+
+use singulab::live::{LiveSession, PauseReason};
+use singulab::scene::Scene;
+use singulab::solver::Settings;
+
+use crate::common::scene;
+
+/// Run length: it holds ten flat poses of either stage, two of them 2.6e-3 s apart.
+const T_END: f64 = 4.0;
+
+/// A located event and a geometric crossing closer than this are the same singular
+/// configuration (the closest distinct ones are 2.6e-3 s apart).
+const MATCH: f64 = 5e-4;
+
+/// Index of body `name`'s angle in `x`.
+fn angle_index(scene: &Scene, name: &str) -> usize {
+    let body = scene.mechanism.body_index(name).expect(name);
+    scene.mechanism.bodies()[body].offset + 2
+}
+
+fn with_dt(scene: &Scene, dt: f64) -> Settings {
+    Settings {
+        dt,
+        ..scene.settings.clone()
+    }
+}
+
+/// Flat-pose times of either stage (geometric crossings) and located event times, over
+/// `T_END` at step `dt`.
+fn crossings_and_events(dt: f64) -> (Vec<f64>, Vec<f64>) {
+    let scene = scene("modified_2x3");
+    let (crank1, crank5, coupler1) = (
+        angle_index(&scene, "crank1"),
+        angle_index(&scene, "crank5"),
+        angle_index(&scene, "coupler1"),
+    );
+    let stages = |x: &nalgebra::DVector<f64>| [x[crank1].sin(), (x[crank5] - x[coupler1]).sin()];
+    let mut sim = scene.simulation_with(with_dt(&scene, dt)).unwrap();
+    let (mut crossings, mut events) = (Vec::new(), Vec::new());
+    let (mut t_before, mut before) = (sim.time(), stages(sim.positions()));
+    while sim.time() < T_END {
+        let report = sim.step().unwrap();
+        assert_eq!(report.events, sim.step_events().len());
+        for event in sim.step_events() {
+            assert_eq!(event.deficiency, 1, "dt {dt:e}: event at t = {}", event.t);
+            assert!(
+                event.rho_min < scene.settings.detection_tolerance,
+                "dt {dt:e}: event at t = {} with rho {}",
+                event.t,
+                event.rho_min
+            );
+            events.push(event.t);
+        }
+        let now = stages(sim.positions());
+        for (s0, s1) in before.iter().zip(&now) {
+            if s0 * s1 < 0.0 {
+                crossings.push(t_before + (sim.time() - t_before) * s0 / (s0 - s1));
+            }
+        }
+        (t_before, before) = (sim.time(), now);
+    }
+    crossings.sort_by(f64::total_cmp);
+    (crossings, events)
+}
+
+fn every_flat_pose_is_one_event(dt: f64) {
+    let (crossings, events) = crossings_and_events(dt);
+    assert!(
+        crossings.windows(2).any(|w| w[1] - w[0] < 2.0 * dt),
+        "dt {dt:e}: no two flat poses within two steps in {crossings:?}"
+    );
+    assert!(
+        events.windows(2).all(|w| w[0] < w[1]),
+        "dt {dt:e}: events out of order: {events:?}"
+    );
+    for &t in &crossings {
+        let matching = events.iter().filter(|&&e| (e - t).abs() < MATCH).count();
+        assert_eq!(
+            matching, 1,
+            "dt {dt:e}: flat pose at t = {t:.6} matched by {matching} events: {events:?}"
+        );
+    }
+    assert_eq!(
+        events.len(),
+        crossings.len(),
+        "dt {dt:e}: events {events:?}, flat poses {crossings:?}"
+    );
+}
+
+#[test]
+fn two_flat_poses_within_two_steps_of_2e_3_are_two_events() {
+    every_flat_pose_is_one_event(2e-3);
+}
+
+#[test]
+fn two_flat_poses_within_one_step_of_5e_3_are_two_events() {
+    every_flat_pose_is_one_event(5e-3);
+}
+
+#[test]
+fn two_flat_poses_within_one_step_of_1e_2_are_two_events() {
+    every_flat_pose_is_one_event(1e-2);
+}
+
+/// The app pauses at each of the two: resumed from the first event's state, the run locates
+/// the second one, 2.6e-3 s later, again.
+#[test]
+fn auto_pause_stops_at_both_of_two_close_flat_poses() {
+    let scene = scene("modified_2x3");
+    for dt in [2e-3, 5e-3] {
+        let mut session = LiveSession::with_settings(scene.clone(), with_dt(&scene, dt)).unwrap();
+        session.auto_pause = false;
+        session.set_stop_time(Some(3.2));
+        session.run_until_paused(10_000_000);
+        assert_eq!(session.pause_reason(), Some(&PauseReason::TimeReached));
+        session.auto_pause = true;
+        session.set_stop_time(None);
+        let mut paused_at = Vec::new();
+        for _ in 0..2 {
+            session.run_until_paused(10_000_000);
+            assert_eq!(
+                session.pause_reason(),
+                Some(&PauseReason::Event),
+                "dt {dt:e}: paused at {paused_at:?}, then not at an event"
+            );
+            paused_at.push(session.current_event().expect("at an event").t);
+        }
+        let (crossings, _) = crossings_and_events(dt);
+        let close: Vec<f64> = crossings
+            .into_iter()
+            .filter(|t| (3.2..3.3).contains(t))
+            .collect();
+        assert_eq!(close.len(), 2, "dt {dt:e}: flat poses {close:?}");
+        assert!(
+            (paused_at[0] - close[0]).abs() < MATCH && (paused_at[1] - close[1]).abs() < MATCH,
+            "dt {dt:e}: paused at {paused_at:?}, the flat poses are at {close:?}"
+        );
+    }
+}
+
+/// The other side of telling configurations apart: the four-bar launched to come to rest at its
+/// flat pose (thesis sect. 5.2.2) lingers there, `rho` rippling at 1e-9 for a few steps, and
+/// turns back; each visit is one singular configuration. The visits are the turning points of
+/// the crank (its rate changes sign), one every 1.08 s.
+#[test]
+fn a_four_bar_resting_at_its_flat_pose_is_one_event_per_visit() {
+    let scene = crate::common::stopping_four_bar();
+    let crank1 = angle_index(&scene, "crank1");
+    let mut sim = scene.simulation().unwrap();
+    let (mut turns, mut events) = (Vec::new(), Vec::new());
+    let mut rate_before = sim.velocities()[crank1];
+    while sim.time() < 10.0 {
+        sim.step().unwrap();
+        events.extend(sim.step_events().iter().map(|e| e.t));
+        let rate = sim.velocities()[crank1];
+        if rate * rate_before < 0.0 {
+            turns.push(sim.time());
+        }
+        rate_before = rate;
+    }
+    assert!(turns.len() >= 8, "turning points {turns:?}");
+    for &t in &turns {
+        let matching = events.iter().filter(|&&e| (e - t).abs() < 0.05).count();
+        assert_eq!(
+            matching, 1,
+            "turning point at t = {t:.4} matched by {matching} events: {events:?}"
+        );
+    }
+    assert_eq!(
+        events.len(),
+        turns.len(),
+        "events {events:?}, turns {turns:?}"
+    );
+}
