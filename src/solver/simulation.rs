@@ -2,7 +2,8 @@
 //!
 //! One step: integrate `(x, xd)` (RK4 or Dopri5), project onto the constraint manifold,
 //! factorise `A^T` once at the new positions, then update both tangent bases from that one
-//! factorisation (the physics never reads them), feed the singularity detector, and report.
+//! factorisation (the physics never reads them), feed the singularity detector (the search
+//! for the configurations it reports and their event states are in `locate`), and report.
 //! After warm-up a step allocates nothing, also when it locates singular events: they are
 //! filled in place in preallocated storage and read with `step_events()`.
 
@@ -13,15 +14,15 @@ use nalgebra::{DMatrix, DMatrixView, DVector};
 use super::basis::{BasisStats, BasisUpdater, TangentBasis};
 use super::dynamics::Evaluator;
 use super::error::SolverError;
-use super::events::{
-    EventDetector, Excursions, LocatedMinimum, MAX_EVENTS_PER_STEP, SingularEvent,
-};
+use super::events::{EventDetector, Excursions, MAX_EVENTS_PER_STEP, SingularEvent};
 use super::integrator::{Rhs, Stepper};
 use super::predictor::BasisPredictor;
 use super::projection::{ProjectionOutcome, Projector};
 use super::settings::{BasisMode, Integrator, Predictor, Settings};
 use crate::linalg::PivotedQr;
 use crate::model::{Load, Mechanism};
+
+mod locate;
 
 /// What one accepted step did.
 #[derive(Clone, Debug, PartialEq)]
@@ -262,6 +263,26 @@ impl Simulation {
         }
         self.rank = self.qr_state.rank(self.settings.rank_tolerance);
         Ok(outcome)
+    }
+
+    /// Newton projection of the scratch positions `x_next` onto the constraints with the
+    /// running settings, leaving `A` factorised there in `qr_next`; false if it fails.
+    fn project_scratch_positions(&mut self) -> bool {
+        let outcome = self.projector.newton_at(
+            &self.mechanism,
+            &self.settings,
+            self.t,
+            &mut self.x_next,
+            &mut self.a_next,
+            &mut self.qr_next,
+        );
+        match outcome {
+            Ok(outcome) => {
+                self.counters.factorizations += outcome.iterations as u64 + 1;
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     fn reset_bases(&mut self) {
@@ -710,432 +731,11 @@ impl Simulation {
             events: self.event_count,
         })
     }
-
-    /// The smallest `rho` in the detector's window (its middle point when it reports).
-    fn detector_sampled_minimum(&self) -> f64 {
-        self.detector
-            .window()
-            .iter()
-            .map(|&(_, rho)| rho)
-            .fold(f64::INFINITY, f64::min)
-    }
-
-    /// Locates the singular configurations passed in the last steps into `events` (time
-    /// order): when the detector's window reports a local minimum of `rho` (`fitted`, the
-    /// parabola's vertex there), and on the step after one that located an event
-    /// (`search_step`).
-    ///
-    /// A fit below the tolerance is taken if the interpolated trajectory is well below it
-    /// there (with steps of 1e-3 s it is: 1e-6 .. 8e-5); the minima are searched for on the
-    /// interpolated trajectory when the fit was rough (steps of 1e-2 s) or put a shallow
-    /// minimum above the tolerance, and in any case for further ones. Two singular
-    /// configurations can lie within two steps (the 2x3's at 3.2171 and 3.2198 s with steps of
-    /// 2e-3 s): then `rho` can fall all the way over three steps to a sampled minimum next to
-    /// the second one and rise over three after the first. So the search covers the window
-    /// and the step before it, and the step after it once the next step is taken.
-    fn locate_events(
-        &mut self,
-        fitted: Option<LocatedMinimum>,
-        search_step: bool,
-    ) -> Result<(), SolverError> {
-        let tolerance = self.settings.detection_tolerance;
-        if let Some(fitted) = fitted {
-            let verified = if fitted.rho < tolerance {
-                Some(self.interpolated_rho(fitted.t))
-                    .filter(|&rho| rho < VERIFIED_FRACTION * tolerance)
-                    // The reported minimum is the `rho` of the state there, not the fit's.
-                    .map(|rho| LocatedMinimum { t: fitted.t, rho })
-            } else {
-                None
-            };
-            let search = verified.is_some()
-                || fitted.rho.min(self.detector_sampled_minimum()) < REFINE_BELOW;
-            if search {
-                if self.window_is_kept() {
-                    // The window and the step before it, when kept.
-                    let first = self.history_len.saturating_sub(3);
-                    self.search_kept(first, verified);
-                } else {
-                    // Without the window to search (it cannot happen after three accepted
-                    // steps, but then) the fit decides.
-                    self.excursions.offer(verified.unwrap_or(fitted), tolerance);
-                }
-            }
-        }
-        if search_step && self.history_len >= 2 {
-            // The step before this one (searched already, it gives the minima at its end
-            // their left side) and this one.
-            self.search_kept(self.history_len - 2, None);
-        }
-        for slot in 0..self.excursions.found().len() {
-            let minimum = self.excursions.found()[slot];
-            self.locate_event(minimum, slot)?;
-        }
-        self.event_count = self.excursions.found().len();
-        self.search_next_step = self.event_count > 0;
-        Ok(())
-    }
-
-    /// Whether the detector's window is made of the last two kept states and the current one.
-    fn window_is_kept(&self) -> bool {
-        let window = self.detector.window();
-        let len = self.history_len;
-        window.len() == 3
-            && len >= 2
-            && window[0].0 == self.kept_time(len - 2)
-            && window[1].0 == self.kept_time(len - 1)
-            && window[2].0 == self.t
-    }
-
-    /// Time of kept state `i`: the `history_len` snapshots, oldest first, then the current
-    /// state.
-    fn kept_time(&self, i: usize) -> f64 {
-        if i == self.history_len {
-            self.t
-        } else {
-            self.history[KEPT_STATES - self.history_len + i].t
-        }
-    }
-
-    fn kept_rho(&self, i: usize) -> f64 {
-        if i == self.history_len {
-            rho(&self.qr_state, self.generic_rank)
-        } else {
-            self.history[KEPT_STATES - self.history_len + i].rho
-        }
-    }
-
-    /// Searches the trajectory between kept state `first` and the current state for minima
-    /// of `rho` and hands them to `excursions`, which tells the new singular configurations.
-    /// The trajectory is interpolated between the accepted steps (cubic Hermite, as the event
-    /// state is); `rho` is sampled `SEARCH_SAMPLES` times per step, and each sampled local
-    /// minimum below `REFINE_BELOW` is searched for between its neighbours, unless the
-    /// `verified` fit or the last configuration lies there. Costs `SEARCH_SAMPLES - 1`
-    /// factorisations without `Q` per step, and about 25 more per minimum searched for.
-    fn search_kept(&mut self, first: usize, verified: Option<LocatedMinimum>) {
-        const MOST: usize = KEPT_STATES * SEARCH_SAMPLES + 1;
-        let mut samples = [(0.0, 0.0); MOST];
-        let mut len = 0;
-        for i in first..self.history_len {
-            let (a, b) = (self.kept_time(i), self.kept_time(i + 1));
-            samples[len] = (a, self.kept_rho(i));
-            len += 1;
-            for j in 1..SEARCH_SAMPLES {
-                let t = a + (b - a) * j as f64 / SEARCH_SAMPLES as f64;
-                samples[len] = (t, self.interpolated_rho(t));
-                len += 1;
-            }
-        }
-        samples[len] = (self.t, self.kept_rho(self.history_len));
-        len += 1;
-        let mut verified = verified;
-        let mut minima = [LocatedMinimum {
-            t: f64::NAN,
-            rho: f64::NAN,
-        }; MOST];
-        let mut count = 0;
-        for j in 1..len - 1 {
-            let ((a, before), (_, here), (b, after)) = (samples[j - 1], samples[j], samples[j + 1]);
-            if !(here <= before && here < after && here < REFINE_BELOW) {
-                continue;
-            }
-            let minimum = match verified {
-                Some(fit) if (a..=b).contains(&fit.t) => verified.take(),
-                // The last configuration, found again by an overlapping search.
-                _ if self.excursions.last().is_some_and(|t| (a..=b).contains(&t)) => None,
-                _ => self.golden_minimum(a, b, 1e-5 * (b - a)),
-            };
-            if let Some(minimum) = minimum {
-                minima[count] = minimum;
-                count += 1;
-            }
-        }
-        if let Some(fit) = verified {
-            minima[count] = fit;
-            count += 1;
-        }
-        let minima = &mut minima[..count];
-        minima.sort_unstable_by(|a, b| a.t.total_cmp(&b.t));
-        // In time order: a minimum is new if `rho` reached the tolerance before it.
-        let tolerance = self.settings.detection_tolerance;
-        let mut next = 0;
-        for &(t, rho) in &samples[..len] {
-            while next < minima.len() && minima[next].t <= t {
-                self.excursions.offer(minima[next], tolerance);
-                next += 1;
-            }
-            self.excursions.observe(t, rho, tolerance);
-        }
-        for &minimum in &minima[next..] {
-            self.excursions.offer(minimum, tolerance);
-        }
-    }
-
-    /// Golden-section search for the minimum of `rho` over `[a, b]` (inside the kept
-    /// steps) on the interpolated trajectory, down to a bracket of `precision`.
-    ///
-    /// The point returned is the closest one to the minimum whose `rho` stays above
-    /// `EVENT_RHO_FLOOR` times the rank tolerance (at most a tenth of the detection
-    /// tolerance), else the closest of all: the event state is resumed from, and there the
-    /// dynamics must still see the generic rank (as they do with the fit's vertex, about
-    /// 1e-5 from the singular configuration on A02). `None` if `rho` was nowhere finite.
-    fn golden_minimum(&mut self, mut a: f64, mut b: f64, precision: f64) -> Option<LocatedMinimum> {
-        const INVERSE_PHI: f64 = 0.618_033_988_749_894_9;
-        let mut c = b - INVERSE_PHI * (b - a);
-        let mut d = a + INVERSE_PHI * (b - a);
-        // The floor stays below the detection tolerance whatever the rank tolerance (a push
-        // sets it to the detection tolerance).
-        let floor = (EVENT_RHO_FLOOR * self.settings.rank_tolerance)
-            .min(0.1 * self.settings.detection_tolerance);
-        let (mut best, mut nearest): (Option<LocatedMinimum>, Option<LocatedMinimum>) =
-            (None, None);
-        let mut keep = |t: f64, rho: f64| {
-            if !rho.is_finite() {
-                return;
-            }
-            if rho >= floor && best.is_none_or(|m| rho < m.rho) {
-                best = Some(LocatedMinimum { t, rho });
-            }
-            if nearest.is_none_or(|m| rho < m.rho) {
-                nearest = Some(LocatedMinimum { t, rho });
-            }
-        };
-        let (mut fc, mut fd) = (self.interpolated_rho(c), self.interpolated_rho(d));
-        keep(c, fc);
-        keep(d, fd);
-        // Each reduction shrinks the bracket by 0.618; 40 of them reach 1e-8 of it.
-        for _ in 0..40 {
-            if b - a <= precision {
-                break;
-            }
-            if fc < fd {
-                b = d;
-                d = c;
-                fd = fc;
-                c = b - INVERSE_PHI * (b - a);
-                fc = self.interpolated_rho(c);
-                keep(c, fc);
-            } else {
-                a = c;
-                c = d;
-                fc = fd;
-                d = a + INVERSE_PHI * (b - a);
-                fd = self.interpolated_rho(d);
-                keep(d, fd);
-            }
-        }
-        best.or(nearest)
-    }
-
-    /// `rho` at the state interpolated at `t` (inside the kept steps), infinite if not
-    /// finite; uses the step's scratch storage. The cubic Hermite interpolant is within
-    /// O(h^4) of the constraint manifold (below 1e-8 m with steps of 1e-2 s), and `rho` is
-    /// as close to its value at the projected state: no projection is needed to compare it
-    /// with the detection tolerance, and `R` alone (no `Q`) gives it, a third of the work of
-    /// projecting (1 factorisation without `Q` against about 2.5 with it).
-    fn interpolated_rho(&mut self, t: f64) -> f64 {
-        self.interpolate_kept(t);
-        self.mechanism.jacobian(&self.x_next, &mut self.a_next);
-        self.qr_next.factorize_without_q(&self.a_next);
-        self.counters.factorizations += 1;
-        let rho = rho(&self.qr_next, self.generic_rank);
-        if rho.is_finite() { rho } else { f64::INFINITY }
-    }
-
-    /// The trajectory at `t` interpolated between the kept states around it (the first or
-    /// the last step's polynomial outside them), into `x_next` and `xd_next`.
-    fn interpolate_kept(&mut self, t: f64) {
-        let len = self.history_len;
-        let kept = &self.history[KEPT_STATES - len..];
-        if kept.is_empty() {
-            self.x_next.copy_from(&self.x);
-            self.xd_next.copy_from(&self.xd);
-            return;
-        }
-        // The last snapshot at or before t (the first if none is).
-        let i = kept.iter().rposition(|s| s.t <= t).unwrap_or(0);
-        let start = &kept[i];
-        let end = match kept.get(i + 1) {
-            Some(s) => (s.t, &s.x, &s.xd),
-            None => (self.t, &self.x, &self.xd),
-        };
-        hermite(
-            (start.t, &start.x, &start.xd),
-            end,
-            t,
-            &mut self.x_next,
-            &mut self.xd_next,
-        );
-    }
-
-    /// Newton projection of the scratch positions `x_next` onto the constraints with the
-    /// running settings, leaving `A` factorised there in `qr_next`; false if it fails.
-    fn project_scratch_positions(&mut self) -> bool {
-        let outcome = self.projector.newton_at(
-            &self.mechanism,
-            &self.settings,
-            self.t,
-            &mut self.x_next,
-            &mut self.a_next,
-            &mut self.qr_next,
-        );
-        match outcome {
-            Ok(outcome) => {
-                self.counters.factorizations += outcome.iterations as u64 + 1;
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    /// Describes the configuration at the located minimum (interpolated between the accepted
-    /// steps around it, then projected) at the detection tolerance, into `events[slot]`.
-    fn locate_event(&mut self, minimum: LocatedMinimum, slot: usize) -> Result<(), SolverError> {
-        let n = self.mechanism.n();
-        // The latest kept snapshot not after the minimum (the current state if the minimum
-        // is at it).
-        let kept = &self.history[KEPT_STATES - self.history_len..];
-        let source = if minimum.t < self.t {
-            kept.iter().rposition(|s| s.t <= minimum.t)
-        } else {
-            None
-        };
-        // The event state is interpolated between the accepted steps around the minimum (cubic
-        // Hermite in x and xd, error O(h^4) in x and O(h^3) in xd), then projected. Integrating
-        // a partial step onto the singular configuration instead would evaluate accelerations
-        // right where the near-singular normals are truncated, and the state handed to the
-        // user (and resumed from) would carry that error: 1.2e-3 J of energy on A02.
-        let (t0, x0, xd0, traditional0, basis0) = match source {
-            Some(i) => {
-                let s = &kept[i];
-                (s.t, &s.x, &s.xd, &s.traditional, &s.continued)
-            }
-            None => (
-                self.t,
-                &self.x,
-                &self.xd,
-                &self.traditional,
-                &self.continued,
-            ),
-        };
-        let end = source.map(|i| match kept.get(i + 1) {
-            Some(s) => (s.t, &s.x, &s.xd),
-            None => (self.t, &self.x, &self.xd),
-        });
-        match end {
-            Some((t1, x1, xd1)) if t1 > t0 && minimum.t > t0 => {
-                hermite(
-                    (t0, x0, xd0),
-                    (t1, x1, xd1),
-                    minimum.t.min(t1),
-                    &mut self.x_next,
-                    &mut self.xd_next,
-                );
-            }
-            _ => {
-                self.x_next.copy_from(x0);
-                self.xd_next.copy_from(xd0);
-            }
-        }
-        // The energy the event state should have: that of the accepted steps around it,
-        // interpolated linearly in time.
-        let energy_target = match end {
-            Some((t1, x1, xd1)) if t1 > t0 => {
-                let (e0, e1) = (
-                    self.mechanism.energy(x0, xd0),
-                    self.mechanism.energy(x1, xd1),
-                );
-                let s = ((minimum.t - t0) / (t1 - t0)).clamp(0.0, 1.0);
-                e0 + s * (e1 - e0)
-            }
-            _ => self.mechanism.energy(x0, xd0),
-        };
-        self.event_basis.copy_from(basis0);
-        self.projector.project(
-            &self.mechanism,
-            &self.settings,
-            minimum.t,
-            &mut self.x_next,
-            &mut self.xd_next,
-            &mut self.a_next,
-            &mut self.qr_next,
-        )?;
-        // Projecting the interpolated velocity removes its component along the normal that
-        // is vanishing here, which turns fast next to the singular configuration: on the 2x3
-        // at its first event that took 1.3e-3 J of kinetic energy. Scaling the velocity (it
-        // stays tangent) gives back the energy of the steps around the event.
-        rescale_kinetic_energy(
-            &self.mechanism,
-            &self.x_next,
-            &mut self.xd_next,
-            energy_target,
-        );
-        // q of both bases is carried from t0 to the event (trapezoidal, as in a step).
-        let h = minimum.t - t0;
-        let rank = self.qr_next.rank(self.settings.detection_tolerance);
-        let t_hat = self.qr_next.q().columns(rank, n - rank);
-        let pred = basis0.columns();
-        self.updater.update_continued(
-            &mut self.event_basis,
-            &pred,
-            &t_hat,
-            self.mechanism.mass_diagonal(),
-            &self.xd_next,
-            h,
-            minimum.t,
-        );
-        let event = &mut self.events[slot];
-        event.set_motions(&self.event_basis, &t_hat, minimum.t);
-        // The bases the event hands back on restore: both at the event state and the rank
-        // tolerance (the detection tolerance only names the motions).
-        let rank_running = self.qr_next.rank(self.settings.rank_tolerance);
-        let t_running = self.qr_next.q().columns(rank_running, n - rank_running);
-        event.basis.copy_from(basis0);
-        self.updater.update_continued(
-            &mut event.basis,
-            &pred,
-            &t_running,
-            self.mechanism.mass_diagonal(),
-            &self.xd_next,
-            h,
-            minimum.t,
-        );
-        event.traditional_basis.copy_from(traditional0);
-        self.updater
-            .update_traditional(&mut event.traditional_basis, &t_running, &self.xd_next, h);
-        event.t = minimum.t;
-        // The located state's own `rho` (the search's value, or the fit's when it decided).
-        event.rho_min = rho(&self.qr_next, self.generic_rank);
-        event.rank = rank;
-        event.deficiency = self.generic_rank.saturating_sub(rank);
-        event.x.copy_from(&self.x_next);
-        event.xd.copy_from(&self.xd_next);
-        Ok(())
-    }
 }
-
-/// A local minimum of `rho` whose parabola fit is not below the detection tolerance is
-/// searched for on the interpolated trajectory when its sampled or fitted value is below this
-/// (relative `R` entry): a minimum that shallow may hide a singular configuration between
-/// coarse steps. Costs a search of the window (`search_kept`).
-const REFINE_BELOW: f64 = 0.25;
-
-/// Samples of `rho` per step when the kept steps are searched for its minima: two singular
-/// configurations further apart than two samples (a fifth of a step) are told apart.
-const SEARCH_SAMPLES: usize = 10;
 
 /// Accepted states kept before the current one, for the search of the window and the step
 /// before it.
 const KEPT_STATES: usize = 3;
-
-/// A fitted minimum is taken as it is when the interpolated trajectory's `rho` there is below
-/// this fraction of the detection tolerance; above it the fit was rough (steps of 1e-2 s) and
-/// the minimum is searched for.
-const VERIFIED_FRACTION: f64 = 0.1;
-
-/// A refined event state keeps `rho` at least this many rank tolerances (1e-7 by default):
-/// nearer, the running rank would drop at the state the simulation resumes from.
-const EVENT_RHO_FLOOR: f64 = 1e3;
 
 /// How far (m or rad along a unit null-space direction) the start is moved to probe the
 /// generic rank next to it.
@@ -1159,35 +759,6 @@ fn rescale_kinetic_energy(
     let wanted = kinetic + (target - total);
     if kinetic > 0.0 && wanted > 0.0 && target.is_finite() {
         *xd *= (wanted / kinetic).sqrt();
-    }
-}
-
-/// Cubic Hermite interpolation of positions and velocities between two states at `t`.
-fn hermite(
-    (t0, x0, xd0): (f64, &DVector<f64>, &DVector<f64>),
-    (t1, x1, xd1): (f64, &DVector<f64>, &DVector<f64>),
-    t: f64,
-    x: &mut DVector<f64>,
-    xd: &mut DVector<f64>,
-) {
-    let h = t1 - t0;
-    let s = (t - t0) / h;
-    let (s2, s3) = (s * s, s * s * s);
-    let (h00, h10, h01, h11) = (
-        2.0 * s3 - 3.0 * s2 + 1.0,
-        s3 - 2.0 * s2 + s,
-        -2.0 * s3 + 3.0 * s2,
-        s3 - s2,
-    );
-    let (d00, d10, d01, d11) = (
-        6.0 * s2 - 6.0 * s,
-        3.0 * s2 - 4.0 * s + 1.0,
-        -6.0 * s2 + 6.0 * s,
-        3.0 * s2 - 2.0 * s,
-    );
-    for i in 0..x.len() {
-        x[i] = h00 * x0[i] + h10 * h * xd0[i] + h01 * x1[i] + h11 * h * xd1[i];
-        xd[i] = (d00 * x0[i] + d01 * x1[i]) / h + d10 * xd0[i] + d11 * xd1[i];
     }
 }
 
