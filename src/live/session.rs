@@ -379,10 +379,13 @@ impl LiveSession {
             self.pause = Some(PauseReason::TimeReached);
         }
         self.behind = out.behind;
-        self.behind_progress = if out.behind {
-            self.sim.time() - t_start
-        } else {
-            0.0
+        self.behind_progress = match (out.behind, out.steps) {
+            (false, _) => 0.0,
+            // A further fixed update of a frame that already spent its budget: what the frame
+            // achieved stays the measure (it reset the sampling to one every quarter second of
+            // simulated time at 64x: 92 samples over 24 s of A02).
+            (true, 0) => self.behind_progress,
+            (true, _) => self.sim.time() - t_start,
         };
         out
     }

@@ -87,6 +87,38 @@ fn a_spent_budget_drops_the_lag_and_reports_behind() {
     assert!(session.time() < 0.02, "t = {}", session.time());
 }
 
+/// When the solver falls behind, the plots still get a few samples per frame of what the
+/// frame achieved, also when the frame's later fixed updates find the budget spent and take no
+/// step (the app runs several per frame at a low frame rate).
+#[test]
+fn falling_behind_keeps_a_few_samples_per_frame() {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    session.auto_pause = false;
+    session.set_speed(64.0);
+    session.play();
+    let (mut steps, mut frames) = (0, 0);
+    let samples_before = session.history().len();
+    let t_before = session.time();
+    for _ in 0..30 {
+        let out = session.advance(1.0 / 60.0, Instant::now() + Duration::from_millis(3));
+        assert!(out.behind, "64x of A02 within 3 ms");
+        steps += out.steps;
+        for _ in 0..3 {
+            let spent = session.advance(1.0 / 60.0, Instant::now());
+            assert_eq!(spent.steps, 0);
+        }
+        frames += 1;
+    }
+    let samples = session.history().len() - samples_before;
+    let simulated = session.time() - t_before;
+    // At most one sample per step; otherwise at least two per frame (four are aimed at).
+    let wanted = (2 * frames).min(steps);
+    assert!(
+        samples >= wanted,
+        "{samples} samples over {frames} frames, {steps} steps, {simulated:.3} s simulated"
+    );
+}
+
 #[test]
 fn slow_motion_interpolates_between_steps() {
     let mut session = LiveSession::new(scene("planar_pendulum")).unwrap();
