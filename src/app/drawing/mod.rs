@@ -60,6 +60,11 @@ pub struct ViewState {
     fitted_generation: Option<u64>,
     /// "Fit view" asked for: fit the current pose on the next frame.
     fit_requested: bool,
+    /// A singular event was reached: if the pose runs off the canvas and the user has not
+    /// panned or zoomed since the view was set up, fit it on the next frame.
+    check_pose_visible: bool,
+    /// The user panned or zoomed the planar view since it was last set up or fitted.
+    moved_by_user: bool,
     /// Whether the view was set up for the split canvas: turning side by side on or off
     /// goes back to the scene's view (a view panned or zoomed on the whole canvas may cut
     /// the mechanism off a half).
@@ -98,6 +103,8 @@ impl Default for ViewState {
             orbit: None,
             fitted_generation: None,
             fit_requested: false,
+            check_pose_visible: false,
+            moved_by_user: false,
             fitted_side_by_side: false,
             overlay_height: 0.0,
             push_motion: 0,
@@ -157,6 +164,7 @@ fn follow_session_messages(
     mut view: ResMut<ViewState>,
 ) {
     for _ in reached.read() {
+        view.check_pose_visible = true;
         view.show_motions = true;
         view.hidden_motions.clear();
         view.push_motion = 0;
@@ -175,13 +183,14 @@ pub fn shown_motions(live: &Live, view: &ViewState, basis: BasisMode) -> Vec<Mot
     if let Some(event) = session.current_event() {
         let mut shown = motions::event_motions(event, basis);
         shown.extend(motions::branch_motions(session.branches()));
-        // The continuation and the branches point the way the mechanism moves (a column's
-        // sign is the basis' business; the arrows show a motion).
+        // The branches point the way the mechanism moves (a branch is a direction, "leave
+        // on" and "leave back" say which way). The columns are drawn as the basis holds them,
+        // as while running: `xd = T qd` reads off the arrows and the `qd` plot alike, and the
+        // continued column keeps its sign through the event (drawn along the motion, T1 of
+        // A02 turned over at the event and back one step later).
         let xd = session.simulation().velocities();
         for motion in &mut shown {
-            if matches!(motion.role, MotionRole::Continued | MotionRole::Branch)
-                && motion.column.dot(xd) < 0.0
-            {
+            if motion.role == MotionRole::Branch && motion.column.dot(xd) < 0.0 {
                 motion.column.neg_mut();
             }
         }
@@ -231,6 +240,24 @@ fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
         center: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]) + below],
         width,
     }
+}
+
+/// Whether the current pose lies on the canvas `rect` under `planar`, below the legend
+/// (`top` pixels) and clear of the edges by the room its arrows take (a tenth of the
+/// canvas' smaller side).
+fn pose_on_canvas(live: &Live, planar: &PlanarView, rect: egui::Rect, top: f32) -> bool {
+    let Some([lo, hi]) = pose_box(live) else {
+        return true;
+    };
+    let margin = 0.1 * f64::from(rect.width().min(rect.height()));
+    let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
+    let width = f64::from(rect.width());
+    let [left, upper] = planar.to_screen([lo[0], hi[1]], center, width);
+    let [right, lower] = planar.to_screen([hi[0], lo[1]], center, width);
+    left >= f64::from(rect.left()) + margin
+        && right <= f64::from(rect.right()) - margin
+        && upper >= f64::from(rect.top() + top.min(0.5 * rect.height())) + margin
+        && lower <= f64::from(rect.bottom()) - margin
 }
 
 /// The bounding box (`[lo, hi]` in the plane) of the current pose: bar ends, point masses,
@@ -301,15 +328,28 @@ pub fn draw_canvas(
         view.orbit = Some(fit_orbit(live));
         view.fitted_generation = Some(live.generation);
         view.fitted_side_by_side = view.side_by_side;
+        view.moved_by_user = false;
     } else if view.fitted_side_by_side != view.side_by_side {
         view.planar = Some(fit_planar(live));
         view.orbit = Some(fit_orbit(live));
         view.fitted_side_by_side = view.side_by_side;
+        view.moved_by_user = false;
     } else if std::mem::take(&mut view.fit_requested) {
         // The orbit camera of a spatial scene goes back to its start: the pendulum swings
         // about its pivot, which that view centres.
         view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
         view.orbit = Some(fit_orbit(live));
+        view.moved_by_user = false;
+    } else if std::mem::take(&mut view.check_pose_visible)
+        && !spatial
+        && !view.moved_by_user
+        && view
+            .planar
+            .is_some_and(|planar| !pose_on_canvas(live, &planar, rect, view.overlay_height))
+    {
+        // The motions at a singular event are drawn on the whole pose: the 2x2's stacked
+        // stage leans past its view hint's right edge at its first event.
+        view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
     }
     let width = f64::from(rect.width());
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
@@ -331,11 +371,13 @@ pub fn draw_canvas(
         if response.dragged() {
             let d = response.drag_delta();
             planar.pan([f64::from(d.x), f64::from(d.y)], width);
+            view.moved_by_user = true;
         }
         if response.hovered()
             && zoom != 1.0
             && let Some(cursor) = response.hover_pos()
         {
+            view.moved_by_user = true;
             planar.zoom_about(
                 zoom,
                 [f64::from(cursor.x), f64::from(cursor.y)],
