@@ -9,3 +9,28 @@ pub(crate) fn number_text(value: f64) -> String {
         format!("{value:e}")
     }
 }
+
+/// A simulated time for a message, to the nanosecond in shortest form: `4.35`, not the
+/// `4.3500000000000005` that summing steps of 0.3 s gives.
+pub(crate) fn time_text(t: f64) -> String {
+    let rounded = (t * 1e9).round() / 1e9;
+    if rounded.is_finite() && t.abs() < 1e6 {
+        number_text(rounded)
+    } else {
+        number_text(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_as_written() {
+        assert_eq!(time_text(0.1 + 0.2), "0.3");
+        assert_eq!(time_text(4.3500000000000005), "4.35");
+        assert_eq!(time_text(0.7254995801099658), "0.72549958");
+        assert_eq!(time_text(0.0), "0");
+        assert_eq!(time_text(f64::NAN), "NaN");
+    }
+}

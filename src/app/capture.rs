@@ -158,6 +158,9 @@ fn drive(
             if capture.stop != ViewStop::Never {
                 session.run_until_paused(MAX_STEPS);
             }
+            // The panel shows the app's default again: a `--time` run only passed the events
+            // on its way.
+            session.auto_pause = true;
             match (capture.stop, session.pause_reason().cloned()) {
                 (_, Some(PauseReason::Failed(message))) => {
                     return fail(

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::number_text::time_text;
+
 /// Why a step (or the set-up of a simulation) failed. The simulation state is left as it was
 /// before the failing step, so a caller can pause and show the message.
 #[derive(Clone, Debug, PartialEq)]
@@ -13,6 +15,7 @@ pub enum SolverError {
         t: f64,
         iterations: usize,
         residual: f64,
+        tolerance: f64,
         joint: String,
     },
     /// The projected mass matrix `T^T M T` is not positive definite (a massless direction).
@@ -37,24 +40,32 @@ impl fmt::Display for SolverError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotFinite { t, what } => {
-                write!(f, "at t = {t:?} s the {what} became NaN or infinite")
+                write!(
+                    f,
+                    "at t = {} s the {what} became NaN or infinite",
+                    time_text(*t)
+                )
             }
             Self::NewtonDiverged {
                 t,
                 iterations,
                 residual,
+                tolerance,
                 joint,
             } => write!(
                 f,
-                "at t = {t:?} s the position projection did not converge: residual {residual:.3e} after {iterations} iterations, largest at joint \"{joint}\""
+                "at t = {} s the position projection did not converge: residual {residual:.3e} (tolerance {tolerance:.0e}) after {iterations} iterations, largest at joint \"{joint}\"; a smaller dt usually helps",
+                time_text(*t)
             ),
             Self::SingularMassBlock { t, pivot, value } => write!(
                 f,
-                "at t = {t:?} s the projected mass matrix is not positive definite (pivot {pivot} = {value:.3e}): a direction of motion carries no mass"
+                "at t = {} s the projected mass matrix is not positive definite (pivot {pivot} = {value:.3e}): a direction of motion carries no mass",
+                time_text(*t)
             ),
             Self::StepTooSmall { t, h } => write!(
                 f,
-                "at t = {t:?} s the adaptive step fell to {h:.3e} s without meeting the tolerance"
+                "at t = {} s the adaptive step fell to {h:.3e} s without meeting the tolerance",
+                time_text(*t)
             ),
             Self::AssemblyFailed {
                 iterations,

@@ -126,6 +126,7 @@ impl Projector {
             t,
             iterations,
             residual,
+            tolerance: settings.newton_tolerance,
             joint: mechanism.joint_of_row(row).name.clone(),
         })
     }
