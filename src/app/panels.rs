@@ -1006,13 +1006,20 @@ fn events_panel(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
                     if ui.small_button("go to").clicked() {
                         commands.push(AppCommand::GotoEvent(i));
                     }
-                    ui.monospace(format!(
+                    let text = RichText::new(format!(
                         "t {:.4} s  rank {} (-{})  {} motions",
                         event.t,
                         event.rank,
                         event.deficiency,
                         event.motion_count()
-                    ));
+                    ))
+                    .monospace();
+                    if live.session.current_event_index() == Some(i) {
+                        ui.label(text.strong())
+                            .on_hover_text("The state is at this event");
+                    } else {
+                        ui.label(text);
+                    }
                 });
             }
         });

@@ -249,6 +249,13 @@ impl History {
         }
     }
 
+    /// Adds a sample at `t` with every channel NaN: the drawn lines break there (the state
+    /// jumped ahead, to a later event).
+    pub fn break_at(&mut self, t: f64) {
+        self.begin(t);
+        self.finish();
+    }
+
     /// Drops the samples after time `t` (the state went back, e.g. to a located event).
     pub fn truncate_after(&mut self, t: f64) {
         self.finish();

@@ -268,6 +268,11 @@ impl LiveSession {
         self.current_event.map(|i| &self.events[i])
     }
 
+    /// Its index in [`LiveSession::events`].
+    pub fn current_event_index(&self) -> Option<usize> {
+        self.current_event
+    }
+
     pub fn steps_total(&self) -> u64 {
         self.steps_total
     }
@@ -470,8 +475,7 @@ impl LiveSession {
             return;
         }
         self.branches = branches(&self.scene.mechanism, &event);
-        self.remember(event);
-        self.current_event = Some(self.events.len() - 1);
+        self.current_event = Some(self.remember(event));
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());
         self.history.truncate_after(self.sim.time());
@@ -480,12 +484,23 @@ impl LiveSession {
         self.pause = Some(PauseReason::Event);
     }
 
-    fn remember(&mut self, event: SingularEvent) {
+    /// Adds `event` to the list, or updates the entry it repeats (the run went back to an
+    /// earlier event and passed this configuration again); returns its index.
+    fn remember(&mut self, event: SingularEvent) -> usize {
+        if let Some(index) = self
+            .events
+            .iter()
+            .position(|e| same_configuration(e, &event))
+        {
+            self.events[index] = event;
+            return index;
+        }
         if self.events.len() == EVENT_CAPACITY {
             self.events.remove(0);
             self.current_event = self.current_event.and_then(|i| i.checked_sub(1));
         }
         self.events.push(event);
+        self.events.len() - 1
     }
 
     /// The branches through the configuration of the event the session is paused at, other
@@ -529,7 +544,9 @@ impl LiveSession {
         Ok(())
     }
 
-    /// Returns to a recorded event's state (paused there), forgetting the later events.
+    /// Returns to a recorded event's state (paused there), earlier or later than the current
+    /// time. The list keeps every event (a replay updates the ones it passes again); the
+    /// plotted history after an earlier event is dropped, and before a later one it breaks.
     pub fn goto_event(&mut self, index: usize) -> Result<(), SolverError> {
         let Some(event) = self.events.get(index).cloned() else {
             return Ok(());
@@ -540,12 +557,17 @@ impl LiveSession {
         }
         self.sim.set_event_state(&event)?;
         self.branches = branches(&self.scene.mechanism, &event);
-        // The events after this one belong to the run being rewound, like its history: from
-        // here they happen again (or not, after a push), and are listed when they do.
-        self.events.truncate(index + 1);
         self.current_event = Some(index);
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());
+        if self
+            .history
+            .last_time()
+            .is_some_and(|last| last < self.sim.time())
+        {
+            // Forward: the time in between was not simulated on this run.
+            self.history.break_at(self.sim.time());
+        }
         self.history.truncate_after(self.sim.time());
         self.extremes.clear();
         self.trace.clear();
@@ -787,4 +809,15 @@ fn visit_plotted(
     emit(ChannelKind::Energy, 0, None, sim.energy());
     let residual = last_report.map_or(f64::NAN, |r| r.residual);
     emit(ChannelKind::Residual, 0, None, residual);
+}
+
+/// Time and positions within this of each other make two events the same singular
+/// configuration: a replay from an earlier event steps on another grid and locates the
+/// later ones again within 2.7e-7 s (the four-bar), while distinct configurations are at
+/// least milliseconds apart.
+const SAME_EVENT: f64 = 1e-4;
+
+/// Whether two events are the same configuration passed at the same time.
+fn same_configuration(a: &SingularEvent, b: &SingularEvent) -> bool {
+    (a.t - b.t).abs() <= SAME_EVENT && a.x.len() == b.x.len() && (&a.x - &b.x).amax() <= SAME_EVENT
 }

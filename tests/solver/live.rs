@@ -375,11 +375,11 @@ fn going_back_to_an_event_and_replaying_lists_each_event_once() {
     let times: Vec<f64> = session.events().iter().map(|e| e.t).collect();
     assert!(times.len() >= 2, "{times:?}");
     session.goto_event(0).unwrap();
-    assert_eq!(
-        session.events().len(),
-        1,
-        "later events kept after going back"
-    );
+    assert_eq!(session.time(), times[0]);
+    let kept: Vec<f64> = session.events().iter().map(|e| e.t).collect();
+    assert_eq!(kept, times, "the later events are kept after going back");
+    // The plotted history ends at the event gone back to.
+    assert_eq!(session.history().last_time(), Some(times[0]));
     session.set_stop_time(Some(1.0));
     session.run_until_paused(1_000_000);
     let replayed: Vec<f64> = session.events().iter().map(|e| e.t).collect();
@@ -389,6 +389,39 @@ fn going_back_to_an_event_and_replaying_lists_each_event_once() {
     for (a, b) in times.iter().zip(&replayed) {
         assert!((a - b).abs() < 1e-5, "{times:?} then {replayed:?}");
     }
+}
+
+#[test]
+fn going_to_a_later_event_and_back_again() {
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    session.auto_pause = false;
+    session.set_stop_time(Some(1.0));
+    session.run_until_paused(1_000_000);
+    let events = session.events().to_vec();
+    assert!(events.len() >= 2);
+    session.goto_event(0).unwrap();
+    // Forward to the last event: its state exactly, the plots broken over the time skipped.
+    let last = events.len() - 1;
+    session.goto_event(last).unwrap();
+    assert_eq!(session.time(), events[last].t);
+    assert_eq!(session.simulation().positions(), &events[last].x);
+    assert_eq!(session.current_event().map(|e| e.t), Some(events[last].t));
+    let times = session.history().times();
+    let qd = session
+        .history()
+        .channels()
+        .iter()
+        .find(|c| c.name == "qd1_continued")
+        .expect("qd1_continued plotted");
+    let gap = times
+        .iter()
+        .zip(qd.values())
+        .any(|(&t, v)| v.is_nan() && t > events[0].t && t <= events[last].t);
+    assert!(gap, "no break in the plotted qd1 before the later event");
+    // And back: nothing forgotten.
+    session.goto_event(0).unwrap();
+    assert_eq!(session.events().len(), events.len());
+    assert_eq!(session.simulation().positions(), &events[0].x);
 }
 
 #[test]
