@@ -420,14 +420,8 @@ fn show_plot(
             } else {
                 channel.name.clone()
             };
-            // log10 of zero or a negative value is not finite: a gap in the line, except
-            // on the R diagonal, whose zeros are drawn on its floor.
             let (log, floor) = (spec.log, channel.kind == ChannelKind::RDiagonal);
-            let transform = move |v: f64| match (log, floor) {
-                (true, true) => v.max(R_FLOOR).log10(),
-                (true, false) => v.log10(),
-                _ => v,
-            };
+            let transform = move |v: f64| plotted_value(v, log, floor);
             if !names.contains(&name) {
                 names.push(name.clone());
             }
@@ -721,6 +715,19 @@ fn log_step_label(exponent: f64, step: f64) -> String {
     }
 }
 
+/// The value drawn for sample `v`: log10 of it on a log plot, where zero or a negative value
+/// is not finite (a gap in the line), except with `floor` (the R diagonal), whose zeros are
+/// drawn on `R_FLOOR`. A missing sample (NaN: a channel not yet there, a jump to a later
+/// event) stays a gap, also with the floor.
+fn plotted_value(v: f64, log: bool, floor: bool) -> f64 {
+    match (log, floor) {
+        _ if v.is_nan() => v,
+        (true, true) => v.max(R_FLOOR).log10(),
+        (true, false) => v.log10(),
+        (false, _) => v,
+    }
+}
+
 /// The cursor readout: near a data point its series, time to 0.1 ms and value with nine
 /// significant digits (the energy's drift is in its sixth digit), taken back from log10 on
 /// the log plots; elsewhere the pointer's coordinates, labelled as such.
@@ -835,6 +842,17 @@ mod tests {
         );
         assert_eq!(log_step_label(-0.5, 0.1), "3.2e-1");
         assert_eq!(log_step_label(-1.0, 0.1), "1e-1");
+    }
+
+    #[test]
+    fn missing_samples_stay_gaps_on_every_plot() {
+        for (log, floor) in [(false, false), (true, false), (true, true)] {
+            assert!(plotted_value(f64::NAN, log, floor).is_nan());
+        }
+        assert_eq!(plotted_value(0.0, true, true), -16.0);
+        assert!(!plotted_value(0.0, true, false).is_finite());
+        assert_eq!(plotted_value(1e-3, true, false), -3.0);
+        assert_eq!(plotted_value(-2.5, false, false), -2.5);
     }
 
     #[test]
