@@ -78,6 +78,11 @@ pub(super) fn draw_motions(
             _ => None,
         };
         let stroke = Stroke::new(3.0, color);
+        // The name only: the legend says what a branch is, and a long label has to move
+        // further from its arrows to find a free place.
+        let galley =
+            painter.layout_no_wrap(motion.label.clone(), FontId::proportional(15.0), color);
+        let label_size = galley.size() + vec2(6.0, 6.0);
         let mut label_spots: Vec<(f32, Pos2)> = Vec::with_capacity(screen.len());
         for (p, v) in screen {
             let v = v * (target / longest);
@@ -94,18 +99,9 @@ pub(super) fn draw_motions(
                 painter.line_segment([p, tip - 0.1 * v], stroke);
                 arrow_head(painter, tip, v, color);
             }
-            label_spots.push((v.length(), tip + 0.08 * v));
+            label_spots.push((v.length(), label_spot(tip, v, label_size)));
         }
-        // The name only: the legend says what a branch is, and a long label has to move
-        // further from its arrows to find a free place.
-        let galley =
-            painter.layout_no_wrap(motion.label.clone(), FontId::proportional(15.0), color);
-        if let Some((r, anchor)) = place_label(
-            &label_spots,
-            galley.size() + vec2(6.0, 6.0),
-            &placed_labels,
-            rect,
-        ) {
+        if let Some((r, anchor)) = place_label(&label_spots, label_size, &placed_labels, rect) {
             placed_labels.push(r);
             labels.push(PlacedLabel {
                 rect: r,
@@ -224,6 +220,19 @@ pub(super) fn place_label(
     Some((best, anchor))
 }
 
+/// Centre of a label of `size` named after the arrow `v` ending at `tip`: beyond the tip
+/// along the arrow, clear of its head by a few pixels whatever the label's extent (at a
+/// larger interface scale a label centred just past the tip hid the head: "T3" read as a
+/// "T" on its shaft).
+fn label_spot(tip: Pos2, v: egui::Vec2, size: egui::Vec2) -> Pos2 {
+    let d = v.normalized();
+    let half_extent = 0.5 * (d.x.abs() * size.x + d.y.abs() * size.y);
+    tip + (LABEL_GAP + half_extent) * d
+}
+
+/// Pixels between an arrow's tip and its label.
+const LABEL_GAP: f32 = 3.0;
+
 pub(super) fn arrow_head(painter: &egui::Painter, tip: Pos2, v: egui::Vec2, color: Color32) {
     let d = v.normalized();
     let n = vec2(-d.y, d.x);
@@ -289,6 +298,29 @@ mod tests {
         assert_eq!(anchor, pos2(495.0, 5.0));
         assert_eq!(r.right(), 500.0);
         assert_eq!(r.top(), 0.0);
+    }
+
+    #[test]
+    fn a_label_clears_its_arrow_head_in_every_direction() {
+        let size = vec2(60.0, 24.0);
+        let tip = pos2(300.0, 200.0);
+        for angle in (0..16).map(|k| k as f32 * std::f32::consts::TAU / 16.0) {
+            let v = 50.0 * vec2(angle.cos(), angle.sin());
+            let label = egui::Rect::from_center_size(label_spot(tip, v, size), size);
+            assert!(
+                !label.contains(tip),
+                "angle {angle}: {label:?} covers the tip"
+            );
+            // The head is the triangle back from the tip; its base corners too.
+            let d = v.normalized();
+            let n = vec2(-d.y, d.x);
+            for corner in [tip - 11.0 * d + 5.5 * n, tip - 11.0 * d - 5.5 * n] {
+                assert!(
+                    !label.contains(corner),
+                    "angle {angle}: {label:?} covers the head"
+                );
+            }
+        }
     }
 
     fn everywhere() -> egui::Rect {
