@@ -811,13 +811,18 @@ fn visit_plotted(
     emit(ChannelKind::Residual, 0, None, residual);
 }
 
-/// Time and positions within this of each other make two events the same singular
-/// configuration: a replay from an earlier event steps on another grid and locates the
-/// later ones again within 2.7e-7 s (the four-bar), while distinct configurations are at
-/// least milliseconds apart.
-const SAME_EVENT: f64 = 1e-4;
+/// Two events this close in time (s) ...
+const SAME_EVENT_TIME: f64 = 0.05;
+/// ... and in every coordinate (m, rad) are the same singular configuration passed again: a
+/// replay from an earlier event steps on another grid and locates the later ones again up to
+/// 4e-3 s apart (the four-bar resting at its flat pose, where the minimum of `rho` is flat)
+/// and 4e-4 apart in position (the 2x2 at dt 5e-3), while distinct configurations that close
+/// in time are far apart in position (the 2x3's pair 2.6e-3 s apart: 1.8e-2).
+const SAME_EVENT_POSITION: f64 = 1e-3;
 
 /// Whether two events are the same configuration passed at the same time.
 fn same_configuration(a: &SingularEvent, b: &SingularEvent) -> bool {
-    (a.t - b.t).abs() <= SAME_EVENT && a.x.len() == b.x.len() && (&a.x - &b.x).amax() <= SAME_EVENT
+    (a.t - b.t).abs() <= SAME_EVENT_TIME
+        && a.x.len() == b.x.len()
+        && (&a.x - &b.x).amax() <= SAME_EVENT_POSITION
 }

@@ -117,8 +117,8 @@ pub fn parabola_minimum(points: [(f64, f64); 3]) -> LocatedMinimum {
     }
 }
 
-/// Singular configurations one step can locate (its search spans three steps); more are not
-/// reported.
+/// Singular configurations one step can report; a further one its search finds is left to
+/// the next step's search, which finds it again (one step late) if it lies in its range.
 pub(crate) const MAX_EVENTS_PER_STEP: usize = 4;
 
 /// Tells singular configurations apart along the trajectory. A minimum of `rho` below the
@@ -198,7 +198,10 @@ impl Excursions {
             let Some(previous) = self.found[..self.count].last_mut() else {
                 return;
             };
-            if Some(previous.t) != self.last || minimum.rho >= previous.rho {
+            if Some(previous.t) != self.last
+                || minimum.t <= previous.t
+                || minimum.rho >= previous.rho
+            {
                 return;
             }
             *previous = minimum;

@@ -414,7 +414,7 @@ impl Simulation {
     /// Sends the mechanism from `event`'s configuration along `direction` (a branch tangent,
     /// or any admissible motion there) at `speed` (m/s or rad/s of its unit vector; `None`
     /// keeps the event's kinetic energy). The state is placed on the branch a short way out,
-    /// `x_event + s direction` (`s` = one step's travel, at least `LEAVE_DISTANCE`) brought
+    /// `x_event + s direction` (`s` = `LEAVE_DISTANCE`, less than a step's travel) brought
     /// back onto the constraints by Newton, which lands on the branch `direction` is tangent
     /// to; there the configuration is regular, so the velocity is `direction` projected on
     /// its tangent space, scaled to the energy asked for. The time advances by `s / speed`
@@ -453,7 +453,9 @@ impl Simulation {
                 "the mechanism is at rest here: give it a speed to leave with".into(),
             ));
         }
-        let distance = (self.settings.dt * speed).max(LEAVE_DISTANCE);
+        // Not a whole step's travel: a singular configuration inside the jump would be
+        // skipped unseen (the 2x3's second flat pose, 2.6e-3 s after its first, at dt 5e-3).
+        let distance = LEAVE_DISTANCE;
         let h = distance / speed;
         self.t = event.t + h;
         self.x.axpy(distance, &unit, 1.0);
@@ -705,8 +707,14 @@ impl Simulation {
         let rho = rho(&self.qr_state, self.generic_rank);
         let fitted = self.detector.push(self.t, rho);
         let search_step = std::mem::take(&mut self.search_next_step);
-        if fitted.is_some() || search_step {
-            self.locate_events(fitted, search_step)?;
+        // The last step of a run (it landed on the limit) with `rho` still falling: a minimum
+        // in it would only be seen by a step that does not come.
+        let closing = lands
+            && h == remaining
+            && self.history_len > 0
+            && rho < self.history[KEPT_STATES - 1].rho;
+        if fitted.is_some() || search_step || closing {
+            self.locate_events(fitted, search_step, closing)?;
         }
         self.excursions
             .observe(self.t, rho, self.settings.detection_tolerance);
@@ -733,9 +741,9 @@ impl Simulation {
     }
 }
 
-/// Accepted states kept before the current one, for the search of the window and the step
-/// before it.
-const KEPT_STATES: usize = 3;
+/// Accepted states kept before the current one, for the search of the window and the steps
+/// before it (`SEARCH_SPAN` steps of the configured size: more of Dopri5's shorter ones).
+const KEPT_STATES: usize = 8;
 
 /// How far (m or rad along a unit null-space direction) the start is moved to probe the
 /// generic rank next to it.

@@ -20,8 +20,9 @@ impl Simulation {
 
     /// Locates the singular configurations passed in the last steps into `events` (time
     /// order): when the detector's window reports a local minimum of `rho` (`fitted`, the
-    /// parabola's vertex there), and on the step after one that located an event
-    /// (`search_step`).
+    /// parabola's vertex there), on the step after one that located an event
+    /// (`search_step`), and on a step that ends a run with `rho` falling (`closing`: no later
+    /// step will put a point after a minimum in it).
     ///
     /// A fit below the tolerance is taken if the interpolated trajectory is well below it
     /// there (with steps of 1e-3 s it is: 1e-6 .. 8e-5); the minima are searched for on the
@@ -35,8 +36,10 @@ impl Simulation {
         &mut self,
         fitted: Option<LocatedMinimum>,
         search_step: bool,
+        closing: bool,
     ) -> Result<(), SolverError> {
         let tolerance = self.settings.detection_tolerance;
+        let mut searched = false;
         if let Some(fitted) = fitted {
             let verified = if fitted.rho < tolerance {
                 Some(self.interpolated_rho(fitted.t))
@@ -50,9 +53,8 @@ impl Simulation {
                 || fitted.rho.min(self.detector_sampled_minimum()) < REFINE_BELOW;
             if search {
                 if self.window_is_kept() {
-                    // The window and the step before it, when kept.
-                    let first = self.history_len.saturating_sub(3);
-                    self.search_kept(first, verified);
+                    self.search_kept(self.search_start(), verified);
+                    searched = true;
                 } else {
                     // Without the window to search (it cannot happen after three accepted
                     // steps, but then) the fit decides.
@@ -60,9 +62,10 @@ impl Simulation {
                 }
             }
         }
-        if search_step && self.history_len >= 2 {
-            // The step before this one (searched already, it gives the minima at its end
-            // their left side) and this one.
+        // The step before this one (searched already, it gives the minima at its end their
+        // left side) and this one, unless the window's search covered them (two searches of
+        // one range in one step would offer the last configuration again after a newer one).
+        if (search_step || closing) && !searched && self.history_len >= 2 {
             self.search_kept(self.history_len - 2, None);
         }
         for slot in 0..self.excursions.found().len() {
@@ -72,6 +75,20 @@ impl Simulation {
         self.event_count = self.excursions.found().len();
         self.search_next_step = self.event_count > 0;
         Ok(())
+    }
+
+    /// The first kept state a search of the window starts from: the step before the window,
+    /// and further back to `SEARCH_SPAN` steps of the configured size before the current
+    /// state. Dopri5 shrinks its steps between two close configurations (`rho` stays just
+    /// above the tolerance there), and three of its steps ended after the first one of the
+    /// 2x3's pair (26 events of 27 at dt 1.75e-3, 3e-3 and 7e-3).
+    fn search_start(&self) -> usize {
+        let since = self.t - SEARCH_SPAN * self.settings.dt;
+        let mut first = self.history_len.saturating_sub(3);
+        while first > 0 && self.kept_time(first) > since {
+            first -= 1;
+        }
+        first
     }
 
     /// Whether the detector's window is made of the last two kept states and the current one.
@@ -397,6 +414,9 @@ impl Simulation {
 /// (relative `R` entry): a minimum that shallow may hide a singular configuration between
 /// coarse steps. Costs a search of the window (`search_kept`).
 const REFINE_BELOW: f64 = 0.25;
+
+/// A search of the window reaches back this many steps of the configured size (when kept).
+const SEARCH_SPAN: f64 = 3.0;
 
 /// Samples of `rho` per step when the kept steps are searched for its minima: two singular
 /// configurations further apart than two samples (a fifth of a step) are told apart.
