@@ -22,6 +22,19 @@ enum Site<'a> {
     SectionField(&'a str, &'a str),
 }
 
+/// What is wrong with a body, joint or load name, if anything: it must not be empty, and it
+/// heads columns of the trajectory CSV (`NAME.x`, ...), so it may not hold a comma, a double
+/// quote or a line break.
+fn name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("(this one is empty)")
+    } else if name.contains([',', '"', '\n', '\r']) {
+        Some("without commas, double quotes or line breaks (names head the CSV columns)")
+    } else {
+        None
+    }
+}
+
 /// Builds errors located in one source.
 struct Reporter<'a> {
     file: &'a str,
@@ -155,13 +168,13 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     let mut bodies = Vec::new();
     let mut x0 = Vec::new();
     let mut index_of: HashMap<&str, usize> = HashMap::new();
-    for body in &spec.bodies {
+    for (index, body) in spec.bodies.iter().enumerate() {
         let name = body.name();
-        if name.is_empty() {
+        if let Some(problem) = name_problem(name) {
             return Err(report.error(
-                Site::Field("bodies"),
-                None,
-                "every body needs a non-empty name".into(),
+                Site::ListItem("bodies", index, Some("name")),
+                Some(format!("body {}", index + 1)),
+                format!("every body needs a name {problem}"),
             ));
         }
         if index_of.insert(name, bodies.len()).is_some() {
@@ -264,13 +277,13 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     };
     let mut joint_names: HashMap<&str, ()> = HashMap::new();
     let mut joints = Vec::new();
-    for joint in &spec.joints {
+    for (index, joint) in spec.joints.iter().enumerate() {
         let name = joint.name();
-        if name.is_empty() {
+        if let Some(problem) = name_problem(name) {
             return Err(report.error(
-                Site::Field("joints"),
-                None,
-                "every joint needs a non-empty name".into(),
+                Site::ListItem("joints", index, Some("name")),
+                Some(format!("joint {}", index + 1)),
+                format!("every joint needs a name {problem}"),
             ));
         }
         if joint_names.insert(name, ()).is_some() {
@@ -366,13 +379,13 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     // Loads.
     let mut loads = Vec::new();
     let mut load_names: HashMap<&str, ()> = HashMap::new();
-    for load in &spec.loads {
+    for (index, load) in spec.loads.iter().enumerate() {
         let name = load.name();
-        if name.is_empty() {
+        if let Some(problem) = name_problem(name) {
             return Err(report.error(
-                Site::Field("loads"),
-                None,
-                "every load needs a non-empty name".into(),
+                Site::ListItem("loads", index, Some("name")),
+                Some(format!("load {}", index + 1)),
+                format!("every load needs a name {problem}"),
             ));
         }
         if load_names.insert(name, ()).is_some() {

@@ -206,6 +206,10 @@ impl Stepper {
         x_out: &mut DVector<f64>,
         xd_out: &mut DVector<f64>,
     ) -> Result<(), SolverError> {
+        // Loads are piecewise constant in time and a step never crosses an edge of one (the
+        // simulation lands on it), so every stage takes them inside the step: the last stage,
+        // at its end, would see a pulse that ends there as already off (half-open window).
+        let loads_at = t + 0.5 * h;
         for s in 0..tableau.stages {
             self.x_stage.copy_from(x);
             self.xd_stage.copy_from(xd);
@@ -240,7 +244,7 @@ impl Stepper {
                 None,
                 rhs.mechanism,
                 rhs.extra_loads,
-                t_stage,
+                loads_at,
                 &self.x_stage,
                 &self.xd_stage,
                 rhs.settings.rank_tolerance,

@@ -10,6 +10,7 @@ mod jacobians;
 mod live;
 mod pendulums;
 mod physics_invariance;
+mod pulses;
 mod ranks;
 mod readme;
 mod reference;

@@ -600,15 +600,36 @@ fn duplicated_or_empty_load_names() {
     let src = with_sections(
         "    loads: [\n        Torque(name: \"\", body: \"crank1\", torque: 1.0),\n    ],\n",
     );
-    // Line 15: `loads:` at column 5.
+    // Line 16 holds the load: `Torque(` 9-15, `name:` at column 16.
     check(
         &load_error(&src),
         &src,
-        (15, 5),
-        "loads:",
-        None,
-        &["non-empty name"],
+        (16, 16),
+        r#"name: "", body"#,
+        Some("load 1"),
+        &["this one is empty"],
     );
+}
+
+/// Names head the trajectory CSV's columns (`NAME.x`, ...): a comma, a quote or a line break
+/// in one would shift every column after it, so such a name is an error at its entry.
+#[test]
+fn names_that_would_break_the_csv_header() {
+    let source = std::fs::read_to_string(crate::common::scene_path("four_bar")).unwrap();
+    for bad in ["coupler, left", "cou\\\"pler", "cou\\npler"] {
+        let src = source.replace("\"coupler\"", &format!("\"{bad}\""));
+        let e = match parse_scene("four_bar.ron", &src) {
+            Ok(_) => panic!("{bad:?} accepted as a name"),
+            Err(e) => e,
+        };
+        assert!(
+            e.message.contains("commas, double quotes or line breaks"),
+            "{e}"
+        );
+        // The first place the name appears: the coupler's entry in `bodies` (line 10).
+        assert_eq!(e.line, 10, "{bad:?}: {e}");
+        assert_eq!(e.entity.as_deref(), Some("body 2"), "{e}");
+    }
 }
 
 #[test]
