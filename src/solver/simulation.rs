@@ -414,7 +414,7 @@ impl Simulation {
     /// Sends the mechanism from `event`'s configuration along `direction` (a branch tangent,
     /// or any admissible motion there) at `speed` (m/s or rad/s of its unit vector; `None`
     /// keeps the event's kinetic energy). The state is placed on the branch a short way out,
-    /// `x_event + s direction` (`s` = `LEAVE_DISTANCE`, less than a step's travel) brought
+    /// `x_event + s direction` (`s` = one step's travel, at least `LEAVE_DISTANCE`) brought
     /// back onto the constraints by Newton, which lands on the branch `direction` is tangent
     /// to; there the configuration is regular, so the velocity is `direction` projected on
     /// its tangent space, scaled to the energy asked for. The time advances by `s / speed`
@@ -453,9 +453,10 @@ impl Simulation {
                 "the mechanism is at rest here: give it a speed to leave with".into(),
             ));
         }
-        // Not a whole step's travel: a singular configuration inside the jump would be
-        // skipped unseen (the 2x3's second flat pose, 2.6e-3 s after its first, at dt 5e-3).
-        let distance = LEAVE_DISTANCE;
+        // A step's travel: the first step from a state placed closer starts where the
+        // accelerations vary like 1 / rho (the four-bar's fold, 0.5 s after leaving: 1.2e-5 J
+        // of drift from 1e-3 out, 9e-8 J from 5e-3).
+        let distance = (self.settings.dt * speed).max(LEAVE_DISTANCE);
         let h = distance / speed;
         self.t = event.t + h;
         self.x.axpy(distance, &unit, 1.0);
@@ -463,6 +464,17 @@ impl Simulation {
         self.project_current()?;
         rescale_kinetic_energy(&self.mechanism, &self.x, &mut self.xd, target);
         self.continue_bases_from(event, h);
+        // The jump is kept as a step from the event state along the branch, so that the first
+        // search of `rho` covers it: a singular configuration inside it was skipped unseen
+        // (the 2x3's second flat pose, 2.6e-3 s after its first, at dt 5e-3).
+        let jump = &mut self.history[KEPT_STATES - 1];
+        jump.t = event.t;
+        jump.rho = event.rho_min;
+        jump.x.copy_from(&event.x);
+        jump.xd.copy_from(&self.xd);
+        jump.traditional.copy_from(&event.traditional_basis);
+        jump.continued.copy_from(&event.basis);
+        self.history_len = 1;
         Ok(())
     }
 
