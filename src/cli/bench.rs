@@ -103,11 +103,21 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, String> {
     Ok(result)
 }
 
-fn default_scenes() -> Vec<PathBuf> {
-    SHIPPED_SCENES
+/// The shipped scenes and `four_bar_stopping` (the README's table), from `./scenes`.
+fn default_scenes() -> Result<Vec<PathBuf>, String> {
+    let scenes: Vec<PathBuf> = SHIPPED_SCENES
         .iter()
+        .chain(&["four_bar_stopping"])
         .map(|name| PathBuf::from(format!("scenes/{name}.ron")))
-        .collect()
+        .collect();
+    if !scenes[0].is_file() {
+        return Err(
+            "bench without scene files runs the shipped ones from ./scenes: run it from the \
+             repository's root, or name the scene files"
+                .into(),
+        );
+    }
+    Ok(scenes)
 }
 
 /// Runs the benchmark and prints a Markdown table on stdout.
@@ -120,7 +130,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
         ));
     }
     let paths = if args.scenes.is_empty() {
-        default_scenes()
+        default_scenes()?
     } else {
         args.scenes.clone()
     };

@@ -2,11 +2,12 @@
 //! events as CSV (columns documented in README.md).
 
 use std::fmt::Write as _;
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
 use super::args::{EventsOutput, RunArgs};
+use crate::number_text::time_text;
 use crate::scene::{Scene, load_scene};
 use crate::solver::{BasisMode, Branch, Simulation, SingularEvent, StepReport, branches};
 
@@ -233,12 +234,27 @@ fn write_error(what: &'static str) -> impl Fn(io::Error) -> String {
     }
 }
 
-/// A CSV output (a new file, or stdout for `None`) and whether it is a terminal.
-fn open_output(path: Option<&Path>) -> Result<(Box<dyn Write>, bool), String> {
-    match path {
-        Some(path) => {
-            let file =
-                File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+/// A CSV output file opened (created if new) but not emptied yet: an existing file is only
+/// emptied once every output has opened, so a bad `--events` path does not wipe `--out`.
+fn open_output_file(path: &Path) -> Result<File, String> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))
+}
+
+/// A CSV output (an opened file, emptied now, or stdout for `None`) and whether it is a
+/// terminal.
+fn start_output(file: Option<(File, &Path)>) -> Result<(Box<dyn Write>, bool), String> {
+    match file {
+        Some((file, path)) => {
+            // A regular file only: `/dev/null` or a pipe cannot be truncated.
+            if file.metadata().is_ok_and(|m| m.is_file()) {
+                file.set_len(0)
+                    .map_err(|e| format!("cannot empty {}: {e}", path.display()))?;
+            }
             let terminal = file.is_terminal();
             Ok((Box::new(BufWriter::new(file)), terminal))
         }
@@ -263,13 +279,23 @@ pub fn run(args: &RunArgs) -> Result<RunSummary, String> {
     if let Some(note) = scene.assembly_note() {
         eprintln!("singulab: {note}");
     }
-    let (mut out, out_on_terminal) = open_output(args.out.as_deref())?;
     let events_path = args.events.as_ref().map(|events| match events {
         EventsOutput::File(path) => Some(path.as_path()),
         EventsOutput::Stdout => None,
     });
-    let (mut events, events_on_terminal) = match events_path {
-        Some(path) => open_output(path).map(|(w, terminal)| (Some(w), terminal))?,
+    // Both files open before either is emptied.
+    let out_file = match args.out.as_deref() {
+        Some(path) => Some((open_output_file(path)?, path)),
+        None => None,
+    };
+    let events_file = match events_path {
+        Some(Some(path)) => Some(Some((open_output_file(path)?, path))),
+        Some(None) => Some(None),
+        None => None,
+    };
+    let (mut out, out_on_terminal) = start_output(out_file)?;
+    let (mut events, events_on_terminal) = match events_file {
+        Some(file) => start_output(file).map(|(w, terminal)| (Some(w), terminal))?,
         None => (None, false),
     };
     let progress = draws_progress(
@@ -365,9 +391,19 @@ pub fn run_scene(
     let end_slack = 1e-9 * sim.settings().dt.min(t_end);
     let mut event_text = String::new();
     while sim.time() < t_end - end_slack {
+        let t_reached = sim.time();
         let report: StepReport = sim.step_until(t_end).map_err(|e| {
             bar.finish();
-            format!("{}: {e}", scene.file)
+            // Rows written so far stay in a file output: say where they end.
+            let kept = match &args.out {
+                Some(path) => format!(
+                    " (the rows written before the failure, to t = {} at most, are in {})",
+                    time_text(t_reached),
+                    path.display()
+                ),
+                None => String::new(),
+            };
+            format!("{}: {e}{kept}", scene.file)
         })?;
         summary.steps += 1;
         summary.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());

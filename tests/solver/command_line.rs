@@ -356,3 +356,54 @@ fn a_conservative_run_that_loses_its_energy_says_so() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("warning"), "{stderr}");
 }
+
+/// An output that cannot be opened leaves the other one as it was (both open before either
+/// is emptied), and a solver failure says where the rows written before it are.
+#[test]
+fn a_bad_output_path_keeps_the_other_file_and_a_failure_names_the_rows_kept() {
+    let dir = scratch("keep");
+    let out = dir.join("keep.csv");
+    std::fs::write(&out, "earlier results\n").unwrap();
+    let missing = dir.join("no_such_dir").join("events.csv");
+    let scene = scene_path("four_bar").display().to_string();
+    let output = singulab(&[
+        "run",
+        &scene,
+        "--out",
+        &out.display().to_string(),
+        "--events",
+        &missing.display().to_string(),
+    ]);
+    assert_fails(
+        &output,
+        1,
+        &["cannot create", "events.csv"],
+        "missing events dir",
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "earlier results\n");
+    // Steps of 0.35 s on the four-bar fail at t = 3.675 s (Newton, next to the flat pose).
+    let output = singulab(&[
+        "run",
+        &scene,
+        "--dt",
+        "0.35",
+        "--t-end",
+        "10",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_fails(
+        &output,
+        1,
+        &[
+            "did not converge",
+            "rows written before the failure",
+            "keep.csv",
+        ],
+        "failing run",
+    );
+    let csv = std::fs::read_to_string(&out).unwrap();
+    assert!(csv.starts_with("t,energy,"), "{csv}");
+    assert!(csv.lines().count() > 2, "{csv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
