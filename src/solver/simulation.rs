@@ -196,7 +196,19 @@ impl Simulation {
             mechanism,
         };
         sim.adaptive_h = sim.settings.dt;
+        let (x_given, xd_given) = (sim.x.clone(), sim.xd.clone());
         sim.project_current()?;
+        // A scene's velocities are completed so that `A xd = 0` with the stated components
+        // held fixed; projecting them again moves those by rounding (A02's crank rate became
+        // -1.0000000000000004 in the first row). Given velocities that already fit the
+        // unmoved positions are kept as they are.
+        if sim.x == x_given {
+            sim.mechanism.jacobian(&sim.x, &mut sim.a_next);
+            sim.a_next.mul_to(&xd_given, &mut sim.av);
+            if sim.av.amax() <= GIVEN_VELOCITY_FIT * xd_given.amax().max(1.0) {
+                sim.xd.copy_from(&xd_given);
+            }
+        }
         sim.initial_rank = sim.rank;
         sim.generic_rank = sim.probe_generic_rank();
         sim.reset_bases();
@@ -776,6 +788,10 @@ impl Simulation {
 /// Accepted states kept before the current one, for the search of the window and the steps
 /// before it (`SEARCH_SPAN` steps of the configured size: more of Dopri5's shorter ones).
 const KEPT_STATES: usize = 8;
+
+/// Given initial velocities with `|A xd|` below this (relative to the largest) are kept as
+/// given rather than projected again.
+const GIVEN_VELOCITY_FIT: f64 = 1e-12;
 
 /// How far (m or rad along a unit null-space direction) the start is moved to probe the
 /// generic rank next to it.
