@@ -573,7 +573,15 @@ impl Simulation {
         // is within a rounding error of one more step. A step across an edge integrated the
         // pulse to first order only: 20 N m for 0.05 s on the four-bar's crank, edges off
         // the grid, gave its angle 4.7e-3 rad off after 2 s at dt 1e-3.
-        let limit = t_limit.min(self.next_load_edge());
+        // An edge within a rounding error of the limit is the limit (0.7 + 2.5174 s is
+        // 3.2173999999999996: the run's last step landed there, short of t_end, and the
+        // search that closes a run did not run).
+        let edge = self.next_load_edge();
+        let limit = if edge < t_limit - 1e-9 * self.settings.dt {
+            edge
+        } else {
+            t_limit
+        };
         let remaining = limit - self.t;
         let mut lands = remaining <= nominal * (1.0 + 1e-6);
         let mut h = if lands { remaining } else { nominal };
@@ -653,8 +661,15 @@ impl Simulation {
                     5.0
                 };
                 if error.is_finite() && error <= 1.0 {
-                    self.adaptive_h =
-                        (h * factor).clamp(h_min.min(self.settings.dt), self.settings.dt);
+                    let grown = (h * factor).clamp(h_min.min(self.settings.dt), self.settings.dt);
+                    // A step shortened to land on an edge or the limit says nothing about the
+                    // step size the solution needs: keep the one before (after a 2e-9 s landing
+                    // the steps grew back from 1e-8 s).
+                    self.adaptive_h = if lands && h == remaining {
+                        grown.max(self.adaptive_h)
+                    } else {
+                        grown
+                    };
                     break;
                 }
                 if error.is_finite() && (h <= h_min || near_singular) {

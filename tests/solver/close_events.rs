@@ -261,3 +261,35 @@ fn a_four_bar_resting_at_its_flat_pose_is_one_event_per_visit() {
         "events {events:?}, turns {turns:?}"
     );
 }
+
+/// A pulse whose end is a rounding error short of the run's end (0.7 + 2.5174 s is
+/// 3.2173999999999996) does not end the run early: the last row is at t_end and the search
+/// that closes a run still finds the flat pose in its last step (a review found it lost).
+#[test]
+fn a_pulse_ending_a_rounding_error_before_the_end_does_not_hide_the_last_pose() {
+    let path = crate::common::scene_path("modified_2x3");
+    let source = std::fs::read_to_string(&path).unwrap();
+    let with_pulse = source.replacen(
+        "    solver:",
+        "    loads: [Torque(name: \"nudge\", body: \"crank1\", torque: 0.0, start: 0.7, duration: 2.5174)],\n    solver:",
+        1,
+    );
+    let t_end = 3.2174;
+    let mut found = Vec::new();
+    for text in [&source, &with_pulse] {
+        let scene = singulab::scene::parse_scene("2x3.ron", text).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = scene.simulation_with(with_dt(&scene, 2e-3)).unwrap();
+        let mut events = Vec::new();
+        while sim.time() < t_end - 1e-12 {
+            sim.step_until(t_end).unwrap();
+            events.extend(sim.step_events().iter().map(|e| e.t));
+        }
+        assert_eq!(sim.time(), t_end);
+        found.push(events);
+    }
+    assert_eq!(found[0].len(), found[1].len(), "{found:?}");
+    assert!(
+        found[1].iter().any(|t| (t - 3.21708).abs() < MATCH),
+        "the pose at 3.21708 s: {found:?}"
+    );
+}

@@ -123,3 +123,28 @@ fn the_reference_gains_the_pulse_work() {
         "{gained} J gained, {work} J of work"
     );
 }
+
+/// Dopri5 lands on a pulse edge with a step as short as the edge is from its grid (2e-9 s
+/// here); the steps after it keep their size rather than grow back from that one.
+#[test]
+fn dopri5_keeps_its_step_size_across_a_short_landing() {
+    let steps = |start: f64| {
+        let scene = scene_with_pulse(start);
+        let settings = Settings {
+            integrator: Integrator::Dopri5,
+            ..scene.settings.clone()
+        };
+        let mut sim = scene.simulation_with(settings).unwrap();
+        let mut count = 0;
+        while sim.time() < 0.3 {
+            sim.step_until(0.3).unwrap();
+            count += 1;
+        }
+        count
+    };
+    let (on_grid, just_off) = (steps(0.1), steps(0.1 + 2e-9));
+    assert!(
+        just_off <= on_grid + 3,
+        "{just_off} steps with the pulse 2e-9 s off the grid, {on_grid} on it"
+    );
+}
