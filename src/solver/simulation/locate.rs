@@ -24,10 +24,10 @@ impl Simulation {
     /// (`search_step`), and on a step that ends a run with `rho` falling (`closing`: no later
     /// step will put a point after a minimum in it).
     ///
-    /// A fit below the tolerance is taken if the interpolated trajectory is well below it
-    /// there (with steps of 1e-3 s it is: 1e-6 .. 8e-5); the minima are searched for on the
-    /// interpolated trajectory when the fit was rough (steps of 1e-2 s) or put a shallow
-    /// minimum above the tolerance, and in any case for further ones. Two singular
+    /// The fit only says whether to search (a minimum below `REFINE_BELOW`, fitted or
+    /// sampled): it is rough with coarse steps (A02 at dt 1e-2: 1.6e-3 where the minimum is
+    /// below 1e-6) and only as good as a parabola at dt 1e-3 (7e-7 .. 1.1e-6 s from A02's
+    /// crossings); the search reaches the event state's floor. Two singular
     /// configurations can lie within two steps (the 2x3's at 3.2171 and 3.2198 s with steps of
     /// 2e-3 s): then `rho` can fall all the way over three steps to a sampled minimum next to
     /// the second one and rise over three after the first. So the search covers the window
@@ -40,33 +40,23 @@ impl Simulation {
     ) -> Result<(), SolverError> {
         let tolerance = self.settings.detection_tolerance;
         let mut searched = false;
-        if let Some(fitted) = fitted {
-            let verified = if fitted.rho < tolerance {
-                Some(self.interpolated_rho(fitted.t))
-                    .filter(|&rho| rho < VERIFIED_FRACTION * tolerance)
-                    // The reported minimum is the `rho` of the state there, not the fit's.
-                    .map(|rho| LocatedMinimum { t: fitted.t, rho })
+        if let Some(fitted) = fitted
+            && fitted.rho.min(self.detector_sampled_minimum()) < REFINE_BELOW
+        {
+            if self.window_is_kept() {
+                self.search_kept(self.search_start());
+                searched = true;
             } else {
-                None
-            };
-            let search = verified.is_some()
-                || fitted.rho.min(self.detector_sampled_minimum()) < REFINE_BELOW;
-            if search {
-                if self.window_is_kept() {
-                    self.search_kept(self.search_start(), verified);
-                    searched = true;
-                } else {
-                    // Without the window to search (it cannot happen after three accepted
-                    // steps, but then) the fit decides.
-                    self.excursions.offer(verified.unwrap_or(fitted), tolerance);
-                }
+                // Without the window to search (it cannot happen after three accepted
+                // steps, but then) the fit decides.
+                self.excursions.offer(fitted, tolerance);
             }
         }
         // The step before this one (searched already, it gives the minima at its end their
         // left side) and this one, unless the window's search covered them (two searches of
         // one range in one step would offer the last configuration again after a newer one).
         if (search_step || closing) && !searched && self.history_len >= 2 {
-            self.search_kept(self.history_len - 2, None);
+            self.search_kept(self.history_len - 2);
         }
         for slot in 0..self.excursions.found().len() {
             let minimum = self.excursions.found()[slot];
@@ -125,10 +115,9 @@ impl Simulation {
     /// The trajectory is interpolated between the accepted steps (cubic Hermite, as the event
     /// state is); `rho` is sampled `SEARCH_SAMPLES` times per step, and each sampled local
     /// minimum below `REFINE_BELOW` is searched for between its neighbours, unless the last
-    /// configuration lies there (the `verified` fit, if no sampled minimum is near it,
-    /// stands for itself). Costs `SEARCH_SAMPLES - 1` factorisations without `Q` per step,
-    /// and about 25 more per minimum searched for.
-    fn search_kept(&mut self, first: usize, verified: Option<LocatedMinimum>) {
+    /// configuration lies there. Costs `SEARCH_SAMPLES - 1` factorisations without `Q` per
+    /// step, and about 25 more per minimum searched for.
+    fn search_kept(&mut self, first: usize) {
         const MOST: usize = KEPT_STATES * SEARCH_SAMPLES + 1;
         let mut samples = [(0.0, 0.0); MOST];
         let mut len = 0;
@@ -144,7 +133,6 @@ impl Simulation {
         }
         samples[len] = (self.t, self.kept_rho(self.history_len));
         len += 1;
-        let mut verified = verified;
         let mut minima = [LocatedMinimum {
             t: f64::NAN,
             rho: f64::NAN,
@@ -155,27 +143,14 @@ impl Simulation {
             if !(here <= before && here < after && here < REFINE_BELOW) {
                 continue;
             }
-            // The fit's vertex is searched for too: it is only as good as a parabola through
-            // three steps (7e-7 .. 1.1e-6 s from A02's crossings at dt 1e-3), the search
-            // reaches the event state's floor (2e-7 s).
-            let fitted_here = verified.is_some_and(|fit| (a..=b).contains(&fit.t));
-            let minimum = if fitted_here {
-                verified = None;
-                self.golden_minimum(a, b, 1e-5 * (b - a))
-            } else if self.excursions.last().is_some_and(|t| (a..=b).contains(&t)) {
+            if self.excursions.last().is_some_and(|t| (a..=b).contains(&t)) {
                 // The last configuration, found again by an overlapping search.
-                None
-            } else {
-                self.golden_minimum(a, b, 1e-5 * (b - a))
-            };
-            if let Some(minimum) = minimum {
+                continue;
+            }
+            if let Some(minimum) = self.golden_minimum(a, b, 1e-5 * (b - a)) {
                 minima[count] = minimum;
                 count += 1;
             }
-        }
-        if let Some(fit) = verified {
-            minima[count] = fit;
-            count += 1;
         }
         let minima = &mut minima[..count];
         minima.sort_unstable_by(|a, b| a.t.total_cmp(&b.t));
@@ -200,8 +175,7 @@ impl Simulation {
     /// The point returned is the closest one to the minimum whose `rho` stays above
     /// `EVENT_RHO_FLOOR` times the rank tolerance (at most a tenth of the detection
     /// tolerance), else the closest of all: the event state is resumed from, and there the
-    /// dynamics must still see the generic rank (as they do with the fit's vertex, about
-    /// 1e-5 from the singular configuration on A02). `None` if `rho` was nowhere finite.
+    /// dynamics must still see the generic rank. `None` if `rho` was nowhere finite.
     fn golden_minimum(&mut self, mut a: f64, mut b: f64, precision: f64) -> Option<LocatedMinimum> {
         const INVERSE_PHI: f64 = 0.618_033_988_749_894_9;
         let mut c = b - INVERSE_PHI * (b - a);
@@ -417,10 +391,10 @@ impl Simulation {
     }
 }
 
-/// A local minimum of `rho` whose parabola fit is not below the detection tolerance is
-/// searched for on the interpolated trajectory when its sampled or fitted value is below this
-/// (relative `R` entry): a minimum that shallow may hide a singular configuration between
-/// coarse steps. Costs a search of the window (`search_kept`).
+/// A local minimum of `rho` is searched for on the interpolated trajectory when its sampled
+/// or fitted value is below this (relative `R` entry): even a minimum that shallow may hide a
+/// singular configuration between coarse steps. Costs a search of the window
+/// (`search_kept`).
 const REFINE_BELOW: f64 = 0.25;
 
 /// A search of the window reaches back this many steps of the configured size (when kept).
@@ -429,11 +403,6 @@ const SEARCH_SPAN: f64 = 3.0;
 /// Samples of `rho` per step when the kept steps are searched for its minima: two singular
 /// configurations further apart than two samples (a fifth of a step) are told apart.
 const SEARCH_SAMPLES: usize = 10;
-
-/// A fitted minimum is taken as it is when the interpolated trajectory's `rho` there is below
-/// this fraction of the detection tolerance; above it the fit was rough (steps of 1e-2 s) and
-/// the minimum is searched for.
-const VERIFIED_FRACTION: f64 = 0.1;
 
 /// A refined event state keeps `rho` at least this many rank tolerances (1e-7 by default):
 /// nearer, the running rank would drop at the state the simulation resumes from.
