@@ -824,5 +824,8 @@ const SAME_EVENT_POSITION: f64 = 1e-3;
 fn same_configuration(a: &SingularEvent, b: &SingularEvent) -> bool {
     (a.t - b.t).abs() <= SAME_EVENT_TIME
         && a.x.len() == b.x.len()
-        && (&a.x - &b.x).amax() <= SAME_EVENT_POSITION
+        && a.x
+            .iter()
+            .zip(&b.x)
+            .all(|(p, q)| (p - q).abs() <= SAME_EVENT_POSITION)
 }
