@@ -777,7 +777,7 @@ fn solver_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut V
             } else {
                 egui::Grid::new("solver_grid").num_columns(2).show(ui, rows);
             }
-            // The rank tolerance stays at or below the detection tolerance (DESIGN section 4).
+            // The rank tolerance stays at or below the detection tolerance.
             s.rank_tolerance = s.rank_tolerance.min(s.detection_tolerance);
             if s != before {
                 commands.push(AppCommand::SetSettings(Box::new(s)));

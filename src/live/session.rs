@@ -580,7 +580,7 @@ impl LiveSession {
     /// space): a generalized force `M column a` acts for `duration` seconds, with `a` chosen
     /// so the velocity along the motion changes by about `delta` (`a = delta / duration`).
     /// At an event the dynamics take the detection tolerance as rank tolerance while the push
-    /// lasts, so they see the enlarged tangent space (DESIGN section 4), then the usual
+    /// lasts, so they see the enlarged tangent space, then the usual
     /// tolerance comes back. Starts the simulation.
     pub fn push_along(
         &mut self,

@@ -1,7 +1,7 @@
 //! The mechanism model: bodies, joints and loads, and everything computed from them at a given
 //! state (constraint residuals, Jacobian, its time derivative, `gamma`, forces, energy).
 //!
-//! Coordinates follow DESIGN section 5: a bar owns `(x, y, theta)` of its centre of mass, a
+//! Coordinates: a bar owns `(x, y, theta)` of its centre of mass, a
 //! point mass `(x, y)` or `(x, y, z)`; gravity is a vector of the scene's dimension and the
 //! potential energy datum is the origin.
 

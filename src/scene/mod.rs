@@ -19,7 +19,8 @@ pub use format::ViewSpec;
 use crate::model::Mechanism;
 use crate::solver::{AssemblyReport, Settings, Simulation, SolverError};
 
-/// The scenes shipped in `scenes/` (file stems), in DESIGN.md's order.
+/// The scenes shipped in `scenes/` (file stems), simplest first (pendulums, then the four-bar
+/// family).
 pub const SHIPPED_SCENES: [&str; 9] = [
     "planar_pendulum",
     "redundant_pendulum",

@@ -1,8 +1,8 @@
 //! The two tangent bases shown to the user, tracked every step from the same factorisation:
-//! *traditional* (the columns `Q[:, r..n]` the QR returns) and *continued* (seed 000 sect. 2.4
-//! and appendix A: predictor, then the polar / orthogonal-Procrustes corrector).
+//! *traditional* (the columns `Q[:, r..n]` the QR returns) and *continued* (Masarati et al. 2023,
+//! sect. 2.4 and appendix A: predictor, then the polar / orthogonal-Procrustes corrector).
 //!
-//! The continued basis also survives changes of dimension (DESIGN section 3): with `T_hat` the
+//! The continued basis also survives changes of dimension: with `T_hat` the
 //! exact basis (n x K) and `T_pred` the predicted one (n x k), `C = T_hat^T T_pred`:
 //! - K >= k: the continued columns are `T_hat C (C^T C)^{-1/2}`, which equals `T_hat W V^T` with
 //!   `C = W S V^T` (the polar factor); if K > k the new admissible motions span `T_hat N`,

@@ -1,5 +1,5 @@
-//! Minimal-coordinate-set accelerations (seed 000, eqs. 7-11, with the pivoted QR of eq. 23):
-//! `xdd = T qdd + beta''`, `beta'' = Q1 R1ns^{-T} gamma_piv[0..r]`,
+//! Minimal-coordinate-set accelerations (Masarati et al. 2023, eqs. 7-11, with the pivoted QR of
+//! eq. 23): `xdd = T qdd + beta''`, `beta'' = Q1 R1ns^{-T} gamma_piv[0..r]`,
 //! `(T^T M T) qdd = T^T (f - M beta'')`.
 //!
 //! The tangent basis used here is always the one of the current factorisation: the physical
@@ -66,7 +66,8 @@ impl Evaluator {
         let rank = self.qr.rank(rank_tolerance);
         let dof = n - rank;
 
-        // beta'' over the normals whose R entry is above the truncation (seed 000, eq. 10).
+        // beta'' over the normals whose R entry is above the truncation (Masarati et al. 2023,
+        // eq. 10).
         let curvature_rank = self.qr.rank(normal_truncation.max(rank_tolerance));
         mechanism.gamma(x, xd, &mut self.gamma);
         self.qr.to_pivot_order(&self.gamma, &mut self.gamma_piv);
@@ -131,8 +132,8 @@ impl Evaluator {
 mod tests {
     //! The accelerations on the exact parallelogram branch of the A02 double four-bar, next to
     //! its flat (singular) pose, against the branch's closed-form kinematics: every crank at
-    //! angle `theta` with `theta'' = -3.5 g cos(theta) / 3` (DESIGN section 5, `I = 3`,
-    //! `V = 3.5 g sin(theta)`), couplers translating with the crank tips.
+    //! angle `theta` with `theta'' = -3.5 g cos(theta) / 3` (the one-degree-of-freedom reduction,
+    //! `I = 3`, `V = 3.5 g sin(theta)`), couplers translating with the crank tips.
 
     use super::*;
     use crate::solver::Settings;

@@ -1,4 +1,4 @@
-//! Singular-configuration events (DESIGN section 4).
+//! Singular-configuration events.
 //!
 //! With `r_g` the generic rank, `rho = |R[r_g-1, r_g-1]| / |R[0, 0]|` goes to zero linearly as
 //! the mechanism passes a singular configuration, so `rho^2` is smooth and nearly parabolic

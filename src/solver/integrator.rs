@@ -44,7 +44,8 @@ const RK4: Tableau = Tableau {
     e: [0.0; 7],
 };
 
-/// Dormand and Prince (1980), the pair behind Matlab's ode45 used by the seed papers.
+/// Dormand and Prince (1980), the pair behind Matlab's ode45 used by Masarati et al. 2023 and Zhou
+/// et al. 2023.
 const DOPRI5: Tableau = Tableau {
     stages: 7,
     c: [0.0, 0.2, 0.3, 0.8, 8.0 / 9.0, 1.0, 1.0],

@@ -1,4 +1,5 @@
-//! Predictor of the continued tangent basis (seed 000 sect. 2.4, appendices B and C).
+//! Predictor of the continued tangent basis (Masarati et al. 2023, sect. 2.4 and appendices B and
+//! C).
 //!
 //! With `Q_k = [Q1_k  T_k]` (exact normals, continued tangent basis) and the pivoted
 //! `J = Q_k^T (dA/dt)^T P` restricted to its first r columns, `X = J R1ns^{-1}` gives

@@ -1,13 +1,12 @@
-//! Constraint stabilisation after each accepted step (DESIGN section 2): Newton on positions
+//! Constraint stabilisation after each accepted step: Newton on positions
 //! along the constraint normals, `x <- x - Q1 R1^{-T} c_piv[0..r]`, then projection of the
 //! velocities onto the tangent space, `xd <- xd - Q1 Q1^T xd`.
 //!
-//! Newton refactorises `A^T` at every iterate (rather than keeping the step's `Q1` as seed 001,
-//! eqs. 18-19, does): the factorisation is needed at the final positions anyway, for the
-//! velocity projection and the tangent bases, and it gives quadratic convergence. Directions
-//! whose `R` diagonal is below `normal_truncation * |R_00|` are left out of the correction, so
-//! that near a singular configuration Newton never pushes the mechanism along a nearly free
-//! direction.
+//! Newton refactorises `A^T` at every iterate (rather than keeping the step's `Q1` as Zhou et al.
+//! 2023, eqs. 18-19, do): the factorisation is needed at the final positions anyway, for the
+//! velocity projection and the tangent bases, and it gives quadratic convergence. Directions whose
+//! `R` diagonal is below `normal_truncation * |R_00|` are left out of the correction, so that near
+//! a singular configuration Newton never pushes the mechanism along a nearly free direction.
 
 use nalgebra::{DMatrix, DVector};
 

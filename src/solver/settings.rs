@@ -27,7 +27,8 @@ pub enum BasisMode {
 /// Predictor of the continued tangent basis.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Predictor {
-    /// `Q_k exp(h Omega)` with `Omega` from the analytic `dA/dt` (seed 000, eq. 22 and app. B-C).
+    /// `Q_k exp(h Omega)` with `Omega` from the analytic `dA/dt` (Masarati et al. 2023, eq. 22 and
+    /// appendices B-C).
     #[default]
     Omega,
     /// `T_pred = T_k`: the corrector alone.
@@ -134,7 +135,7 @@ impl Settings {
                 crate::number_text::number_text(self.rank_tolerance)
             ));
         }
-        // DESIGN section 4: events are where the rank at the detection tolerance drops below
+        // Events are where the rank at the detection tolerance drops below
         // the generic rank, so the running rank tolerance must sit below it (equal only while
         // pushing at a singularity, when the dynamics use the detection tolerance).
         if self.rank_tolerance > self.detection_tolerance {

@@ -364,8 +364,8 @@ impl Simulation {
     /// Accelerations of the current state computed with `tangent` (n x dof, orthonormal
     /// columns spanning the tangent space: e.g. one of the two bases) as `T` instead of the
     /// factorisation's own tangent columns, which is what the steps use. Physically they are
-    /// the same (seed 000 eq. 11 is invariant under `T -> T U` for orthogonal `U`): the tests
-    /// compare them to show that the basis shown never changes the motion. Allocates.
+    /// the same (Masarati et al. 2023, eq. 11, is invariant under `T -> T U` for orthogonal `U`):
+    /// the tests compare them to show that the basis shown never changes the motion. Allocates.
     pub fn accelerations_with_tangent(
         &self,
         tangent: Option<DMatrixView<f64>>,

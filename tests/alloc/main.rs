@@ -1,4 +1,4 @@
-//! Checks DESIGN.md section 6's rule "no allocation per step in the hot loop": after a warm-up
+//! Checks the rule "no allocation per step in the hot loop": after a warm-up
 //! of 50 steps, no `Simulation::step()` allocates, including the steps that locate a singular
 //! event (the simulation fills a preallocated event in place; callers clone it to keep it).
 //! Cases: double four-bar, modified triple four-bar, modified 2x3 and spatial

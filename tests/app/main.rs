@@ -87,7 +87,7 @@ fn the_first_singular_event_pauses_and_arrives_as_a_message() {
     let reached = &app.world().resource::<Reached>().0;
     assert_eq!(reached.len(), 1, "one message per event");
     assert_eq!(reached[0].t, event.t);
-    // Seed 000 sect. 3.2: deficiency 2, three admissible motions at the flat pose.
+    // Masarati et al. 2023, sect. 3.2: deficiency 2, three admissible motions at the flat pose.
     assert_eq!(reached[0].deficiency, 2);
     assert_eq!(reached[0].motions, 3);
     // Paused: further frames do not move the state.

@@ -1,4 +1,4 @@
-//! Telling singular configurations apart (DESIGN section 4: every singular configuration
+//! Telling singular configurations apart (every singular configuration
 //! passed is one event): two closer together than a step are two, and one the mechanism
 //! lingers at is one.
 //!

@@ -290,9 +290,9 @@ fn a_closed_stdout_ends_the_run_quietly() {
 
 #[test]
 fn a_scene_starting_singular_has_the_generic_dof() {
-    // The four-bar written down flat has rank 7 there and 8 everywhere else (DESIGN section
-    // 5: four_bar rank 8, 7 when flat), so one degree of freedom and one qd column. Its rates
-    // are those of the parallelogram branch, so the energy stays (no warning).
+    // The four-bar written down flat has rank 7 there and 8 everywhere else (Quro 2023,
+    // table 5.1: four_bar rank 8, 7 when flat), so one degree of freedom and one qd column. Its
+    // rates are those of the parallelogram branch, so the energy stays (no warning).
     let dir = scratch("flat");
     let scene = write(&dir, "flat.ron", FOUR_BAR_FLAT);
     let out = dir.join("out.csv");

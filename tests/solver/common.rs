@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use singulab::scene::{Scene, load_scene};
 
-/// Names of the nine shipped scenes, in DESIGN.md's order.
+/// Names of the nine shipped scenes, simplest first (pendulums, then the four-bar family).
 pub use singulab::scene::SHIPPED_SCENES as SCENES;
 
 /// Path of a shipped scene.

@@ -1,4 +1,4 @@
-//! The continued tangent basis (issue requirements 5 and 6; DESIGN sections 3 and 4).
+//! The continued tangent basis.
 //!
 //! For every shipped scene: the continued basis never flips a column's sign, its per-step jump
 //! `|T_{k+1} - T_k|_F` is O(h) (bounded by `C h` and halved when h is halved), and it spans the
@@ -17,10 +17,11 @@
 //!
 //! At every singular event of the linkages the event's continued columns must continue the basis
 //! of the step before, the new columns must be orthonormal and orthogonal to them, and the counts
-//! must be those of DESIGN section 5. For the double four-bar's first event the continued motion
-//! is checked against the description of seed 000 sect. 3.2 (no horizontal displacement, equal
-//! crank displacements and rotations, couplers twice the crank displacement without rotation),
-//! and every motion's constraint velocity `A v` is recomputed here from the joint kinematics
+//! must be those of Masarati et al. 2023, sect. 3, and Quro 2023, table 5.1. For the double
+//! four-bar's first event the continued motion is checked against the description of Masarati et
+//! al. 2023, sect. 3.2 (no horizontal displacement, equal crank displacements and rotations,
+//! couplers twice the crank displacement without rotation), and every motion's constraint velocity
+//! `A v` is recomputed here from the joint kinematics
 //! (`v_point = v_centre + omega perp(R(theta) p)`).
 //!
 //! The two predictors (`exp(h Omega)` and zeroth order) both approximate the same
@@ -58,7 +59,7 @@ fn turning_rate(name: &str) -> Option<(f64, bool)> {
         "spatial_pendulum" => Some(((0.7895f64.powi(2) + 2.0 * G * 0.08).sqrt() / 0.08, false)),
         // Two cranks, one 1 kg coupler: I = 2/3 + 1, V = 2 g sin(theta), theta'(0) = 4.
         "four_bar" => Some(linkage(2.0, 1.0, 2.0 / 3.0 + 1.0, 2.0, 4.0)),
-        // DESIGN section 5: I = 3, V = 3.5 g sin(theta); theta'(0) = -1.
+        // Parallelogram branch reduction: I = 3, V = 3.5 g sin(theta); theta'(0) = -1.
         "double_four_bar" => Some(linkage(3.0, 2.0, 3.0, 3.5, 1.0)),
         "modified_double_four_bar" => Some(linkage(3.0, 1.0, 3.0, 3.5, 1.0)),
         // I = 4/3 + 3, V = 5 g sin(theta).
@@ -67,7 +68,7 @@ fn turning_rate(name: &str) -> Option<(f64, bool)> {
     }
 }
 
-/// DESIGN section 5: the rank at a singular configuration (the stacked scenes: one stage flat,
+/// Quro 2023, table 5.1: the rank at a singular configuration (the stacked scenes: one stage flat,
 /// or both at once).
 fn singular_ranks(name: &str) -> &'static [usize] {
     match name {
@@ -81,7 +82,7 @@ fn singular_ranks(name: &str) -> &'static [usize] {
     }
 }
 
-/// DESIGN section 5: the generic rank of each scene.
+/// Quro 2023, table 5.1: the generic rank of each scene.
 fn generic_rank(name: &str) -> usize {
     match name {
         "planar_pendulum" | "redundant_pendulum" | "spatial_pendulum" => 1,
@@ -419,9 +420,9 @@ fn continued_basis_modified_2x3() {
     continued_basis_is_smooth("modified_2x3");
 }
 
-/// Seed 000 sect. 3.2: at the first singular configuration of the double four-bar the rank drops
-/// to 12 and three motions are admissible; the one that continues the motion before is the
-/// parallelogram motion.
+/// Masarati et al. 2023, sect. 3.2: at the first singular configuration of the double four-bar the
+/// rank drops to 12 and three motions are admissible; the one that continues the motion before is
+/// the parallelogram motion.
 #[test]
 fn double_four_bar_first_event_matches_the_paper() {
     let sc = scene("double_four_bar");

@@ -41,8 +41,8 @@ fn auto_pause_places_the_state_at_the_first_event() {
     assert_eq!(session.pause_reason(), Some(&PauseReason::Event));
     let event = session.current_event().expect("paused at an event").clone();
     assert_eq!(session.time(), event.t);
-    // Seed 000 sect. 3.2: at the flat pose the double four-bar loses two ranks and admits
-    // three motions, one continuing the motion before and two new.
+    // Masarati et al. 2023, sect. 3.2: at the flat pose the double four-bar loses two ranks and
+    // admits three motions, one continuing the motion before and two new.
     assert_eq!(event.deficiency, 2);
     let shown = motions::event_motions(&event, BasisMode::Continued);
     assert_eq!(shown.len(), 3);

@@ -1,10 +1,11 @@
-//! The three pendulums (issue requirement 7; DESIGN section 5, seed 001 sect. 3.3).
+//! The three pendulums (Zhou et al. 2023, sect. 3.3).
 //!
 //! References, all derived here:
 //! - spatial pendulum (M = 1 kg, l = 0.08 m, r0 = (l, 0, 0), v0 = (0, 0.7895, 0), gravity -z):
 //!   the energy `1/2 M |v|^2 + M g z` and the angular momentum about the vertical axis
 //!   `M (x vy - y vx)` are conserved (the constraint force is radial, gravity is vertical). At
-//!   `t = 0`, `A^T = (2l, 0, 0)`, so the tangent space is spanned by the y and z axes; seed 001
+//!   `t = 0`, `A^T = (2l, 0, 0)`, so the tangent space is spanned by the y and z axes; Zhou et al.
+//! 2023,
 //!   eq. 53 with `alpha_0 = 0` gives exactly `Q2 = [e_y, e_z]`, hence `qd = Q2^T v0 = (v0, 0)`;
 //! - planar pendulum released at rest from horizontal (theta0 = pi/2): period
 //!   `T = 4 sqrt(l/g) K(k)`, `k = sin(theta0/2)`, with the complete elliptic integral of the
@@ -58,7 +59,7 @@ fn spatial_pendulum_conserves_energy_and_vertical_angular_momentum() {
     );
     assert!((momentum(&x0, &xd0) - lz0).abs() < 1e-15);
 
-    // Seed 001 eq. 53 with alpha_0 = 0: the tangent columns are e_y and e_z, qd = (v0, 0).
+    // Zhou et al. 2023, eq. 53 with alpha_0 = 0: the tangent columns are e_y and e_z, qd = (v0, 0).
     for mode in [BasisMode::Continued, BasisMode::Traditional] {
         let basis = sim.basis(mode);
         let t = basis.columns();

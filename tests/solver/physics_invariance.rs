@@ -1,4 +1,4 @@
-//! The physics never depends on the display choice (DESIGN section 2): the accelerations are
+//! The physics never depends on the display choice: the accelerations are
 //! the same whichever orthonormal basis of the tangent space stands for `T` (the traditional,
 //! the continued, or any rotation of them), the CLI's basis option changes only the basis
 //! columns, and the two predictors give bit-identical trajectories. Also: a clone
@@ -78,14 +78,14 @@ fn cli_basis_option_changes_only_basis_columns_modified_2x3() {
     cli_basis_option_changes_only_basis_columns("modified_2x3");
 }
 
-/// Why the basis shown cannot change the motion: the MCS accelerations (seed 000, eq. 11,
-/// `xdd = T qdd + beta''` with `(T^T M T) qdd = T^T (f - M beta'')`) are the same with any
-/// orthonormal basis of the tangent space, `T -> T U`. Along every scene's whole default run
-/// (every 20th step and every step that passes a singular configuration) the accelerations
-/// the steps use (the factorisation's own `T`) are recomputed with the traditional basis,
-/// the continued basis (which also checks that it spans the tangent space) and the
-/// factorisation's `T` times a random orthogonal `U`; they agree to 1e-12 relative to the
-/// largest acceleration (largest difference seen: 1.6e-15).
+/// Why the basis shown cannot change the motion: the MCS accelerations (Masarati et al. 2023, eq.
+/// 11, `xdd = T qdd + beta''` with `(T^T M T) qdd = T^T (f - M beta'')`) are the same with any
+/// orthonormal basis of the tangent space, `T -> T U`. Along every scene's whole default run (every
+/// 20th step and every step that passes a singular configuration) the accelerations the steps use
+/// (the factorisation's own `T`) are recomputed with the traditional basis, the continued basis
+/// (which also checks that it spans the tangent space) and the factorisation's `T` times a random
+/// orthogonal `U`; they agree to 1e-12 relative to the largest acceleration (largest difference
+/// seen: 1.6e-15).
 #[test]
 fn accelerations_do_not_depend_on_the_basis() {
     let mut seed = 0x2545_f491_4f6c_dd1d_u64;
@@ -385,8 +385,8 @@ fn event_states_conserve_energy() {
 
 #[test]
 fn events_csv_lists_the_motions_and_branches_of_each_event() {
-    // A02 to 1 s passes its first flat pose (t = 0.714 s): seed 000 sect. 3.2 gives rank 12,
-    // deficiency 2, one continued and two new motions; the small-angle geometry of
+    // A02 to 1 s passes its first flat pose (t = 0.714 s): Masarati et al. 2023, sect. 3.2 gives
+    // rank 12, deficiency 2, one continued and two new motions; the small-angle geometry of
     // tests/solver/branches.rs gives two branches besides the continuation.
     let scene = scene("double_four_bar");
     let args = singulab::cli::args::RunArgs {

@@ -2,8 +2,8 @@
 //! `Simulation::generic_rank()` and `dof = n - rank`, then the rank of `A` at the flat (singular)
 //! configurations and at a generic pose, computed with `PivotedQr` (relative tolerance 1e-10).
 //!
-//! References: the numbers are copied from `../shared/DESIGN.md` section 5 (table "Counts to
-//! reproduce exactly", itself from seed 003 table 5.1 and seeds 000/001 sect. 3). The flat and
+//! References: the numbers are those of Quro 2023, table 5.1, and of
+//! Masarati et al. 2023 and Zhou et al. 2023, sect. 3. The flat and
 //! generic poses are built in this file from the geometry stated in the same section (ground
 //! pivots at x = 0, 1, 2 (, 3), 1 m cranks vertical at start, horizontal couplers that
 //! translate, stacked cranks hinged on the first coupler), not from the solver; each pose is
@@ -21,7 +21,7 @@ use crate::common::{SCENES, scene};
 /// Relative rank tolerance on the `R` diagonal (as asked of the solver's dynamics).
 const RANK_TOLERANCE: f64 = 1e-10;
 
-/// One row of DESIGN.md section 5's table.
+/// One row of the table of sizes and ranks.
 struct Row {
     scene: &'static str,
     bodies: usize,
@@ -34,7 +34,8 @@ struct Row {
     singular: Option<(usize, usize)>,
 }
 
-/// DESIGN.md section 5, "Counts to reproduce exactly", copied by hand.
+/// Sizes and ranks from Quro 2023, table 5.1 (pendulums: Zhou et al. 2023, sect. 3), copied by
+/// hand.
 const TABLE: [Row; 9] = [
     Row {
         scene: "planar_pendulum",
@@ -133,7 +134,7 @@ fn the_table_covers_every_shipped_scene() {
 }
 
 #[test]
-fn sizes_generic_rank_and_dof_match_design_table() {
+fn sizes_generic_rank_and_dof_match_published_table() {
     for name in SCENES {
         let s = scene(name);
         let want = row(name);
@@ -279,7 +280,7 @@ fn the_built_initial_pose_is_the_scene_initial_pose() {
 }
 
 #[test]
-fn rank_at_the_flat_configuration_matches_design_table() {
+fn rank_at_the_flat_configuration_matches_published_table() {
     for (name, (one_flat, both_flat)) in linkages() {
         let s = scene(name);
         let roles = roles(&s);
@@ -339,7 +340,7 @@ fn rank_at_a_generic_pose_is_the_generic_rank() {
 
 /// A simulation started at the flat (singular) pose must still find the scene's generic rank
 /// (from the configurations next to it) and say that it starts singular with the table's
-/// singular rank: DESIGN.md section 5, both stages flat. Redundant linkages written flat once
+/// singular rank: Quro 2023, table 5.1, both stages flat. Redundant linkages written flat once
 /// got one rank too many (the modified double four-bar 12 for its 11: dof 0, no events).
 #[test]
 fn a_start_at_the_flat_pose_still_has_the_generic_rank() {

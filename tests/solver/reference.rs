@@ -1,5 +1,5 @@
 //! The parallelogram linkages against their closed one-degree-of-freedom reduction (issue
-//! requirement 3; IFToMM benchmark A02 as described in seed 000 sect. 3.2 and DESIGN section 5).
+//! IFToMM benchmark A02 as described in Masarati et al. 2023, sect. 3.2).
 //!
 //! On the parallelogram branch every crank (length 1, pivot at its start end) carries the same
 //! absolute angle `theta` and every coupler translates with the crank tips, so the mechanism is a
@@ -16,15 +16,15 @@
 //! compares the tip B0 of the first crank, `(cos theta, sin theta)`, step by step. The energy is
 //! recomputed in the test from the state (`1/2 m v^2 + 1/2 (m l^2/12) omega^2 + m g y`) and
 //! compared with `E0` written out from the initial pose. The singular configurations (all bars
-//! horizontal, DESIGN section 4) are the reference's crossings of `theta = 0 mod pi`, found by
+//! horizontal) are the reference's crossings of `theta = 0 mod pi`, found by
 //! Hermite interpolation of the reference solution; every one must be located as an event.
 //!
 //! Runs: the three scenes for 10 s with their own settings (RK4, dt = 1e-3; B0 within 1e-3 m as
 //! benchmark A02 asks, energy within 1e-4 E0); A02 with Dopri5 (B0 within 2e-5 m); and scans of
-//! step sizes (DESIGN section 4: grid points at every distance from the singular instants),
-//! the brief's list plus two finer steps, on A02 and on the two modified scenes. The stacked
-//! two-degree-of-freedom scenes have no closed reduction; with Dopri5 they are checked against
-//! energy conservation alone (and the rank must never exceed the generic one).
+//! step sizes (grid points at every distance from the singular instants),
+//! a list of round and off-round steps plus two finer steps, on A02 and on the two modified scenes.
+//! The stacked two-degree-of-freedom scenes have no closed reduction; with Dopri5 they are checked
+//! against energy conservation alone (and the rank must never exceed the generic one).
 
 use std::f64::consts::{FRAC_PI_2, PI};
 
@@ -297,7 +297,7 @@ fn run_against_reduction(case: &Case, settings: Settings, t_end: f64) -> RunStat
     stats
 }
 
-/// Checks a run's measurements against the bounds of requirement 3; returns what failed.
+/// Checks a run's measurements against the A02 benchmark's bounds; returns what failed.
 fn check_run(
     case: &Case,
     label: &str,
@@ -485,7 +485,7 @@ fn modified_triple_four_bar_follows_the_reduction_for_10_s() {
     ));
 }
 
-/// Runs `case` for `t_end` at each step size and checks every run (DESIGN section 4: a scan of
+/// Runs `case` for `t_end` at each step size and checks every run (a scan of
 /// step sizes puts grid points at every distance from the singular instants; the branch, the
 /// energy and the event count must not depend on it).
 fn step_size_scan(case: &Case, steps: &[f64], t_end: f64) {
@@ -512,7 +512,7 @@ fn step_size_scan(case: &Case, steps: &[f64], t_end: f64) {
     assert_no_failures(&failures);
 }
 
-/// The step sizes of the scan: round, slightly off-round and coarse ones (the brief's list),
+/// The step sizes of the scan: round, slightly off-round and coarse ones,
 /// then finer ones, with which grid points land closer to the singular instants.
 const SCAN: [f64; 8] = [1e-3, 9.7e-4, 1.13e-3, 7.9e-4, 1.37e-3, 2e-3, 5e-4, 2.5e-4];
 

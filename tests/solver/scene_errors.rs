@@ -4,8 +4,8 @@
 //! References: every expected line and column was counted by hand in the source strings of
 //! this file (each one is double-checked by `text_at`, which reads the source text directly,
 //! so a miscount fails loudly instead of silently agreeing with the loader). The expected
-//! messages follow DESIGN.md section 6 ("errors name the file, line and column and the
-//! offending body or joint"). The positive test's correction size comes from the 1e-4
+//! messages name the file, line and column and the
+//! offending body or joint. The positive test's correction size comes from the 1e-4
 //! displacement written into its source.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,4 +1,4 @@
-//! Locating the singular configurations passed in the last steps (DESIGN section 4): the
+//! Locating the singular configurations passed in the last steps: the
 //! search of the kept steps for minima of `rho` on the interpolated trajectory, and the event
 //! state and motions at each new configuration.
 
