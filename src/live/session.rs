@@ -354,6 +354,17 @@ impl LiveSession {
     /// Advances by `wall_dt` seconds of wall time at the current speed, stopping when
     /// `deadline` passes (then the lag is dropped and [`Advance::behind`] is set).
     pub fn advance(&mut self, wall_dt: f64, deadline: Instant) -> Advance {
+        self.advance_within(wall_dt, |_| Instant::now() >= deadline)
+    }
+
+    /// [`advance`](Self::advance) with a budget of `max_steps` solver steps instead of a
+    /// wall-clock deadline: the same pacing on any machine, for tests.
+    pub fn advance_steps(&mut self, wall_dt: f64, max_steps: usize) -> Advance {
+        self.advance_within(wall_dt, |out| out.steps >= max_steps)
+    }
+
+    /// The pacing behind both: `spent` is asked before every step whether the budget is used.
+    fn advance_within(&mut self, wall_dt: f64, spent: impl Fn(&Advance) -> bool) -> Advance {
         let mut out = Advance::default();
         if self.is_paused() {
             return out;
@@ -367,7 +378,7 @@ impl LiveSession {
             self.target = self.target.min(stop);
         }
         while self.sim.time() < self.target - 1e-12 {
-            if Instant::now() >= deadline {
+            if spent(&out) {
                 out.behind = true;
                 self.target = self.sim.time();
                 break;
