@@ -17,30 +17,15 @@
 
 use std::f64::consts::PI;
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use nalgebra::{DMatrix, DVector, Vector2};
 use singulab::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, Mechanism};
 use singulab::scene::parse_scene;
 
+use crate::test_rng::Rng;
+
 const G: f64 = 9.81;
 const PLANAR_GRAVITY: [f64; 3] = [0.0, -G, 0.0];
-
-/// Deterministic xorshift64* generator (no dependency, same numbers on every run).
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `[lo, hi)`.
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        let u = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        lo + (hi - lo) * u
-    }
-}
 
 fn bar(name: &str, length: f64, mass: f64) -> Body {
     Body {
@@ -356,7 +341,7 @@ fn cases() -> Vec<Case> {
 /// Pseudo-random states `(x, xd)`: positions in [-2, 2], angles in [-pi, pi], velocities in
 /// [-3, 3] (angular ones too).
 fn states(mechanism: &Mechanism, count: usize, seed: u64) -> Vec<(DVector<f64>, DVector<f64>)> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let n = mechanism.n();
     (0..count)
         .map(|_| {
@@ -552,7 +537,7 @@ fn forces_are_gravity_times_mass_plus_active_loads() {
         let want = [2.0 * 0.5, 2.0 * -G, torque, 0.3 * 0.5 + 1.5, 0.3 * -G - 2.0];
         for (i, w) in want.iter().enumerate() {
             assert!(
-                (f[i] - w).abs() <= 1e-12,
+                abs_diff_eq!(f[i], *w, epsilon = 1e-12),
                 "t = {t}: f[{i}] = {} but by hand {w}",
                 f[i]
             );
@@ -566,18 +551,25 @@ fn forces_are_gravity_times_mass_plus_active_loads() {
     }];
     mech.forces(1.0625, &extra, &mut f);
     assert!(
-        (f[2] + 20.0).abs() <= 1e-12,
+        abs_diff_eq!(f[2], -20.0, epsilon = 1e-12),
         "extra torque inside its window"
     );
     mech.forces(1.125, &extra, &mut f);
-    assert!(f[2].abs() <= 1e-12, "extra torque after its window");
+    assert!(
+        abs_diff_eq!(f[2], 0.0, epsilon = 1e-12),
+        "extra torque after its window"
+    );
 
     // Spatial: gravity on all three components of a 3D point.
     let mech = Mechanism::new(vec![point3("p", 1.5)], vec![], vec![], [0.1, 0.2, -G]);
     let mut f = DVector::from_element(3, f64::NAN);
     mech.forces(0.0, &[], &mut f);
     for (i, w) in [0.15, 0.3, -1.5 * G].iter().enumerate() {
-        assert!((f[i] - w).abs() <= 1e-12, "spatial f[{i}] = {}", f[i]);
+        assert!(
+            abs_diff_eq!(f[i], *w, epsilon = 1e-12),
+            "spatial f[{i}] = {}",
+            f[i]
+        );
     }
 }
 
@@ -610,11 +602,13 @@ fn a_scene_torque_pulse_acts_only_in_start_to_start_plus_duration() {
     ] {
         mech.forces(t, &[], &mut f);
         assert!(
-            (f[2] - torque).abs() <= 1e-12,
+            abs_diff_eq!(f[2], torque, epsilon = 1e-12),
             "t = {t}: torque {} but the pulse gives {torque}",
             f[2]
         );
-        assert!((f[0]).abs() <= 1e-12 && (f[1] + 2.0 * G).abs() <= 1e-12);
+        // Gravity alone on the centre.
+        assert_abs_diff_eq!(f[0], 0.0, epsilon = 1e-12);
+        assert_abs_diff_eq!(f[1], -2.0 * G, epsilon = 1e-12);
     }
 }
 
@@ -622,7 +616,7 @@ fn a_scene_torque_pulse_acts_only_in_start_to_start_plus_duration() {
 fn energy_of_a_single_bar_by_hand() {
     let (l, m) = (1.4, 2.3);
     let mech = Mechanism::new(vec![bar("a", l, m)], vec![], vec![], PLANAR_GRAVITY);
-    let mut rng = Rng(0x5eed_0005);
+    let mut rng = Rng::new(0x5eed_0005);
     for _ in 0..5 {
         let x = DVector::from_vec(vec![
             rng.uniform(-2.0, 2.0),
@@ -639,7 +633,7 @@ fn energy_of_a_single_bar_by_hand() {
             0.5 * m * (vx * vx + vy * vy) + 0.5 * (m * l * l / 12.0) * omega * omega + m * G * x[1];
         let got = mech.energy(&x, &xd);
         assert!(
-            (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+            abs_diff_eq!(got, want, epsilon = 1e-12 * want.abs().max(1.0)),
             "energy {got} but by hand {want}"
         );
     }
@@ -648,7 +642,7 @@ fn energy_of_a_single_bar_by_hand() {
     let x = DVector::from_vec(vec![0.0, 0.5, 0.0]);
     let xd = DVector::from_vec(vec![1.0, 0.0, 2.0]);
     let want = 1.15 + 0.5 * (2.3 * 1.96 / 12.0) * 4.0 + 11.2815;
-    assert!((mech.energy(&x, &xd) - want).abs() < 1e-12);
+    assert_abs_diff_eq!(mech.energy(&x, &xd), want, epsilon = 1e-12);
 }
 
 #[test]
@@ -657,5 +651,5 @@ fn energy_of_a_spatial_point_by_hand() {
     let x = DVector::from_vec(vec![0.08, 0.0, -0.02]);
     let xd = DVector::from_vec(vec![0.0, 0.7895, 0.1]);
     let want = 0.5 * (0.7895f64.powi(2) + 0.01) + G * -0.02;
-    assert!((mech.energy(&x, &xd) - want).abs() < 1e-12);
+    assert_abs_diff_eq!(mech.energy(&x, &xd), want, epsilon = 1e-12);
 }

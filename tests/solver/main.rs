@@ -15,3 +15,7 @@ mod ranks;
 mod readme;
 mod reference;
 mod scene_errors;
+// The unit tests' generator, shared by file rather than exported by the library.
+#[expect(dead_code, reason = "these tests use neither `vector` nor `symmetric`")]
+#[path = "../../src/linalg/test_rng.rs"]
+mod test_rng;

@@ -8,11 +8,13 @@
 
 use std::path::PathBuf;
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use singulab::cli::run::{RunSummary, run_scene};
 use singulab::model::{Load, LoadKind};
 use singulab::solver::{BasisMode, Predictor, Settings};
 
 use crate::common::{SCENES, scene, stopping_four_bar};
+use crate::test_rng::Rng;
 
 fn run_csv(name: &str, basis: BasisMode, t_end: f64, every: usize) -> (String, RunSummary) {
     let scene = scene(name);
@@ -88,13 +90,7 @@ fn cli_basis_option_changes_only_basis_columns_modified_2x3() {
 /// seen: 1.6e-15).
 #[test]
 fn accelerations_do_not_depend_on_the_basis() {
-    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    let mut uniform = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let mut worst: f64 = 0.0;
     for name in SCENES {
         let scene = scene(name);
@@ -112,9 +108,7 @@ fn accelerations_do_not_depend_on_the_basis() {
             let n = own.len();
             let t_hat = sim.factorization().q().columns(rank, n - rank).into_owned();
             let dof = t_hat.ncols();
-            let u = nalgebra::DMatrix::from_fn(dof, dof, |_, _| uniform())
-                .qr()
-                .q();
+            let u = rng.matrix(dof, dof).qr().q();
             let rotated = &t_hat * u;
             let scale = own.amax().max(1.0);
             for (what, tangent) in [
@@ -288,10 +282,7 @@ fn a_torque_at_the_singularity_leaves_the_parallelogram_branch() {
     assert_eq!(event.motion_count(), 2);
     // At the event the mechanism is (nearly) at rest and flat: cranks near theta = pi.
     let theta1 = event.x[2];
-    assert!(
-        (theta1 - std::f64::consts::PI).abs() < 1e-2,
-        "theta1 = {theta1}"
-    );
+    assert_abs_diff_eq!(theta1, std::f64::consts::PI, epsilon = 1e-2);
 
     // Push: the dynamics take the detection tolerance as rank tolerance so they see both
     // motions, for as long as the pulse lasts; then the usual tolerance comes back.
@@ -343,7 +334,7 @@ fn a_torque_at_the_singularity_leaves_the_parallelogram_branch() {
     while sim.time() < t0 + 0.3 {
         let report = sim.step().unwrap();
         assert!(report.residual < 1e-9, "residual {}", report.residual);
-        assert!((report.energy - e1).abs() < 1e-3 * e1.abs().max(1.0));
+        assert_abs_diff_eq!(report.energy, e1, epsilon = 1e-3 * e1.abs().max(1.0));
     }
     let (theta1, theta3) = (sim.positions()[2], sim.positions()[8]);
     assert!(
@@ -421,7 +412,7 @@ fn events_csv_lists_the_motions_and_branches_of_each_event() {
     for (k, row) in rows.iter().enumerate() {
         assert_eq!(row.len(), columns.len());
         assert!(
-            (row[0].parse::<f64>().unwrap() - 0.7144).abs() < 1e-3,
+            abs_diff_eq!(row[0].parse::<f64>().unwrap(), 0.7144, epsilon = 1e-3),
             "{row:?}"
         );
         assert_eq!(
@@ -433,7 +424,7 @@ fn events_csv_lists_the_motions_and_branches_of_each_event() {
             .map(|v| v.parse::<f64>().unwrap().powi(2))
             .sum();
         assert!(
-            (norm - 1.0).abs() < 1e-9,
+            abs_diff_eq!(norm, 1.0, epsilon = 1e-9),
             "motion {} has norm^2 {norm}",
             k + 1
         );
