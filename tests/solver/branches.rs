@@ -9,6 +9,7 @@
 //! `phi = 0` (the parallelogram). A coupler of length 2 also carrying tip 3 adds
 //! `phi^2 + 2 th_1 phi = 0`, so `phi = 0`: the modified scenes have no second branch.
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use nalgebra::DVector;
 use singulab::solver::{Simulation, SingularEvent, branches};
 
@@ -39,10 +40,7 @@ fn rate_pattern(direction: &DVector<f64>) -> Vec<f64> {
 
 fn assert_pattern(found: &[f64], expected: &[f64]) {
     assert!(
-        found
-            .iter()
-            .zip(expected)
-            .all(|(f, e)| (f - e).abs() < 1e-3),
+        abs_diff_eq!(found, expected, epsilon = 1e-3),
         "rates {found:?}, expected {expected:?}"
     );
 }
@@ -57,7 +55,7 @@ fn four_bar_has_one_fold_branch_at_its_flat_pose() {
     let found = branches(sim.mechanism(), &event).branches;
     assert_eq!(found.len(), 1, "{found:?}");
     assert_pattern(&rate_pattern(&found[0].direction), &[1.0, 1.0, 0.0]);
-    assert!((found[0].direction.norm() - 1.0).abs() < 1e-12);
+    assert_abs_diff_eq!(found[0].direction.norm(), 1.0, epsilon = 1e-12);
 }
 
 #[test]
@@ -98,11 +96,8 @@ fn leaving_along_the_fold_keeps_the_energy_and_stays_folded() {
         leaving
             .leave_along(&event, &(&fold.direction * sign), None)
             .unwrap();
-        assert!(
-            (leaving.energy() - energy).abs() < 1e-9 * energy,
-            "energy {} after leaving, {energy} at the event",
-            leaving.energy()
-        );
+        // The energy after leaving is the event's.
+        assert_abs_diff_eq!(leaving.energy(), energy, epsilon = 1e-9 * energy);
         let mut drift = 0.0f64;
         while leaving.time() < event.t + 0.5 {
             leaving.step().unwrap();
@@ -111,7 +106,7 @@ fn leaving_along_the_fold_keeps_the_energy_and_stays_folded() {
             // is 5e-5 away from the singular configuration).
             let x = leaving.positions();
             assert!(
-                x[8].sin().abs() < 1e-6,
+                abs_diff_eq!(x[8].sin(), 0.0, epsilon = 1e-6),
                 "crank2 moved to {} at t = {}",
                 x[8],
                 leaving.time()
@@ -127,7 +122,7 @@ fn leaving_along_the_fold_keeps_the_energy_and_stays_folded() {
     }
     let x = sim.positions();
     assert!(
-        (x[2] - x[8]).abs() < 1e-6,
+        abs_diff_eq!(x[2], x[8], epsilon = 1e-6),
         "not a parallelogram: {} {}",
         x[2],
         x[8]
@@ -157,7 +152,11 @@ fn leaving_a_rest_point_takes_the_energy_asked_for() {
             leaving.step().unwrap();
         }
         assert!(
-            (leaving.energy() - asked).abs() < 1e-6 * asked.abs().max(1.0),
+            abs_diff_eq!(
+                leaving.energy(),
+                asked,
+                epsilon = 1e-6 * asked.abs().max(1.0)
+            ),
             "speed {speed}: energy {} after 20 steps, asked {asked}",
             leaving.energy()
         );

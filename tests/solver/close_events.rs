@@ -9,6 +9,7 @@
 //! these geometric crossings, read off the simulated trajectory by linear interpolation of the
 //! sines between steps (error O(h^2), below 1e-4 s here), not the detector's own output.
 
+use approx::abs_diff_eq;
 use singulab::live::{LiveSession, PauseReason};
 use singulab::scene::Scene;
 use singulab::solver::{Integrator, Settings};
@@ -102,7 +103,10 @@ fn matched_one_to_one(dt: f64, crossings: &[f64], events: &[f64]) {
         "dt {dt:e}: events out of order: {events:?}"
     );
     for &t in crossings {
-        let matching = events.iter().filter(|&&e| (e - t).abs() < MATCH).count();
+        let matching = events
+            .iter()
+            .filter(|&&e| abs_diff_eq!(e, t, epsilon = MATCH))
+            .count();
         assert_eq!(
             matching, 1,
             "dt {dt:e}: flat pose at t = {t:.6} matched by {matching} events: {events:?}"
@@ -159,7 +163,9 @@ fn a_flat_pose_in_the_last_step_of_a_run_is_reported() {
             events.extend(sim.step_events().iter().map(|e| e.t));
         }
         assert!(
-            events.iter().any(|&e| (e - crossing).abs() < MATCH),
+            events
+                .iter()
+                .any(|&e| abs_diff_eq!(e, crossing, epsilon = MATCH)),
             "run to {end:.6}: flat pose at {crossing:.6} not among {events:?}"
         );
     }
@@ -185,7 +191,7 @@ fn leaving_the_first_of_two_close_flat_poses_finds_the_second() {
         session.run_until_paused(10_000_000);
         let second = session.current_event().expect("at the second pose").t;
         assert!(
-            (second - first - 2.6e-3).abs() < 2e-4,
+            abs_diff_eq!(second - first, 2.6e-3, epsilon = 2e-4),
             "dt {dt:e}: left the pose at {first:.6}, paused next at {second:.6}"
         );
     }
@@ -221,7 +227,7 @@ fn auto_pause_stops_at_both_of_two_close_flat_poses() {
             .collect();
         assert_eq!(close.len(), 2, "dt {dt:e}: flat poses {close:?}");
         assert!(
-            (paused_at[0] - close[0]).abs() < MATCH && (paused_at[1] - close[1]).abs() < MATCH,
+            abs_diff_eq!(paused_at[..], close[..], epsilon = MATCH),
             "dt {dt:e}: paused at {paused_at:?}, the flat poses are at {close:?}"
         );
     }
@@ -249,7 +255,10 @@ fn a_four_bar_resting_at_its_flat_pose_is_one_event_per_visit() {
     }
     assert!(turns.len() >= 8, "turning points {turns:?}");
     for &t in &turns {
-        let matching = events.iter().filter(|&&e| (e - t).abs() < 0.05).count();
+        let matching = events
+            .iter()
+            .filter(|&&e| abs_diff_eq!(e, t, epsilon = 0.05))
+            .count();
         assert_eq!(
             matching, 1,
             "turning point at t = {t:.4} matched by {matching} events: {events:?}"
@@ -289,7 +298,9 @@ fn a_pulse_ending_a_rounding_error_before_the_end_does_not_hide_the_last_pose() 
     }
     assert_eq!(found[0].len(), found[1].len(), "{found:?}");
     assert!(
-        found[1].iter().any(|t| (t - 3.21708).abs() < MATCH),
+        found[1]
+            .iter()
+            .any(|&t| abs_diff_eq!(t, 3.21708, epsilon = MATCH)),
         "the pose at 3.21708 s: {found:?}"
     );
 }

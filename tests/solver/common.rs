@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use approx::abs_diff_eq;
 use singulab::scene::{Scene, load_scene};
 
 /// Names of the nine shipped scenes, simplest first (pendulums, then the four-bar family).
@@ -31,7 +32,7 @@ pub fn stopping_four_bar() -> Scene {
     let offset = scene.mechanism.bodies()[crank1].offset;
     let stated = scene.xd0[offset + 2];
     assert!(
-        (stated - omega).abs() < 1e-14,
+        abs_diff_eq!(stated, omega, epsilon = 1e-14),
         "four_bar_stopping.ron: crank1 omega {stated}, closed form {omega}"
     );
     scene

@@ -29,6 +29,7 @@
 //! freedom scenes (spatial pendulum, modified 2x2). On A02 (one degree of freedom) the continued
 //! basis is the unit tangent with its sign carried along, unique, so they agree to round-off.
 
+use approx::abs_diff_eq;
 use nalgebra::{DMatrix, DMatrixView, DVector, Vector2};
 use singulab::model::{JointKind, Mechanism};
 use singulab::solver::{BasisMode, Predictor, Settings, SingularEvent};
@@ -459,7 +460,7 @@ fn double_four_bar_first_event_matches_the_paper() {
     let tol = 1e-4 * scale;
     for &o in cranks.iter().chain(&couplers) {
         assert!(
-            v[o].abs() < tol,
+            abs_diff_eq!(v[o], 0.0, epsilon = tol),
             "horizontal displacement {:.3e} (largest {scale:.3e})",
             v[o]
         );
@@ -471,28 +472,32 @@ fn double_four_bar_first_event_matches_the_paper() {
     );
     for &o in &cranks {
         assert!(
-            (v[o + 1] - dy).abs() < tol,
+            abs_diff_eq!(v[o + 1], dy, epsilon = tol),
             "crank vertical displacements differ: {:?}",
             v.as_slice()
         );
         assert!(
-            (v[o + 2] - dth).abs() < tol,
+            abs_diff_eq!(v[o + 2], dth, epsilon = tol),
             "crank rotations differ: {:?}",
             v.as_slice()
         );
     }
     // The crank's centre sits at 0.5 (cos, sin) from its pivot: dy = 0.5 cos(theta) dtheta.
     assert!(
-        (dy - 0.5 * theta.cos() * dth).abs() < tol,
+        abs_diff_eq!(dy, 0.5 * theta.cos() * dth, epsilon = tol),
         "crank displacement {dy:.6} inconsistent with its rotation {dth:.6}"
     );
     for &o in &couplers {
         assert!(
-            (v[o + 1] - 2.0 * dy).abs() < tol,
+            abs_diff_eq!(v[o + 1], 2.0 * dy, epsilon = tol),
             "coupler displacement is not twice the crank's: {:?}",
             v.as_slice()
         );
-        assert!(v[o + 2].abs() < tol, "coupler rotates: {:?}", v.as_slice());
+        assert!(
+            abs_diff_eq!(v[o + 2], 0.0, epsilon = tol),
+            "coupler rotates: {:?}",
+            v.as_slice()
+        );
     }
     // The new motions are admissible only to the detection tolerance; the continued one is the
     // parallelogram motion, admissible to round-off amplified by 1 / rho.
@@ -642,7 +647,7 @@ fn event_states_keep_the_accumulated_coordinates() {
                 sim.time()
             );
             assert!(
-                (restored - running).abs() <= fastest * elapsed + 1e-12,
+                abs_diff_eq!(restored, running, epsilon = fastest * elapsed + 1e-12),
                 "{mode:?} at the event t = {}: q1 {restored} against {running} at t = {}",
                 event.t,
                 sim.time()

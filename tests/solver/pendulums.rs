@@ -4,9 +4,9 @@
 //! - spatial pendulum (M = 1 kg, l = 0.08 m, r0 = (l, 0, 0), v0 = (0, 0.7895, 0), gravity -z):
 //!   the energy `1/2 M |v|^2 + M g z` and the angular momentum about the vertical axis
 //!   `M (x vy - y vx)` are conserved (the constraint force is radial, gravity is vertical). At
-//!   `t = 0`, `A^T = (2l, 0, 0)`, so the tangent space is spanned by the y and z axes; Zhou et al.
-//! 2023,
-//!   eq. 53 with `alpha_0 = 0` gives exactly `Q2 = [e_y, e_z]`, hence `qd = Q2^T v0 = (v0, 0)`;
+//!   `t = 0`, `A^T = (2l, 0, 0)`, so the tangent space is spanned by the y and z axes; Zhou et
+//!   al. 2023, eq. 53 with `alpha_0 = 0` gives exactly `Q2 = [e_y, e_z]`, hence
+//!   `qd = Q2^T v0 = (v0, 0)`;
 //! - planar pendulum released at rest from horizontal (theta0 = pi/2): period
 //!   `T = 4 sqrt(l/g) K(k)`, `k = sin(theta0/2)`, with the complete elliptic integral of the
 //!   first kind computed here by the arithmetic-geometric mean, `K = pi / (2 AGM(1, sqrt(1-k^2)))`.
@@ -18,6 +18,7 @@
 
 use std::f64::consts::PI;
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use nalgebra::DVector;
 use singulab::solver::BasisMode;
 
@@ -41,23 +42,13 @@ fn spatial_pendulum_conserves_energy_and_vertical_angular_momentum() {
         |x: &DVector<f64>, v: &DVector<f64>| 0.5 * mass * v.norm_squared() + mass * G * x[2];
     let momentum = |x: &DVector<f64>, v: &DVector<f64>| mass * (x[0] * v[1] - x[1] * v[0]);
     let (x0, xd0) = (sim.positions().clone(), sim.velocities().clone());
-    assert!(
-        (&x0 - DVector::from_vec(vec![l, 0.0, 0.0])).amax() < 1e-15,
-        "r0 = {x0:?}"
-    );
-    assert!(
-        (&xd0 - DVector::from_vec(vec![0.0, v0, 0.0])).amax() < 1e-15,
-        "v0 = {xd0:?}"
-    );
+    assert_abs_diff_eq!(x0, DVector::from_vec(vec![l, 0.0, 0.0]), epsilon = 1e-15);
+    assert_abs_diff_eq!(xd0, DVector::from_vec(vec![0.0, v0, 0.0]), epsilon = 1e-15);
     let e0 = 0.5 * mass * v0 * v0;
     let lz0 = mass * l * v0;
-    assert!((energy(&x0, &xd0) - e0).abs() < 1e-15);
-    assert!(
-        (sim.energy() - e0).abs() < 1e-15,
-        "solver energy {} vs {e0}",
-        sim.energy()
-    );
-    assert!((momentum(&x0, &xd0) - lz0).abs() < 1e-15);
+    assert_abs_diff_eq!(energy(&x0, &xd0), e0, epsilon = 1e-15);
+    assert_abs_diff_eq!(sim.energy(), e0, epsilon = 1e-15);
+    assert_abs_diff_eq!(momentum(&x0, &xd0), lz0, epsilon = 1e-15);
 
     // Zhou et al. 2023, eq. 53 with alpha_0 = 0: the tangent columns are e_y and e_z, qd = (v0, 0).
     for mode in [BasisMode::Continued, BasisMode::Traditional] {
@@ -66,16 +57,15 @@ fn spatial_pendulum_conserves_energy_and_vertical_angular_momentum() {
         assert_eq!(t.ncols(), 2, "{mode:?}: tangent dimension");
         let expected = [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         for (j, e) in expected.iter().enumerate() {
-            let gap = (0..3).map(|i| (t[(i, j)] - e[i]).abs()).fold(0.0, f64::max);
             assert!(
-                gap < 1e-14,
+                abs_diff_eq!(t.column(j).as_slice(), &e[..], epsilon = 1e-14),
                 "{mode:?}: column {j} at t = 0 is {:?}, expected {e:?}",
                 t.column(j).as_slice()
             );
         }
         let qd = basis.qd();
         assert!(
-            (qd[0] - v0).abs() < 1e-14 && qd[1].abs() < 1e-14,
+            abs_diff_eq!(qd, &[v0, 0.0][..], epsilon = 1e-14),
             "{mode:?}: qd(0) = {qd:?}, expected ({v0}, 0)"
         );
     }
@@ -88,7 +78,7 @@ fn spatial_pendulum_conserves_energy_and_vertical_angular_momentum() {
         de = de.max((energy(x, v) - e0).abs());
         dl = dl.max((momentum(x, v) - lz0).abs() / lz0);
         dr = dr.max((x.norm() - l).abs());
-        assert!((report.energy - energy(x, v)).abs() < 1e-12);
+        assert_abs_diff_eq!(report.energy, energy(x, v), epsilon = 1e-12);
         steps += 1;
     }
     eprintln!(
@@ -147,8 +137,8 @@ fn planar_pendulum_period_matches_the_elliptic_integral() {
     let theta0 = PI / 2.0;
     let k = (theta0 / 2.0).sin();
     // Sanity of the AGM: K(0) = pi/2 and K(1/sqrt 2) = Gamma(1/4)^2 / (4 sqrt(pi)).
-    assert!((elliptic_k(0.0) - PI / 2.0).abs() < 1e-15);
-    assert!((elliptic_k(k) - 1.854_074_677_301_372).abs() < 1e-14);
+    assert_abs_diff_eq!(elliptic_k(0.0), PI / 2.0, epsilon = 1e-15);
+    assert_abs_diff_eq!(elliptic_k(k), 1.854_074_677_301_372, epsilon = 1e-14);
     let period = 4.0 * (l / G).sqrt() * elliptic_k(k);
 
     let sc = scene("planar_pendulum");

@@ -10,6 +10,7 @@
 
 use std::f64::consts::PI;
 
+use approx::abs_diff_eq;
 use singulab::scene::parse_scene;
 use singulab::solver::{Integrator, Settings};
 
@@ -119,7 +120,7 @@ fn the_reference_gains_the_pulse_work() {
     let work = TORQUE * (after.0 - before.0);
     let gained = energy(after) - energy(before);
     assert!(
-        (gained - work).abs() < 1e-9 * work.abs(),
+        abs_diff_eq!(gained, work, epsilon = 1e-9 * work.abs()),
         "{gained} J gained, {work} J of work"
     );
 }

@@ -11,6 +11,7 @@
 
 use std::f64::consts::FRAC_PI_2;
 
+use approx::abs_diff_eq;
 use nalgebra::{DMatrix, DVector, Vector2};
 use singulab::linalg::PivotedQr;
 use singulab::model::BodyKind;
@@ -175,7 +176,7 @@ fn roles(s: &Scene) -> Vec<Role> {
             let o = body.offset;
             let (x, y, theta) = (s.x0[o], s.x0[o + 1], s.x0[o + 2]);
             if (theta - FRAC_PI_2).abs() < 1e-9 {
-                assert!((length - 1.0).abs() < 1e-12, "cranks are 1 m");
+                assert!(abs_diff_eq!(length, 1.0, epsilon = 1e-12), "cranks are 1 m");
                 let pivot = Vector2::new(x, y - 0.5 * length);
                 let stage = stage_of(pivot.y, 0.0, &body.name);
                 Role::Crank { stage, pivot }

@@ -28,6 +28,7 @@
 
 use std::f64::consts::{FRAC_PI_2, PI};
 
+use approx::{abs_diff_eq, assert_abs_diff_eq};
 use nalgebra::DVector;
 use singulab::model::{BodyKind, Mechanism};
 use singulab::solver::{Integrator, Settings, Simulation, StepReport};
@@ -237,19 +238,20 @@ fn run_against_reduction(case: &Case, settings: Settings, t_end: f64) -> RunStat
     let mut state = (FRAC_PI_2, -1.0);
     let e0_state = bar_energy(&mechanism, sim.positions(), sim.velocities());
     assert!(
-        (case.e0 - e0_state).abs() < 1e-9 && (sim.energy() - case.e0).abs() < 1e-9,
+        abs_diff_eq!(case.e0, e0_state, epsilon = 1e-9)
+            && abs_diff_eq!(sim.energy(), case.e0, epsilon = 1e-9),
         "{}: E0 {} from the pose, {e0_state} from the state, {} from the solver",
         case.scene,
         case.e0,
         sim.energy()
     );
     assert!(
-        (red.energy(state.0, state.1) - case.e0).abs() < 1e-12,
+        abs_diff_eq!(red.energy(state.0, state.1), case.e0, epsilon = 1e-12),
         "{}: the reduction's energy differs from E0",
         case.scene
     );
-    assert!((sim.positions()[crank1 + 2] - FRAC_PI_2).abs() < 1e-12);
-    assert!((sim.velocities()[crank1 + 2] + 1.0).abs() < 1e-12);
+    assert_abs_diff_eq!(sim.positions()[crank1 + 2], FRAC_PI_2, epsilon = 1e-12);
+    assert_abs_diff_eq!(sim.velocities()[crank1 + 2], -1.0, epsilon = 1e-12);
 
     let mut stats = RunStats {
         cutoff: t_end - 3.0 * dt,
@@ -373,7 +375,7 @@ fn check_run(
         let hits: Vec<&(f64, f64)> = stats
             .events
             .iter()
-            .filter(|e| (e.0 - tc).abs() < 1e-3)
+            .filter(|e| abs_diff_eq!(e.0, tc, epsilon = 1e-3))
             .collect();
         if (tc > stats.cutoff || stats.aborted.is_some()) && hits.is_empty() {
             continue;
@@ -394,7 +396,12 @@ fn check_run(
         .events
         .iter()
         .map(|e| e.0)
-        .filter(|te| !stats.crossings.iter().any(|tc| (te - tc).abs() < 1e-3))
+        .filter(|&te| {
+            !stats
+                .crossings
+                .iter()
+                .any(|&tc| abs_diff_eq!(te, tc, epsilon = 1e-3))
+        })
         .collect();
     if !spurious.is_empty() {
         fail(format!(
@@ -447,7 +454,7 @@ fn a02_double_four_bar_follows_the_reduction_for_10_s() {
     assert_eq!(sc.settings.integrator, Integrator::Rk4);
     assert_eq!(sc.settings.dt, 1e-3);
     assert_eq!(sc.t_end, 10.0);
-    assert!((A02.e0 - 35.835).abs() < 1e-12, "E0 = {}", A02.e0);
+    assert_abs_diff_eq!(A02.e0, 35.835, epsilon = 1e-12);
     let stats = run_against_reduction(&A02, sc.settings.clone(), 10.0);
     // Events within 9.4e-8 s of the reduction's crossings (ninth session).
     let mut failures = check_run(&A02, "RK4 dt 1e-3", &stats, 1e-3, 3.6e-3, 1e-6);
