@@ -135,8 +135,8 @@ fn two_flat_poses_within_one_step_of_1e_2_are_two_events() {
 }
 
 /// Dopri5 shortens its steps between the two (`rho` stays just above the tolerance there):
-/// three of them ended after the first pose, which a search of three steps then missed (a
-/// review found 26 events of 27 over 10 s at these step sizes).
+/// three of them can end after the first pose, so a search of the last three steps would miss
+/// it (26 events of 27 over 10 s at these step sizes).
 #[test]
 fn dopri5_with_short_steps_between_two_flat_poses_finds_both() {
     let scene = scene("modified_2x3");
@@ -147,8 +147,8 @@ fn dopri5_with_short_steps_between_two_flat_poses_finds_both() {
 }
 
 /// A run that ends right after a flat pose (a twentieth of a step) reports it: no later step
-/// comes to put a point after the minimum of `rho` (the 2x2's last crossing, 1e-3 s before
-/// t = 10 s at dt 1e-2, was lost).
+/// comes to put a point after the minimum of `rho` (the 2x2's last crossing is 1e-3 s before
+/// t = 10 s at dt 1e-2).
 #[test]
 fn a_flat_pose_in_the_last_step_of_a_run_is_reported() {
     let scene = scene("modified_2x3");
@@ -273,7 +273,7 @@ fn a_four_bar_resting_at_its_flat_pose_is_one_event_per_visit() {
 
 /// A pulse whose end is a rounding error short of the run's end (0.7 + 2.5174 s is
 /// 3.2173999999999996) does not end the run early: the last row is at t_end and the search
-/// that closes a run still finds the flat pose in its last step (a review found it lost).
+/// that closes a run still finds the flat pose in its last step.
 #[test]
 fn a_pulse_ending_a_rounding_error_before_the_end_does_not_hide_the_last_pose() {
     let path = crate::common::scene_path("modified_2x3");

@@ -622,7 +622,7 @@ fn predictors_agree_to_first_order_on_the_modified_2x2() {
 /// what both bases accumulated: `q` is the integral of `qd` up to the event, so it differs
 /// from the running value at the step that reported the event by at most the largest `|qd|`
 /// times the time between them; `|qd| = |T^T xd| <= |xd|` as `T` has orthonormal columns.
-/// Going to an event used to restart the traditional basis at `q = 0`.
+/// Neither basis restarts at `q = 0`.
 #[test]
 fn event_states_keep_the_accumulated_coordinates() {
     let scene = scene("double_four_bar");

@@ -83,10 +83,11 @@ fn crank_angle_error(start: f64, settings: Settings, t_end: f64) -> f64 {
     (sim.positions()[theta] - reference).abs()
 }
 
-/// Without the pulse the shipped four-bar follows the reduction to 6.6e-11 rad over 2 s. With
-/// it, RK4 at dt 1e-3 was 4.7e-3 rad off with the edges on the grid (the last stage of the
-/// step ending at an edge saw the half-open pulse as off, and the first of the next as on)
-/// and 3.5e-5 off them (a step across an edge); now 5.5e-11, Dopri5 9e-13.
+/// Without the pulse the shipped four-bar follows the reduction to 6.6e-11 rad over 2 s; with
+/// it, 5.5e-11 (RK4, dt 1e-3) and 9e-13 (Dopri5), because a step lands on each edge and takes
+/// the load at its middle. A step that ended on an edge would see the half-open pulse as off
+/// at its last stage and on at the next step's first (4.7e-3 rad off); one across an edge
+/// would average the jump (3.5e-5).
 #[test]
 fn a_pulse_is_integrated_as_the_piecewise_constant_torque_it_is() {
     for start in STARTS {

@@ -415,8 +415,8 @@ fn check_run(
          within {worst_angle:.3e} rad of horizontal"
     );
     // The minimum of rho is searched for on the interpolated trajectory down to the event
-    // state's floor (rho 1e-7, about 1e-7 s from the crossing here); the parabola through
-    // three samples alone was 7e-7 .. 1.1e-6 s off at h = 1e-3 s. Coarser or odd steps add
+    // state's floor (rho 1e-7, about 1e-7 s from the crossing here); a parabola through
+    // three samples alone is 7e-7 .. 1.1e-6 s off at h = 1e-3 s. Coarser or odd steps add
     // the trajectory's own error (8.8e-7 s at dt 1.37e-3).
     if !within(worst_dt, max_event_offset) {
         fail(format!(
@@ -456,7 +456,7 @@ fn a02_double_four_bar_follows_the_reduction_for_10_s() {
     assert_eq!(sc.t_end, 10.0);
     assert_abs_diff_eq!(A02.e0, 35.835, epsilon = 1e-12);
     let stats = run_against_reduction(&A02, sc.settings.clone(), 10.0);
-    // Events within 9.4e-8 s of the reduction's crossings (ninth session).
+    // Events within 1e-6 s of the reduction's crossings (9.4e-8 s measured).
     let mut failures = check_run(&A02, "RK4 dt 1e-3", &stats, 1e-3, 3.6e-3, 1e-6);
     if stats.steps != 10_000 {
         failures.push(format!("{} steps instead of 10000", stats.steps));
@@ -579,11 +579,11 @@ fn a02_coarse_steps_still_locate_every_singularity() {
 }
 
 /// Dopri5 meets its error tolerance away from the singular configurations only; it crosses
-/// each of them in one forced step of the largest size (README, "Dopri5"). At the default
-/// rtol 1e-9 the largest B0 error over 10 s is 7.1e-7 m, energy drift 1.4e-7 J (eighth
-/// session). Scans of an earlier session: rtol 0.5e-9 .. 2e-9 and 1e-10 gave 3.2e-7 ..
-/// 3.3e-6 m, the largest step 7.9e-4 .. 5e-3 s gave 1.3e-8 .. 8.1e-6 m (at 1.37e-3). The bound covers that worst case with a factor 2.5 and
-/// the events stay within 1e-5 s of the reference crossings; RK4 at dt = 1e-3 is still more
+/// each of them in one forced step of the largest size (`solver::integrator`). At the default
+/// rtol 1e-9 the largest B0 error over 10 s is 7.1e-7 m, energy drift 1.4e-7 J. Over rtol
+/// 0.5e-9 .. 2e-9 and 1e-10 the error was 3.2e-7 .. 3.3e-6 m, over largest steps 7.9e-4 ..
+/// 5e-3 s 1.3e-8 .. 8.1e-6 m (at 1.37e-3). The bound covers that worst case with a factor 2.5
+/// and the events stay within 1e-5 s of the reference crossings; RK4 at dt = 1e-3 is more
 /// accurate on A02 (8.6e-9 m): the forced steps dominate Dopri5's error.
 #[test]
 fn a02_dopri5_matches_the_reduction_within_2e_5_m() {
