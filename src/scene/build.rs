@@ -1,7 +1,7 @@
 //! Validation of a parsed scene and its conversion into a `Mechanism` with assembled initial
 //! positions and completed initial velocities.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use nalgebra::{DVector, Vector2};
@@ -10,7 +10,7 @@ use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile};
 use super::{Scene, SceneError, locate};
 use crate::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, LocalPoint, Mechanism};
 use crate::number_text::number_text;
-use crate::solver::{SolverError, assemble_positions, complete_velocities};
+use crate::solver::{AssemblyReport, SolverError, assemble_positions, complete_velocities};
 
 /// Where an error points: a named entry (and a field in it), an item of a list, or a section.
 enum Site<'a> {
@@ -22,14 +22,15 @@ enum Site<'a> {
     SectionField(&'a str, &'a str),
 }
 
-/// What is wrong with a body, joint or load name, if anything: it must not be empty, and it
-/// heads columns of the trajectory CSV (`NAME.x`, ...), so it may not hold a comma, a double
-/// quote or a line break.
+/// What is wrong with a body, joint or load name, if anything. It must not be empty, and it
+/// names its entry in one-line messages and heads trajectory CSV columns (`NAME.x`, ...): a
+/// CSV writer quotes commas and double quotes, but a line break or another control character
+/// would split or garble a message line, so those are refused.
 fn name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() {
         Some("(this one is empty)")
-    } else if name.contains([',', '"', '\n', '\r']) {
-        Some("without commas, double quotes or line breaks (names head the CSV columns)")
+    } else if name.chars().any(char::is_control) {
+        Some("without line breaks or other control characters")
     } else {
         None
     }
@@ -138,135 +139,282 @@ fn local_point(kind: &BodyKind, spec: PointSpec) -> Result<LocalPoint, String> {
     }
 }
 
-/// Validates `file` and builds the scene.
+/// Validates `file` and builds the scene: bodies, joints and loads make the mechanism, then
+/// the stated velocities and the settings are checked, and the initial state is assembled.
 pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, SceneError> {
     let report = Reporter {
         file: file_name,
         source,
     };
-    let dimension = spec.gravity.len();
-    if !(dimension == 2 || dimension == 3) {
-        return Err(report.error(
-            Site::Field("gravity"),
-            None,
-            format!(
-                "gravity must have 2 components (planar scene) or 3 (spatial scene), got {dimension}"
-            ),
-        ));
-    }
-    check_finite(&spec.gravity, "gravity")
-        .map_err(|m| report.error(Site::Field("gravity"), None, m))?;
-    if spec.bodies.is_empty() {
-        return Err(report.error(
-            Site::Field("bodies"),
-            None,
-            "a scene needs at least one body".into(),
-        ));
-    }
+    let builder = Builder::new(report, &spec)?;
+    let bodies = builder.bodies()?;
+    let joints = builder.joints(&bodies)?;
+    let loads = builder.loads(&bodies)?;
+    let mechanism = Mechanism::new(bodies.list, joints, loads, builder.gravity());
+    let stated = builder.stated_velocities(&mechanism)?;
+    builder.check_settings(&mechanism)?;
+    let initial = builder.initial_state(&mechanism, bodies.x0, stated)?;
+    Ok(Scene {
+        file: file_name.to_string(),
+        title: spec.title.clone(),
+        description: spec.description.clone(),
+        mechanism: Arc::new(mechanism),
+        x0: initial.x0,
+        xd0: initial.xd0,
+        settings: spec.solver.clone(),
+        t_end: spec.run.t_end,
+        view: spec.view.clone(),
+        assembly: initial.assembly,
+    })
+}
 
-    // Bodies and their initial poses.
-    let mut bodies = Vec::new();
-    let mut x0 = Vec::new();
-    let mut index_of: HashMap<&str, usize> = HashMap::new();
-    for (index, body) in spec.bodies.iter().enumerate() {
-        let name = body.name();
-        if let Some(problem) = name_problem(name) {
+/// What every phase of `build` reads: the parsed file, where its errors point, and whether
+/// the scene is planar (2) or spatial (3).
+struct Builder<'a> {
+    spec: &'a SceneFile,
+    report: Reporter<'a>,
+    dimension: usize,
+}
+
+/// The bodies built so far, their poses as written and their indices by name.
+struct Bodies<'a> {
+    list: Vec<Body>,
+    /// Initial coordinates as written, body after body.
+    x0: Vec<f64>,
+    index_of: HashMap<&'a str, usize>,
+}
+
+/// The stated initial velocity components (the others zero, to be completed).
+struct StatedVelocities {
+    xd0: DVector<f64>,
+    /// Which coordinates have a stated velocity.
+    mask: Vec<bool>,
+    components: Vec<StatedComponent>,
+}
+
+/// The assembled initial positions, the completed velocities and how assembly went.
+struct InitialState {
+    x0: DVector<f64>,
+    xd0: DVector<f64>,
+    assembly: AssemblyReport,
+}
+
+impl<'a> Builder<'a> {
+    /// Checks what every later phase relies on: gravity gives the dimension, and there is a
+    /// body.
+    fn new(report: Reporter<'a>, spec: &'a SceneFile) -> Result<Self, SceneError> {
+        let dimension = spec.gravity.len();
+        if !(dimension == 2 || dimension == 3) {
             return Err(report.error(
-                Site::ListItem("bodies", index, Some("name")),
-                Some(format!("body {}", index + 1)),
-                format!("every body needs a name {problem}"),
+                Site::Field("gravity"),
+                None,
+                format!(
+                    "gravity must have 2 components (planar scene) or 3 (spatial scene), got {dimension}"
+                ),
             ));
         }
-        if index_of.insert(name, bodies.len()).is_some() {
+        check_finite(&spec.gravity, "gravity")
+            .map_err(|m| report.error(Site::Field("gravity"), None, m))?;
+        if spec.bodies.is_empty() {
             return Err(report.error(
-                Site::Named("bodies", name, 1, Some("name")),
-                Some(format!("body \"{name}\"")),
-                "a second body has this name".into(),
+                Site::Field("bodies"),
+                None,
+                "a scene needs at least one body".into(),
             ));
         }
-        match body {
-            BodySpec::Bar {
-                length,
-                mass,
-                start,
-                center,
-                angle,
-                ..
-            } => {
-                if dimension != 2 {
-                    return Err(report.body(
-                        name,
-                        "name",
-                        "bars are planar; this scene's gravity makes it spatial".into(),
-                    ));
-                }
-                check_positive(*mass, "mass").map_err(|m| report.body(name, "mass", m))?;
-                check_positive(*length, "length").map_err(|m| report.body(name, "length", m))?;
-                check_finite(&[*angle], "angle").map_err(|m| report.body(name, "angle", m))?;
-                let axis = Vector2::new(angle.cos(), angle.sin());
-                let centre = match (start, center) {
-                    (Some((x, y)), None) => Vector2::new(*x, *y) + axis * (0.5 * length),
-                    (None, Some((x, y))) => Vector2::new(*x, *y),
-                    _ => {
-                        return Err(report.body(
-                            name,
-                            "name",
-                            "give exactly one of `start` and `center`".into(),
-                        ));
-                    }
-                };
-                let field = if start.is_some() { "start" } else { "center" };
-                check_finite(&[centre.x, centre.y], "position")
-                    .map_err(|m| report.body(name, field, m))?;
-                x0.extend_from_slice(&[centre.x, centre.y, *angle]);
-                bodies.push(Body {
-                    name: name.to_string(),
-                    kind: BodyKind::Bar { length: *length },
-                    mass: *mass,
-                    offset: 0,
-                });
-            }
-            BodySpec::Point { mass, position, .. } => {
-                check_positive(*mass, "mass").map_err(|m| report.body(name, "mass", m))?;
-                if position.len() != dimension {
-                    return Err(report.body(
-                        name,
-                        "position",
-                        format!(
-                            "position has {} components but the scene is {dimension}-dimensional (see gravity)",
-                            position.len()
-                        ),
-                    ));
-                }
-                check_finite(position, "position").map_err(|m| report.body(name, "position", m))?;
-                x0.extend_from_slice(position);
-                bodies.push(Body {
-                    name: name.to_string(),
-                    kind: if dimension == 2 {
-                        BodyKind::Point2
-                    } else {
-                        BodyKind::Point3
-                    },
-                    mass: *mass,
-                    offset: 0,
-                });
-            }
-        }
-    }
-
-    // Joints.
-    let find = |joint: &str, field: &str, body: &str| -> Result<usize, SceneError> {
-        index_of.get(body).copied().ok_or_else(|| {
-            report.joint(
-                joint,
-                Some(field),
-                format!("unknown body \"{body}\" (bodies: {})", body_list(&spec)),
-            )
+        Ok(Self {
+            spec,
+            report,
+            dimension,
         })
-    };
-    let planar = |joint: &str, field: &str, body: usize| -> Result<(), SceneError> {
-        if matches!(bodies[body].kind, BodyKind::Point3) {
-            Err(report.joint(
+    }
+
+    /// Gravity as the mechanism takes it (three components, the third 0 in a planar scene).
+    fn gravity(&self) -> [f64; 3] {
+        let mut gravity = [0.0; 3];
+        gravity[..self.dimension].copy_from_slice(&self.spec.gravity);
+        gravity
+    }
+
+    /// Checks the name of entry `index` of `list` (`bodies`, `joints` or `loads`, each entry
+    /// a `kind`): a valid name that no earlier entry of the list has.
+    fn check_name(
+        &self,
+        list: &str,
+        kind: &str,
+        index: usize,
+        name: &'a str,
+        seen: &mut HashSet<&'a str>,
+    ) -> Result<(), SceneError> {
+        if let Some(problem) = name_problem(name) {
+            return Err(self.report.error(
+                Site::ListItem(list, index, Some("name")),
+                Some(format!("{kind} {}", index + 1)),
+                format!("every {kind} needs a name {problem}"),
+            ));
+        }
+        if !seen.insert(name) {
+            return Err(self.report.error(
+                Site::Named(list, name, 1, Some("name")),
+                Some(format!("{kind} \"{name}\"")),
+                format!("a second {kind} has this name"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The message for a reference to a body that does not exist.
+    fn unknown_body(&self, body: &str) -> String {
+        format!("unknown body \"{body}\" (bodies: {})", body_list(self.spec))
+    }
+
+    /// Bodies and their initial poses.
+    fn bodies(&self) -> Result<Bodies<'a>, SceneError> {
+        let mut bodies = Bodies {
+            list: Vec::new(),
+            x0: Vec::new(),
+            index_of: HashMap::new(),
+        };
+        let mut seen = HashSet::new();
+        for (index, body) in self.spec.bodies.iter().enumerate() {
+            let name = body.name();
+            self.check_name("bodies", "body", index, name, &mut seen)?;
+            bodies.index_of.insert(name, bodies.list.len());
+            match body {
+                BodySpec::Bar {
+                    length,
+                    mass,
+                    start,
+                    center,
+                    angle,
+                    ..
+                } => {
+                    let (bar, pose) = self.bar(name, *length, *mass, *start, *center, *angle)?;
+                    bodies.x0.extend_from_slice(&pose);
+                    bodies.list.push(bar);
+                }
+                BodySpec::Point { mass, position, .. } => {
+                    let point = self.point_mass(name, *mass, position)?;
+                    bodies.x0.extend_from_slice(position);
+                    bodies.list.push(point);
+                }
+            }
+        }
+        Ok(bodies)
+    }
+
+    /// A bar and its pose `[x, y, angle]` from its start end or centre (exactly one given).
+    fn bar(
+        &self,
+        name: &str,
+        length: f64,
+        mass: f64,
+        start: Option<(f64, f64)>,
+        center: Option<(f64, f64)>,
+        angle: f64,
+    ) -> Result<(Body, [f64; 3]), SceneError> {
+        let report = &self.report;
+        if self.dimension != 2 {
+            return Err(report.body(
+                name,
+                "name",
+                "bars are planar; this scene's gravity makes it spatial".into(),
+            ));
+        }
+        check_positive(mass, "mass").map_err(|m| report.body(name, "mass", m))?;
+        check_positive(length, "length").map_err(|m| report.body(name, "length", m))?;
+        check_finite(&[angle], "angle").map_err(|m| report.body(name, "angle", m))?;
+        let axis = Vector2::new(angle.cos(), angle.sin());
+        let centre = match (start, center) {
+            (Some((x, y)), None) => Vector2::new(x, y) + axis * (0.5 * length),
+            (None, Some((x, y))) => Vector2::new(x, y),
+            _ => {
+                return Err(report.body(
+                    name,
+                    "name",
+                    "give exactly one of `start` and `center`".into(),
+                ));
+            }
+        };
+        let field = if start.is_some() { "start" } else { "center" };
+        check_finite(&[centre.x, centre.y], "position").map_err(|m| report.body(name, field, m))?;
+        let bar = Body {
+            name: name.to_string(),
+            kind: BodyKind::Bar { length },
+            mass,
+            offset: 0,
+        };
+        Ok((bar, [centre.x, centre.y, angle]))
+    }
+
+    /// A point mass at `position` (as many components as the scene has dimensions).
+    fn point_mass(&self, name: &str, mass: f64, position: &[f64]) -> Result<Body, SceneError> {
+        let report = &self.report;
+        check_positive(mass, "mass").map_err(|m| report.body(name, "mass", m))?;
+        if position.len() != self.dimension {
+            return Err(report.body(
+                name,
+                "position",
+                format!(
+                    "position has {} components but the scene is {}-dimensional (see gravity)",
+                    position.len(),
+                    self.dimension
+                ),
+            ));
+        }
+        check_finite(position, "position").map_err(|m| report.body(name, "position", m))?;
+        Ok(Body {
+            name: name.to_string(),
+            kind: if self.dimension == 2 {
+                BodyKind::Point2
+            } else {
+                BodyKind::Point3
+            },
+            mass,
+            offset: 0,
+        })
+    }
+
+    /// Joints, in the order written.
+    fn joints(&self, bodies: &Bodies) -> Result<Vec<Joint>, SceneError> {
+        let mut seen = HashSet::new();
+        let mut joints = Vec::new();
+        for (index, joint) in self.spec.joints.iter().enumerate() {
+            let name = joint.name();
+            self.check_name("joints", "joint", index, name, &mut seen)?;
+            joints.push(Joint {
+                name: name.to_string(),
+                kind: self.joint_kind(bodies, name, joint)?,
+                row: 0,
+            });
+        }
+        Ok(joints)
+    }
+
+    /// Index of the body that field `field` of joint `joint` names.
+    fn joint_body(
+        &self,
+        bodies: &Bodies,
+        joint: &str,
+        field: &str,
+        body: &str,
+    ) -> Result<usize, SceneError> {
+        bodies.index_of.get(body).copied().ok_or_else(|| {
+            self.report
+                .joint(joint, Some(field), self.unknown_body(body))
+        })
+    }
+
+    /// Revolute joints and pins act in the plane: body `body` (named in `field`) must be planar.
+    fn check_planar(
+        &self,
+        bodies: &Bodies,
+        joint: &str,
+        field: &str,
+        body: usize,
+    ) -> Result<(), SceneError> {
+        if matches!(bodies.list[body].kind, BodyKind::Point3) {
+            Err(self.report.joint(
                 joint,
                 Some(field),
                 "revolute joints and pins are planar; use Distance for a spatial point".into(),
@@ -274,31 +422,26 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
         } else {
             Ok(())
         }
-    };
-    let mut joint_names: HashMap<&str, ()> = HashMap::new();
-    let mut joints = Vec::new();
-    for (index, joint) in spec.joints.iter().enumerate() {
-        let name = joint.name();
-        if let Some(problem) = name_problem(name) {
-            return Err(report.error(
-                Site::ListItem("joints", index, Some("name")),
-                Some(format!("joint {}", index + 1)),
-                format!("every joint needs a name {problem}"),
-            ));
-        }
-        if joint_names.insert(name, ()).is_some() {
-            return Err(report.error(
-                Site::Named("joints", name, 1, Some("name")),
-                Some(format!("joint \"{name}\"")),
-                "a second joint has this name".into(),
-            ));
-        }
-        let kind = match joint {
+    }
+
+    /// What joint `name` connects, and where on its bodies.
+    fn joint_kind(
+        &self,
+        bodies: &Bodies,
+        name: &str,
+        joint: &JointSpec,
+    ) -> Result<JointKind, SceneError> {
+        let report = &self.report;
+        let point = |body: usize, spec: PointSpec, field: &str| {
+            local_point(&bodies.list[body].kind, spec)
+                .map_err(|m| report.joint(name, Some(field), m))
+        };
+        Ok(match joint {
             JointSpec::Revolute {
                 a, at_a, b, at_b, ..
             } => {
-                let ia = find(name, "a", a)?;
-                let ib = find(name, "b", b)?;
+                let ia = self.joint_body(bodies, name, "a", a)?;
+                let ib = self.joint_body(bodies, name, "b", b)?;
                 if ia == ib {
                     return Err(report.joint(
                         name,
@@ -306,28 +449,25 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
                         "a revolute joint needs two different bodies".into(),
                     ));
                 }
-                planar(name, "a", ia)?;
-                planar(name, "b", ib)?;
+                self.check_planar(bodies, name, "a", ia)?;
+                self.check_planar(bodies, name, "b", ib)?;
                 JointKind::Revolute {
                     a: ia,
-                    point_a: local_point(&bodies[ia].kind, *at_a)
-                        .map_err(|m| report.joint(name, Some("at_a"), m))?,
+                    point_a: point(ia, *at_a, "at_a")?,
                     b: ib,
-                    point_b: local_point(&bodies[ib].kind, *at_b)
-                        .map_err(|m| report.joint(name, Some("at_b"), m))?,
+                    point_b: point(ib, *at_b, "at_b")?,
                 }
             }
             JointSpec::Pin {
                 body, at, ground, ..
             } => {
-                let i = find(name, "body", body)?;
-                planar(name, "body", i)?;
+                let i = self.joint_body(bodies, name, "body", body)?;
+                self.check_planar(bodies, name, "body", i)?;
                 check_finite(&[ground.0, ground.1], "ground point")
                     .map_err(|m| report.joint(name, Some("ground"), m))?;
                 JointKind::Pin {
                     body: i,
-                    point: local_point(&bodies[i].kind, *at)
-                        .map_err(|m| report.joint(name, Some("at"), m))?,
+                    point: point(i, *at, "at")?,
                     ground: Vector2::new(ground.0, ground.1),
                 }
             }
@@ -336,105 +476,116 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
                 anchor,
                 length,
                 ..
-            } => {
-                let i = find(name, "body", body)?;
-                if bodies[i].is_bar() {
-                    return Err(report.joint(
-                        name,
-                        Some("body"),
-                        "Distance constrains a point mass; a bar needs Pin or Revolute".into(),
-                    ));
-                }
-                if anchor.len() != bodies[i].dim() {
-                    return Err(report.joint(
-                        name,
-                        Some("anchor"),
-                        format!(
-                            "anchor has {} components, body \"{body}\" has {}",
-                            anchor.len(),
-                            bodies[i].dim()
-                        ),
-                    ));
-                }
-                check_finite(anchor, "anchor")
-                    .map_err(|m| report.joint(name, Some("anchor"), m))?;
-                check_positive(*length, "length")
-                    .map_err(|m| report.joint(name, Some("length"), m))?;
-                let mut point = [0.0; 3];
-                point[..anchor.len()].copy_from_slice(anchor);
-                JointKind::Distance {
-                    body: i,
-                    anchor: point,
-                    length: *length,
-                }
-            }
-        };
-        joints.push(Joint {
-            name: name.to_string(),
-            kind,
-            row: 0,
-        });
+            } => self.distance_joint(bodies, name, body, anchor, *length)?,
+        })
     }
 
-    // Loads.
-    let mut loads = Vec::new();
-    let mut load_names: HashMap<&str, ()> = HashMap::new();
-    for (index, load) in spec.loads.iter().enumerate() {
-        let name = load.name();
-        if let Some(problem) = name_problem(name) {
-            return Err(report.error(
-                Site::ListItem("loads", index, Some("name")),
-                Some(format!("load {}", index + 1)),
-                format!("every load needs a name {problem}"),
-            ));
-        }
-        if load_names.insert(name, ()).is_some() {
-            return Err(report.error(
-                Site::Named("loads", name, 1, Some("name")),
-                Some(format!("load \"{name}\"")),
-                "a second load has this name".into(),
-            ));
-        }
-        let (body, start, duration) = match load {
-            LoadSpec::Torque {
-                body,
-                start,
-                duration,
-                ..
-            }
-            | LoadSpec::Force {
-                body,
-                start,
-                duration,
-                ..
-            } => (body, start, duration),
-        };
-        let i = index_of.get(body.as_str()).copied().ok_or_else(|| {
-            report.load(
+    /// A point mass held at `length` from `anchor`.
+    fn distance_joint(
+        &self,
+        bodies: &Bodies,
+        name: &str,
+        body: &str,
+        anchor: &[f64],
+        length: f64,
+    ) -> Result<JointKind, SceneError> {
+        let report = &self.report;
+        let i = self.joint_body(bodies, name, "body", body)?;
+        if bodies.list[i].is_bar() {
+            return Err(report.joint(
                 name,
-                "body",
-                format!("unknown body \"{body}\" (bodies: {})", body_list(&spec)),
-            )
-        })?;
-        let window = match (start, duration) {
-            (None, None) => None,
+                Some("body"),
+                "Distance constrains a point mass; a bar needs Pin or Revolute".into(),
+            ));
+        }
+        if anchor.len() != bodies.list[i].dim() {
+            return Err(report.joint(
+                name,
+                Some("anchor"),
+                format!(
+                    "anchor has {} components, body \"{body}\" has {}",
+                    anchor.len(),
+                    bodies.list[i].dim()
+                ),
+            ));
+        }
+        check_finite(anchor, "anchor").map_err(|m| report.joint(name, Some("anchor"), m))?;
+        check_positive(length, "length").map_err(|m| report.joint(name, Some("length"), m))?;
+        let mut point = [0.0; 3];
+        point[..anchor.len()].copy_from_slice(anchor);
+        Ok(JointKind::Distance {
+            body: i,
+            anchor: point,
+            length,
+        })
+    }
+
+    /// Loads, in the order written.
+    fn loads(&self, bodies: &Bodies) -> Result<Vec<Load>, SceneError> {
+        let mut loads = Vec::new();
+        let mut seen = HashSet::new();
+        for (index, load) in self.spec.loads.iter().enumerate() {
+            let name = load.name();
+            self.check_name("loads", "load", index, name, &mut seen)?;
+            let (body, start, duration) = match load {
+                LoadSpec::Torque {
+                    body,
+                    start,
+                    duration,
+                    ..
+                }
+                | LoadSpec::Force {
+                    body,
+                    start,
+                    duration,
+                    ..
+                } => (body, *start, *duration),
+            };
+            let i = bodies
+                .index_of
+                .get(body.as_str())
+                .copied()
+                .ok_or_else(|| self.report.load(name, "body", self.unknown_body(body)))?;
+            let window = self.pulse_window(name, start, duration)?;
+            loads.push(Load {
+                body: i,
+                kind: self.load_kind(&bodies.list[i], name, load)?,
+                window,
+            });
+        }
+        Ok(loads)
+    }
+
+    /// The time window `[start, start + duration)` of a pulse; `None` for a constant load.
+    fn pulse_window(
+        &self,
+        name: &str,
+        start: Option<f64>,
+        duration: Option<f64>,
+    ) -> Result<Option<(f64, f64)>, SceneError> {
+        let report = &self.report;
+        match (start, duration) {
+            (None, None) => Ok(None),
             (Some(start), Some(duration)) => {
-                check_finite(&[*start], "start").map_err(|m| report.load(name, "start", m))?;
-                check_positive(*duration, "duration")
+                check_finite(&[start], "start").map_err(|m| report.load(name, "start", m))?;
+                check_positive(duration, "duration")
                     .map_err(|m| report.load(name, "duration", m))?;
-                Some((*start, start + duration))
+                Ok(Some((start, start + duration)))
             }
-            _ => {
-                return Err(report.load(
-                    name,
-                    "name",
-                    "a pulse needs both `start` and `duration` (a constant load neither)".into(),
-                ));
-            }
-        };
-        let kind = match load {
+            _ => Err(report.load(
+                name,
+                "name",
+                "a pulse needs both `start` and `duration` (a constant load neither)".into(),
+            )),
+        }
+    }
+
+    /// What load `name` applies to `body`.
+    fn load_kind(&self, body: &Body, name: &str, load: &LoadSpec) -> Result<LoadKind, SceneError> {
+        let report = &self.report;
+        match load {
             LoadSpec::Torque { torque, .. } => {
-                if !bodies[i].is_bar() {
+                if !body.is_bar() {
                     return Err(report.load(
                         name,
                         "body",
@@ -442,170 +593,200 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
                     ));
                 }
                 check_finite(&[*torque], "torque").map_err(|m| report.load(name, "torque", m))?;
-                LoadKind::Torque(*torque)
+                Ok(LoadKind::Torque(*torque))
             }
             LoadSpec::Force { force, .. } => {
-                if force.len() != dimension {
+                if force.len() != self.dimension {
                     return Err(report.load(
                         name,
                         "force",
                         format!(
-                            "force has {} components, the scene is {dimension}-dimensional",
-                            force.len()
+                            "force has {} components, the scene is {}-dimensional",
+                            force.len(),
+                            self.dimension
                         ),
                     ));
                 }
                 check_finite(force, "force").map_err(|m| report.load(name, "force", m))?;
                 let mut f = [0.0; 3];
                 f[..force.len()].copy_from_slice(force);
-                LoadKind::Force(f)
+                Ok(LoadKind::Force(f))
             }
-        };
-        loads.push(Load {
-            body: i,
-            kind,
-            window,
-        });
-    }
-
-    let mut gravity = [0.0; 3];
-    gravity[..dimension].copy_from_slice(&spec.gravity);
-    let mechanism = Mechanism::new(bodies, joints, loads, gravity);
-    let n = mechanism.n();
-
-    // Stated velocity components.
-    let mut xd0 = DVector::zeros(n);
-    let mut stated = vec![false; n];
-    let mut stated_components = Vec::new();
-    for (item, velocity) in spec.velocities.iter().enumerate() {
-        let at = |field: Option<&'static str>, message: String| {
-            report.error(
-                Site::ListItem("velocities", item, field),
-                Some(format!("velocity of \"{}\"", velocity.body)),
-                message,
-            )
-        };
-        let Some(i) = mechanism.body_index(&velocity.body) else {
-            return Err(at(
-                Some("body"),
-                format!(
-                    "unknown body \"{}\" (bodies: {})",
-                    velocity.body,
-                    body_list(&spec)
-                ),
-            ));
-        };
-        let body = &mechanism.bodies()[i];
-        let components = [
-            ("vx", velocity.vx, Some(0)),
-            ("vy", velocity.vy, Some(1)),
-            (
-                "vz",
-                velocity.vz,
-                matches!(body.kind, BodyKind::Point3).then_some(2),
-            ),
-            ("omega", velocity.omega, body.is_bar().then_some(2)),
-        ];
-        for (field, value, slot) in components {
-            let Some(value) = value else { continue };
-            let Some(slot) = slot else {
-                return Err(at(
-                    Some(field),
-                    format!("body \"{}\" has no component `{field}`", velocity.body),
-                ));
-            };
-            check_finite(&[value], field).map_err(|m| at(Some(field), m))?;
-            let index = body.offset + slot;
-            if stated[index] {
-                return Err(at(
-                    Some(field),
-                    format!("`{field}` of \"{}\" is stated twice", velocity.body),
-                ));
-            }
-            stated[index] = true;
-            xd0[index] = value;
-            stated_components.push(StatedComponent {
-                coordinate: index,
-                item,
-                field,
-            });
         }
     }
 
-    spec.solver.validate().map_err(|m| {
-        // `Settings::validate`'s messages start with the name of the field at fault.
-        let field: String = m
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        report.error(Site::SectionField("solver", &field), None, m)
-    })?;
-    check_positive(spec.run.t_end, "t_end")
-        .map_err(|m| report.error(Site::SectionField("run", "t_end"), None, m))?;
-    if let Some((x, y)) = spec.view.center {
-        check_finite(&[x, y], "center")
-            .map_err(|m| report.error(Site::SectionField("view", "center"), None, m))?;
-    }
-    if let Some(width) = spec.view.width {
-        check_positive(width, "width")
-            .map_err(|m| report.error(Site::SectionField("view", "width"), None, m))?;
-    }
-    if let Some(trace) = &spec.view.trace
-        && mechanism.body_index(trace).is_none()
-    {
-        return Err(report.error(
-            Site::SectionField("view", "trace"),
-            None,
-            format!("trace names unknown body \"{trace}\""),
-        ));
+    /// The stated initial velocity components, each checked: a component the body has,
+    /// finite, stated once.
+    fn stated_velocities(&self, mechanism: &Mechanism) -> Result<StatedVelocities, SceneError> {
+        let n = mechanism.n();
+        let mut stated = StatedVelocities {
+            xd0: DVector::zeros(n),
+            mask: vec![false; n],
+            components: Vec::new(),
+        };
+        for (item, velocity) in self.spec.velocities.iter().enumerate() {
+            let at = |field: Option<&'static str>, message: String| {
+                self.report.error(
+                    Site::ListItem("velocities", item, field),
+                    Some(format!("velocity of \"{}\"", velocity.body)),
+                    message,
+                )
+            };
+            let Some(i) = mechanism.body_index(&velocity.body) else {
+                return Err(at(Some("body"), self.unknown_body(&velocity.body)));
+            };
+            let body = &mechanism.bodies()[i];
+            let components = [
+                ("vx", velocity.vx, Some(0)),
+                ("vy", velocity.vy, Some(1)),
+                (
+                    "vz",
+                    velocity.vz,
+                    matches!(body.kind, BodyKind::Point3).then_some(2),
+                ),
+                ("omega", velocity.omega, body.is_bar().then_some(2)),
+            ];
+            for (field, value, slot) in components {
+                let Some(value) = value else { continue };
+                let Some(slot) = slot else {
+                    return Err(at(
+                        Some(field),
+                        format!("body \"{}\" has no component `{field}`", velocity.body),
+                    ));
+                };
+                check_finite(&[value], field).map_err(|m| at(Some(field), m))?;
+                let index = body.offset + slot;
+                if stated.mask[index] {
+                    return Err(at(
+                        Some(field),
+                        format!("`{field}` of \"{}\" is stated twice", velocity.body),
+                    ));
+                }
+                stated.mask[index] = true;
+                stated.xd0[index] = value;
+                stated.components.push(StatedComponent {
+                    coordinate: index,
+                    item,
+                    field,
+                });
+            }
+        }
+        Ok(stated)
     }
 
-    // Assembly and velocity completion.
-    let mut x0 = DVector::from_vec(x0);
-    let written = x0.clone();
-    let mut assembly = assemble_positions(&mechanism, &mut x0).map_err(|e| match &e {
-        SolverError::AssemblyFailed {
-            iterations,
-            residual,
-            joint,
-        } => report.joint(
-            joint,
-            None,
-            format!(
-                "the initial positions cannot be assembled (residual {residual:.3e} after \
-                 {iterations} Newton iterations); largest residual as written at this joint: \
-                 check the initial poses"
+    /// The `solver`, `run` and `view` sections.
+    fn check_settings(&self, mechanism: &Mechanism) -> Result<(), SceneError> {
+        let (spec, report) = (self.spec, &self.report);
+        spec.solver.validate().map_err(|m| {
+            // `Settings::validate`'s messages start with the name of the field at fault.
+            let field: String = m
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            report.error(Site::SectionField("solver", &field), None, m)
+        })?;
+        check_positive(spec.run.t_end, "t_end")
+            .map_err(|m| report.error(Site::SectionField("run", "t_end"), None, m))?;
+        if let Some((x, y)) = spec.view.center {
+            check_finite(&[x, y], "center")
+                .map_err(|m| report.error(Site::SectionField("view", "center"), None, m))?;
+        }
+        if let Some(width) = spec.view.width {
+            check_positive(width, "width")
+                .map_err(|m| report.error(Site::SectionField("view", "width"), None, m))?;
+        }
+        if let Some(trace) = &spec.view.trace
+            && mechanism.body_index(trace).is_none()
+        {
+            return Err(report.error(
+                Site::SectionField("view", "trace"),
+                None,
+                format!("trace names unknown body \"{trace}\""),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Assembles the written positions `x0` and completes the stated velocities.
+    fn initial_state(
+        &self,
+        mechanism: &Mechanism,
+        x0: Vec<f64>,
+        stated: StatedVelocities,
+    ) -> Result<InitialState, SceneError> {
+        let report = &self.report;
+        let mut x0 = DVector::from_vec(x0);
+        let written = x0.clone();
+        let mut assembly = assemble_positions(mechanism, &mut x0).map_err(|e| match &e {
+            SolverError::AssemblyFailed {
+                iterations,
+                residual,
+                joint,
+            } => report.joint(
+                joint,
+                None,
+                format!(
+                    "the initial positions cannot be assembled (residual {residual:.3e} after \
+                     {iterations} Newton iterations); largest residual as written at this joint: \
+                     check the initial poses"
+                ),
             ),
-        ),
-        _ => report.error(Site::Field("bodies"), None, e.to_string()),
-    })?;
-    // Velocities that fit the written pose are adjusted to the assembled one (reported in the
-    // assembly note); stated velocities that do not fit are an error.
-    let stated_xd = xd0.clone();
-    assembly.velocity_change = complete_velocities(
-        &mechanism,
-        &x0,
-        &stated,
-        &mut xd0,
-        (assembly.correction > 0.0).then_some((&written, assembly.correction)),
-    )
-    .map_err(|e| {
-        let culprit = worst_stated(&mechanism, &written, &stated_components, &stated_xd);
-        velocity_error(&report, &spec, culprit, e)
-    })?;
+            _ => report.error(Site::Field("bodies"), None, e.to_string()),
+        })?;
+        // Velocities that fit the written pose are adjusted to the assembled one (reported in the
+        // assembly note); stated velocities that do not fit are an error.
+        let StatedVelocities {
+            mut xd0,
+            mask,
+            components,
+        } = stated;
+        let stated_xd = xd0.clone();
+        assembly.velocity_change = complete_velocities(
+            mechanism,
+            &x0,
+            &mask,
+            &mut xd0,
+            (assembly.correction > 0.0).then_some((&written, assembly.correction)),
+        )
+        .map_err(|e| {
+            let culprit = worst_stated(mechanism, &written, &components, &stated_xd);
+            self.velocity_error(culprit, e)
+        })?;
+        Ok(InitialState { x0, xd0, assembly })
+    }
 
-    Ok(Scene {
-        file: file_name.to_string(),
-        title: spec.title.clone(),
-        description: spec.description.clone(),
-        mechanism: Arc::new(mechanism),
-        x0,
-        xd0,
-        settings: spec.solver.clone(),
-        t_end: spec.run.t_end,
-        view: spec.view.clone(),
-        assembly,
-    })
+    /// The error for stated velocities that violate the constraints, at the component that
+    /// contributes most (else at the `velocities` list).
+    fn velocity_error(
+        &self,
+        culprit: Option<(&StatedComponent, Option<f64>)>,
+        e: SolverError,
+    ) -> SceneError {
+        let (SolverError::InconsistentVelocities { residual, .. }, Some((c, left))) = (&e, culprit)
+        else {
+            return self
+                .report
+                .error(Site::Field("velocities"), None, e.to_string());
+        };
+        let field = c.field;
+        let why = match left {
+            None => format!("without this `{field}` the others fit"),
+            Some(left) => {
+                format!("this `{field}` contributes most (|A xd| = {left:.3e} without it)")
+            }
+        };
+        self.report.error(
+            Site::ListItem("velocities", c.item, Some(field)),
+            Some(format!(
+                "velocity of \"{}\"",
+                self.spec.velocities[c.item].body
+            )),
+            format!(
+                "the stated initial velocities violate the constraints (|A xd| = {residual:.3e}); \
+                 {why}: state fewer components"
+            ),
+        )
+    }
 }
 
 /// A stated initial velocity component: its coordinate and where it is written.
@@ -647,35 +828,6 @@ fn worst_stated<'a>(
         }
     }
     worst
-}
-
-/// The error for stated velocities that violate the constraints, at the component that
-/// contributes most (else at the `velocities` list).
-fn velocity_error(
-    report: &Reporter,
-    spec: &SceneFile,
-    culprit: Option<(&StatedComponent, Option<f64>)>,
-    e: SolverError,
-) -> SceneError {
-    let (SolverError::InconsistentVelocities { residual, .. }, Some((c, left))) = (&e, culprit)
-    else {
-        return report.error(Site::Field("velocities"), None, e.to_string());
-    };
-    let field = c.field;
-    let why = match left {
-        None => format!("without this `{field}` the others fit"),
-        Some(left) => {
-            format!("this `{field}` contributes most (|A xd| = {left:.3e} without it)")
-        }
-    };
-    report.error(
-        Site::ListItem("velocities", c.item, Some(field)),
-        Some(format!("velocity of \"{}\"", spec.velocities[c.item].body)),
-        format!(
-            "the stated initial velocities violate the constraints (|A xd| = {residual:.3e}); \
-             {why}: state fewer components"
-        ),
-    )
 }
 
 fn body_list(spec: &SceneFile) -> String {

@@ -1,9 +1,8 @@
 //! Scene errors: every one names the file, the line and column, and the entry at fault.
 
-use std::fmt;
-
-/// A scene that cannot be loaded.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A scene that cannot be loaded; shown as `file:line:column: entity: message`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {}{message}", entity_prefix(.entity.as_deref()))]
 pub struct SceneError {
     pub file: String,
     /// 1-based line and column.
@@ -14,14 +13,7 @@ pub struct SceneError {
     pub message: String,
 }
 
-impl fmt::Display for SceneError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: ", self.file, self.line, self.column)?;
-        if let Some(entity) = &self.entity {
-            write!(f, "{entity}: ")?;
-        }
-        write!(f, "{}", self.message)
-    }
+/// `entity: `, or nothing when the error is not inside an entry.
+fn entity_prefix(entity: Option<&str>) -> String {
+    entity.map_or_else(String::new, |entity| format!("{entity}: "))
 }
-
-impl std::error::Error for SceneError {}

@@ -97,56 +97,18 @@ fn field_offsets<'a>(
     })
 }
 
+/// Every entry with a `name: "..."` field, in source order.
 fn entries(source: &str, mask: &[bool]) -> Vec<Entry> {
-    let bytes = source.as_bytes();
     let mut found = Vec::new();
     for offset in field_offsets(source, mask, "name") {
         let rest = &source[offset + 4..];
         let colon = rest.find(':').map_or(0, |c| c + 1);
-        let value = rest[colon..].trim_start();
-        let Some(value) = value.strip_prefix('"') else {
+        let Some(name) = string_literal(rest[colon..].trim_start()) else {
             continue;
         };
-        let Some(end) = value.find('"') else {
+        let Some((open, close)) = enclosing_parentheses(source, mask, offset) else {
             continue;
         };
-        let name = value[..end].to_string();
-        // Innermost enclosing parentheses.
-        let mut depth = 0i32;
-        let mut open = None;
-        for i in (0..offset).rev() {
-            if !mask[i] {
-                continue;
-            }
-            match bytes[i] {
-                b')' => depth += 1,
-                b'(' if depth == 0 => {
-                    open = Some(i);
-                    break;
-                }
-                b'(' => depth -= 1,
-                _ => {}
-            }
-        }
-        let Some(open) = open else { continue };
-        let mut depth = 0i32;
-        let mut close = source.len();
-        for i in open..bytes.len() {
-            if !mask[i] {
-                continue;
-            }
-            match bytes[i] {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        close = i;
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
         found.push(Entry {
             name,
             name_offset: offset,
@@ -155,6 +117,65 @@ fn entries(source: &str, mask: &[bool]) -> Vec<Entry> {
         });
     }
     found
+}
+
+/// The text of the RON string literal that `text` starts with (escapes such as `\"`
+/// decoded, so that a name holding a double quote matches the loaded one), if it does.
+fn string_literal(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut i = 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        if bytes[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    ron::from_str(text.get(..=i)?).ok()
+}
+
+/// Offsets of the innermost pair of parentheses in code around `offset` (the closing one at
+/// the end of the source if it is missing).
+fn enclosing_parentheses(source: &str, mask: &[bool], offset: usize) -> Option<(usize, usize)> {
+    let bytes = source.as_bytes();
+    let mut depth = 0i32;
+    let mut open = None;
+    for i in (0..offset).rev() {
+        if !mask[i] {
+            continue;
+        }
+        match bytes[i] {
+            b')' => depth += 1,
+            b'(' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            b'(' => depth -= 1,
+            _ => {}
+        }
+    }
+    let open = open?;
+    let mut depth = 0i32;
+    let mut close = source.len();
+    for i in open..bytes.len() {
+        if !mask[i] {
+            continue;
+        }
+        match bytes[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = i;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    Some((open, close))
 }
 
 /// Nesting depth (parentheses and brackets) before each byte of code.
@@ -352,6 +373,13 @@ mod tests {
             enclosing_entry(SOURCE, offset).as_deref(),
             Some(r#"body "coupler""#)
         );
+    }
+
+    #[test]
+    fn names_with_escapes_are_read_as_loaded() {
+        let source = r#"(bodies: [Bar(name: "say \"hi\", \\o/", mass: 1.0)])"#;
+        let offset = locate_entry(source, "bodies", r#"say "hi", \o/"#, 0, Some("mass"));
+        assert_eq!(&source[offset..offset + 5], "mass:");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
+use approx::abs_diff_eq;
 use nalgebra::DVector;
 use singulab::scene::{Scene, SceneError, load_scene, parse_scene};
 
@@ -611,25 +612,70 @@ fn duplicated_or_empty_load_names() {
     );
 }
 
-/// Names head the trajectory CSV's columns (`NAME.x`, ...): a comma, a quote or a line break
-/// in one would shift every column after it, so such a name is an error at its entry.
+/// Names head the trajectory CSV's columns (`NAME.x`, ...), which are quoted where needed: a
+/// comma or a double quote in a name is fine, and errors about such a body still point into
+/// its entry.
 #[test]
-fn names_that_would_break_the_csv_header() {
-    let source = std::fs::read_to_string(crate::common::scene_path("four_bar")).unwrap();
-    for bad in ["coupler, left", "cou\\\"pler", "cou\\npler"] {
-        let src = source.replace("\"coupler\"", &format!("\"{bad}\""));
-        let e = match parse_scene("four_bar.ron", &src) {
-            Ok(_) => panic!("{bad:?} accepted as a name"),
-            Err(e) => e,
-        };
+fn names_may_hold_commas_and_double_quotes() {
+    // As written in RON, and as loaded.
+    for (written, name) in [("a,b", "a,b"), (r#"say \"hi\""#, r#"say "hi""#)] {
+        let src = FOUR_BAR.replace("\"coupler\"", &format!("\"{written}\""));
+        let s = parse_scene(FILE, &src).unwrap_or_else(|e| panic!("{name:?}: {e}"));
+        assert_eq!(s.mechanism.bodies()[1].name, name);
+        assert_eq!(s.mechanism.body_index(name), Some(1));
+        let bad = variant_of(
+            &src,
+            "mass: 1.0, start: (0.0, 1.0)",
+            "mass: -1.0, start: (0.0, 1.0)",
+        );
+        // Line 6: `Bar(` 9-12, `name: "coupler", ` 13-29 and `length: 1.0, ` 30-42 put
+        // `mass:` at column 43 with the seven letters of "coupler"; the name as written shifts
+        // it.
+        let column = 43 - "coupler".len() + written.chars().count();
+        let entity = format!("body \"{name}\"");
+        check(
+            &load_error(&bad),
+            &bad,
+            (6, column),
+            "mass: -1.0",
+            Some(entity.as_str()),
+            &["mass", "positive"],
+        );
+    }
+}
+
+/// A line break or another control character in a name would split or garble the one-line
+/// messages that name it: an error at the entry, which is named by its place in the list.
+#[test]
+fn names_with_line_breaks_are_rejected_at_their_entry() {
+    for written in [r"cou\npler", r"cou\rpler", r"cou\tpler"] {
+        let src = FOUR_BAR.replace("\"coupler\"", &format!("\"{written}\""));
+        let e = load_error(&src);
+        // Line 6, the coupler's entry: `Bar(` 9-12, so `name:` is at column 13.
+        check(
+            &e,
+            &src,
+            (6, 13),
+            &format!("name: \"{written}\""),
+            Some("body 2"),
+            &["line breaks or other control characters"],
+        );
         assert!(
-            e.message.contains("commas, double quotes or line breaks"),
+            e.to_string()
+                .starts_with("test.ron:6:13: body 2: every body needs a name without"),
             "{e}"
         );
-        // The first place the name appears: the coupler's entry in `bodies` (line 10).
-        assert_eq!(e.line, 10, "{bad:?}: {e}");
-        assert_eq!(e.entity.as_deref(), Some("body 2"), "{e}");
     }
+    // Joints too: line 11 holds O2, `Pin(` 9-12, `name:` at column 13.
+    let src = variant(r#"Pin(name: "O2""#, r#"Pin(name: "O\n2""#);
+    check(
+        &load_error(&src),
+        &src,
+        (11, 13),
+        r#"name: "O\n2""#,
+        Some("joint 2"),
+        &["every joint needs a name", "line breaks"],
+    );
 }
 
 #[test]
@@ -682,7 +728,11 @@ fn every_shipped_scene_loads_assembled() {
         let s: Scene = scene(name);
         let mut c = DVector::from_element(s.mechanism.m(), f64::NAN);
         s.mechanism.residual(&s.x0, &mut c);
-        assert!(c.amax() < 1e-10, "{name}: |c(x0)| = {:.3e}", c.amax());
+        assert!(
+            abs_diff_eq!(c.amax(), 0.0, epsilon = 1e-10),
+            "{name}: |c(x0)| = {:.3e}",
+            c.amax()
+        );
         // The shipped poses are exact: assembly has (almost) nothing to do.
         assert!(s.assembly.correction < 1e-9, "{name}: {:?}", s.assembly);
     }
@@ -699,13 +749,17 @@ fn a_slightly_misplaced_crank_is_assembled() {
         "assembly moved the poses by {correction:.3e}, expected about 1e-4"
     );
     assert!(
-        (s.assembly.initial_residual - 1e-4).abs() < 1e-9,
+        abs_diff_eq!(s.assembly.initial_residual, 1e-4, epsilon = 1e-9),
         "initial residual {:.3e}, expected 1e-4 (the pin's x offset)",
         s.assembly.initial_residual
     );
     let mut c = DVector::from_element(s.mechanism.m(), f64::NAN);
     s.mechanism.residual(&s.x0, &mut c);
-    assert!(c.amax() < 1e-12, "|c(x0)| = {:.3e}", c.amax());
+    assert!(
+        abs_diff_eq!(c.amax(), 0.0, epsilon = 1e-12),
+        "|c(x0)| = {:.3e}",
+        c.amax()
+    );
     // The note the app and `run` show names a coordinate of a bar on the moved loop.
     let note = s.assembly_note().expect("assembly moved the positions");
     assert!(note.contains("Newton iterations"), "{note}");
@@ -737,7 +791,7 @@ fn stated_velocities_follow_an_assembled_pose() {
     let mut a = nalgebra::DMatrix::zeros(s.mechanism.m(), s.mechanism.n());
     s.mechanism.jacobian(&s.x0, &mut a);
     assert!(
-        (&a * &s.xd0).amax() < 1e-9,
+        abs_diff_eq!((&a * &s.xd0).amax(), 0.0, epsilon = 1e-9),
         "|A xd| = {:e}",
         (&a * &s.xd0).amax()
     );
