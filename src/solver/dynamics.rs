@@ -92,9 +92,7 @@ impl Evaluator {
         let tangent = match tangent {
             Some(tangent) if tangent.shape() == (n, dof) => tangent,
             Some(_) => {
-                return Err(SolverError::InvalidState(
-                    "the basis given does not span the tangent space".into(),
-                ));
+                return Err(SolverError::TangentBasisShape);
             }
             None => q.columns(rank, dof),
         };

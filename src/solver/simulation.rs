@@ -152,11 +152,11 @@ impl Simulation {
         settings.validate().map_err(SolverError::InvalidSettings)?;
         let (n, m) = (mechanism.n(), mechanism.m());
         if x0.len() != n || xd0.len() != n {
-            return Err(SolverError::InvalidState(format!(
-                "expected {n} coordinates and velocities, got {} and {}",
-                x0.len(),
-                xd0.len()
-            )));
+            return Err(SolverError::StateLength {
+                expected: n,
+                positions: x0.len(),
+                velocities: xd0.len(),
+            });
         }
         let mut sim = Self {
             settings,
@@ -409,11 +409,10 @@ impl Simulation {
     /// Adds a run-time load, e.g. a torque pulse that pushes the mechanism at a singularity.
     pub fn add_load(&mut self, load: Load) -> Result<(), SolverError> {
         if load.body >= self.mechanism.bodies().len() {
-            return Err(SolverError::InvalidState(format!(
-                "load on body index {} but the mechanism has {} bodies",
-                load.body,
-                self.mechanism.bodies().len()
-            )));
+            return Err(SolverError::LoadBodyOutOfRange {
+                body: load.body,
+                bodies: self.mechanism.bodies().len(),
+            });
         }
         self.extra_loads.push(load);
         Ok(())
@@ -441,9 +440,7 @@ impl Simulation {
         let n = self.mechanism.n();
         let norm = direction.norm();
         if direction.len() != n || !norm.is_finite() || norm == 0.0 {
-            return Err(SolverError::InvalidState(
-                "leaving needs a non-zero direction of this mechanism".into(),
-            ));
+            return Err(SolverError::LeaveDirectionInvalid);
         }
         self.set_event_state(event)?;
         let unit = direction / norm;
@@ -454,16 +451,12 @@ impl Simulation {
                 (s, self.energy() - kinetic + 0.5 * unit_mass * s * s)
             }
             Some(_) => {
-                return Err(SolverError::InvalidState(
-                    "the speed to leave with must be positive".into(),
-                ));
+                return Err(SolverError::LeaveSpeedNotPositive);
             }
             None => ((2.0 * kinetic / unit_mass).sqrt(), self.energy()),
         };
         if speed.is_nan() || speed <= 0.0 {
-            return Err(SolverError::InvalidState(
-                "the mechanism is at rest here: give it a speed to leave with".into(),
-            ));
+            return Err(SolverError::LeaveFromRest);
         }
         // A step's travel: the first step from a state placed closer starts where the
         // accelerations vary like 1 / rho (the four-bar's fold, 0.5 s after leaving: 1.2e-5 J
@@ -497,9 +490,7 @@ impl Simulation {
     pub fn set_event_state(&mut self, event: &SingularEvent) -> Result<(), SolverError> {
         let n = self.mechanism.n();
         if event.x.len() != n || event.continued().nrows() != n {
-            return Err(SolverError::InvalidState(
-                "the event belongs to a different mechanism".into(),
-            ));
+            return Err(SolverError::EventOfAnotherMechanism);
         }
         self.t = event.t;
         self.t_compensation = 0.0;
@@ -586,10 +577,10 @@ impl Simulation {
         let mut lands = remaining <= nominal * (1.0 + 1e-6);
         let mut h = if lands { remaining } else { nominal };
         if h.is_nan() || h <= 0.0 {
-            return Err(SolverError::InvalidState(format!(
-                "nothing to step: t = {} is not before the limit {t_limit}",
-                self.t
-            )));
+            return Err(SolverError::NothingToStep {
+                t: self.t,
+                limit: t_limit,
+            });
         }
         if self.settings.predictor == Predictor::Omega {
             self.predictor.prepare(
