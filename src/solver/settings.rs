@@ -197,13 +197,14 @@ impl Settings {
 mod tests {
     use super::*;
 
-    fn rejection(change: fn(&mut Settings)) -> (String, &'static str) {
+    /// Default settings with `change` applied are rejected with message `text`, naming `field`.
+    fn assert_rejected(change: fn(&mut Settings), text: &str, field: &str) {
         let mut settings = Settings::default();
         change(&mut settings);
         let e = settings
             .validate()
             .expect_err("the settings are out of range");
-        (e.to_string(), e.field())
+        assert_eq!((e.to_string().as_str(), e.field()), (text, field));
     }
 
     #[test]
@@ -213,49 +214,43 @@ mod tests {
 
     #[test]
     fn each_check_names_its_field_first() {
-        let floor_message = format!(
-            "rank_tolerance must be at least {ROUND_OFF_FLOOR:e} (the QR's round-off floor), got {}",
-            number_text(ROUND_OFF_FLOOR / 2.0)
+        assert_rejected(
+            |s| s.dt = -1e-3,
+            "dt must be a positive finite number, got -0.001",
+            "dt",
         );
-        let cases: [(fn(&mut Settings), &str, &str); 7] = [
-            (
-                |s| s.dt = -1e-3,
-                "dt must be a positive finite number, got -0.001",
-                "dt",
+        assert_rejected(
+            |s| s.dopri_atol = f64::NAN,
+            "dopri_atol must be a positive finite number, got NaN",
+            "dopri_atol",
+        );
+        assert_rejected(
+            |s| s.normal_truncation = 2.0,
+            "normal_truncation is relative and must be below 1, got 2",
+            "normal_truncation",
+        );
+        assert_rejected(
+            |s| s.dopri_min_step = 5.0,
+            "dopri_min_step is a fraction of dt and must be at most 1, got 5",
+            "dopri_min_step",
+        );
+        assert_rejected(
+            |s| s.rank_tolerance = ROUND_OFF_FLOOR / 2.0,
+            &format!(
+                "rank_tolerance must be at least {ROUND_OFF_FLOOR:e} (the QR's round-off floor), got {}",
+                number_text(ROUND_OFF_FLOOR / 2.0)
             ),
-            (
-                |s| s.dopri_atol = f64::NAN,
-                "dopri_atol must be a positive finite number, got NaN",
-                "dopri_atol",
-            ),
-            (
-                |s| s.normal_truncation = 2.0,
-                "normal_truncation is relative and must be below 1, got 2",
-                "normal_truncation",
-            ),
-            (
-                |s| s.dopri_min_step = 5.0,
-                "dopri_min_step is a fraction of dt and must be at most 1, got 5",
-                "dopri_min_step",
-            ),
-            (
-                |s| s.rank_tolerance = ROUND_OFF_FLOOR / 2.0,
-                &floor_message,
-                "rank_tolerance",
-            ),
-            (
-                |s| s.rank_tolerance = 1e-2,
-                "rank_tolerance (1e-2) must not exceed detection_tolerance (1e-3)",
-                "rank_tolerance",
-            ),
-            (
-                |s| s.newton_max_iterations = 0,
-                "newton_max_iterations must be at least 1",
-                "newton_max_iterations",
-            ),
-        ];
-        for (change, text, field) in cases {
-            assert_eq!(rejection(change), (text.to_string(), field));
-        }
+            "rank_tolerance",
+        );
+        assert_rejected(
+            |s| s.rank_tolerance = 1e-2,
+            "rank_tolerance (1e-2) must not exceed detection_tolerance (1e-3)",
+            "rank_tolerance",
+        );
+        assert_rejected(
+            |s| s.newton_max_iterations = 0,
+            "newton_max_iterations must be at least 1",
+            "newton_max_iterations",
+        );
     }
 }

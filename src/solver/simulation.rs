@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use nalgebra::{DMatrix, DMatrixView, DVector};
 
-use super::basis::{BasisStats, BasisUpdater, TangentBasis};
-use super::dynamics::Evaluator;
+use super::basis::{BasisStats, BasisUpdater, StepEnd, TangentBasis};
+use super::dynamics::{Evaluator, Rhs};
 use super::error::SolverError;
 use super::events::{EventDetector, Excursions, MAX_EVENTS_PER_STEP, SingularEvent};
-use super::integrator::{Rhs, Stepper};
+use super::integrator::{Step, Stepper};
 use super::predictor::BasisPredictor;
 use super::projection::{ProjectionOutcome, Projector};
 use super::settings::{BasisMode, Integrator, Predictor, Settings};
@@ -264,7 +264,6 @@ impl Simulation {
             self.t,
             &mut self.x,
             &mut self.xd,
-            &mut self.a_next,
             &mut self.qr_state,
         )?;
         if !(self.x.iter().all(|v| v.is_finite()) && self.xd.iter().all(|v| v.is_finite())) {
@@ -285,7 +284,6 @@ impl Simulation {
             &self.settings,
             self.t,
             &mut self.x_next,
-            &mut self.a_next,
             &mut self.qr_next,
         );
         match outcome {
@@ -373,17 +371,12 @@ impl Simulation {
         let mut evaluator = self.evaluator.clone();
         evaluator.qr.clone_from(&self.qr_state);
         let mut xdd = DVector::zeros(self.mechanism.n());
-        evaluator.acceleration(
-            tangent,
-            &self.mechanism,
-            &self.extra_loads,
-            self.t,
-            &self.x,
-            &self.xd,
-            self.settings.rank_tolerance,
-            self.settings.normal_truncation,
-            &mut xdd,
-        )?;
+        let rhs = Rhs {
+            mechanism: &self.mechanism,
+            extra_loads: &self.extra_loads,
+            settings: &self.settings,
+        };
+        evaluator.acceleration(&rhs, self.t, &self.x, &self.xd, tangent, &mut xdd)?;
         Ok(xdd)
     }
 
@@ -505,20 +498,21 @@ impl Simulation {
     /// (projected) state, as over a step of length `h`, and restarts event detection.
     fn continue_bases_from(&mut self, event: &SingularEvent, h: f64) {
         let n = self.mechanism.n();
-        let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
+        let end = StepEnd {
+            t_hat: self.qr_state.q().columns(self.rank, n - self.rank),
+            xd: &self.xd,
+            h,
+            t: self.t,
+        };
         self.traditional.copy_from(&event.traditional_basis);
-        self.updater
-            .update_traditional(&mut self.traditional, &t_hat, &self.xd, h);
+        self.updater.update_traditional(&mut self.traditional, &end);
         let pred = event.basis.columns();
         self.continued.copy_from(&event.basis);
         self.updater.update_continued(
             &mut self.continued,
             &pred,
-            &t_hat,
             self.mechanism.mass_diagonal(),
-            &self.xd,
-            h,
-            self.t,
+            &end,
         );
         self.detector
             .resume(self.t, rho(&self.qr_state, self.generic_rank));
@@ -555,7 +549,67 @@ impl Simulation {
     pub fn step_until(&mut self, t_limit: f64) -> Result<StepReport, SolverError> {
         self.event_count = 0;
         self.excursions.begin_step();
+        let mut plan = self.plan_step(t_limit)?;
+        if self.settings.predictor == Predictor::Omega {
+            self.predictor.prepare(
+                &self.mechanism,
+                &self.x,
+                &self.xd,
+                &self.qr_state,
+                &self.continued,
+            );
+        }
+        let (rejected, forced) = match self.settings.integrator {
+            Integrator::Rk4 => {
+                self.integrate_rk4(plan.h)?;
+                (0, false)
+            }
+            Integrator::Dopri5 => self.integrate_dopri5(&mut plan)?,
+        };
+        let h = plan.h;
+        self.counters.factorizations += self.stepper.take_factorizations();
+        let outcome = self.project_step_end(h)?;
+
+        // Accept: remember the state we leave, for locating events inside the last steps.
+        self.keep_current_state();
+        let predictor_used = self.predictor.predict(
+            self.settings.predictor,
+            h,
+            self.settings.omega_step_limit,
+            &self.qr_state,
+            &self.continued,
+        );
+        self.advance_to_step_end(&plan);
+        self.update_bases(h);
+        self.projector.jacobian().mul_to(&self.xd, &mut self.av);
+        let rho = rho(&self.qr_state, self.generic_rank);
+        self.detect_events(&plan, rho)?;
+        self.counters.steps += 1;
         let n = self.mechanism.n();
+        Ok(StepReport {
+            t: self.t,
+            h,
+            energy: self.energy(),
+            residual: outcome.residual,
+            independent_residual: outcome.independent_residual,
+            velocity_residual: self.av.amax(),
+            newton_iterations: outcome.iterations,
+            rank: self.rank,
+            dof: n - self.rank,
+            rho,
+            predictor: predictor_used,
+            omega_norm: self.predictor.omega_norm(),
+            traditional: self.traditional.stats(),
+            continued: self.continued.stats(),
+            rejected,
+            forced,
+            events: self.event_count,
+        })
+    }
+
+    /// The size of the next step and whether it lands on `t_limit` or on the next edge of a
+    /// pulse load before it.
+    fn plan_step(&self, t_limit: f64) -> Result<StepPlan, SolverError> {
         let nominal = match self.settings.integrator {
             Integrator::Rk4 => self.settings.dt,
             Integrator::Dopri5 => self.adaptive_h.min(self.settings.dt),
@@ -582,23 +636,6 @@ impl Simulation {
                 limit: t_limit,
             });
         }
-        if self.settings.predictor == Predictor::Omega {
-            self.predictor.prepare(
-                &self.mechanism,
-                &self.x,
-                &self.xd,
-                &self.qr_state,
-                &self.continued,
-            );
-        }
-
-        let rhs = Rhs {
-            mechanism: &self.mechanism,
-            extra_loads: &self.extra_loads,
-            settings: &self.settings,
-        };
-        let mut rejected = 0;
-        let mut forced = false;
         let h_min = (self.settings.dt * self.settings.dopri_min_step).min(h);
         let near_singular =
             rho(&self.qr_state, self.generic_rank) < self.settings.detection_tolerance;
@@ -611,89 +648,122 @@ impl Simulation {
             lands = remaining <= self.settings.dt * (1.0 + 1e-6);
             h = if lands { remaining } else { self.settings.dt };
         }
-        match self.settings.integrator {
-            Integrator::Rk4 => {
-                self.stepper.rk4(
-                    &rhs,
-                    &mut self.evaluator,
-                    &self.qr_state,
-                    self.t,
-                    &self.x,
-                    &self.xd,
-                    h,
-                    &mut self.x_next,
-                    &mut self.xd_next,
-                )?;
-            }
-            Integrator::Dopri5 => loop {
-                let attempt = self.stepper.dopri5(
-                    &rhs,
-                    &mut self.evaluator,
-                    &self.qr_state,
-                    self.t,
-                    &self.x,
-                    &self.xd,
-                    h,
-                    self.settings.dopri_rtol,
-                    self.settings.dopri_atol,
-                    &mut self.x_next,
-                    &mut self.xd_next,
-                );
-                let error = match attempt {
-                    Ok(error) => error,
-                    // A stage whose projection fails means a step too long: rejected like one
-                    // that fails its error estimate, down to the smallest step.
-                    Err(SolverError::NewtonDiverged { .. }) if h > h_min => f64::INFINITY,
-                    Err(e) => return Err(e),
-                };
-                let factor = if error > 0.0 {
-                    (0.9 * error.powf(-0.2)).clamp(0.2, 5.0)
-                } else {
-                    5.0
-                };
-                if error.is_finite() && error <= 1.0 {
-                    let grown = (h * factor).clamp(h_min.min(self.settings.dt), self.settings.dt);
-                    // A step shortened to land on an edge or the limit says nothing about the
-                    // step size the solution needs: keep the one before (after a 2e-9 s landing
-                    // the steps grew back from 1e-8 s).
-                    self.adaptive_h = if lands && h == remaining {
-                        grown.max(self.adaptive_h)
-                    } else {
-                        grown
-                    };
-                    break;
-                }
-                if error.is_finite() && (h <= h_min || near_singular) {
-                    // Near a singular configuration no step size meets the error estimate:
-                    // the accelerations vary like 1/rho there. Refining only creeps towards
-                    // the singular point and multiplies evaluations right next to it, so the
-                    // step (of the largest size, above) is accepted as it is, like a
-                    // fixed-step method's, and reported.
-                    forced = true;
-                    self.adaptive_h = h.max(h_min);
-                    break;
-                }
-                if h <= h_min {
-                    return Err(SolverError::StepTooSmall { t: self.t, h });
-                }
-                rejected += 1;
-                h = (h * if error.is_finite() {
-                    factor.min(0.9)
-                } else {
-                    0.2
-                })
-                .max(h_min);
-            },
-        }
+        Ok(StepPlan {
+            h,
+            t_limit,
+            limit,
+            remaining,
+            lands,
+            h_min,
+            near_singular,
+        })
+    }
 
-        self.counters.factorizations += self.stepper.take_factorizations();
+    /// One RK4 step of size `h` from the current state into `(x_next, xd_next)`.
+    fn integrate_rk4(&mut self, h: f64) -> Result<(), SolverError> {
+        let rhs = Rhs {
+            mechanism: &self.mechanism,
+            extra_loads: &self.extra_loads,
+            settings: &self.settings,
+        };
+        let step = Step {
+            t: self.t,
+            x: &self.x,
+            xd: &self.xd,
+            start: &self.qr_state,
+            h,
+        };
+        self.stepper.rk4(
+            &rhs,
+            &mut self.evaluator,
+            &step,
+            &mut self.x_next,
+            &mut self.xd_next,
+        )
+    }
+
+    /// Dopri5 attempts from the current state into `(x_next, xd_next)`, shrinking `plan.h`
+    /// until one is accepted, and the step size for the next step into `adaptive_h`. Returns
+    /// the number of rejected attempts and whether the accepted one was forced.
+    fn integrate_dopri5(&mut self, plan: &mut StepPlan) -> Result<(usize, bool), SolverError> {
+        let rhs = Rhs {
+            mechanism: &self.mechanism,
+            extra_loads: &self.extra_loads,
+            settings: &self.settings,
+        };
+        let h_min = plan.h_min;
+        let mut rejected = 0;
+        loop {
+            let h = plan.h;
+            let step = Step {
+                t: self.t,
+                x: &self.x,
+                xd: &self.xd,
+                start: &self.qr_state,
+                h,
+            };
+            let attempt = self.stepper.dopri5(
+                &rhs,
+                &mut self.evaluator,
+                &step,
+                &mut self.x_next,
+                &mut self.xd_next,
+            );
+            let error = match attempt {
+                Ok(error) => error,
+                // A stage whose projection fails means a step too long: rejected like one
+                // that fails its error estimate, down to the smallest step.
+                Err(SolverError::NewtonDiverged { .. }) if h > h_min => f64::INFINITY,
+                Err(e) => return Err(e),
+            };
+            let factor = if error > 0.0 {
+                (0.9 * error.powf(-0.2)).clamp(0.2, 5.0)
+            } else {
+                5.0
+            };
+            if error.is_finite() && error <= 1.0 {
+                let grown = (h * factor).clamp(h_min.min(self.settings.dt), self.settings.dt);
+                // A step shortened to land on an edge or the limit says nothing about the
+                // step size the solution needs: keep the one before (after a 2e-9 s landing
+                // the steps grew back from 1e-8 s).
+                self.adaptive_h = if plan.lands_exactly() {
+                    grown.max(self.adaptive_h)
+                } else {
+                    grown
+                };
+                return Ok((rejected, false));
+            }
+            if error.is_finite() && (h <= h_min || plan.near_singular) {
+                // Near a singular configuration no step size meets the error estimate:
+                // the accelerations vary like 1/rho there. Refining only creeps towards
+                // the singular point and multiplies evaluations right next to it, so the
+                // step (of the largest size, above) is accepted as it is, like a
+                // fixed-step method's, and reported.
+                self.adaptive_h = h.max(h_min);
+                return Ok((rejected, true));
+            }
+            if h <= h_min {
+                return Err(SolverError::StepTooSmall { t: self.t, h });
+            }
+            rejected += 1;
+            plan.h = (h * if error.is_finite() {
+                factor.min(0.9)
+            } else {
+                0.2
+            })
+            .max(h_min);
+        }
+    }
+
+    /// Projects the integrated state `(x_next, xd_next)` at `t + h` onto the constraints,
+    /// leaving `A^T` factorised there in `qr_next`.
+    fn project_step_end(&mut self, h: f64) -> Result<ProjectionOutcome, SolverError> {
         let outcome = self.projector.project(
             &self.mechanism,
             &self.settings,
             self.t + h,
             &mut self.x_next,
             &mut self.xd_next,
-            &mut self.a_next,
             &mut self.qr_next,
         )?;
         self.counters.factorizations += outcome.iterations as u64 + 1;
@@ -705,8 +775,11 @@ impl Simulation {
                 what: "state",
             });
         }
+        Ok(outcome)
+    }
 
-        // Accept: remember the state we leave, for locating events inside the last steps.
+    /// Keeps the current state as the newest snapshot, dropping the oldest.
+    fn keep_current_state(&mut self) {
         self.history.rotate_left(1);
         let snapshot = &mut self.history[KEPT_STATES - 1];
         snapshot.t = self.t;
@@ -716,51 +789,55 @@ impl Simulation {
         snapshot.traditional.copy_from(&self.traditional);
         snapshot.continued.copy_from(&self.continued);
         self.history_len = (self.history_len + 1).min(KEPT_STATES);
+    }
 
-        let predictor_used = self.predictor.predict(
-            self.settings.predictor,
-            h,
-            self.settings.omega_step_limit,
-            &self.qr_state,
-            &self.continued,
-        );
+    /// Makes the projected step end the current state: time, positions, velocities, the
+    /// factorisation there and its rank.
+    fn advance_to_step_end(&mut self, plan: &StepPlan) {
         // Compensated (Kahan) summation keeps t = k dt exact to round-off over long runs.
-        let increment = h - self.t_compensation;
+        let increment = plan.h - self.t_compensation;
         let sum = self.t + increment;
         self.t_compensation = (sum - self.t) - increment;
         self.t = sum;
-        if lands && h == remaining {
-            self.t = limit;
+        if plan.lands_exactly() {
+            self.t = plan.limit;
             self.t_compensation = 0.0;
         }
         std::mem::swap(&mut self.x, &mut self.x_next);
         std::mem::swap(&mut self.xd, &mut self.xd_next);
         std::mem::swap(&mut self.qr_state, &mut self.qr_next);
         self.rank = self.qr_state.rank(self.settings.rank_tolerance);
+    }
 
-        let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
-        self.updater
-            .update_traditional(&mut self.traditional, &t_hat, &self.xd, h);
+    /// Brings both tangent bases to the current state after a step of length `h`: the
+    /// traditional one to the QR's columns, the continued one from the predictor's basis.
+    fn update_bases(&mut self, h: f64) {
+        let n = self.mechanism.n();
+        let end = StepEnd {
+            t_hat: self.qr_state.q().columns(self.rank, n - self.rank),
+            xd: &self.xd,
+            h,
+            t: self.t,
+        };
+        self.updater.update_traditional(&mut self.traditional, &end);
         let prediction = self.predictor.prediction();
         self.updater.update_continued(
             &mut self.continued,
             &prediction,
-            &t_hat,
             self.mechanism.mass_diagonal(),
-            &self.xd,
-            h,
-            self.t,
+            &end,
         );
+    }
 
-        self.a_next.mul_to(&self.xd, &mut self.av);
-        let rho = rho(&self.qr_state, self.generic_rank);
+    /// Feeds the singularity indicator `rho` of the current state to the detector and locates
+    /// the singular configurations the last steps passed, when there may be one.
+    fn detect_events(&mut self, plan: &StepPlan, rho: f64) -> Result<(), SolverError> {
         let fitted = self.detector.push(self.t, rho);
         let search_step = std::mem::take(&mut self.search_next_step);
         // The last step of a run (it landed on the limit) with `rho` still falling: a minimum
         // in it would only be seen by a step that does not come.
-        let closing = lands
-            && h == remaining
-            && limit == t_limit
+        let closing = plan.lands_exactly()
+            && plan.limit == plan.t_limit
             && self.history_len > 0
             && rho < self.history[KEPT_STATES - 1].rho;
         if fitted.is_some() || search_step || closing {
@@ -768,26 +845,33 @@ impl Simulation {
         }
         self.excursions
             .observe(self.t, rho, self.settings.detection_tolerance);
-        self.counters.steps += 1;
-        Ok(StepReport {
-            t: self.t,
-            h,
-            energy: self.energy(),
-            residual: outcome.residual,
-            independent_residual: outcome.independent_residual,
-            velocity_residual: self.av.amax(),
-            newton_iterations: outcome.iterations,
-            rank: self.rank,
-            dof: n - self.rank,
-            rho,
-            predictor: predictor_used,
-            omega_norm: self.predictor.omega_norm(),
-            traditional: self.traditional.stats(),
-            continued: self.continued.stats(),
-            rejected,
-            forced,
-            events: self.event_count,
-        })
+        Ok(())
+    }
+}
+
+/// The size of a step about to be taken and where it lands.
+struct StepPlan {
+    /// The step size (Dopri5 shrinks it while attempts are rejected).
+    h: f64,
+    /// The limit the step was asked not to pass.
+    t_limit: f64,
+    /// `t_limit`, or the next edge of a pulse load before it.
+    limit: f64,
+    /// From the current time to `limit`.
+    remaining: f64,
+    /// The step is sized to end on `limit`.
+    lands: bool,
+    /// Dopri5's smallest step.
+    h_min: f64,
+    /// The current state is next to a singular configuration (`rho` below the detection
+    /// tolerance).
+    near_singular: bool,
+}
+
+impl StepPlan {
+    /// The step ends exactly on `limit`.
+    fn lands_exactly(&self) -> bool {
+        self.lands && self.h == self.remaining
     }
 }
 
