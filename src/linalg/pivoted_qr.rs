@@ -467,6 +467,7 @@ impl PivotedQr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
 
     use crate::linalg::test_rng::Rng;
 
@@ -495,12 +496,20 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(sorted, (0..m).collect::<Vec<_>>(), "not a permutation");
 
-        let recon = max_abs(&(at_permuted(a, perm) - q * r));
+        let (permuted, product) = (at_permuted(a, perm), q * r);
         let scale = a.norm().max(1.0);
-        assert!(recon <= 1e-12 * scale, "A^T P - QR = {recon:e} ({m}x{n})");
+        assert!(
+            abs_diff_eq!(product, permuted, epsilon = 1e-12 * scale),
+            "A^T P - QR = {:e} ({m}x{n})",
+            max_abs(&(&permuted - &product))
+        );
 
-        let orth = max_abs(&(q.transpose() * q - DMatrix::identity(n, n)));
-        assert!(orth <= 1e-13, "Q^T Q - I = {orth:e} ({m}x{n})");
+        let (qtq, identity) = (q.transpose() * q, DMatrix::identity(n, n));
+        assert!(
+            abs_diff_eq!(qtq, identity, epsilon = 1e-13),
+            "Q^T Q - I = {:e} ({m}x{n})",
+            max_abs(&(&qtq - &identity))
+        );
 
         for j in 0..m {
             for i in j + 1..n {
@@ -526,7 +535,7 @@ mod tests {
         for (j, &theirs) in reference.iter().enumerate() {
             let ours = qr.r_diag_abs(j);
             assert!(
-                (ours - theirs).abs() <= slack,
+                abs_diff_eq!(ours, theirs, epsilon = slack),
                 "|R_{j}{j}| = {ours:e}, unpivoted QR of A^T P: {theirs:e} ({m}x{n})"
             );
             if j > 0 {
@@ -588,7 +597,7 @@ mod tests {
             let qr = factorize(&a);
             check_factorization(&a, &qr);
             for i in 0..n {
-                assert!((qr.r_diag_abs(i) - 1.0).abs() <= 1e-14);
+                assert_abs_diff_eq!(qr.r_diag_abs(i), 1.0, epsilon = 1e-14);
             }
         }
     }
@@ -682,8 +691,11 @@ mod tests {
             let mut x = DVector::zeros(n);
             qr.normal_solve(r, b_piv.as_slice(), &mut y, &mut x);
 
-            let res = (&a * &x - &b).amax();
-            assert!(res <= 1e-12, "A x - b = {res:e} ({m}x{n})");
+            assert!(
+                abs_diff_eq!(&a * &x, b, epsilon = 1e-12),
+                "A x - b = {:e} ({m}x{n})",
+                (&a * &x - &b).amax()
+            );
             // Minimum norm <=> x in the row space of A <=> x orthogonal to the tangent space.
             let along_tangent = (qr.q().columns(r, n - r).transpose() * &x).amax();
             assert!(
@@ -692,7 +704,7 @@ mod tests {
             );
             // Independent check: the min-norm solution is A^T (A A^T)^{-1} b.
             let reference = a.transpose() * (&a * a.transpose()).lu().solve(&b).unwrap();
-            assert!((&x - reference).amax() <= 1e-10);
+            assert_abs_diff_eq!(x, reference, epsilon = 1e-10);
         }
     }
 
@@ -709,8 +721,11 @@ mod tests {
             let mut y = vec![0.0; r];
             let mut x = DVector::zeros(n);
             qr.normal_solve(r, b_piv.as_slice(), &mut y, &mut x);
-            let res = (&a * &x - &b).amax();
-            assert!(res <= 1e-12, "A x - b = {res:e} for ({m},{n},{k})");
+            assert!(
+                abs_diff_eq!(&a * &x, b, epsilon = 1e-12),
+                "A x - b = {:e} for ({m},{n},{k})",
+                (&a * &x - &b).amax()
+            );
         }
     }
 
@@ -733,10 +748,10 @@ mod tests {
             lazy.normal_solve_implicit(r, b_piv.as_slice(), &mut y, &mut x_implicit);
             explicit.normal_solve(r, b_piv.as_slice(), &mut y, &mut x_explicit);
             let scale = x_explicit.amax().max(1.0);
-            let difference = (&x_implicit - &x_explicit).amax();
             assert!(
-                difference <= 1e-13 * scale,
-                "differ by {difference:e} ({m},{n},{k})"
+                abs_diff_eq!(x_implicit, x_explicit, epsilon = 1e-13 * scale),
+                "differ by {:e} ({m},{n},{k})",
+                (&x_implicit - &x_explicit).amax()
             );
             lazy.form_q();
             assert_eq!(lazy.q(), explicit.q());
@@ -753,9 +768,9 @@ mod tests {
         let qr = factorize(&a);
         check_factorization(&a, &qr);
         assert_eq!(qr.permutation(), &[1, 2, 0]);
-        assert!((qr.r_diag_abs(0) - 3.0).abs() <= 1e-15);
-        assert!((qr.r_diag_abs(1) - 1.0).abs() <= 1e-15);
-        assert!(qr.r_diag_abs(2) <= 1e-15);
+        assert_abs_diff_eq!(qr.r_diag_abs(0), 3.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(qr.r_diag_abs(1), 1.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(qr.r_diag_abs(2), 0.0, epsilon = 1e-15);
         assert_eq!(qr.rank(1e-10), 2);
 
         // Norm, not largest entry: row 0 has the largest entry (2.5) but row 1 the larger norm
@@ -763,7 +778,7 @@ mod tests {
         let a = DMatrix::from_row_slice(2, 3, &[2.5, 0.0, 0.0, 1.5, 1.5, 1.5]);
         let qr = factorize(&a);
         assert_eq!(qr.permutation()[0], 1);
-        assert!((qr.r_diag_abs(0) - 1.5 * 3f64.sqrt()).abs() <= 1e-15);
+        assert_abs_diff_eq!(qr.r_diag_abs(0), 1.5 * 3f64.sqrt(), epsilon = 1e-15);
 
         // Ties go to the lowest index.
         let a = DMatrix::from_row_slice(3, 2, &[0.0, 1.0, 1.0, 0.0, -1.0, 0.0]);
@@ -781,9 +796,9 @@ mod tests {
         assert_eq!(qr.r()[(0, 0)], -2.0);
         // The scaled norm neither overflows nor underflows.
         let qr = factorize(&DMatrix::from_row_slice(1, 2, &[3e200, 4e200]));
-        assert!((qr.r()[(0, 0)] / 5e200 + 1.0).abs() <= 1e-15);
+        assert_abs_diff_eq!(qr.r()[(0, 0)] / 5e200, -1.0, epsilon = 1e-15);
         let qr = factorize(&DMatrix::from_row_slice(1, 2, &[3e-200, 4e-200]));
-        assert!((qr.r()[(0, 0)] / 5e-200 + 1.0).abs() <= 1e-15);
+        assert_abs_diff_eq!(qr.r()[(0, 0)] / 5e-200, -1.0, epsilon = 1e-15);
     }
 
     #[test]
@@ -821,10 +836,17 @@ mod tests {
                 reference.permutation(),
                 "2^{exponent}"
             );
-            let r_error = max_abs(&(scaled.r() / scale - reference.r()));
-            let q_error = max_abs(&(scaled.q() - reference.q()));
-            assert!(r_error <= 1e-12, "R differs by {r_error:e} at 2^{exponent}");
-            assert!(q_error <= 1e-12, "Q differs by {q_error:e} at 2^{exponent}");
+            let unscaled_r = scaled.r() / scale;
+            assert!(
+                abs_diff_eq!(unscaled_r, reference.r(), epsilon = 1e-12),
+                "R differs by {:e} at 2^{exponent}",
+                max_abs(&(&unscaled_r - reference.r()))
+            );
+            assert!(
+                abs_diff_eq!(scaled.q(), reference.q(), epsilon = 1e-12),
+                "Q differs by {:e} at 2^{exponent}",
+                max_abs(&(scaled.q() - reference.q()))
+            );
         }
     }
 
@@ -845,10 +867,11 @@ mod tests {
         let (exact, noisy) = (factorize(&a), factorize(&perturbed));
         assert_eq!(exact.rank(1e-10), 3);
         assert_eq!(noisy.r_diag_abs(3), 0.0, "round-off left in R");
-        let difference = max_abs(&(exact.q().columns(3, 3) - noisy.q().columns(3, 3)));
+        let (exact_basis, noisy_basis) = (exact.q().columns(3, 3), noisy.q().columns(3, 3));
         assert!(
-            difference <= 1e-12,
-            "tangent bases differ by {difference:e}"
+            abs_diff_eq!(exact_basis, noisy_basis, epsilon = 1e-12),
+            "tangent bases differ by {:e}",
+            max_abs(&(exact_basis - noisy_basis))
         );
     }
 }
