@@ -199,9 +199,9 @@ impl Simulation {
         let (x_given, xd_given) = (sim.x.clone(), sim.xd.clone());
         sim.project_current()?;
         // A scene's velocities are completed so that `A xd = 0` with the stated components
-        // held fixed; projecting them again moves those by rounding (A02's crank rate became
-        // -1.0000000000000004 in the first row). Given velocities that already fit the
-        // unmoved positions are kept as they are.
+        // held fixed; projecting them again would move those by rounding (a stated crank rate
+        // of -1 would no longer be exactly -1). Given velocities that already fit the unmoved
+        // positions are kept as they are.
         if sim.x == x_given {
             sim.mechanism.jacobian(&sim.x, &mut sim.a_next);
             sim.a_next.mul_to(&xd_given, &mut sim.av);
@@ -237,8 +237,8 @@ impl Simulation {
                 }
             }
             // Counted at Newton's truncation: a probe Newton stopped with entries below it
-            // (converged on the others) would otherwise count them (a redundant linkage
-            // written flat got rank 12 for its generic 11).
+            // (converged on the others) would otherwise count them, and a redundant linkage
+            // written flat would get a generic rank above its true one.
             if self.project_scratch_positions() {
                 let truncation = self
                     .settings
@@ -581,6 +581,7 @@ impl Simulation {
         );
         self.advance_to_step_end(&plan);
         self.update_bases(h);
+        // `A xd` for the report's velocity residual (A at the projected positions).
         self.projector.jacobian().mul_to(&self.xd, &mut self.av);
         let rho = rho(&self.qr_state, self.generic_rank);
         self.detect_events(&plan, rho)?;
@@ -615,12 +616,12 @@ impl Simulation {
             Integrator::Dopri5 => self.adaptive_h.min(self.settings.dt),
         };
         // Land exactly on the limit, or on the next edge of a pulse load before it, when it
-        // is within a rounding error of one more step. A step across an edge integrated the
-        // pulse to first order only: 20 N m for 0.05 s on the four-bar's crank, edges off
-        // the grid, gave its angle 4.7e-3 rad off after 2 s at dt 1e-3.
-        // An edge within a rounding error of the limit is the limit (0.7 + 2.5174 s is
-        // 3.2173999999999996: the run's last step landed there, short of t_end, and the
-        // search that closes a run did not run).
+        // is within a rounding error of one more step: a step across an edge integrates the
+        // pulse to first order only (20 N m for 0.05 s on the four-bar's crank, edges off the
+        // grid: its angle 4.7e-3 rad off after 2 s at dt 1e-3).
+        // An edge within a rounding error of the limit is the limit (a pulse ending at
+        // 0.7 + 2.5174 s ends at 3.2173999999999996): otherwise the run's last step would
+        // land just short of `t_end`, and the search that closes a run would not run.
         let edge = self.next_load_edge();
         let limit = if edge < t_limit - 1e-9 * self.settings.dt {
             edge
@@ -641,10 +642,10 @@ impl Simulation {
             rho(&self.qr_state, self.generic_rank) < self.settings.detection_tolerance;
         if near_singular && self.settings.integrator == Integrator::Dopri5 && !lands {
             // Next to a singular configuration Dopri5 crosses in one step of the largest
-            // size, as RK4 does. With the step the controller had shrunk to on the way in,
-            // it took dozens of forced steps right at the singular point, one of them
-            // landing on it (rho = 0, 1.3e-2 J lost on the 2x3); in one step, every scene's
-            // energy drift over 10 s is below 3.3e-6 J (README, "Dopri5").
+            // size, as RK4 does. With the step the controller shrinks to on the way in, it
+            // would take dozens of forced steps right at the singular point and could land on
+            // it (rho = 0: 1.3e-2 J lost on the 2x3); in one step, every scene's energy
+            // drift over 10 s stays below 3.3e-6 J (README, "Dopri5").
             lands = remaining <= self.settings.dt * (1.0 + 1e-6);
             h = if lands { remaining } else { self.settings.dt };
         }
@@ -724,8 +725,8 @@ impl Simulation {
             if error.is_finite() && error <= 1.0 {
                 let grown = (h * factor).clamp(h_min.min(self.settings.dt), self.settings.dt);
                 // A step shortened to land on an edge or the limit says nothing about the
-                // step size the solution needs: keep the one before (after a 2e-9 s landing
-                // the steps grew back from 1e-8 s).
+                // step size the solution needs: keep the one before (the controller would
+                // otherwise restart from the landing's length, down to nanoseconds).
                 self.adaptive_h = if plan.lands_exactly() {
                     grown.max(self.adaptive_h)
                 } else {
