@@ -84,6 +84,7 @@ pub fn cholesky_solve_in_place(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
     use nalgebra::{DMatrix, DVector};
 
     use crate::linalg::test_rng::Rng;
@@ -105,11 +106,14 @@ mod tests {
             let s = bm.transpose() * &bm + DMatrix::identity(k, k);
             let b = DVector::from_fn(k, |_, _| rng.next());
             let (l, x) = solve(&s, &b).expect("SPD");
-            let res = (&s * &x - &b).amax();
-            assert!(res <= 1e-12 * s.norm(), "S x - b = {res:e} (k = {k})");
+            assert!(
+                abs_diff_eq!(&s * &x, b, epsilon = 1e-12 * s.norm()),
+                "S x - b = {:e} (k = {k})",
+                (&s * &x - &b).amax()
+            );
             // L is lower triangular with a positive diagonal and L L^T = S.
             assert!((0..k).all(|j| l[(j, j)] > 0.0 && (0..j).all(|i| l[(i, j)] == 0.0)));
-            assert!((&l * l.transpose() - &s).amax() <= 1e-12 * s.norm());
+            assert_abs_diff_eq!(&l * l.transpose(), s, epsilon = 1e-12 * s.norm());
         }
     }
 
@@ -130,7 +134,8 @@ mod tests {
         )
         .unwrap();
         // [[4, 2], [2, 5]] x = [2, 1]  =>  x = [0.5, 0].
-        assert!((rhs[(0, 1)] - 0.5).abs() <= 1e-15 && rhs[(1, 1)].abs() <= 1e-15);
+        assert_abs_diff_eq!(rhs[(0, 1)], 0.5, epsilon = 1e-15);
+        assert_abs_diff_eq!(rhs[(1, 1)], 0.0, epsilon = 1e-15);
         // L = [[2, 0], [1, 2]]; entries outside the block untouched.
         assert_eq!(
             (buf[(1, 1)], buf[(2, 1)], buf[(1, 2)], buf[(2, 2)]),

@@ -168,19 +168,50 @@ impl PivotedQr {
     /// Works on the column-major storage directly: column `c` of `A^T P` is the slice
     /// `c*n..(c+1)*n`, so every inner loop is a contiguous dot product or axpy.
     pub fn factorize_without_q(&mut self, a: &DMatrix<f64>) {
-        let (n, m) = (self.n, self.m);
         assert_eq!(
             a.shape(),
-            (m, n),
+            (self.m, self.n),
             "PivotedQr: Jacobian shape differs from the workspace (m x n)"
         );
-        let k = self.steps();
-        let r = self.r.as_mut_slice();
-        let house = self.house.as_mut_slice();
+        self.load_transposed(a);
+        self.q_formed = false;
+        if self.n == 0 {
+            return;
+        }
+        let n = self.n;
+        for (c, column) in self.r.as_slice().chunks_exact(n).enumerate() {
+            self.norms[c] = column_norm(dot(column, column), column);
+        }
 
-        // A^T: column c of R is row c of A (A is column-major, m x n).
+        let mut prev_diag = f64::INFINITY;
+        let mut floor = 0.0;
+        for j in 0..self.steps() {
+            self.pivot_largest_column(j);
+            if j == 0 {
+                floor = ROUND_OFF_FLOOR * self.norms[0];
+            }
+            if self.norms[j] <= floor {
+                self.drop_round_off(j);
+                break;
+            }
+            let beta = self.store_reflector(j);
+            self.reflect_trailing_columns(j);
+            prev_diag = self.finish_r_column(j, beta, prev_diag);
+        }
+    }
+
+    /// Copies `A^T` into `R` (column `c` of `R` is row `c` of `A`, which is column-major,
+    /// m x n) and resets the permutation to the identity.
+    fn load_transposed(&mut self, a: &DMatrix<f64>) {
+        let (n, m) = (self.n, self.m);
         let a = a.as_slice();
-        for (c, column) in r.chunks_exact_mut(n.max(1)).enumerate().take(m) {
+        for (c, column) in self
+            .r
+            .as_mut_slice()
+            .chunks_exact_mut(n.max(1))
+            .enumerate()
+            .take(m)
+        {
             for (i, entry) in column.iter_mut().enumerate() {
                 *entry = a[i * m + c];
             }
@@ -188,98 +219,105 @@ impl PivotedQr {
         for (j, p) in self.perm.iter_mut().enumerate() {
             *p = j;
         }
-        if n == 0 {
-            self.q_formed = false;
-            return;
-        }
-        for (c, column) in r.chunks_exact(n).enumerate() {
-            self.norms[c] = column_norm(dot(column, column), column);
-        }
+    }
 
-        let mut prev_diag = f64::INFINITY;
-        let mut floor = 0.0;
-        for j in 0..k {
-            // Businger-Golub pivot: largest trailing norm (rows j..n) among columns j..m, lowest
-            // index on ties. The norms are sums of squares of the current entries, refreshed
-            // while the previous reflector was applied (not downdated, so no cancellation).
-            let mut piv = j;
-            for c in j + 1..m {
-                if self.norms[c] > self.norms[piv] {
-                    piv = c;
-                }
+    /// Businger-Golub pivot of step `j`: swaps into position `j` the column with the largest
+    /// trailing norm (rows j..n) among columns j..m, lowest index on ties. The norms are sums
+    /// of squares of the current entries, refreshed while the previous reflector was applied
+    /// (not downdated, so no cancellation).
+    fn pivot_largest_column(&mut self, j: usize) {
+        let (n, m) = (self.n, self.m);
+        let mut piv = j;
+        for c in j + 1..m {
+            if self.norms[c] > self.norms[piv] {
+                piv = c;
             }
-            if piv != j {
-                for i in 0..n {
-                    r.swap(j * n + i, piv * n + i);
-                }
-                self.perm.swap(j, piv);
-                self.norms.swap(j, piv);
+        }
+        if piv != j {
+            let r = self.r.as_mut_slice();
+            for i in 0..n {
+                r.swap(j * n + i, piv * n + i);
             }
-            if j == 0 {
-                floor = ROUND_OFF_FLOOR * self.norms[0];
-            }
-            if self.norms[j] <= floor {
-                // What is left is round-off (or exactly zero): drop it instead of reflecting
-                // noise, so the trailing columns of Q (the tangent basis of a redundant
-                // mechanism) are a smooth function of A, not of its rounding errors.
-                for column in r[j * n..].chunks_exact_mut(n) {
-                    column[j..].fill(0.0);
-                }
-                self.tau[j..].fill(0.0);
-                break;
-            }
+            self.perm.swap(j, piv);
+            self.norms.swap(j, piv);
+        }
+    }
 
-            // Householder reflector H = I - tau v v^T (v_j = 1) with H x = beta e_j and
-            // beta = -sign(x_j) |x|, sign(0) = +1 (dlarfg form, except that dlarfg skips the
-            // reflection when x_{j+1..} = 0; here that case still maps x_j to -x_j (tau = 2) so
-            // the sign rule holds uniformly). x = 0 gives H = I (tau = 0), beta = 0.
-            let norm = self.norms[j];
-            let alpha = r[j * n + j];
-            let (beta, tau) = if norm == 0.0 {
-                (0.0, 0.0)
+    /// What is left from step `j` on is round-off (or exactly zero): drop it instead of
+    /// reflecting noise, so the trailing columns of Q (the tangent basis of a redundant
+    /// mechanism) are a smooth function of A, not of its rounding errors.
+    fn drop_round_off(&mut self, j: usize) {
+        let n = self.n;
+        for column in self.r.as_mut_slice()[j * n..].chunks_exact_mut(n) {
+            column[j..].fill(0.0);
+        }
+        self.tau[j..].fill(0.0);
+    }
+
+    /// Stores the Householder reflector of step `j` (its vector in column `j` of `house`, its
+    /// scalar in `tau[j]`) and returns `beta`, the new diagonal entry.
+    ///
+    /// H = I - tau v v^T (v_j = 1) with H x = beta e_j and beta = -sign(x_j) |x|, sign(0) = +1
+    /// (dlarfg form, except that dlarfg skips the reflection when x_{j+1..} = 0; here that
+    /// case still maps x_j to -x_j (tau = 2) so the sign rule holds uniformly). x = 0 gives
+    /// H = I (tau = 0), beta = 0.
+    fn store_reflector(&mut self, j: usize) -> f64 {
+        let n = self.n;
+        let r = self.r.as_slice();
+        let norm = self.norms[j];
+        let alpha = r[j * n + j];
+        let (beta, tau) = if norm == 0.0 {
+            (0.0, 0.0)
+        } else {
+            let beta = if alpha >= 0.0 { -norm } else { norm };
+            (beta, (beta - alpha) / beta)
+        };
+        let v0 = alpha - beta;
+        let v = &mut self.house.as_mut_slice()[j * n + j..(j + 1) * n];
+        v[0] = 1.0;
+        for (vi, x) in v[1..].iter_mut().zip(&r[j * n + j + 1..(j + 1) * n]) {
+            *vi = if tau == 0.0 { 0.0 } else { x / v0 };
+        }
+        self.tau[j] = tau;
+        beta
+    }
+
+    /// Applies the reflector of step `j` to the trailing columns j+1..m (rows j..n), and
+    /// refreshes their trailing norms over rows j+1..n for the next pivot choice.
+    fn reflect_trailing_columns(&mut self, j: usize) {
+        let n = self.n;
+        let tau = self.tau[j];
+        let v = &self.house.as_slice()[j * n + j..(j + 1) * n];
+        let trailing = &mut self.r.as_mut_slice()[(j + 1) * n..];
+        for (offset, column) in trailing.chunks_exact_mut(n).enumerate() {
+            let c = j + 1 + offset;
+            let sum = if tau != 0.0 {
+                reflect_with_tail_norm(tau, v, &mut column[j..])
             } else {
-                let beta = if alpha >= 0.0 { -norm } else { norm };
-                (beta, (beta - alpha) / beta)
+                dot(&column[j + 1..], &column[j + 1..])
             };
-            let v0 = alpha - beta;
-            let v = &mut house[j * n + j..(j + 1) * n];
-            v[0] = 1.0;
-            for (vi, x) in v[1..].iter_mut().zip(&r[j * n + j + 1..(j + 1) * n]) {
-                *vi = if tau == 0.0 { 0.0 } else { x / v0 };
-            }
-            self.tau[j] = tau;
-            let v = &house[j * n + j..(j + 1) * n];
-
-            // Apply H to the trailing columns j+1..m (rows j..n), and refresh their trailing
-            // norms over rows j+1..n for the next pivot choice.
-            let (head, trailing) = r.split_at_mut((j + 1) * n);
-            for (offset, column) in trailing.chunks_exact_mut(n).enumerate() {
-                let c = j + 1 + offset;
-                let sum = if tau != 0.0 {
-                    reflect_with_tail_norm(tau, v, &mut column[j..])
-                } else {
-                    dot(&column[j + 1..], &column[j + 1..])
-                };
-                self.norms[c] = column_norm(sum, &column[j + 1..]);
-            }
-
-            // Column j of R: beta on the diagonal, exact zeros below. In exact arithmetic the
-            // trailing norms never grow from one step to the next, so |R_jj| is non-increasing;
-            // rounding can break that by a few ulps on near-ties (e.g. orthogonal columns of equal
-            // norm), so clamp to the previous magnitude. The change is at rounding level relative
-            // to |R_jj| and keeps the ordering guarantee exact.
-            let beta = if beta.abs() > prev_diag {
-                prev_diag.copysign(beta)
-            } else {
-                beta
-            };
-            prev_diag = beta.abs();
-            let column = &mut head[j * n..];
-            column[j] = beta;
-            column[j + 1..].fill(0.0);
+            self.norms[c] = column_norm(sum, &column[j + 1..]);
         }
+    }
 
-        self.q_formed = false;
+    /// Column `j` of R: `beta` on the diagonal, exact zeros below; returns the diagonal
+    /// magnitude, the next step's `prev_diag`.
+    ///
+    /// In exact arithmetic the trailing norms never grow from one step to the next, so |R_jj|
+    /// is non-increasing; rounding can break that by a few ulps on near-ties (e.g. orthogonal
+    /// columns of equal norm), so clamp to the previous magnitude. The change is at rounding
+    /// level relative to |R_jj| and keeps the ordering guarantee exact.
+    fn finish_r_column(&mut self, j: usize, beta: f64, prev_diag: f64) -> f64 {
+        let n = self.n;
+        let beta = if beta.abs() > prev_diag {
+            prev_diag.copysign(beta)
+        } else {
+            beta
+        };
+        let column = &mut self.r.as_mut_slice()[j * n..(j + 1) * n];
+        column[j] = beta;
+        column[j + 1..].fill(0.0);
+        beta.abs()
     }
 
     /// Forms the full `Q` from the reflectors of the last factorization (idempotent).
@@ -429,6 +467,7 @@ impl PivotedQr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
 
     use crate::linalg::test_rng::Rng;
 
@@ -457,12 +496,20 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(sorted, (0..m).collect::<Vec<_>>(), "not a permutation");
 
-        let recon = max_abs(&(at_permuted(a, perm) - q * r));
+        let (permuted, product) = (at_permuted(a, perm), q * r);
         let scale = a.norm().max(1.0);
-        assert!(recon <= 1e-12 * scale, "A^T P - QR = {recon:e} ({m}x{n})");
+        assert!(
+            abs_diff_eq!(product, permuted, epsilon = 1e-12 * scale),
+            "A^T P - QR = {:e} ({m}x{n})",
+            max_abs(&(&permuted - &product))
+        );
 
-        let orth = max_abs(&(q.transpose() * q - DMatrix::identity(n, n)));
-        assert!(orth <= 1e-13, "Q^T Q - I = {orth:e} ({m}x{n})");
+        let (qtq, identity) = (q.transpose() * q, DMatrix::identity(n, n));
+        assert!(
+            abs_diff_eq!(qtq, identity, epsilon = 1e-13),
+            "Q^T Q - I = {:e} ({m}x{n})",
+            max_abs(&(&qtq - &identity))
+        );
 
         for j in 0..m {
             for i in j + 1..n {
@@ -488,7 +535,7 @@ mod tests {
         for (j, &theirs) in reference.iter().enumerate() {
             let ours = qr.r_diag_abs(j);
             assert!(
-                (ours - theirs).abs() <= slack,
+                abs_diff_eq!(ours, theirs, epsilon = slack),
                 "|R_{j}{j}| = {ours:e}, unpivoted QR of A^T P: {theirs:e} ({m}x{n})"
             );
             if j > 0 {
@@ -550,7 +597,7 @@ mod tests {
             let qr = factorize(&a);
             check_factorization(&a, &qr);
             for i in 0..n {
-                assert!((qr.r_diag_abs(i) - 1.0).abs() <= 1e-14);
+                assert_abs_diff_eq!(qr.r_diag_abs(i), 1.0, epsilon = 1e-14);
             }
         }
     }
@@ -644,8 +691,11 @@ mod tests {
             let mut x = DVector::zeros(n);
             qr.normal_solve(r, b_piv.as_slice(), &mut y, &mut x);
 
-            let res = (&a * &x - &b).amax();
-            assert!(res <= 1e-12, "A x - b = {res:e} ({m}x{n})");
+            assert!(
+                abs_diff_eq!(&a * &x, b, epsilon = 1e-12),
+                "A x - b = {:e} ({m}x{n})",
+                (&a * &x - &b).amax()
+            );
             // Minimum norm <=> x in the row space of A <=> x orthogonal to the tangent space.
             let along_tangent = (qr.q().columns(r, n - r).transpose() * &x).amax();
             assert!(
@@ -654,7 +704,7 @@ mod tests {
             );
             // Independent check: the min-norm solution is A^T (A A^T)^{-1} b.
             let reference = a.transpose() * (&a * a.transpose()).lu().solve(&b).unwrap();
-            assert!((&x - reference).amax() <= 1e-10);
+            assert_abs_diff_eq!(x, reference, epsilon = 1e-10);
         }
     }
 
@@ -671,8 +721,11 @@ mod tests {
             let mut y = vec![0.0; r];
             let mut x = DVector::zeros(n);
             qr.normal_solve(r, b_piv.as_slice(), &mut y, &mut x);
-            let res = (&a * &x - &b).amax();
-            assert!(res <= 1e-12, "A x - b = {res:e} for ({m},{n},{k})");
+            assert!(
+                abs_diff_eq!(&a * &x, b, epsilon = 1e-12),
+                "A x - b = {:e} for ({m},{n},{k})",
+                (&a * &x - &b).amax()
+            );
         }
     }
 
@@ -695,10 +748,10 @@ mod tests {
             lazy.normal_solve_implicit(r, b_piv.as_slice(), &mut y, &mut x_implicit);
             explicit.normal_solve(r, b_piv.as_slice(), &mut y, &mut x_explicit);
             let scale = x_explicit.amax().max(1.0);
-            let difference = (&x_implicit - &x_explicit).amax();
             assert!(
-                difference <= 1e-13 * scale,
-                "differ by {difference:e} ({m},{n},{k})"
+                abs_diff_eq!(x_implicit, x_explicit, epsilon = 1e-13 * scale),
+                "differ by {:e} ({m},{n},{k})",
+                (&x_implicit - &x_explicit).amax()
             );
             lazy.form_q();
             assert_eq!(lazy.q(), explicit.q());
@@ -715,9 +768,9 @@ mod tests {
         let qr = factorize(&a);
         check_factorization(&a, &qr);
         assert_eq!(qr.permutation(), &[1, 2, 0]);
-        assert!((qr.r_diag_abs(0) - 3.0).abs() <= 1e-15);
-        assert!((qr.r_diag_abs(1) - 1.0).abs() <= 1e-15);
-        assert!(qr.r_diag_abs(2) <= 1e-15);
+        assert_abs_diff_eq!(qr.r_diag_abs(0), 3.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(qr.r_diag_abs(1), 1.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(qr.r_diag_abs(2), 0.0, epsilon = 1e-15);
         assert_eq!(qr.rank(1e-10), 2);
 
         // Norm, not largest entry: row 0 has the largest entry (2.5) but row 1 the larger norm
@@ -725,7 +778,7 @@ mod tests {
         let a = DMatrix::from_row_slice(2, 3, &[2.5, 0.0, 0.0, 1.5, 1.5, 1.5]);
         let qr = factorize(&a);
         assert_eq!(qr.permutation()[0], 1);
-        assert!((qr.r_diag_abs(0) - 1.5 * 3f64.sqrt()).abs() <= 1e-15);
+        assert_abs_diff_eq!(qr.r_diag_abs(0), 1.5 * 3f64.sqrt(), epsilon = 1e-15);
 
         // Ties go to the lowest index.
         let a = DMatrix::from_row_slice(3, 2, &[0.0, 1.0, 1.0, 0.0, -1.0, 0.0]);
@@ -743,9 +796,9 @@ mod tests {
         assert_eq!(qr.r()[(0, 0)], -2.0);
         // The scaled norm neither overflows nor underflows.
         let qr = factorize(&DMatrix::from_row_slice(1, 2, &[3e200, 4e200]));
-        assert!((qr.r()[(0, 0)] / 5e200 + 1.0).abs() <= 1e-15);
+        assert_abs_diff_eq!(qr.r()[(0, 0)] / 5e200, -1.0, epsilon = 1e-15);
         let qr = factorize(&DMatrix::from_row_slice(1, 2, &[3e-200, 4e-200]));
-        assert!((qr.r()[(0, 0)] / 5e-200 + 1.0).abs() <= 1e-15);
+        assert_abs_diff_eq!(qr.r()[(0, 0)] / 5e-200, -1.0, epsilon = 1e-15);
     }
 
     #[test]
@@ -783,10 +836,17 @@ mod tests {
                 reference.permutation(),
                 "2^{exponent}"
             );
-            let r_error = max_abs(&(scaled.r() / scale - reference.r()));
-            let q_error = max_abs(&(scaled.q() - reference.q()));
-            assert!(r_error <= 1e-12, "R differs by {r_error:e} at 2^{exponent}");
-            assert!(q_error <= 1e-12, "Q differs by {q_error:e} at 2^{exponent}");
+            let unscaled_r = scaled.r() / scale;
+            assert!(
+                abs_diff_eq!(unscaled_r, reference.r(), epsilon = 1e-12),
+                "R differs by {:e} at 2^{exponent}",
+                max_abs(&(&unscaled_r - reference.r()))
+            );
+            assert!(
+                abs_diff_eq!(scaled.q(), reference.q(), epsilon = 1e-12),
+                "Q differs by {:e} at 2^{exponent}",
+                max_abs(&(scaled.q() - reference.q()))
+            );
         }
     }
 
@@ -807,10 +867,11 @@ mod tests {
         let (exact, noisy) = (factorize(&a), factorize(&perturbed));
         assert_eq!(exact.rank(1e-10), 3);
         assert_eq!(noisy.r_diag_abs(3), 0.0, "round-off left in R");
-        let difference = max_abs(&(exact.q().columns(3, 3) - noisy.q().columns(3, 3)));
+        let (exact_basis, noisy_basis) = (exact.q().columns(3, 3), noisy.q().columns(3, 3));
         assert!(
-            difference <= 1e-12,
-            "tangent bases differ by {difference:e}"
+            abs_diff_eq!(exact_basis, noisy_basis, epsilon = 1e-12),
+            "tangent bases differ by {:e}",
+            max_abs(&(exact_basis - noisy_basis))
         );
     }
 }

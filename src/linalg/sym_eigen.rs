@@ -183,6 +183,7 @@ impl SymmetricEigen {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
 
     use crate::linalg::test_rng::Rng;
 
@@ -192,10 +193,18 @@ mod tests {
         assert_eq!(v.shape(), (k, k));
         let lambda = DMatrix::from_fn(k, k, |i, j| if i == j { eig.eigenvalue(i) } else { 0.0 });
         let scale = a.norm().max(1.0);
-        let res = (a * &v - &v * lambda).amax();
-        assert!(res <= 1e-12 * scale, "A V - V L = {res:e} (k = {k})");
-        let orth = (v.transpose() * &v - DMatrix::identity(k, k)).amax();
-        assert!(orth <= 1e-13, "V^T V - I = {orth:e}");
+        let (av, vl) = (a * &v, &v * lambda);
+        assert!(
+            abs_diff_eq!(av, vl, epsilon = 1e-12 * scale),
+            "A V - V L = {:e} (k = {k})",
+            (&av - &vl).amax()
+        );
+        let (vtv, identity) = (v.transpose() * &v, DMatrix::identity(k, k));
+        assert!(
+            abs_diff_eq!(vtv, identity, epsilon = 1e-13),
+            "V^T V - I = {:e}",
+            (&vtv - &identity).amax()
+        );
         for i in 1..k {
             assert!(eig.eigenvalue(i) <= eig.eigenvalue(i - 1), "not descending");
         }
@@ -219,9 +228,10 @@ mod tests {
                 check(&a, &eig);
                 // Trace and Frobenius norm are invariants of the spectrum.
                 let tr: f64 = (0..k).map(|i| eig.eigenvalue(i)).sum();
-                assert!((tr - a.trace()).abs() <= 1e-12);
+                assert_abs_diff_eq!(tr, a.trace(), epsilon = 1e-12);
                 let f2: f64 = (0..k).map(|i| eig.eigenvalue(i).powi(2)).sum();
-                assert!((f2 - a.norm_squared()).abs() <= 1e-12 * a.norm_squared().max(1.0));
+                let f2_expected = a.norm_squared();
+                assert_abs_diff_eq!(f2, f2_expected, epsilon = 1e-12 * f2_expected.max(1.0));
             }
         }
     }
@@ -260,18 +270,19 @@ mod tests {
         eig.compute(&m.as_view());
         let mean = 0.5 * (a + d);
         let radius = (0.25 * (a - d) * (a - d) + b * b).sqrt();
-        assert!((eig.eigenvalue(0) - (mean + radius)).abs() <= 1e-14);
-        assert!((eig.eigenvalue(1) - (mean - radius)).abs() <= 1e-14);
+        assert_abs_diff_eq!(eig.eigenvalue(0), mean + radius, epsilon = 1e-14);
+        assert_abs_diff_eq!(eig.eigenvalue(1), mean - radius, epsilon = 1e-14);
         check(&m, &eig);
         // [[2, 1], [1, 2]]: eigenvalues 3, 1 with vectors (1, 1)/sqrt2, (1, -1)/sqrt2 (sign
         // convention: first index on the tie, so the second vector is (1, -1)/sqrt2).
         let m = DMatrix::from_row_slice(2, 2, &[2.0, 1.0, 1.0, 2.0]);
         eig.compute(&m.as_view());
-        assert!((eig.eigenvalue(0) - 3.0).abs() <= 1e-15);
-        assert!((eig.eigenvalue(1) - 1.0).abs() <= 1e-15);
+        assert_abs_diff_eq!(eig.eigenvalue(0), 3.0, epsilon = 1e-15);
+        assert_abs_diff_eq!(eig.eigenvalue(1), 1.0, epsilon = 1e-15);
         let h = std::f64::consts::FRAC_1_SQRT_2;
         let v = eig.eigenvectors();
-        assert!((v[(0, 1)] - h).abs() <= 1e-15 && (v[(1, 1)] + h).abs() <= 1e-15);
+        assert_abs_diff_eq!(v[(0, 1)], h, epsilon = 1e-15);
+        assert_abs_diff_eq!(v[(1, 1)], -h, epsilon = 1e-15);
     }
 
     #[test]
@@ -297,8 +308,8 @@ mod tests {
         let a = &q * d * q.transpose();
         let a = 0.5 * (&a + a.transpose());
         eig.compute(&a.as_view());
-        for (i, want) in [2.0, 2.0, 2.0, -1.0].iter().enumerate() {
-            assert!((eig.eigenvalue(i) - want).abs() <= 1e-13);
+        for (i, want) in [2.0, 2.0, 2.0, -1.0].into_iter().enumerate() {
+            assert_abs_diff_eq!(eig.eigenvalue(i), want, epsilon = 1e-13);
         }
         check(&a, &eig);
     }

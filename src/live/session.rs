@@ -535,9 +535,7 @@ impl LiveSession {
         speed: Option<f64>,
     ) -> Result<(), SolverError> {
         let Some(event) = self.current_event().cloned() else {
-            return Err(SolverError::InvalidState(
-                "leaving along a branch needs the mechanism paused at a singular event".into(),
-            ));
+            return Err(SolverError::NotPausedAtEvent);
         };
         if let Some(push) = self.push.take() {
             self.sim.set_settings(push.usual)?;
@@ -605,10 +603,7 @@ impl LiveSession {
             || duration <= 0.0
             || !delta.is_finite()
         {
-            return Err(SolverError::InvalidState(
-                "a push needs a motion of this mechanism, a finite size and a positive duration"
-                    .into(),
-            ));
+            return Err(SolverError::InvalidPush);
         }
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return Ok(());

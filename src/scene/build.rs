@@ -677,13 +677,8 @@ impl<'a> Builder<'a> {
     /// The `solver`, `run` and `view` sections.
     fn check_settings(&self, mechanism: &Mechanism) -> Result<(), SceneError> {
         let (spec, report) = (self.spec, &self.report);
-        spec.solver.validate().map_err(|m| {
-            // `Settings::validate`'s messages start with the name of the field at fault.
-            let field: String = m
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            report.error(Site::SectionField("solver", &field), None, m)
+        spec.solver.validate().map_err(|e| {
+            report.error(Site::SectionField("solver", e.field()), None, e.to_string())
         })?;
         check_positive(spec.run.t_end, "t_end")
             .map_err(|m| report.error(Site::SectionField("run", "t_end"), None, m))?;

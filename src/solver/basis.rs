@@ -155,6 +155,15 @@ impl TangentBasis {
     }
 }
 
+/// Where the step a basis update follows ended: the tangent space there (`t_hat`, n x K,
+/// the QR's columns), the velocities, the step's length and the time reached.
+pub(crate) struct StepEnd<'a> {
+    pub t_hat: DMatrixView<'a, f64>,
+    pub xd: &'a DVector<f64>,
+    pub h: f64,
+    pub t: f64,
+}
+
 /// Scratch space for basis updates (all n x n, used by top-left views).
 #[derive(Clone, Debug)]
 pub(crate) struct BasisUpdater {
@@ -186,14 +195,9 @@ impl BasisUpdater {
         }
     }
 
-    /// Traditional update: the basis becomes `t_hat` as the QR returned it.
-    pub fn update_traditional(
-        &mut self,
-        basis: &mut TangentBasis,
-        t_hat: &DMatrixView<f64>,
-        xd: &DVector<f64>,
-        h: f64,
-    ) {
+    /// Traditional update: the basis becomes `end.t_hat` as the QR returned it.
+    pub fn update_traditional(&mut self, basis: &mut TangentBasis, end: &StepEnd) {
+        let t_hat = &end.t_hat;
         let k_new = t_hat.ncols();
         let next = &mut self.next;
         next.dim = k_new;
@@ -208,41 +212,27 @@ impl BasisUpdater {
         }
         self.selected.clear();
         self.selected.extend(0..k_new.min(basis.dim));
-        finish_update(basis, next, &self.selected, xd, h);
+        finish_update(basis, next, &self.selected, end.xd, end.h);
     }
 
     /// Continued update from the predicted basis `t_pred` (n x basis.dim, same column order and
-    /// labels as `basis`) to the exact tangent space spanned by `t_hat` (n x K).
-    #[allow(clippy::too_many_arguments)]
+    /// labels as `basis`) to the exact tangent space spanned by `end.t_hat` (n x K). `mass` is
+    /// the mass diagonal, which orders new admissible motions.
     pub fn update_continued(
         &mut self,
         basis: &mut TangentBasis,
         t_pred: &DMatrixView<f64>,
-        t_hat: &DMatrixView<f64>,
         mass: &DVector<f64>,
-        xd: &DVector<f64>,
-        h: f64,
-        t: f64,
+        end: &StepEnd,
     ) {
-        let n = t_hat.nrows();
+        let t_hat = &end.t_hat;
         let k_hat = t_hat.ncols();
         let k_pred = t_pred.ncols();
-        let next = &mut self.next;
-        next.next_id = basis.next_id;
-        next.labels.clear();
+        self.next.next_id = basis.next_id;
+        self.next.labels.clear();
         if k_hat == 0 || k_pred == 0 {
             // Nothing to continue from (or to): start afresh from the QR's columns.
-            next.dim = k_hat;
-            next.data.columns_mut(0, k_hat).copy_from(t_hat);
-            for _ in 0..k_hat {
-                next.labels.push(ColumnLabel {
-                    id: next.next_id,
-                    origin: ColumnOrigin::Initial,
-                });
-                next.next_id += 1;
-            }
-            self.selected.clear();
-            finish_update(basis, next, &self.selected, xd, h);
+            self.restart(basis, end);
             basis.stats.reset = k_pred > 0;
             return;
         }
@@ -251,43 +241,82 @@ impl BasisUpdater {
         self.c
             .view_mut((0, 0), (k_hat, k_pred))
             .gemm_tr(1.0, t_hat, t_pred, 0.0);
+        self.select_continuing_columns(k_hat, k_pred);
+        let k_cont = self.selected.len();
+        if !self.overlap_inverse_sqrt(k_hat, k_cont) {
+            self.restart(basis, end);
+            basis.stats.reset = true;
+            return;
+        }
+        self.continue_columns(basis, t_hat, k_cont);
+        let k_new = k_hat - k_cont;
+        if k_new > 0 {
+            self.add_new_motions(t_hat, mass, k_cont, end.t);
+        }
+        self.next.dim = k_hat;
+        finish_update(basis, &mut self.next, &self.selected, end.xd, end.h);
+    }
 
-        // Columns of T_pred that continue: all of them if K >= k, else the K best represented.
+    /// The continuation restarts from the QR's columns `end.t_hat`, all with fresh labels.
+    fn restart(&mut self, basis: &mut TangentBasis, end: &StepEnd) {
+        let k_hat = end.t_hat.ncols();
+        let next = &mut self.next;
+        next.dim = k_hat;
+        next.data.columns_mut(0, k_hat).copy_from(&end.t_hat);
+        for _ in 0..k_hat {
+            next.labels.push(ColumnLabel {
+                id: next.next_id,
+                origin: ColumnOrigin::Initial,
+            });
+            next.next_id += 1;
+        }
+        self.selected.clear();
+        finish_update(basis, next, &self.selected, end.xd, end.h);
+    }
+
+    /// Columns of `T_pred` that continue into `selected`: all of them if K >= k, else the K
+    /// best represented (largest column norms of `C`), in their old order. Their columns of
+    /// `C` are moved to the front.
+    fn select_continuing_columns(&mut self, k_hat: usize, k_pred: usize) {
         self.selected.clear();
         if k_hat >= k_pred {
             self.selected.extend(0..k_pred);
-        } else {
-            self.norms.clear();
-            for j in 0..k_pred {
-                self.norms
-                    .push(self.c.view((0, j), (k_hat, 1)).norm_squared());
-            }
-            let mut order: [usize; 64] = [0; 64];
-            let count = k_pred.min(64);
-            for (j, slot) in order.iter_mut().enumerate().take(count) {
-                *slot = j;
-            }
-            // Largest norms first, ties to the lower index; then keep original order.
-            order[..count].sort_by(|&i, &j| {
-                self.norms[j]
-                    .partial_cmp(&self.norms[i])
-                    .unwrap_or(std::cmp::Ordering::Equal)
-                    .then(i.cmp(&j))
-            });
-            order[..k_hat].sort_unstable();
-            self.selected.extend_from_slice(&order[..k_hat]);
-            for (slot, &j) in self.selected.iter().enumerate() {
-                if slot != j {
-                    let (src, dst) = (j, slot);
-                    for i in 0..k_hat {
-                        self.c[(i, dst)] = self.c[(i, src)];
-                    }
+            return;
+        }
+        self.norms.clear();
+        for j in 0..k_pred {
+            self.norms
+                .push(self.c.view((0, j), (k_hat, 1)).norm_squared());
+        }
+        let mut order: [usize; 64] = [0; 64];
+        let count = k_pred.min(64);
+        for (j, slot) in order.iter_mut().enumerate().take(count) {
+            *slot = j;
+        }
+        // Largest norms first, ties to the lower index; then keep original order.
+        order[..count].sort_by(|&i, &j| {
+            self.norms[j]
+                .partial_cmp(&self.norms[i])
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(i.cmp(&j))
+        });
+        order[..k_hat].sort_unstable();
+        self.selected.extend_from_slice(&order[..k_hat]);
+        for (slot, &j) in self.selected.iter().enumerate() {
+            if slot != j {
+                let (src, dst) = (j, slot);
+                for i in 0..k_hat {
+                    self.c[(i, dst)] = self.c[(i, src)];
                 }
             }
         }
-        let k_cont = self.selected.len();
+    }
 
-        // Polar factor U = C (C^T C)^{-1/2} (K x k_cont) through the eigen-decomposition of C^T C.
+    /// `(C^T C)^{-1/2}` (k_cont x k_cont, C the K x k_cont overlap of the continuing columns)
+    /// into `gram`, through the eigen-decomposition of `C^T C`; false, with nothing computed,
+    /// when the predicted columns have left the new tangent space (smallest eigenvalue below
+    /// `DEGENERATE_OVERLAP`).
+    fn overlap_inverse_sqrt(&mut self, k_hat: usize, k_cont: usize) -> bool {
         let c = self.c.view((0, 0), (k_hat, k_cont));
         self.gram
             .view_mut((0, 0), (k_cont, k_cont))
@@ -295,39 +324,33 @@ impl BasisUpdater {
         self.eigen
             .compute(&self.gram.view((0, 0), (k_cont, k_cont)));
         if self.eigen.eigenvalue(k_cont - 1) < DEGENERATE_OVERLAP {
-            next.dim = k_hat;
-            next.data.columns_mut(0, k_hat).copy_from(t_hat);
-            for _ in 0..k_hat {
-                next.labels.push(ColumnLabel {
-                    id: next.next_id,
-                    origin: ColumnOrigin::Initial,
-                });
-                next.next_id += 1;
-            }
-            self.selected.clear();
-            finish_update(basis, next, &self.selected, xd, h);
-            basis.stats.reset = true;
-            return;
+            return false;
         }
-        {
-            let v = self.eigen.eigenvectors();
-            // scratch = V diag(lambda^{-1/2}), then gram = scratch V^T = (C^T C)^{-1/2}.
-            for j in 0..k_cont {
-                let s = 1.0 / self.eigen.eigenvalue(j).sqrt();
-                for i in 0..k_cont {
-                    self.scratch[(i, j)] = v[(i, j)] * s;
-                }
-            }
+        let v = self.eigen.eigenvectors();
+        // scratch = V diag(lambda^{-1/2}), then gram = scratch V^T = (C^T C)^{-1/2}.
+        for j in 0..k_cont {
+            let s = 1.0 / self.eigen.eigenvalue(j).sqrt();
             for i in 0..k_cont {
-                for j in 0..k_cont {
-                    let mut s = 0.0;
-                    for l in 0..k_cont {
-                        s += self.scratch[(i, l)] * v[(j, l)];
-                    }
-                    self.gram[(i, j)] = s;
-                }
+                self.scratch[(i, j)] = v[(i, j)] * s;
             }
         }
+        for i in 0..k_cont {
+            for j in 0..k_cont {
+                let mut s = 0.0;
+                for l in 0..k_cont {
+                    s += self.scratch[(i, l)] * v[(j, l)];
+                }
+                self.gram[(i, j)] = s;
+            }
+        }
+        true
+    }
+
+    /// The continuing columns of the next basis, `T_hat U` with the polar factor
+    /// `U = C (C^T C)^{-1/2}` (K x k_cont, into `polar`), keeping their labels.
+    fn continue_columns(&mut self, basis: &TangentBasis, t_hat: &DMatrixView<f64>, k_cont: usize) {
+        let k_hat = t_hat.ncols();
+        let c = self.c.view((0, 0), (k_hat, k_cont));
         if k_hat == 1 && k_cont == 1 {
             // The polar factor of a 1 x 1 matrix is its sign; c / sqrt(c^2) can miss +-1 by an
             // ulp, which would scale the column, and make it depend on the predictor.
@@ -340,70 +363,78 @@ impl BasisUpdater {
                 0.0,
             );
         }
-        next.data.columns_mut(0, k_cont).gemm(
+        self.next.data.columns_mut(0, k_cont).gemm(
             1.0,
             t_hat,
             &self.polar.view((0, 0), (k_hat, k_cont)),
             0.0,
         );
         for &j in &self.selected {
-            next.labels.push(basis.labels[j]);
+            self.next.labels.push(basis.labels[j]);
         }
+    }
 
-        // New admissible motions: T_hat times the null space of C^T, in canonical form.
+    /// New admissible motions after the `k_cont` continuing columns: `T_hat` times the null
+    /// space of `C^T`, in canonical form (eigenvectors of the mass-weighted Gram matrix,
+    /// largest component positive), labelled as new at time `t`.
+    fn add_new_motions(
+        &mut self,
+        t_hat: &DMatrixView<f64>,
+        mass: &DVector<f64>,
+        k_cont: usize,
+        t: f64,
+    ) {
+        let (n, k_hat) = t_hat.shape();
         let k_new = k_hat - k_cont;
-        if k_new > 0 {
-            // C C^T (K x K): its eigenvectors of (near-)zero eigenvalue span the null space of C^T.
-            for i in 0..k_hat {
-                for j in 0..=i {
-                    let mut s = 0.0;
-                    for l in 0..k_cont {
-                        s += c[(i, l)] * c[(j, l)];
-                    }
-                    self.gram[(i, j)] = s;
-                    self.gram[(j, i)] = s;
+        let c = self.c.view((0, 0), (k_hat, k_cont));
+        // C C^T (K x K): its eigenvectors of (near-)zero eigenvalue span the null space of C^T.
+        for i in 0..k_hat {
+            for j in 0..=i {
+                let mut s = 0.0;
+                for l in 0..k_cont {
+                    s += c[(i, l)] * c[(j, l)];
                 }
-            }
-            self.eigen.compute(&self.gram.view((0, 0), (k_hat, k_hat)));
-            self.scratch
-                .view_mut((0, 0), (k_hat, k_new))
-                .copy_from(&self.eigen.eigenvectors().columns(k_cont, k_new));
-            let null_space = self.scratch.view((0, 0), (k_hat, k_new));
-            let mut fresh = next.data.columns_mut(k_cont, k_new);
-            fresh.gemm(1.0, t_hat, &null_space, 0.0);
-            // Mass-weighted Gram matrix of the new columns.
-            for i in 0..k_new {
-                for j in 0..=i {
-                    let mut s = 0.0;
-                    for r in 0..n {
-                        s += fresh[(r, i)] * mass[r] * fresh[(r, j)];
-                    }
-                    self.gram[(i, j)] = s;
-                    self.gram[(j, i)] = s;
-                }
-            }
-            self.eigen.compute(&self.gram.view((0, 0), (k_new, k_new)));
-            let rotation = self.eigen.eigenvectors();
-            let mut canonical = self.polar.view_mut((0, 0), (n, k_new));
-            canonical.gemm(1.0, &fresh, &rotation, 0.0);
-            for j in 0..k_new {
-                let mut column = canonical.column_mut(j);
-                let largest = column.iamax();
-                if column[largest] < 0.0 {
-                    column.neg_mut();
-                }
-            }
-            fresh.copy_from(&canonical);
-            for _ in 0..k_new {
-                next.labels.push(ColumnLabel {
-                    id: next.next_id,
-                    origin: ColumnOrigin::New { t },
-                });
-                next.next_id += 1;
+                self.gram[(i, j)] = s;
+                self.gram[(j, i)] = s;
             }
         }
-        next.dim = k_hat;
-        finish_update(basis, next, &self.selected, xd, h);
+        self.eigen.compute(&self.gram.view((0, 0), (k_hat, k_hat)));
+        self.scratch
+            .view_mut((0, 0), (k_hat, k_new))
+            .copy_from(&self.eigen.eigenvectors().columns(k_cont, k_new));
+        let null_space = self.scratch.view((0, 0), (k_hat, k_new));
+        let mut fresh = self.next.data.columns_mut(k_cont, k_new);
+        fresh.gemm(1.0, t_hat, &null_space, 0.0);
+        // Mass-weighted Gram matrix of the new columns.
+        for i in 0..k_new {
+            for j in 0..=i {
+                let mut s = 0.0;
+                for r in 0..n {
+                    s += fresh[(r, i)] * mass[r] * fresh[(r, j)];
+                }
+                self.gram[(i, j)] = s;
+                self.gram[(j, i)] = s;
+            }
+        }
+        self.eigen.compute(&self.gram.view((0, 0), (k_new, k_new)));
+        let rotation = self.eigen.eigenvectors();
+        let mut canonical = self.polar.view_mut((0, 0), (n, k_new));
+        canonical.gemm(1.0, &fresh, &rotation, 0.0);
+        for j in 0..k_new {
+            let mut column = canonical.column_mut(j);
+            let largest = column.iamax();
+            if column[largest] < 0.0 {
+                column.neg_mut();
+            }
+        }
+        fresh.copy_from(&canonical);
+        for _ in 0..k_new {
+            self.next.labels.push(ColumnLabel {
+                id: self.next.next_id,
+                origin: ColumnOrigin::New { t },
+            });
+            self.next.next_id += 1;
+        }
     }
 }
 
@@ -450,6 +481,8 @@ fn finish_update(
 mod tests {
     //! Changes of dimension of the continued basis on hand-built subspaces of R^5, where the
     //! expected columns follow from the definitions in the module docs.
+    use approx::assert_abs_diff_eq;
+
     use super::*;
 
     const N: usize = 5;
@@ -484,10 +517,6 @@ mod tests {
         basis
     }
 
-    fn close(a: DVector<f64>, b: &DVector<f64>) -> bool {
-        (a - b).amax() < 1e-12
-    }
-
     /// Growth (a singular configuration): the old column e0 continues unchanged with its
     /// label; the two new columns span what is left, {e1, e3}, in the canonical form: sorted
     /// by decreasing kinetic energy per unit speed (mass 4 on coordinate 3, 1 on coordinate
@@ -503,20 +532,18 @@ mod tests {
             let t_hat = &space * orthogonal(angle, reflect);
             let pred = basis.columns().into_owned();
             let mut updater = BasisUpdater::new(N);
-            updater.update_continued(
-                &mut basis,
-                &pred.columns(0, 1),
-                &t_hat.columns(0, 3),
-                &mass,
-                &xd,
-                1e-3,
-                0.7,
-            );
+            let end = StepEnd {
+                t_hat: t_hat.columns(0, 3),
+                xd: &xd,
+                h: 1e-3,
+                t: 0.7,
+            };
+            updater.update_continued(&mut basis, &pred.columns(0, 1), &mass, &end);
             let columns = basis.columns();
             assert_eq!(basis.dim(), 3);
-            assert!(close(columns.column(0).into_owned(), &unit(0)), "{columns}");
-            assert!(close(columns.column(1).into_owned(), &unit(3)), "{columns}");
-            assert!(close(columns.column(2).into_owned(), &unit(1)), "{columns}");
+            assert_abs_diff_eq!(columns.column(0).into_owned(), unit(0), epsilon = 1e-12);
+            assert_abs_diff_eq!(columns.column(1).into_owned(), unit(3), epsilon = 1e-12);
+            assert_abs_diff_eq!(columns.column(2).into_owned(), unit(1), epsilon = 1e-12);
             let labels = basis.labels();
             assert_eq!(labels[0], before_label);
             assert_eq!(labels[1].origin, ColumnOrigin::New { t: 0.7 });
@@ -525,7 +552,7 @@ mod tests {
             assert_eq!(basis.stats().sign_flips, 0);
             assert!(basis.stats().dimension_changed);
             // q of the continued column: 0 + h (2 + 2) / 2.
-            assert!((basis.q()[0] - 2e-3).abs() < 1e-15);
+            assert_abs_diff_eq!(basis.q()[0], 2e-3, epsilon = 1e-15);
         }
     }
 
@@ -546,23 +573,21 @@ mod tests {
         let t_hat = matrix(&[&tilted * c + unit(2) * s, unit(2) * c - &tilted * s]);
         let pred = basis.columns().into_owned();
         let mut updater = BasisUpdater::new(N);
-        updater.update_continued(
-            &mut basis,
-            &pred.columns(0, 3),
-            &t_hat.columns(0, 2),
-            &mass,
-            &xd,
-            1e-3,
-            1.0,
-        );
+        let end = StepEnd {
+            t_hat: t_hat.columns(0, 2),
+            xd: &xd,
+            h: 1e-3,
+            t: 1.0,
+        };
+        updater.update_continued(&mut basis, &pred.columns(0, 3), &mass, &end);
         assert_eq!(basis.dim(), 2);
         let columns = basis.columns();
-        assert!(close(columns.column(0).into_owned(), &tilted), "{columns}");
-        assert!(close(columns.column(1).into_owned(), &unit(2)), "{columns}");
+        assert_abs_diff_eq!(columns.column(0).into_owned(), tilted, epsilon = 1e-12);
+        assert_abs_diff_eq!(columns.column(1).into_owned(), unit(2), epsilon = 1e-12);
         assert_eq!(basis.labels(), &[old_labels[0], old_labels[2]]);
         // q carried from the matching old columns: e0 had qd 0, e2 had qd 3 before and after.
-        assert!((basis.q()[0] - 0.5).abs() < 1e-15);
-        assert!((basis.q()[1] - (0.7 + 3e-3)).abs() < 1e-15);
+        assert_abs_diff_eq!(basis.q()[0], 0.5, epsilon = 1e-15);
+        assert_abs_diff_eq!(basis.q()[1], 0.7 + 3e-3, epsilon = 1e-15);
         assert_eq!(basis.stats().sign_flips, 0);
     }
 }

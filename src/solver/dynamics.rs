@@ -9,14 +9,22 @@
 use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::error::SolverError;
+use super::settings::Settings;
 use crate::linalg::PivotedQr;
 use crate::linalg::cholesky::cholesky_solve_in_place;
 use crate::model::{Load, Mechanism};
 
+/// What an evaluation of accelerations needs besides the state: the mechanism, the loads
+/// added at run time, and the settings (rank tolerance and normal truncation).
+pub(crate) struct Rhs<'a> {
+    pub mechanism: &'a Mechanism,
+    pub extra_loads: &'a [Load],
+    pub settings: &'a Settings,
+}
+
 /// Preallocated buffers for one acceleration evaluation.
 #[derive(Clone, Debug)]
 pub(crate) struct Evaluator {
-    pub a: DMatrix<f64>,
     pub qr: PivotedQr,
     gamma: DVector<f64>,
     gamma_piv: DVector<f64>,
@@ -31,7 +39,6 @@ pub(crate) struct Evaluator {
 impl Evaluator {
     pub fn new(n: usize, m: usize) -> Self {
         Self {
-            a: DMatrix::zeros(m, n),
             qr: PivotedQr::new(n, m),
             gamma: DVector::zeros(m),
             gamma_piv: DVector::zeros(m),
@@ -45,40 +52,25 @@ impl Evaluator {
     }
 
     /// Accelerations `xdd` at `(t, x, xd)`, with `self.qr` already holding the factorisation
-    /// of `A(x)^T`; returns the rank used (relative tolerance `rank_tolerance` on the `R`
-    /// diagonal). `T` is the factorisation's tangent columns, or `tangent` if given (n x dof,
-    /// orthonormal columns spanning the same space: for showing that the basis does not enter
-    /// the physics).
-    #[allow(clippy::too_many_arguments)]
+    /// of `A(x)^T`; returns the rank used (relative tolerance `rank_tolerance` of
+    /// `rhs.settings` on the `R` diagonal). `T` is the factorisation's tangent columns, or
+    /// `tangent` if given (n x dof, orthonormal columns spanning the same space: for showing
+    /// that the basis does not enter the physics).
     pub fn acceleration(
         &mut self,
-        tangent: Option<DMatrixView<f64>>,
-        mechanism: &Mechanism,
-        extra_loads: &[Load],
+        rhs: &Rhs,
         t: f64,
         x: &DVector<f64>,
         xd: &DVector<f64>,
-        rank_tolerance: f64,
-        normal_truncation: f64,
+        tangent: Option<DMatrixView<f64>>,
         xdd: &mut DVector<f64>,
     ) -> Result<usize, SolverError> {
+        let mechanism = rhs.mechanism;
         let n = mechanism.n();
-        let rank = self.qr.rank(rank_tolerance);
+        let rank = self.qr.rank(rhs.settings.rank_tolerance);
         let dof = n - rank;
-
-        // beta'' over the normals whose R entry is above the truncation (Masarati et al. 2023,
-        // eq. 10).
-        let curvature_rank = self.qr.rank(normal_truncation.max(rank_tolerance));
-        mechanism.gamma(x, xd, &mut self.gamma);
-        self.qr.to_pivot_order(&self.gamma, &mut self.gamma_piv);
-        self.qr.normal_solve(
-            curvature_rank,
-            self.gamma_piv.as_slice(),
-            &mut self.y,
-            &mut self.beta,
-        );
-
-        mechanism.forces(t, extra_loads, &mut self.force);
+        self.curvature_term(rhs, x, xd);
+        mechanism.forces(t, rhs.extra_loads, &mut self.force);
         let mass = mechanism.mass_diagonal();
         for i in 0..n {
             self.rhs_full[i] = self.force[i] - mass[i] * self.beta[i];
@@ -92,28 +84,17 @@ impl Evaluator {
         let tangent = match tangent {
             Some(tangent) if tangent.shape() == (n, dof) => tangent,
             Some(_) => {
-                return Err(SolverError::InvalidState(
-                    "the basis given does not span the tangent space".into(),
-                ));
+                return Err(SolverError::TangentBasisShape);
             }
             None => q.columns(rank, dof),
         };
-        // T^T M T with diagonal M, and T^T (f - M beta'').
-        for i in 0..dof {
-            for j in 0..=i {
-                let mut s = 0.0;
-                for k in 0..n {
-                    s += tangent[(k, i)] * mass[k] * tangent[(k, j)];
-                }
-                self.mass_block[(i, j)] = s;
-                self.mass_block[(j, i)] = s;
-            }
-            let mut s = 0.0;
-            for k in 0..n {
-                s += tangent[(k, i)] * self.rhs_full[k];
-            }
-            self.rhs[i] = s;
-        }
+        project_onto_tangent(
+            &tangent,
+            mass,
+            &self.rhs_full,
+            &mut self.mass_block,
+            &mut self.rhs,
+        );
         let mut block = self.mass_block.view_mut((0, 0), (dof, dof));
         let mut qdd = self.rhs.rows_mut(0, dof);
         cholesky_solve_in_place(&mut block, &mut qdd).map_err(|e| {
@@ -126,6 +107,51 @@ impl Evaluator {
         xdd.gemv(1.0, &tangent, &self.rhs.rows(0, dof), 1.0);
         Ok(rank)
     }
+
+    /// `beta''` into `self.beta`, over the normals whose `R` entry is above the truncation
+    /// (Masarati et al. 2023, eq. 10).
+    fn curvature_term(&mut self, rhs: &Rhs, x: &DVector<f64>, xd: &DVector<f64>) {
+        let settings = rhs.settings;
+        let curvature_rank = self
+            .qr
+            .rank(settings.normal_truncation.max(settings.rank_tolerance));
+        rhs.mechanism.gamma(x, xd, &mut self.gamma);
+        self.qr.to_pivot_order(&self.gamma, &mut self.gamma_piv);
+        self.qr.normal_solve(
+            curvature_rank,
+            self.gamma_piv.as_slice(),
+            &mut self.y,
+            &mut self.beta,
+        );
+    }
+}
+
+/// `T^T M T` (with diagonal `M`) into the leading dof x dof block of `mass_block`, and
+/// `T^T (f - M beta'')` into the first dof entries of `rhs`, with `T` = `tangent` (n x dof)
+/// and `rhs_full` = `f - M beta''`.
+fn project_onto_tangent(
+    tangent: &DMatrixView<f64>,
+    mass: &DVector<f64>,
+    rhs_full: &DVector<f64>,
+    mass_block: &mut DMatrix<f64>,
+    rhs: &mut DVector<f64>,
+) {
+    let (n, dof) = tangent.shape();
+    for i in 0..dof {
+        for j in 0..=i {
+            let mut s = 0.0;
+            for k in 0..n {
+                s += tangent[(k, i)] * mass[k] * tangent[(k, j)];
+            }
+            mass_block[(i, j)] = s;
+            mass_block[(j, i)] = s;
+        }
+        let mut s = 0.0;
+        for k in 0..n {
+            s += tangent[(k, i)] * rhs_full[k];
+        }
+        rhs[i] = s;
+    }
 }
 
 #[cfg(test)]
@@ -136,7 +162,6 @@ mod tests {
     //! `I = 3`, `V = 3.5 g sin(theta)`), couplers translating with the crank tips.
 
     use super::*;
-    use crate::solver::Settings;
 
     const G: f64 = 9.81;
     /// Crank rate at the flat pose of the A02 scene (energy 35.835 J = 3/2 omega^2).
@@ -183,24 +208,22 @@ mod tests {
         let n = mechanism.n();
         let [x, xd, exact] = branch_state(theta, n);
         let mut evaluator = Evaluator::new(n, mechanism.m());
-        mechanism.jacobian(&x, &mut evaluator.a);
-        let a = evaluator.a.clone();
+        let mut a = DMatrix::zeros(mechanism.m(), n);
+        mechanism.jacobian(&x, &mut a);
         evaluator.qr.factorize_transposed(&a);
         let rho = evaluator.qr.r_diag_abs(13) / evaluator.qr.r_diag_abs(0);
         let mut xdd = DVector::zeros(n);
-        let rank_tolerance = Settings::default().rank_tolerance;
+        let settings = Settings {
+            normal_truncation,
+            ..Settings::default()
+        };
+        let rhs = Rhs {
+            mechanism,
+            extra_loads: &[],
+            settings: &settings,
+        };
         let rank = evaluator
-            .acceleration(
-                None,
-                mechanism,
-                &[],
-                0.0,
-                &x,
-                &xd,
-                rank_tolerance,
-                normal_truncation,
-                &mut xdd,
-            )
+            .acceleration(&rhs, 0.0, &x, &xd, None, &mut xdd)
             .expect("regular mass block");
         assert_eq!(
             rank, 14,

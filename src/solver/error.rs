@@ -1,16 +1,20 @@
 //! Typed solver failures. Each says what went wrong, when, and where in the mechanism.
 
-use std::fmt;
-
+use super::settings::SettingsError;
 use crate::number_text::time_text;
 
 /// Why a step (or the set-up of a simulation) failed. The simulation state is left as it was
 /// before the failing step, so a caller can pause and show the message.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SolverError {
     /// A coordinate, velocity or acceleration became NaN or infinite.
+    #[error("at t = {} s the {what} became NaN or infinite", time_text(*.t))]
     NotFinite { t: f64, what: &'static str },
     /// Newton's position projection did not bring the independent residuals below tolerance.
+    #[error(
+        "at t = {} s the position projection did not converge: residual {residual:.3e} (tolerance {tolerance:.0e}) after {iterations} iterations, largest at joint \"{joint}\"; a smaller dt usually helps",
+        time_text(*.t)
+    )]
     NewtonDiverged {
         t: f64,
         iterations: usize,
@@ -19,70 +23,117 @@ pub enum SolverError {
         joint: String,
     },
     /// The projected mass matrix `T^T M T` is not positive definite (a massless direction).
+    #[error(
+        "at t = {} s the projected mass matrix is not positive definite (pivot {pivot} = {value:.3e}): a direction of motion carries no mass",
+        time_text(*.t)
+    )]
     SingularMassBlock { t: f64, pivot: usize, value: f64 },
     /// The adaptive integrator could not meet its tolerance with a representable step.
+    #[error(
+        "at t = {} s the adaptive step fell to {h:.3e} s without meeting the tolerance",
+        time_text(*.t)
+    )]
     StepTooSmall { t: f64, h: f64 },
     /// The initial positions could not be assembled onto the constraint manifold.
+    #[error(
+        "the initial positions cannot be assembled: residual {residual:.3e} after {iterations} Newton iterations, largest at joint \"{joint}\""
+    )]
     AssemblyFailed {
         iterations: usize,
         residual: f64,
         joint: String,
     },
     /// The stated initial velocities cannot be completed so that `A xd = 0`.
+    #[error(
+        "the stated initial velocities violate the constraints (|A xd| = {residual:.3e}, largest at joint \"{joint}\"); state fewer components"
+    )]
     InconsistentVelocities { residual: f64, joint: String },
     /// A settings value is out of range.
-    InvalidSettings(String),
-    /// A state given to `set_state` does not match the mechanism.
-    InvalidState(String),
+    #[error("invalid solver settings: {0}")]
+    InvalidSettings(SettingsError),
+    /// The positions or velocities given do not have one entry per coordinate.
+    #[error(
+        "invalid state: expected {expected} coordinates and velocities, got {positions} and {velocities}"
+    )]
+    StateLength {
+        expected: usize,
+        positions: usize,
+        velocities: usize,
+    },
+    /// A run-time load names a body the mechanism does not have.
+    #[error("invalid state: load on body index {body} but the mechanism has {bodies} bodies")]
+    LoadBodyOutOfRange { body: usize, bodies: usize },
+    /// The direction to leave a singular configuration along is zero, not finite, or of
+    /// another length than the coordinates.
+    #[error("invalid state: leaving needs a non-zero direction of this mechanism")]
+    LeaveDirectionInvalid,
+    /// The speed to leave a singular configuration with is zero, negative or not finite.
+    #[error("invalid state: the speed to leave with must be positive")]
+    LeaveSpeedNotPositive,
+    /// Leaving a singular configuration at rest needs a speed.
+    #[error("invalid state: the mechanism is at rest here: give it a speed to leave with")]
+    LeaveFromRest,
+    /// A singular event's state does not fit this mechanism.
+    #[error("invalid state: the event belongs to a different mechanism")]
+    EventOfAnotherMechanism,
+    /// A step was asked for with its limit not after the current time.
+    #[error("invalid state: nothing to step: t = {t} is not before the limit {limit}")]
+    NothingToStep { t: f64, limit: f64 },
+    /// A tangent basis given to the dynamics has the wrong shape.
+    #[error("invalid state: the basis given does not span the tangent space")]
+    TangentBasisShape,
+    /// Leaving along a branch was asked for away from a singular event.
+    #[error("invalid state: leaving along a branch needs the mechanism paused at a singular event")]
+    NotPausedAtEvent,
+    /// A push was asked for with a motion of another length, a non-finite size or a duration
+    /// that is not positive.
+    #[error(
+        "invalid state: a push needs a motion of this mechanism, a finite size and a positive duration"
+    )]
+    InvalidPush,
 }
 
-impl fmt::Display for SolverError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotFinite { t, what } => {
-                write!(
-                    f,
-                    "at t = {} s the {what} became NaN or infinite",
-                    time_text(*t)
-                )
-            }
-            Self::NewtonDiverged {
-                t,
-                iterations,
-                residual,
-                tolerance,
-                joint,
-            } => write!(
-                f,
-                "at t = {} s the position projection did not converge: residual {residual:.3e} (tolerance {tolerance:.0e}) after {iterations} iterations, largest at joint \"{joint}\"; a smaller dt usually helps",
-                time_text(*t)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_time_and_the_cause() {
+        let cases = [
+            (
+                SolverError::NotFinite {
+                    t: 0.25,
+                    what: "state",
+                },
+                "at t = 0.25 s the state became NaN or infinite",
             ),
-            Self::SingularMassBlock { t, pivot, value } => write!(
-                f,
-                "at t = {} s the projected mass matrix is not positive definite (pivot {pivot} = {value:.3e}): a direction of motion carries no mass",
-                time_text(*t)
+            (
+                SolverError::StepTooSmall { t: 1.5, h: 2.5e-9 },
+                "at t = 1.5 s the adaptive step fell to 2.500e-9 s without meeting the tolerance",
             ),
-            Self::StepTooSmall { t, h } => write!(
-                f,
-                "at t = {} s the adaptive step fell to {h:.3e} s without meeting the tolerance",
-                time_text(*t)
+            (
+                SolverError::InvalidSettings(SettingsError::NoNewtonIterations),
+                "invalid solver settings: newton_max_iterations must be at least 1",
             ),
-            Self::AssemblyFailed {
-                iterations,
-                residual,
-                joint,
-            } => write!(
-                f,
-                "the initial positions cannot be assembled: residual {residual:.3e} after {iterations} Newton iterations, largest at joint \"{joint}\""
+            (
+                SolverError::StateLength {
+                    expected: 6,
+                    positions: 6,
+                    velocities: 5,
+                },
+                "invalid state: expected 6 coordinates and velocities, got 6 and 5",
             ),
-            Self::InconsistentVelocities { residual, joint } => write!(
-                f,
-                "the stated initial velocities violate the constraints (|A xd| = {residual:.3e}, largest at joint \"{joint}\"); state fewer components"
+            (
+                SolverError::LoadBodyOutOfRange { body: 4, bodies: 3 },
+                "invalid state: load on body index 4 but the mechanism has 3 bodies",
             ),
-            Self::InvalidSettings(message) => write!(f, "invalid solver settings: {message}"),
-            Self::InvalidState(message) => write!(f, "invalid state: {message}"),
+            (
+                SolverError::NothingToStep { t: 2.0, limit: 1.5 },
+                "invalid state: nothing to step: t = 2 is not before the limit 1.5",
+            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
         }
     }
 }
-
-impl std::error::Error for SolverError {}

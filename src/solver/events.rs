@@ -326,6 +326,8 @@ impl SingularEvent {
 
 #[cfg(test)]
 mod tests {
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
+
     use super::*;
 
     const TOLERANCE: f64 = 1e-3;
@@ -404,8 +406,8 @@ mod tests {
         // y = 2 (t - 0.3)^2 + 0.01, vertex (0.3, 0.01).
         let y = |t: f64| 2.0 * (t - 0.3) * (t - 0.3) + 0.01;
         let m = parabola_minimum([(0.1, y(0.1)), (0.25, y(0.25)), (0.5, y(0.5))]);
-        assert!((m.t - 0.3).abs() < 1e-12);
-        assert!((m.rho - 0.1).abs() < 1e-12);
+        assert_abs_diff_eq!(m.t, 0.3, epsilon = 1e-12);
+        assert_abs_diff_eq!(m.rho, 0.1, epsilon = 1e-12);
     }
 
     #[test]
@@ -420,7 +422,7 @@ mod tests {
             }
         }
         let m = found.expect("event located");
-        assert!((m.t - 0.123).abs() < 1e-12);
+        assert_abs_diff_eq!(m.t, 0.123, epsilon = 1e-12);
         assert!(m.rho < 1e-6);
     }
 
@@ -435,6 +437,6 @@ mod tests {
             found.extend(detector.push(t, 0.1 + (t - 0.123).powi(2)));
         }
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!((found[0].rho - 0.1).abs() < 1e-4, "{found:?}");
+        assert!(abs_diff_eq!(found[0].rho, 0.1, epsilon = 1e-4), "{found:?}");
     }
 }

@@ -4,7 +4,7 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::error::SolverError;
-use super::projection::Projector;
+use super::projection::{NewtonLimits, Projector};
 use crate::linalg::PivotedQr;
 use crate::model::Mechanism;
 
@@ -13,6 +13,12 @@ const ASSEMBLY_RANK_TOLERANCE: f64 = 1e-8;
 /// Absolute tolerance on every constraint residual after assembly.
 const ASSEMBLY_TOLERANCE: f64 = 1e-12;
 const ASSEMBLY_ITERATIONS: usize = 50;
+/// The assembly's Newton iterations: every normal above the assembly rank tolerance.
+const ASSEMBLY_NEWTON: NewtonLimits = NewtonLimits {
+    truncation: ASSEMBLY_RANK_TOLERANCE,
+    tolerance: ASSEMBLY_TOLERANCE,
+    max_iterations: ASSEMBLY_ITERATIONS,
+};
 /// Largest `|A xd|_inf` accepted after completing stated velocities, relative to the largest
 /// velocity (at least 1).
 const VELOCITY_TOLERANCE: f64 = 1e-9;
@@ -57,18 +63,9 @@ pub fn assemble_positions(
     let initial_residual = if m == 0 { 0.0 } else { c.amax() };
     let written_joint = (m > 0).then(|| mechanism.joint_of_row(worst_row(&c)).name.clone());
     let mut projector = Projector::new(n, m);
-    let mut a = DMatrix::zeros(m, n);
     let mut qr = PivotedQr::new(n, m);
     let outcome = projector
-        .project_positions(
-            mechanism,
-            ASSEMBLY_RANK_TOLERANCE,
-            ASSEMBLY_TOLERANCE,
-            ASSEMBLY_ITERATIONS,
-            x,
-            &mut a,
-            &mut qr,
-        )
+        .project_positions(mechanism, ASSEMBLY_NEWTON, x, &mut qr)
         .map_err(|(iterations, residual, row)| SolverError::AssemblyFailed {
             iterations,
             residual,
@@ -142,15 +139,8 @@ pub fn complete_velocities(
         let mut projector = Projector::new(n, m);
         let mut x_copy = x.clone();
         let mut qr = PivotedQr::new(n, m);
-        let projected = projector.project_positions(
-            mechanism,
-            ASSEMBLY_RANK_TOLERANCE,
-            ASSEMBLY_TOLERANCE,
-            ASSEMBLY_ITERATIONS,
-            &mut x_copy,
-            &mut a,
-            &mut qr,
-        );
+        let projected =
+            projector.project_positions(mechanism, ASSEMBLY_NEWTON, &mut x_copy, &mut qr);
         if projected.is_ok() {
             let rank = qr.rank(ASSEMBLY_RANK_TOLERANCE);
             projector.project_velocities(&qr, rank, xd);

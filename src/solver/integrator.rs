@@ -11,12 +11,10 @@
 
 use nalgebra::DVector;
 
-use super::dynamics::Evaluator;
+use super::dynamics::{Evaluator, Rhs};
 use super::error::SolverError;
 use super::projection::Projector;
-use super::settings::Settings;
 use crate::linalg::PivotedQr;
-use crate::model::{Load, Mechanism};
 
 /// A Butcher tableau with at most seven stages.
 struct Tableau {
@@ -102,11 +100,14 @@ const DOPRI5: Tableau = Tableau {
     ],
 };
 
-/// What a step needs to evaluate accelerations.
-pub(crate) struct Rhs<'a> {
-    pub mechanism: &'a Mechanism,
-    pub extra_loads: &'a [Load],
-    pub settings: &'a Settings,
+/// One step to take: from `(t, x, xd)` on the constraint manifold, where `start` holds the
+/// factorisation of `A(x)^T` (the simulation's current state), over `h`.
+pub(crate) struct Step<'a> {
+    pub t: f64,
+    pub x: &'a DVector<f64>,
+    pub xd: &'a DVector<f64>,
+    pub start: &'a PivotedQr,
+    pub h: f64,
 }
 
 /// Stage buffers.
@@ -138,42 +139,32 @@ impl Stepper {
         std::mem::take(&mut self.factorizations)
     }
 
-    /// One RK4 step of size `h` from `(t, x, xd)` into `(x_out, xd_out)`; `start` as in
-    /// [`run`](Self::run).
-    #[allow(clippy::too_many_arguments)]
+    /// One RK4 step into `(x_out, xd_out)`.
     pub fn rk4(
         &mut self,
         rhs: &Rhs,
         evaluator: &mut Evaluator,
-        start: &PivotedQr,
-        t: f64,
-        x: &DVector<f64>,
-        xd: &DVector<f64>,
-        h: f64,
+        step: &Step,
         x_out: &mut DVector<f64>,
         xd_out: &mut DVector<f64>,
     ) -> Result<(), SolverError> {
-        self.run(&RK4, rhs, evaluator, start, t, x, xd, h, x_out, xd_out)?;
+        self.run(&RK4, rhs, evaluator, step, x_out, xd_out)?;
         Ok(())
     }
 
-    /// One Dormand-Prince attempt; returns the scaled RMS error norm (accept when <= 1).
-    #[allow(clippy::too_many_arguments)]
+    /// One Dormand-Prince attempt into `(x_out, xd_out)`; returns the scaled RMS error norm
+    /// (accept when <= 1) with the tolerances `dopri_rtol` and `dopri_atol` of `rhs.settings`.
     pub fn dopri5(
         &mut self,
         rhs: &Rhs,
         evaluator: &mut Evaluator,
-        start: &PivotedQr,
-        t: f64,
-        x: &DVector<f64>,
-        xd: &DVector<f64>,
-        h: f64,
-        rtol: f64,
-        atol: f64,
+        step: &Step,
         x_out: &mut DVector<f64>,
         xd_out: &mut DVector<f64>,
     ) -> Result<f64, SolverError> {
-        self.run(&DOPRI5, rhs, evaluator, start, t, x, xd, h, x_out, xd_out)?;
+        self.run(&DOPRI5, rhs, evaluator, step, x_out, xd_out)?;
+        let (x, xd, h) = (step.x, step.xd, step.h);
+        let (rtol, atol) = (rhs.settings.dopri_rtol, rhs.settings.dopri_atol);
         let n = x.len();
         let mut sum = 0.0;
         for i in 0..n {
@@ -190,77 +181,87 @@ impl Stepper {
         Ok((sum / (2 * n) as f64).sqrt())
     }
 
-    /// Runs the stages of `tableau` from `(t, x, xd)`. `start` is the factorisation of
-    /// `A(x)^T` with `x` already on the manifold (the simulation's current state): the first
-    /// stage reuses it instead of projecting and refactorising.
-    #[allow(clippy::too_many_arguments)]
+    /// Runs the stages of `tableau` over `step`, then combines them into `(x_out, xd_out)`.
     fn run(
         &mut self,
         tableau: &Tableau,
         rhs: &Rhs,
         evaluator: &mut Evaluator,
-        start: &PivotedQr,
-        t: f64,
-        x: &DVector<f64>,
-        xd: &DVector<f64>,
-        h: f64,
+        step: &Step,
         x_out: &mut DVector<f64>,
         xd_out: &mut DVector<f64>,
     ) -> Result<(), SolverError> {
         // Loads are piecewise constant in time and a step never crosses an edge of one (the
         // simulation lands on it), so every stage takes them inside the step: the last stage,
         // at its end, would see a pulse that ends there as already off (half-open window).
-        let loads_at = t + 0.5 * h;
+        let loads_at = step.t + 0.5 * step.h;
         for s in 0..tableau.stages {
-            self.x_stage.copy_from(x);
-            self.xd_stage.copy_from(xd);
-            for j in 0..s {
-                let a = tableau.a[s][j];
-                if a != 0.0 {
-                    self.x_stage.axpy(h * a, &self.kx[j], 1.0);
-                    self.xd_stage.axpy(h * a, &self.kv[j], 1.0);
-                }
-            }
-            let t_stage = t + tableau.c[s] * h;
-            if s == 0 {
-                // Only the velocity projection (at the current rank tolerance) is repeated.
-                evaluator.qr.copy_from(start);
-                let rank = evaluator.qr.rank(rhs.settings.rank_tolerance);
-                self.projector
-                    .project_velocities(&evaluator.qr, rank, &mut self.xd_stage);
-            } else {
-                let outcome = self.projector.project_stage(
-                    rhs.mechanism,
-                    rhs.settings,
-                    t_stage,
-                    &mut self.x_stage,
-                    &mut self.xd_stage,
-                    &mut evaluator.a,
-                    &mut evaluator.qr,
-                )?;
-                self.factorizations += outcome.iterations as u64 + 1;
-            }
+            self.stage_state(tableau, s, step);
+            self.project_stage_state(tableau, s, rhs, evaluator, step)?;
             self.kx[s].copy_from(&self.xd_stage);
             evaluator.acceleration(
-                None,
-                rhs.mechanism,
-                rhs.extra_loads,
+                rhs,
                 loads_at,
                 &self.x_stage,
                 &self.xd_stage,
-                rhs.settings.rank_tolerance,
-                rhs.settings.normal_truncation,
+                None,
                 &mut self.kv[s],
             )?;
         }
-        x_out.copy_from(x);
-        xd_out.copy_from(xd);
+        x_out.copy_from(step.x);
+        xd_out.copy_from(step.xd);
         for s in 0..tableau.stages {
             let b = tableau.b[s];
             if b != 0.0 {
-                x_out.axpy(h * b, &self.kx[s], 1.0);
-                xd_out.axpy(h * b, &self.kv[s], 1.0);
+                x_out.axpy(step.h * b, &self.kx[s], 1.0);
+                xd_out.axpy(step.h * b, &self.kv[s], 1.0);
             }
+        }
+        Ok(())
+    }
+
+    /// The unprojected state of stage `s` into `(x_stage, xd_stage)`: the step's start plus
+    /// the earlier stages' slopes weighted by row `s` of the tableau.
+    fn stage_state(&mut self, tableau: &Tableau, s: usize, step: &Step) {
+        self.x_stage.copy_from(step.x);
+        self.xd_stage.copy_from(step.xd);
+        for j in 0..s {
+            let a = tableau.a[s][j];
+            if a != 0.0 {
+                self.x_stage.axpy(step.h * a, &self.kx[j], 1.0);
+                self.xd_stage.axpy(step.h * a, &self.kv[j], 1.0);
+            }
+        }
+    }
+
+    /// Projects stage `s`'s state onto the manifold, leaving the factorisation there in
+    /// `evaluator.qr`. The first stage is the step's start, already on the manifold: it reuses
+    /// `step.start` instead of projecting and refactorising.
+    fn project_stage_state(
+        &mut self,
+        tableau: &Tableau,
+        s: usize,
+        rhs: &Rhs,
+        evaluator: &mut Evaluator,
+        step: &Step,
+    ) -> Result<(), SolverError> {
+        let t_stage = step.t + tableau.c[s] * step.h;
+        if s == 0 {
+            // Only the velocity projection (at the current rank tolerance) is repeated.
+            evaluator.qr.copy_from(step.start);
+            let rank = evaluator.qr.rank(rhs.settings.rank_tolerance);
+            self.projector
+                .project_velocities(&evaluator.qr, rank, &mut self.xd_stage);
+        } else {
+            let outcome = self.projector.project_stage(
+                rhs.mechanism,
+                rhs.settings,
+                t_stage,
+                &mut self.x_stage,
+                &mut self.xd_stage,
+                &mut evaluator.qr,
+            )?;
+            self.factorizations += outcome.iterations as u64 + 1;
         }
         Ok(())
     }

@@ -21,5 +21,5 @@ pub use error::SolverError;
 pub use events::{EventDetector, LocatedMinimum, SingularEvent, parabola_minimum};
 pub use initial::{AssemblyReport, assemble_positions, complete_velocities};
 pub use projection::ProjectionOutcome;
-pub use settings::{BasisMode, Integrator, Predictor, Settings};
+pub use settings::{BasisMode, Integrator, Predictor, Settings, SettingsError};
 pub use simulation::{Simulation, StepReport, WorkCounters};

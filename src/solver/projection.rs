@@ -30,9 +30,32 @@ pub struct ProjectionOutcome {
     pub residual: f64,
 }
 
-/// Buffers for the projection.
+/// The stopping rule of Newton's position correction: constraint normals whose `R` entry is
+/// at or below `truncation` (relative to `|R_00|`) are left out; it stops once the independent
+/// residuals are at most `tolerance`, or fails after `max_iterations` corrections.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct NewtonLimits {
+    pub truncation: f64,
+    pub tolerance: f64,
+    pub max_iterations: usize,
+}
+
+impl NewtonLimits {
+    /// The running settings' limits: truncation at `normal_truncation` (at least the rank
+    /// tolerance), `newton_tolerance` and `newton_max_iterations`.
+    pub fn of(settings: &Settings) -> Self {
+        Self {
+            truncation: settings.normal_truncation.max(settings.rank_tolerance),
+            tolerance: settings.newton_tolerance,
+            max_iterations: settings.newton_max_iterations,
+        }
+    }
+}
+
+/// Buffers for the projection, with the Jacobian at the last Newton iterate.
 #[derive(Clone, Debug)]
 pub(crate) struct Projector {
+    a: DMatrix<f64>,
     c: DVector<f64>,
     c_piv: DVector<f64>,
     y: Vec<f64>,
@@ -43,6 +66,7 @@ pub(crate) struct Projector {
 impl Projector {
     pub fn new(n: usize, m: usize) -> Self {
         Self {
+            a: DMatrix::zeros(m, n),
             c: DVector::zeros(m),
             c_piv: DVector::zeros(m),
             y: vec![0.0; m.max(1)],
@@ -51,9 +75,13 @@ impl Projector {
         }
     }
 
+    /// The Jacobian `A` (m x n) at the positions the last projection ended at.
+    pub fn jacobian(&self) -> &DMatrix<f64> {
+        &self.a
+    }
+
     /// Projects `x` onto the manifold and `xd` onto its tangent space. On return `qr` holds the
     /// factorisation of `A(x)^T` at the final positions.
-    #[allow(clippy::too_many_arguments)]
     pub fn project(
         &mut self,
         mechanism: &Mechanism,
@@ -61,10 +89,9 @@ impl Projector {
         t: f64,
         x: &mut DVector<f64>,
         xd: &mut DVector<f64>,
-        a: &mut DMatrix<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        let outcome = self.newton_at(mechanism, settings, t, x, a, qr)?;
+        let outcome = self.newton_at(mechanism, settings, t, x, qr)?;
         let rank = qr.rank(settings.rank_tolerance);
         self.project_velocities(qr, rank, xd);
         Ok(outcome)
@@ -77,7 +104,6 @@ impl Projector {
     /// few `h^2` off the path it points partly along the motion, and removing that component
     /// took kinetic energy out of the step that crosses (1.7e-4 J on the 2x3 at its first
     /// singular configuration).
-    #[allow(clippy::too_many_arguments)]
     pub fn project_stage(
         &mut self,
         mechanism: &Mechanism,
@@ -85,10 +111,9 @@ impl Projector {
         t: f64,
         x: &mut DVector<f64>,
         xd: &mut DVector<f64>,
-        a: &mut DMatrix<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        let outcome = self.newton_at(mechanism, settings, t, x, a, qr)?;
+        let outcome = self.newton_at(mechanism, settings, t, x, qr)?;
         // Only normals this close to vanishing are kept out of the velocity projection: a
         // raised `normal_truncation` (1e-2) would leave out normals that are not turning
         // yet, and their components cost more than they save (A02 over 10 s: 4.2e-2 J).
@@ -109,54 +134,42 @@ impl Projector {
         settings: &Settings,
         t: f64,
         x: &mut DVector<f64>,
-        a: &mut DMatrix<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        self.project_positions(
-            mechanism,
-            settings.normal_truncation.max(settings.rank_tolerance),
-            settings.newton_tolerance,
-            settings.newton_max_iterations,
-            x,
-            a,
-            qr,
-        )
-        .map_err(|(iterations, residual, row)| SolverError::NewtonDiverged {
-            t,
-            iterations,
-            residual,
-            tolerance: settings.newton_tolerance,
-            joint: mechanism.joint_of_row(row).name.clone(),
-        })
+        self.project_positions(mechanism, NewtonLimits::of(settings), x, qr)
+            .map_err(|(iterations, residual, row)| SolverError::NewtonDiverged {
+                t,
+                iterations,
+                residual,
+                tolerance: settings.newton_tolerance,
+                joint: mechanism.joint_of_row(row).name.clone(),
+            })
     }
 
-    /// Newton iterations on positions. On failure returns (iterations, residual, worst row).
-    #[allow(clippy::too_many_arguments)]
+    /// Newton iterations on positions, leaving `qr` factorised (with `Q`) at the last iterate.
+    /// On failure returns (iterations, residual, worst row).
     pub fn project_positions(
         &mut self,
         mechanism: &Mechanism,
-        truncation: f64,
-        tolerance: f64,
-        max_iterations: usize,
+        limits: NewtonLimits,
         x: &mut DVector<f64>,
-        a: &mut DMatrix<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, (usize, f64, usize)> {
         let mut iterations = 0;
         loop {
             mechanism.residual(x, &mut self.c);
-            mechanism.jacobian(x, a);
+            mechanism.jacobian(x, &mut self.a);
             // Q is formed only for the iterate that ends the loop; the corrections need just
             // the reflectors.
-            qr.factorize_without_q(a);
-            let r = qr.rank(truncation);
+            qr.factorize_without_q(&self.a);
+            let r = qr.rank(limits.truncation);
             qr.to_pivot_order(&self.c, &mut self.c_piv);
             let independent = self.c_piv.rows(0, r).amax();
             if !independent.is_finite() {
                 qr.form_q();
                 return Err((iterations, independent, 0));
             }
-            if independent <= tolerance {
+            if independent <= limits.tolerance {
                 qr.form_q();
                 return Ok(ProjectionOutcome {
                     iterations,
@@ -164,7 +177,7 @@ impl Projector {
                     residual: self.c.amax(),
                 });
             }
-            if iterations == max_iterations {
+            if iterations == limits.max_iterations {
                 qr.form_q();
                 let worst = self.c.iamax();
                 return Err((iterations, independent, worst));

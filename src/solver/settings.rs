@@ -2,6 +2,7 @@
 //! All of them may be changed between steps.
 
 use crate::linalg::pivoted_qr::ROUND_OFF_FLOOR;
+use crate::number_text::number_text;
 use serde::{Deserialize, Serialize};
 
 /// Time integrator.
@@ -84,9 +85,58 @@ impl Default for Settings {
     }
 }
 
+/// A settings value out of range. Each names the field at fault ([`SettingsError::field`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SettingsError {
+    /// A step size, tolerance or limit that must be positive is not (or is not finite).
+    #[error("{field} must be a positive finite number, got {}", number_text(*.value))]
+    NotPositive { field: &'static str, value: f64 },
+    /// A tolerance relative to `|R_00|` (or Dopri5's relative tolerance) is 1 or more.
+    #[error("{field} is relative and must be below 1, got {}", number_text(*.value))]
+    RelativeNotBelowOne { field: &'static str, value: f64 },
+    /// `dopri_min_step`, a fraction of `dt`, exceeds 1.
+    #[error(
+        "dopri_min_step is a fraction of dt and must be at most 1, got {}",
+        number_text(*.value)
+    )]
+    DopriMinStepAboveOne { value: f64 },
+    /// `rank_tolerance` is below the QR's round-off floor.
+    #[error(
+        "rank_tolerance must be at least {floor:e} (the QR's round-off floor), got {}",
+        number_text(*.value),
+        floor = ROUND_OFF_FLOOR
+    )]
+    RankToleranceBelowRoundOff { value: f64 },
+    /// `rank_tolerance` exceeds `detection_tolerance`.
+    #[error(
+        "rank_tolerance ({rank_tolerance:e}) must not exceed detection_tolerance ({detection_tolerance:e})"
+    )]
+    RankToleranceAboveDetection {
+        rank_tolerance: f64,
+        detection_tolerance: f64,
+    },
+    /// `newton_max_iterations` is 0.
+    #[error("newton_max_iterations must be at least 1")]
+    NoNewtonIterations,
+}
+
+impl SettingsError {
+    /// The name of the settings field at fault (the first of two that conflict).
+    pub fn field(&self) -> &'static str {
+        match self {
+            Self::NotPositive { field, .. } | Self::RelativeNotBelowOne { field, .. } => field,
+            Self::DopriMinStepAboveOne { .. } => "dopri_min_step",
+            Self::RankToleranceBelowRoundOff { .. } | Self::RankToleranceAboveDetection { .. } => {
+                "rank_tolerance"
+            }
+            Self::NoNewtonIterations => "newton_max_iterations",
+        }
+    }
+}
+
 impl Settings {
-    /// Checks that every number is finite and in range; returns the offending field's name.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks that every number is finite and in range; the error names the offending field.
+    pub fn validate(&self) -> Result<(), SettingsError> {
         let positive = [
             ("dt", self.dt),
             ("rank_tolerance", self.rank_tolerance),
@@ -98,12 +148,9 @@ impl Settings {
             ("dopri_atol", self.dopri_atol),
             ("dopri_min_step", self.dopri_min_step),
         ];
-        for (name, value) in positive {
+        for (field, value) in positive {
             if !(value.is_finite() && value > 0.0) {
-                return Err(format!(
-                    "{name} must be a positive finite number, got {}",
-                    crate::number_text::number_text(value)
-                ));
+                return Err(SettingsError::NotPositive { field, value });
             }
         }
         // Relative quantities: at 1 or above, every diagonal entry of `R` would count as zero
@@ -115,38 +162,95 @@ impl Settings {
             ("normal_truncation", self.normal_truncation),
             ("dopri_rtol", self.dopri_rtol),
         ];
-        for (name, value) in below_one {
+        for (field, value) in below_one {
             if value >= 1.0 {
-                return Err(format!(
-                    "{name} is relative and must be below 1, got {}",
-                    crate::number_text::number_text(value)
-                ));
+                return Err(SettingsError::RelativeNotBelowOne { field, value });
             }
         }
         if self.dopri_min_step > 1.0 {
-            return Err(format!(
-                "dopri_min_step is a fraction of dt and must be at most 1, got {}",
-                crate::number_text::number_text(self.dopri_min_step)
-            ));
+            return Err(SettingsError::DopriMinStepAboveOne {
+                value: self.dopri_min_step,
+            });
         }
         if self.rank_tolerance < ROUND_OFF_FLOOR {
-            return Err(format!(
-                "rank_tolerance must be at least {ROUND_OFF_FLOOR:e} (the QR's round-off floor), got {}",
-                crate::number_text::number_text(self.rank_tolerance)
-            ));
+            return Err(SettingsError::RankToleranceBelowRoundOff {
+                value: self.rank_tolerance,
+            });
         }
         // Events are where the rank at the detection tolerance drops below
         // the generic rank, so the running rank tolerance must sit below it (equal only while
         // pushing at a singularity, when the dynamics use the detection tolerance).
         if self.rank_tolerance > self.detection_tolerance {
-            return Err(format!(
-                "rank_tolerance ({:e}) must not exceed detection_tolerance ({:e})",
-                self.rank_tolerance, self.detection_tolerance
-            ));
+            return Err(SettingsError::RankToleranceAboveDetection {
+                rank_tolerance: self.rank_tolerance,
+                detection_tolerance: self.detection_tolerance,
+            });
         }
         if self.newton_max_iterations == 0 {
-            return Err("newton_max_iterations must be at least 1".into());
+            return Err(SettingsError::NoNewtonIterations);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Default settings with `change` applied are rejected with message `text`, naming `field`.
+    fn assert_rejected(change: fn(&mut Settings), text: &str, field: &str) {
+        let mut settings = Settings::default();
+        change(&mut settings);
+        let e = settings
+            .validate()
+            .expect_err("the settings are out of range");
+        assert_eq!((e.to_string().as_str(), e.field()), (text, field));
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        assert_eq!(Settings::default().validate(), Ok(()));
+    }
+
+    #[test]
+    fn each_check_names_its_field_first() {
+        assert_rejected(
+            |s| s.dt = -1e-3,
+            "dt must be a positive finite number, got -0.001",
+            "dt",
+        );
+        assert_rejected(
+            |s| s.dopri_atol = f64::NAN,
+            "dopri_atol must be a positive finite number, got NaN",
+            "dopri_atol",
+        );
+        assert_rejected(
+            |s| s.normal_truncation = 2.0,
+            "normal_truncation is relative and must be below 1, got 2",
+            "normal_truncation",
+        );
+        assert_rejected(
+            |s| s.dopri_min_step = 5.0,
+            "dopri_min_step is a fraction of dt and must be at most 1, got 5",
+            "dopri_min_step",
+        );
+        assert_rejected(
+            |s| s.rank_tolerance = ROUND_OFF_FLOOR / 2.0,
+            &format!(
+                "rank_tolerance must be at least {ROUND_OFF_FLOOR:e} (the QR's round-off floor), got {}",
+                number_text(ROUND_OFF_FLOOR / 2.0)
+            ),
+            "rank_tolerance",
+        );
+        assert_rejected(
+            |s| s.rank_tolerance = 1e-2,
+            "rank_tolerance (1e-2) must not exceed detection_tolerance (1e-3)",
+            "rank_tolerance",
+        );
+        assert_rejected(
+            |s| s.newton_max_iterations = 0,
+            "newton_max_iterations must be at least 1",
+            "newton_max_iterations",
+        );
     }
 }

@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use nalgebra::{DMatrix, DMatrixView, DVector};
 
-use super::basis::{BasisStats, BasisUpdater, TangentBasis};
-use super::dynamics::Evaluator;
+use super::basis::{BasisStats, BasisUpdater, StepEnd, TangentBasis};
+use super::dynamics::{Evaluator, Rhs};
 use super::error::SolverError;
 use super::events::{EventDetector, Excursions, MAX_EVENTS_PER_STEP, SingularEvent};
-use super::integrator::{Rhs, Stepper};
+use super::integrator::{Step, Stepper};
 use super::predictor::BasisPredictor;
 use super::projection::{ProjectionOutcome, Projector};
 use super::settings::{BasisMode, Integrator, Predictor, Settings};
@@ -152,11 +152,11 @@ impl Simulation {
         settings.validate().map_err(SolverError::InvalidSettings)?;
         let (n, m) = (mechanism.n(), mechanism.m());
         if x0.len() != n || xd0.len() != n {
-            return Err(SolverError::InvalidState(format!(
-                "expected {n} coordinates and velocities, got {} and {}",
-                x0.len(),
-                xd0.len()
-            )));
+            return Err(SolverError::StateLength {
+                expected: n,
+                positions: x0.len(),
+                velocities: xd0.len(),
+            });
         }
         let mut sim = Self {
             settings,
@@ -199,9 +199,9 @@ impl Simulation {
         let (x_given, xd_given) = (sim.x.clone(), sim.xd.clone());
         sim.project_current()?;
         // A scene's velocities are completed so that `A xd = 0` with the stated components
-        // held fixed; projecting them again moves those by rounding (A02's crank rate became
-        // -1.0000000000000004 in the first row). Given velocities that already fit the
-        // unmoved positions are kept as they are.
+        // held fixed; projecting them again would move those by rounding (a stated crank rate
+        // of -1 would no longer be exactly -1). Given velocities that already fit the unmoved
+        // positions are kept as they are.
         if sim.x == x_given {
             sim.mechanism.jacobian(&sim.x, &mut sim.a_next);
             sim.a_next.mul_to(&xd_given, &mut sim.av);
@@ -237,8 +237,8 @@ impl Simulation {
                 }
             }
             // Counted at Newton's truncation: a probe Newton stopped with entries below it
-            // (converged on the others) would otherwise count them (a redundant linkage
-            // written flat got rank 12 for its generic 11).
+            // (converged on the others) would otherwise count them, and a redundant linkage
+            // written flat would get a generic rank above its true one.
             if self.project_scratch_positions() {
                 let truncation = self
                     .settings
@@ -264,7 +264,6 @@ impl Simulation {
             self.t,
             &mut self.x,
             &mut self.xd,
-            &mut self.a_next,
             &mut self.qr_state,
         )?;
         if !(self.x.iter().all(|v| v.is_finite()) && self.xd.iter().all(|v| v.is_finite())) {
@@ -285,7 +284,6 @@ impl Simulation {
             &self.settings,
             self.t,
             &mut self.x_next,
-            &mut self.a_next,
             &mut self.qr_next,
         );
         match outcome {
@@ -373,17 +371,12 @@ impl Simulation {
         let mut evaluator = self.evaluator.clone();
         evaluator.qr.clone_from(&self.qr_state);
         let mut xdd = DVector::zeros(self.mechanism.n());
-        evaluator.acceleration(
-            tangent,
-            &self.mechanism,
-            &self.extra_loads,
-            self.t,
-            &self.x,
-            &self.xd,
-            self.settings.rank_tolerance,
-            self.settings.normal_truncation,
-            &mut xdd,
-        )?;
+        let rhs = Rhs {
+            mechanism: &self.mechanism,
+            extra_loads: &self.extra_loads,
+            settings: &self.settings,
+        };
+        evaluator.acceleration(&rhs, self.t, &self.x, &self.xd, tangent, &mut xdd)?;
         Ok(xdd)
     }
 
@@ -409,11 +402,10 @@ impl Simulation {
     /// Adds a run-time load, e.g. a torque pulse that pushes the mechanism at a singularity.
     pub fn add_load(&mut self, load: Load) -> Result<(), SolverError> {
         if load.body >= self.mechanism.bodies().len() {
-            return Err(SolverError::InvalidState(format!(
-                "load on body index {} but the mechanism has {} bodies",
-                load.body,
-                self.mechanism.bodies().len()
-            )));
+            return Err(SolverError::LoadBodyOutOfRange {
+                body: load.body,
+                bodies: self.mechanism.bodies().len(),
+            });
         }
         self.extra_loads.push(load);
         Ok(())
@@ -441,9 +433,7 @@ impl Simulation {
         let n = self.mechanism.n();
         let norm = direction.norm();
         if direction.len() != n || !norm.is_finite() || norm == 0.0 {
-            return Err(SolverError::InvalidState(
-                "leaving needs a non-zero direction of this mechanism".into(),
-            ));
+            return Err(SolverError::LeaveDirectionInvalid);
         }
         self.set_event_state(event)?;
         let unit = direction / norm;
@@ -454,16 +444,12 @@ impl Simulation {
                 (s, self.energy() - kinetic + 0.5 * unit_mass * s * s)
             }
             Some(_) => {
-                return Err(SolverError::InvalidState(
-                    "the speed to leave with must be positive".into(),
-                ));
+                return Err(SolverError::LeaveSpeedNotPositive);
             }
             None => ((2.0 * kinetic / unit_mass).sqrt(), self.energy()),
         };
         if speed.is_nan() || speed <= 0.0 {
-            return Err(SolverError::InvalidState(
-                "the mechanism is at rest here: give it a speed to leave with".into(),
-            ));
+            return Err(SolverError::LeaveFromRest);
         }
         // A step's travel: the first step from a state placed closer starts where the
         // accelerations vary like 1 / rho (the four-bar's fold, 0.5 s after leaving: 1.2e-5 J
@@ -497,9 +483,7 @@ impl Simulation {
     pub fn set_event_state(&mut self, event: &SingularEvent) -> Result<(), SolverError> {
         let n = self.mechanism.n();
         if event.x.len() != n || event.continued().nrows() != n {
-            return Err(SolverError::InvalidState(
-                "the event belongs to a different mechanism".into(),
-            ));
+            return Err(SolverError::EventOfAnotherMechanism);
         }
         self.t = event.t;
         self.t_compensation = 0.0;
@@ -514,20 +498,21 @@ impl Simulation {
     /// (projected) state, as over a step of length `h`, and restarts event detection.
     fn continue_bases_from(&mut self, event: &SingularEvent, h: f64) {
         let n = self.mechanism.n();
-        let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
+        let end = StepEnd {
+            t_hat: self.qr_state.q().columns(self.rank, n - self.rank),
+            xd: &self.xd,
+            h,
+            t: self.t,
+        };
         self.traditional.copy_from(&event.traditional_basis);
-        self.updater
-            .update_traditional(&mut self.traditional, &t_hat, &self.xd, h);
+        self.updater.update_traditional(&mut self.traditional, &end);
         let pred = event.basis.columns();
         self.continued.copy_from(&event.basis);
         self.updater.update_continued(
             &mut self.continued,
             &pred,
-            &t_hat,
             self.mechanism.mass_diagonal(),
-            &self.xd,
-            h,
-            self.t,
+            &end,
         );
         self.detector
             .resume(self.t, rho(&self.qr_state, self.generic_rank));
@@ -564,33 +549,7 @@ impl Simulation {
     pub fn step_until(&mut self, t_limit: f64) -> Result<StepReport, SolverError> {
         self.event_count = 0;
         self.excursions.begin_step();
-        let n = self.mechanism.n();
-        let nominal = match self.settings.integrator {
-            Integrator::Rk4 => self.settings.dt,
-            Integrator::Dopri5 => self.adaptive_h.min(self.settings.dt),
-        };
-        // Land exactly on the limit, or on the next edge of a pulse load before it, when it
-        // is within a rounding error of one more step. A step across an edge integrated the
-        // pulse to first order only: 20 N m for 0.05 s on the four-bar's crank, edges off
-        // the grid, gave its angle 4.7e-3 rad off after 2 s at dt 1e-3.
-        // An edge within a rounding error of the limit is the limit (0.7 + 2.5174 s is
-        // 3.2173999999999996: the run's last step landed there, short of t_end, and the
-        // search that closes a run did not run).
-        let edge = self.next_load_edge();
-        let limit = if edge < t_limit - 1e-9 * self.settings.dt {
-            edge
-        } else {
-            t_limit
-        };
-        let remaining = limit - self.t;
-        let mut lands = remaining <= nominal * (1.0 + 1e-6);
-        let mut h = if lands { remaining } else { nominal };
-        if h.is_nan() || h <= 0.0 {
-            return Err(SolverError::InvalidState(format!(
-                "nothing to step: t = {} is not before the limit {t_limit}",
-                self.t
-            )));
-        }
+        let mut plan = self.plan_step(t_limit)?;
         if self.settings.predictor == Predictor::Omega {
             self.predictor.prepare(
                 &self.mechanism,
@@ -600,132 +559,19 @@ impl Simulation {
                 &self.continued,
             );
         }
-
-        let rhs = Rhs {
-            mechanism: &self.mechanism,
-            extra_loads: &self.extra_loads,
-            settings: &self.settings,
-        };
-        let mut rejected = 0;
-        let mut forced = false;
-        let h_min = (self.settings.dt * self.settings.dopri_min_step).min(h);
-        let near_singular =
-            rho(&self.qr_state, self.generic_rank) < self.settings.detection_tolerance;
-        if near_singular && self.settings.integrator == Integrator::Dopri5 && !lands {
-            // Next to a singular configuration Dopri5 crosses in one step of the largest
-            // size, as RK4 does. With the step the controller had shrunk to on the way in,
-            // it took dozens of forced steps right at the singular point, one of them
-            // landing on it (rho = 0, 1.3e-2 J lost on the 2x3); in one step, every scene's
-            // energy drift over 10 s is below 3.3e-6 J (README, "Dopri5").
-            lands = remaining <= self.settings.dt * (1.0 + 1e-6);
-            h = if lands { remaining } else { self.settings.dt };
-        }
-        match self.settings.integrator {
+        let (rejected, forced) = match self.settings.integrator {
             Integrator::Rk4 => {
-                self.stepper.rk4(
-                    &rhs,
-                    &mut self.evaluator,
-                    &self.qr_state,
-                    self.t,
-                    &self.x,
-                    &self.xd,
-                    h,
-                    &mut self.x_next,
-                    &mut self.xd_next,
-                )?;
+                self.integrate_rk4(plan.h)?;
+                (0, false)
             }
-            Integrator::Dopri5 => loop {
-                let attempt = self.stepper.dopri5(
-                    &rhs,
-                    &mut self.evaluator,
-                    &self.qr_state,
-                    self.t,
-                    &self.x,
-                    &self.xd,
-                    h,
-                    self.settings.dopri_rtol,
-                    self.settings.dopri_atol,
-                    &mut self.x_next,
-                    &mut self.xd_next,
-                );
-                let error = match attempt {
-                    Ok(error) => error,
-                    // A stage whose projection fails means a step too long: rejected like one
-                    // that fails its error estimate, down to the smallest step.
-                    Err(SolverError::NewtonDiverged { .. }) if h > h_min => f64::INFINITY,
-                    Err(e) => return Err(e),
-                };
-                let factor = if error > 0.0 {
-                    (0.9 * error.powf(-0.2)).clamp(0.2, 5.0)
-                } else {
-                    5.0
-                };
-                if error.is_finite() && error <= 1.0 {
-                    let grown = (h * factor).clamp(h_min.min(self.settings.dt), self.settings.dt);
-                    // A step shortened to land on an edge or the limit says nothing about the
-                    // step size the solution needs: keep the one before (after a 2e-9 s landing
-                    // the steps grew back from 1e-8 s).
-                    self.adaptive_h = if lands && h == remaining {
-                        grown.max(self.adaptive_h)
-                    } else {
-                        grown
-                    };
-                    break;
-                }
-                if error.is_finite() && (h <= h_min || near_singular) {
-                    // Near a singular configuration no step size meets the error estimate:
-                    // the accelerations vary like 1/rho there. Refining only creeps towards
-                    // the singular point and multiplies evaluations right next to it, so the
-                    // step (of the largest size, above) is accepted as it is, like a
-                    // fixed-step method's, and reported.
-                    forced = true;
-                    self.adaptive_h = h.max(h_min);
-                    break;
-                }
-                if h <= h_min {
-                    return Err(SolverError::StepTooSmall { t: self.t, h });
-                }
-                rejected += 1;
-                h = (h * if error.is_finite() {
-                    factor.min(0.9)
-                } else {
-                    0.2
-                })
-                .max(h_min);
-            },
-        }
-
+            Integrator::Dopri5 => self.integrate_dopri5(&mut plan)?,
+        };
+        let h = plan.h;
         self.counters.factorizations += self.stepper.take_factorizations();
-        let outcome = self.projector.project(
-            &self.mechanism,
-            &self.settings,
-            self.t + h,
-            &mut self.x_next,
-            &mut self.xd_next,
-            &mut self.a_next,
-            &mut self.qr_next,
-        )?;
-        self.counters.factorizations += outcome.iterations as u64 + 1;
-        if !(self.x_next.iter().all(|v| v.is_finite())
-            && self.xd_next.iter().all(|v| v.is_finite()))
-        {
-            return Err(SolverError::NotFinite {
-                t: self.t + h,
-                what: "state",
-            });
-        }
+        let outcome = self.project_step_end(h)?;
 
         // Accept: remember the state we leave, for locating events inside the last steps.
-        self.history.rotate_left(1);
-        let snapshot = &mut self.history[KEPT_STATES - 1];
-        snapshot.t = self.t;
-        snapshot.rho = rho(&self.qr_state, self.generic_rank);
-        snapshot.x.copy_from(&self.x);
-        snapshot.xd.copy_from(&self.xd);
-        snapshot.traditional.copy_from(&self.traditional);
-        snapshot.continued.copy_from(&self.continued);
-        self.history_len = (self.history_len + 1).min(KEPT_STATES);
-
+        self.keep_current_state();
         let predictor_used = self.predictor.predict(
             self.settings.predictor,
             h,
@@ -733,51 +579,14 @@ impl Simulation {
             &self.qr_state,
             &self.continued,
         );
-        // Compensated (Kahan) summation keeps t = k dt exact to round-off over long runs.
-        let increment = h - self.t_compensation;
-        let sum = self.t + increment;
-        self.t_compensation = (sum - self.t) - increment;
-        self.t = sum;
-        if lands && h == remaining {
-            self.t = limit;
-            self.t_compensation = 0.0;
-        }
-        std::mem::swap(&mut self.x, &mut self.x_next);
-        std::mem::swap(&mut self.xd, &mut self.xd_next);
-        std::mem::swap(&mut self.qr_state, &mut self.qr_next);
-        self.rank = self.qr_state.rank(self.settings.rank_tolerance);
-
-        let t_hat = self.qr_state.q().columns(self.rank, n - self.rank);
-        self.updater
-            .update_traditional(&mut self.traditional, &t_hat, &self.xd, h);
-        let prediction = self.predictor.prediction();
-        self.updater.update_continued(
-            &mut self.continued,
-            &prediction,
-            &t_hat,
-            self.mechanism.mass_diagonal(),
-            &self.xd,
-            h,
-            self.t,
-        );
-
-        self.a_next.mul_to(&self.xd, &mut self.av);
+        self.advance_to_step_end(&plan);
+        self.update_bases(h);
+        // `A xd` for the report's velocity residual (A at the projected positions).
+        self.projector.jacobian().mul_to(&self.xd, &mut self.av);
         let rho = rho(&self.qr_state, self.generic_rank);
-        let fitted = self.detector.push(self.t, rho);
-        let search_step = std::mem::take(&mut self.search_next_step);
-        // The last step of a run (it landed on the limit) with `rho` still falling: a minimum
-        // in it would only be seen by a step that does not come.
-        let closing = lands
-            && h == remaining
-            && limit == t_limit
-            && self.history_len > 0
-            && rho < self.history[KEPT_STATES - 1].rho;
-        if fitted.is_some() || search_step || closing {
-            self.locate_events(fitted, search_step, closing)?;
-        }
-        self.excursions
-            .observe(self.t, rho, self.settings.detection_tolerance);
+        self.detect_events(&plan, rho)?;
         self.counters.steps += 1;
+        let n = self.mechanism.n();
         Ok(StepReport {
             t: self.t,
             h,
@@ -797,6 +606,273 @@ impl Simulation {
             forced,
             events: self.event_count,
         })
+    }
+
+    /// The size of the next step and whether it lands on `t_limit` or on the next edge of a
+    /// pulse load before it.
+    fn plan_step(&self, t_limit: f64) -> Result<StepPlan, SolverError> {
+        let nominal = match self.settings.integrator {
+            Integrator::Rk4 => self.settings.dt,
+            Integrator::Dopri5 => self.adaptive_h.min(self.settings.dt),
+        };
+        // Land exactly on the limit, or on the next edge of a pulse load before it, when it
+        // is within a rounding error of one more step: a step across an edge integrates the
+        // pulse to first order only (20 N m for 0.05 s on the four-bar's crank, edges off the
+        // grid: its angle 4.7e-3 rad off after 2 s at dt 1e-3).
+        // An edge within a rounding error of the limit is the limit (a pulse ending at
+        // 0.7 + 2.5174 s ends at 3.2173999999999996): otherwise the run's last step would
+        // land just short of `t_end`, and the search that closes a run would not run.
+        let edge = self.next_load_edge();
+        let limit = if edge < t_limit - 1e-9 * self.settings.dt {
+            edge
+        } else {
+            t_limit
+        };
+        let remaining = limit - self.t;
+        let mut lands = remaining <= nominal * (1.0 + 1e-6);
+        let mut h = if lands { remaining } else { nominal };
+        if h.is_nan() || h <= 0.0 {
+            return Err(SolverError::NothingToStep {
+                t: self.t,
+                limit: t_limit,
+            });
+        }
+        let h_min = (self.settings.dt * self.settings.dopri_min_step).min(h);
+        let near_singular =
+            rho(&self.qr_state, self.generic_rank) < self.settings.detection_tolerance;
+        if near_singular && self.settings.integrator == Integrator::Dopri5 && !lands {
+            // Next to a singular configuration Dopri5 crosses in one step of the largest
+            // size, as RK4 does. With the step the controller shrinks to on the way in, it
+            // would take dozens of forced steps right at the singular point and could land on
+            // it (rho = 0: 1.3e-2 J lost on the 2x3); in one step, every scene's energy
+            // drift over 10 s stays below 3.3e-6 J (README, "Dopri5").
+            lands = remaining <= self.settings.dt * (1.0 + 1e-6);
+            h = if lands { remaining } else { self.settings.dt };
+        }
+        Ok(StepPlan {
+            h,
+            t_limit,
+            limit,
+            remaining,
+            lands,
+            h_min,
+            near_singular,
+        })
+    }
+
+    /// One RK4 step of size `h` from the current state into `(x_next, xd_next)`.
+    fn integrate_rk4(&mut self, h: f64) -> Result<(), SolverError> {
+        let rhs = Rhs {
+            mechanism: &self.mechanism,
+            extra_loads: &self.extra_loads,
+            settings: &self.settings,
+        };
+        let step = Step {
+            t: self.t,
+            x: &self.x,
+            xd: &self.xd,
+            start: &self.qr_state,
+            h,
+        };
+        self.stepper.rk4(
+            &rhs,
+            &mut self.evaluator,
+            &step,
+            &mut self.x_next,
+            &mut self.xd_next,
+        )
+    }
+
+    /// Dopri5 attempts from the current state into `(x_next, xd_next)`, shrinking `plan.h`
+    /// until one is accepted, and the step size for the next step into `adaptive_h`. Returns
+    /// the number of rejected attempts and whether the accepted one was forced.
+    fn integrate_dopri5(&mut self, plan: &mut StepPlan) -> Result<(usize, bool), SolverError> {
+        let rhs = Rhs {
+            mechanism: &self.mechanism,
+            extra_loads: &self.extra_loads,
+            settings: &self.settings,
+        };
+        let h_min = plan.h_min;
+        let mut rejected = 0;
+        loop {
+            let h = plan.h;
+            let step = Step {
+                t: self.t,
+                x: &self.x,
+                xd: &self.xd,
+                start: &self.qr_state,
+                h,
+            };
+            let attempt = self.stepper.dopri5(
+                &rhs,
+                &mut self.evaluator,
+                &step,
+                &mut self.x_next,
+                &mut self.xd_next,
+            );
+            let error = match attempt {
+                Ok(error) => error,
+                // A stage whose projection fails means a step too long: rejected like one
+                // that fails its error estimate, down to the smallest step.
+                Err(SolverError::NewtonDiverged { .. }) if h > h_min => f64::INFINITY,
+                Err(e) => return Err(e),
+            };
+            let factor = if error > 0.0 {
+                (0.9 * error.powf(-0.2)).clamp(0.2, 5.0)
+            } else {
+                5.0
+            };
+            if error.is_finite() && error <= 1.0 {
+                let grown = (h * factor).clamp(h_min.min(self.settings.dt), self.settings.dt);
+                // A step shortened to land on an edge or the limit says nothing about the
+                // step size the solution needs: keep the one before (the controller would
+                // otherwise restart from the landing's length, down to nanoseconds).
+                self.adaptive_h = if plan.lands_exactly() {
+                    grown.max(self.adaptive_h)
+                } else {
+                    grown
+                };
+                return Ok((rejected, false));
+            }
+            if error.is_finite() && (h <= h_min || plan.near_singular) {
+                // Near a singular configuration no step size meets the error estimate:
+                // the accelerations vary like 1/rho there. Refining only creeps towards
+                // the singular point and multiplies evaluations right next to it, so the
+                // step (of the largest size, above) is accepted as it is, like a
+                // fixed-step method's, and reported.
+                self.adaptive_h = h.max(h_min);
+                return Ok((rejected, true));
+            }
+            if h <= h_min {
+                return Err(SolverError::StepTooSmall { t: self.t, h });
+            }
+            rejected += 1;
+            plan.h = (h * if error.is_finite() {
+                factor.min(0.9)
+            } else {
+                0.2
+            })
+            .max(h_min);
+        }
+    }
+
+    /// Projects the integrated state `(x_next, xd_next)` at `t + h` onto the constraints,
+    /// leaving `A^T` factorised there in `qr_next`.
+    fn project_step_end(&mut self, h: f64) -> Result<ProjectionOutcome, SolverError> {
+        let outcome = self.projector.project(
+            &self.mechanism,
+            &self.settings,
+            self.t + h,
+            &mut self.x_next,
+            &mut self.xd_next,
+            &mut self.qr_next,
+        )?;
+        self.counters.factorizations += outcome.iterations as u64 + 1;
+        if !(self.x_next.iter().all(|v| v.is_finite())
+            && self.xd_next.iter().all(|v| v.is_finite()))
+        {
+            return Err(SolverError::NotFinite {
+                t: self.t + h,
+                what: "state",
+            });
+        }
+        Ok(outcome)
+    }
+
+    /// Keeps the current state as the newest snapshot, dropping the oldest.
+    fn keep_current_state(&mut self) {
+        self.history.rotate_left(1);
+        let snapshot = &mut self.history[KEPT_STATES - 1];
+        snapshot.t = self.t;
+        snapshot.rho = rho(&self.qr_state, self.generic_rank);
+        snapshot.x.copy_from(&self.x);
+        snapshot.xd.copy_from(&self.xd);
+        snapshot.traditional.copy_from(&self.traditional);
+        snapshot.continued.copy_from(&self.continued);
+        self.history_len = (self.history_len + 1).min(KEPT_STATES);
+    }
+
+    /// Makes the projected step end the current state: time, positions, velocities, the
+    /// factorisation there and its rank.
+    fn advance_to_step_end(&mut self, plan: &StepPlan) {
+        // Compensated (Kahan) summation keeps t = k dt exact to round-off over long runs.
+        let increment = plan.h - self.t_compensation;
+        let sum = self.t + increment;
+        self.t_compensation = (sum - self.t) - increment;
+        self.t = sum;
+        if plan.lands_exactly() {
+            self.t = plan.limit;
+            self.t_compensation = 0.0;
+        }
+        std::mem::swap(&mut self.x, &mut self.x_next);
+        std::mem::swap(&mut self.xd, &mut self.xd_next);
+        std::mem::swap(&mut self.qr_state, &mut self.qr_next);
+        self.rank = self.qr_state.rank(self.settings.rank_tolerance);
+    }
+
+    /// Brings both tangent bases to the current state after a step of length `h`: the
+    /// traditional one to the QR's columns, the continued one from the predictor's basis.
+    fn update_bases(&mut self, h: f64) {
+        let n = self.mechanism.n();
+        let end = StepEnd {
+            t_hat: self.qr_state.q().columns(self.rank, n - self.rank),
+            xd: &self.xd,
+            h,
+            t: self.t,
+        };
+        self.updater.update_traditional(&mut self.traditional, &end);
+        let prediction = self.predictor.prediction();
+        self.updater.update_continued(
+            &mut self.continued,
+            &prediction,
+            self.mechanism.mass_diagonal(),
+            &end,
+        );
+    }
+
+    /// Feeds the singularity indicator `rho` of the current state to the detector and locates
+    /// the singular configurations the last steps passed, when there may be one.
+    fn detect_events(&mut self, plan: &StepPlan, rho: f64) -> Result<(), SolverError> {
+        let fitted = self.detector.push(self.t, rho);
+        let search_step = std::mem::take(&mut self.search_next_step);
+        // The last step of a run (it landed on the limit) with `rho` still falling: a minimum
+        // in it would only be seen by a step that does not come.
+        let closing = plan.lands_exactly()
+            && plan.limit == plan.t_limit
+            && self.history_len > 0
+            && rho < self.history[KEPT_STATES - 1].rho;
+        if fitted.is_some() || search_step || closing {
+            self.locate_events(fitted, search_step, closing)?;
+        }
+        self.excursions
+            .observe(self.t, rho, self.settings.detection_tolerance);
+        Ok(())
+    }
+}
+
+/// The size of a step about to be taken and where it lands.
+struct StepPlan {
+    /// The step size (Dopri5 shrinks it while attempts are rejected).
+    h: f64,
+    /// The limit the step was asked not to pass.
+    t_limit: f64,
+    /// `t_limit`, or the next edge of a pulse load before it.
+    limit: f64,
+    /// From the current time to `limit`.
+    remaining: f64,
+    /// The step is sized to end on `limit`.
+    lands: bool,
+    /// Dopri5's smallest step.
+    h_min: f64,
+    /// The current state is next to a singular configuration (`rho` below the detection
+    /// tolerance).
+    near_singular: bool,
+}
+
+impl StepPlan {
+    /// The step ends exactly on `limit`.
+    fn lands_exactly(&self) -> bool {
+        self.lands && self.h == self.remaining
     }
 }
 

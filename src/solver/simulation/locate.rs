@@ -5,6 +5,7 @@
 use nalgebra::DVector;
 
 use super::{KEPT_STATES, Simulation, rescale_kinetic_energy, rho};
+use crate::solver::basis::StepEnd;
 use crate::solver::error::SolverError;
 use crate::solver::events::LocatedMinimum;
 
@@ -268,7 +269,6 @@ impl Simulation {
     /// Describes the configuration at the located minimum (interpolated between the accepted
     /// steps around it, then projected) at the detection tolerance, into `events[slot]`.
     fn locate_event(&mut self, minimum: LocatedMinimum, slot: usize) -> Result<(), SolverError> {
-        let n = self.mechanism.n();
         // The latest kept snapshot not after the minimum (the current state if the minimum
         // is at it).
         let kept = &self.history[KEPT_STATES - self.history_len..];
@@ -277,64 +277,13 @@ impl Simulation {
         } else {
             None
         };
-        // The event state is interpolated between the accepted steps around the minimum (cubic
-        // Hermite in x and xd, error O(h^4) in x and O(h^3) in xd), then projected. Integrating
-        // a partial step onto the singular configuration instead would evaluate accelerations
-        // right where the near-singular normals are truncated, and the state handed to the
-        // user (and resumed from) would carry that error: 1.2e-3 J of energy on A02.
-        let (t0, x0, xd0, traditional0, basis0) = match source {
-            Some(i) => {
-                let s = &kept[i];
-                (s.t, &s.x, &s.xd, &s.traditional, &s.continued)
-            }
-            None => (
-                self.t,
-                &self.x,
-                &self.xd,
-                &self.traditional,
-                &self.continued,
-            ),
-        };
-        let end = source.map(|i| match kept.get(i + 1) {
-            Some(s) => (s.t, &s.x, &s.xd),
-            None => (self.t, &self.x, &self.xd),
-        });
-        match end {
-            Some((t1, x1, xd1)) if t1 > t0 && minimum.t > t0 => {
-                hermite(
-                    (t0, x0, xd0),
-                    (t1, x1, xd1),
-                    minimum.t.min(t1),
-                    &mut self.x_next,
-                    &mut self.xd_next,
-                );
-            }
-            _ => {
-                self.x_next.copy_from(x0);
-                self.xd_next.copy_from(xd0);
-            }
-        }
-        // The energy the event state should have: that of the accepted steps around it,
-        // interpolated linearly in time.
-        let energy_target = match end {
-            Some((t1, x1, xd1)) if t1 > t0 => {
-                let (e0, e1) = (
-                    self.mechanism.energy(x0, xd0),
-                    self.mechanism.energy(x1, xd1),
-                );
-                let s = ((minimum.t - t0) / (t1 - t0)).clamp(0.0, 1.0);
-                e0 + s * (e1 - e0)
-            }
-            _ => self.mechanism.energy(x0, xd0),
-        };
-        self.event_basis.copy_from(basis0);
+        let energy_target = self.interpolate_event_state(minimum.t, source);
         self.projector.project(
             &self.mechanism,
             &self.settings,
             minimum.t,
             &mut self.x_next,
             &mut self.xd_next,
-            &mut self.a_next,
             &mut self.qr_next,
         )?;
         // Projecting the interpolated velocity removes its component along the normal that
@@ -347,47 +296,111 @@ impl Simulation {
             &mut self.xd_next,
             energy_target,
         );
+        self.describe_event(minimum.t, source, slot);
+        Ok(())
+    }
+
+    /// The event state at `t` into `x_next` and `xd_next`, unprojected, from the kept
+    /// snapshot `source` (the current state if `None`) and the state after it; returns the
+    /// energy the event state should have: that of those two states, interpolated linearly
+    /// in time.
+    ///
+    /// The event state is interpolated between the accepted steps around the minimum (cubic
+    /// Hermite in x and xd, error O(h^4) in x and O(h^3) in xd), then projected. Integrating
+    /// a partial step onto the singular configuration instead would evaluate accelerations
+    /// right where the near-singular normals are truncated, and the state handed to the
+    /// user (and resumed from) would carry that error: 1.2e-3 J of energy on A02.
+    fn interpolate_event_state(&mut self, t: f64, source: Option<usize>) -> f64 {
+        let kept = &self.history[KEPT_STATES - self.history_len..];
+        let (t0, x0, xd0) = match source {
+            Some(i) => (kept[i].t, &kept[i].x, &kept[i].xd),
+            None => (self.t, &self.x, &self.xd),
+        };
+        let end = source.map(|i| match kept.get(i + 1) {
+            Some(s) => (s.t, &s.x, &s.xd),
+            None => (self.t, &self.x, &self.xd),
+        });
+        match end {
+            Some((t1, x1, xd1)) if t1 > t0 && t > t0 => {
+                hermite(
+                    (t0, x0, xd0),
+                    (t1, x1, xd1),
+                    t.min(t1),
+                    &mut self.x_next,
+                    &mut self.xd_next,
+                );
+            }
+            _ => {
+                self.x_next.copy_from(x0);
+                self.xd_next.copy_from(xd0);
+            }
+        }
+        match end {
+            Some((t1, x1, xd1)) if t1 > t0 => {
+                let (e0, e1) = (
+                    self.mechanism.energy(x0, xd0),
+                    self.mechanism.energy(x1, xd1),
+                );
+                let s = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
+                e0 + s * (e1 - e0)
+            }
+            _ => self.mechanism.energy(x0, xd0),
+        }
+    }
+
+    /// Fills `events[slot]` from the projected event state at `t` in `x_next`, `xd_next`
+    /// and `qr_next`: its motions at the detection tolerance, and both bases carried from
+    /// the kept snapshot `source` (the current state if `None`) to the event, as over a step.
+    fn describe_event(&mut self, t: f64, source: Option<usize>, slot: usize) {
+        let n = self.mechanism.n();
+        let kept = &self.history[KEPT_STATES - self.history_len..];
+        let (t0, traditional0, basis0) = match source {
+            Some(i) => (kept[i].t, &kept[i].traditional, &kept[i].continued),
+            None => (self.t, &self.traditional, &self.continued),
+        };
         // q of both bases is carried from t0 to the event (trapezoidal, as in a step).
-        let h = minimum.t - t0;
+        let h = t - t0;
         let rank = self.qr_next.rank(self.settings.detection_tolerance);
-        let t_hat = self.qr_next.q().columns(rank, n - rank);
+        let at_detection = StepEnd {
+            t_hat: self.qr_next.q().columns(rank, n - rank),
+            xd: &self.xd_next,
+            h,
+            t,
+        };
         let pred = basis0.columns();
+        self.event_basis.copy_from(basis0);
         self.updater.update_continued(
             &mut self.event_basis,
             &pred,
-            &t_hat,
             self.mechanism.mass_diagonal(),
-            &self.xd_next,
-            h,
-            minimum.t,
+            &at_detection,
         );
         let event = &mut self.events[slot];
-        event.set_motions(&self.event_basis, &t_hat, minimum.t);
+        event.set_motions(&self.event_basis, &at_detection.t_hat, t);
         // The bases the event hands back on restore: both at the event state and the rank
         // tolerance (the detection tolerance only names the motions).
         let rank_running = self.qr_next.rank(self.settings.rank_tolerance);
-        let t_running = self.qr_next.q().columns(rank_running, n - rank_running);
+        let at_running = StepEnd {
+            t_hat: self.qr_next.q().columns(rank_running, n - rank_running),
+            ..at_detection
+        };
         event.basis.copy_from(basis0);
         self.updater.update_continued(
             &mut event.basis,
             &pred,
-            &t_running,
             self.mechanism.mass_diagonal(),
-            &self.xd_next,
-            h,
-            minimum.t,
+            &at_running,
         );
         event.traditional_basis.copy_from(traditional0);
         self.updater
-            .update_traditional(&mut event.traditional_basis, &t_running, &self.xd_next, h);
-        event.t = minimum.t;
+            .update_traditional(&mut event.traditional_basis, &at_running);
+        event.t = t;
         // The located state's own `rho` (the search's value, or the fit's when it decided).
         event.rho_min = rho(&self.qr_next, self.generic_rank);
         event.rank = rank;
         event.deficiency = self.generic_rank.saturating_sub(rank);
         event.x.copy_from(&self.x_next);
         event.xd.copy_from(&self.xd_next);
-        Ok(())
     }
 }
 
