@@ -1,13 +1,49 @@
-//! Singular-configuration events.
+//! Singular-configuration events: the indicator `rho`, the detector that says when to search
+//! for its minimum, the rule that tells singular configurations apart, and the event itself.
 //!
-//! With `r_g` the generic rank, `rho = |R[r_g-1, r_g-1]| / |R[0, 0]|` goes to zero linearly as
-//! the mechanism passes a singular configuration, so `rho^2` is smooth and nearly parabolic
-//! there. The detector keeps the last three accepted `(t, rho)`; when the middle one is a local
-//! minimum it fits a parabola to `rho^2` through the three points and hands the vertex to the
-//! simulation, which reports an event when the fitted minimum is below the detection
-//! tolerance. With coarse steps the parabola is only rough (`rho` bends between samples 1e-2 s
-//! apart: on A02 the fit gives 1.6e-3 where the minimum is 5e-6), so an inconclusive fit is
-//! refined on the interpolated trajectory (`Simulation`).
+//! # The indicator
+//!
+//! With `r_g` the generic rank (the rank at the start, or next to it if the start is
+//! singular), `rho = |R[r_g-1, r_g-1]| / |R[0, 0]|` of the pivoted QR
+//! ([`crate::linalg::pivoted_qr`]) goes to zero linearly as the mechanism passes a singular
+//! configuration, so `rho^2` is smooth and nearly parabolic there.
+//!
+//! # Detection
+//!
+//! The [`EventDetector`] keeps the last three accepted `(t, rho)`; when the middle one is a
+//! local minimum it fits a parabola to `rho^2` through the three points. The fit only decides
+//! whether to search: a fitted or sampled minimum below 0.25 starts a search of the
+//! interpolated trajectory around it (`simulation/locate.rs`), which refines the minimum down
+//! to the event state's floor. The fit alone is rough with coarse steps, where `rho` bends
+//! between samples (A02 at dt 1e-2: the fit says 1.6e-3 where the minimum is below 1e-6), and
+//! only as good as a parabola at dt 1e-3 (7e-7 .. 1.1e-6 s from A02's crossings, against
+//! 9.4e-8 s searched).
+//!
+//! A located minimum below `detection_tolerance` (default 1e-3) is a new singular
+//! configuration only if `rho` reached the tolerance since the last one ([`Excursions`]). The
+//! four-bar launched to come to rest at its flat pose (`four_bar_stopping`) lingers there
+//! with `rho` rippling at 1e-9, and without that rule its 9 visits in 10 s were 12 events;
+//! the 2x3's two flat poses 2.6e-3 s apart stay two, as `rho` rises to 2.0e-3 between them.
+//! After resuming from an event the detector's first window starts at the event state
+//! ([`EventDetector::resume`]), so a configuration within the next two steps is searched for.
+//!
+//! Tests (`cargo test --test solver NAME`): `follows_the_reduction` (every crossing of A02 and
+//! the modified double and triple four-bars' closed-form reductions over 10 s is one event,
+//! within 9.4e-8, 6.8e-8 and 7.1e-8 s; the test prints them), `a02_coarse_steps` (every one
+//! still found with steps up to 2e-2 s, RK4 and Dopri5, within 2.9e-5 s), `close_events`
+//! (the 2x3's close pairs, the resting four-bar).
+//!
+//! # The event
+//!
+//! A [`SingularEvent`] holds the located time, the rank of `A` there at the detection
+//! tolerance, the deficiency (generic rank minus that rank), `rho_min` at the event state, the
+//! admissible motions there (the continued columns that carry on the motion before the event,
+//! then the new ones, and the traditional QR's columns of the same space) and the event
+//! state, which [`Simulation::set_event_state`](super::Simulation::set_event_state) returns
+//! to. With `rank_tolerance = detection_tolerance` the dynamics then see the enlarged tangent
+//! space, so a push (a torque pulse, Quro 2023, sect. 5.2.2) moves a mechanism that stops
+//! there onto another branch (`a_torque_at_the_singularity_leaves_the_parallelogram_branch`).
+//! Which of the admissible motions are ways out is found by [`branches`](super::branches()).
 
 use nalgebra::{DMatrix, DMatrixView, DVector};
 

@@ -1,7 +1,25 @@
 //! The minimal-coordinate-set solver: dynamics projected on the tangent space of the
 //! constraints (QR with column pivoting of `A^T`), constraint stabilisation, the two tangent
-//! bases (traditional and continued), singular-configuration events and the `Simulation`
-//! value that ties them together. Nothing here depends on Bevy.
+//! bases (traditional and continued), singular-configuration events and the
+//! [`Simulation`] value that ties them together. Nothing here depends on Bevy.
+//!
+//! How it works, and what it decides, is documented with the code, one topic per file:
+//!
+//! | file | topic |
+//! |---|---|
+//! | `src/linalg/pivoted_qr.rs` | the factorisation every step is built on: column-norm pivoting, why not nalgebra's `ColPivQR`, the round-off floor, cost |
+//! | `dynamics.rs` | the accelerations; one factorisation, two bases: why the basis shown never changes the motion; the truncated curvature term |
+//! | `integrator.rs` | RK4 and Dopri5 with projected stages; Dopri5's forced steps across singular configurations, with its energy table |
+//! | `projection.rs` | Newton and velocity projection after each step; `normal_truncation` and the step-size scans behind its default |
+//! | `basis.rs`, `predictor.rs` | the traditional and the continued basis: sign flips, `exp(h Omega)` predictor, polar corrector, changes of dimension |
+//! | `events.rs`, `simulation/locate.rs` | the indicator `rho`, detection, telling configurations apart, the search, the event state |
+//! | `branches.rs` | the branches through a singular configuration (second-order conditions) |
+//! | `simulation.rs` | one step; pulses landing on their edges; leaving along a branch; no allocation per step |
+//! | `settings.rs`, `initial.rs`, `error.rs` | settings and their ranges, initial conditions, typed failures |
+//!
+//! These modules are private (their items are re-exported here), so `cargo doc` shows their
+//! documentation only with `--document-private-items`:
+//! `cargo doc --no-default-features --document-private-items --open`.
 
 mod basis;
 mod branches;
