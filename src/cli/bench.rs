@@ -49,8 +49,9 @@
 //!
 //! The time columns depend on the machine and on what else it runs. On a 2-core x86-64
 //! machine the 2x3, the largest scene, takes about 2.1 s of CPU time for its 10 s at
-//! dt = 1e-3 (4.8 times faster than real time) and about 20 s at dt = 1e-4; its "QR only" time is
-//! most of that (see [`crate::linalg::pivoted_qr`] for the cost of one factorisation).
+//! dt = 1e-3 (4.8 times faster than real time) and about 20 s at dt = 1e-4; its "QR only"
+//! time is most of that (see [`crate::linalg::pivoted_qr`] for the cost of one
+//! factorisation).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -40,7 +40,8 @@
 //! and with 1e-8 one crossing step of dt 7.9e-4 (at 4.6 s) loses 1.9 J, although the cranks
 //! stay parallel. With 1e-3 the window is wider and what it leaves out of `beta''` costs up to
 //! 9.9e-4 J. Every run of the table finds A02's 10 singular configurations and stays on its
-//! parallelogram branch.
+//! parallelogram branch: the cranks stay parallel (`crank1.theta` and `crank3.theta` within
+//! 2.3e-8 rad).
 //!
 //! The same scan on the linkages without a closed-form reduction, `singulab run SCENE.ron
 //! --t-end 10 --dt DT` with the default truncation, DT over the six step sizes above:
