@@ -11,8 +11,8 @@
 //!   (constraints `c(x)`, Jacobian `A`, `dA/dt`, `gamma`, forces, energy);
 //! - [`scene`]: RON scene files, their located errors, the assembly of the initial state;
 //! - [`solver`]: the [`Simulation`](solver::Simulation) value and its step;
-//! - [`live`]: the real-time session, plotted history, motion arrows and cameras that the
-//!   visualizer wraps, tested without a window;
+//! - [`live`]: the simulation run in real time, the plotted history, motion arrows and cameras
+//!   that the visualizer wraps, tested without a window;
 //! - [`cli`]: `singulab run`, `singulab bench` ([`cli::bench`] also lists the shipped scenes
 //!   and their measurements) and the arguments of `singulab view`.
 //!

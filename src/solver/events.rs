@@ -10,14 +10,13 @@
 //!
 //! # Detection
 //!
-//! The [`EventDetector`] keeps the last three accepted `(t, rho)`; when the middle one is a
-//! local minimum it fits a parabola to `rho^2` through the three points. The fit only decides
-//! whether to search: a fitted or sampled minimum below 0.25 starts a search of the
-//! interpolated trajectory around it (`simulation/locate.rs`), which refines the minimum down
-//! to the event state's floor. The fit alone is rough with coarse steps, where `rho` bends
-//! between samples (A02 at dt 1e-2: the fit says 1.6e-3 where the minimum is below 1e-6), and
-//! only as good as a parabola at dt 1e-3 (7e-7 .. 1.1e-6 s from A02's crossings, against
-//! 9.4e-8 s searched).
+//! The [`EventDetector`] keeps the last three accepted `(t, rho)`; when the middle one is a local
+//! minimum it fits a parabola to `rho^2` through the three points. The fit only decides whether to
+//! search: a fitted or sampled minimum below 0.25 starts a search of the interpolated trajectory
+//! around it (`src/solver/simulation/locate.rs`), which refines the minimum down to the event
+//! state's floor. The fit alone is rough with coarse steps, where `rho` bends between samples (A02
+//! at dt 1e-2: the fit says 1.6e-3 where the minimum is below 1e-6), and only as good as a parabola
+//! at dt 1e-3 (7e-7 .. 1.1e-6 s from A02's crossings, against 9.4e-8 s searched).
 //!
 //! A located minimum below `detection_tolerance` (default 1e-3) is a new singular
 //! configuration only if `rho` reached the tolerance since the last one ([`Excursions`]). The
@@ -30,7 +29,8 @@
 //! Tests (`cargo test --test solver NAME`): `follows_the_reduction` (every crossing of A02 and
 //! the modified double and triple four-bars' closed-form reductions over 10 s is one event,
 //! within 9.4e-8, 6.8e-8 and 7.1e-8 s; the test prints them), `a02_coarse_steps` (every one
-//! still found with steps up to 2e-2 s, RK4 and Dopri5, within 2.9e-5 s), `close_events`
+//! still found with steps up to 2e-2 s, RK4 and Dopri5, within 2.9e-5 s at the default rank
+//! tolerance), `close_events`
 //! (the 2x3's close pairs, the resting four-bar).
 //!
 //! # The event

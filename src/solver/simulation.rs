@@ -1,11 +1,13 @@
-//! The `Simulation` value: state, settings and preallocated workspace, advanced by `step()`.
+//! The [`Simulation`] value: state, settings and preallocated workspace, advanced by `step()`.
 //!
-//! One step: integrate `(x, xd)` (RK4 or Dopri5, every stage projected: `integrator`), project
-//! onto the constraint manifold and its tangent space, which leaves `A^T` factorised at the
-//! new positions (`projection`), update both tangent bases from that one factorisation (the
-//! physics never reads them: `dynamics`, `basis`), feed the singularity detector (`events`;
-//! the search for the configurations it reports and their event states are in `locate`), and
-//! report. Time is summed with compensation, so `t = k dt` stays exact to round-off.
+//! One step: integrate `(x, xd)` (RK4 or Dopri5, every stage projected:
+//! [`integrator`](super::integrator)), project onto the constraint manifold and its tangent
+//! space, which leaves `A^T` factorised at the new positions ([`projection`](super::projection)),
+//! update both tangent bases from that one factorisation (the physics never reads them:
+//! [`dynamics`](super::dynamics), [`basis`](super::basis)), feed the singularity detector
+//! ([`events`](super::events); the search for the configurations it reports and their event
+//! states are in [`locate`]), and report. Time is summed with compensation, so `t = k dt`
+//! stays exact to round-off.
 //!
 //! # Pulses land on their edges
 //!
@@ -23,10 +25,10 @@
 //! # Leaving along a branch
 //!
 //! [`Simulation::leave_along`] places the mechanism on a branch of a singular configuration
-//! (`branches`) a short way out, `x_event + s b` with `s` one step's travel and at least 1e-3,
-//! brought back onto the constraints by Newton, which lands on the branch `b` is tangent to,
-//! where the configuration is regular. The velocity is `b` projected on that tangent space,
-//! scaled to the energy asked for (the event's, or the potential energy there plus
+//! ([`branches`](super::branches())) a short way out, `x_event + s b` with `s` one step's travel
+//! and at least 1e-3, brought back onto the constraints by Newton, which lands on the branch `b` is
+//! tangent to, where the configuration is regular. The velocity is `b` projected on that tangent
+//! space, scaled to the energy asked for (the event's, or the potential energy there plus
 //! `v^2 b^T M b / 2` at speed `v`); time advances by `s / v` and both bases continue from the
 //! event's. The choices, and what they avoid:
 //! - no step runs with the detection tolerance as rank tolerance while the state is placed:
