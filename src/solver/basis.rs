@@ -26,11 +26,11 @@
 //! - K < k (leaving one): the k old columns best represented in the new space (largest column
 //!   norms of `C`) survive, matched by the same polar factor.
 //!
-//! The continued columns keep their identity through changes of dimension, and the continued
-//! basis has no sign flip on any shipped scene (`singulab bench`, "continued flips"). `cargo
-//! test --test solver continued_basis` checks, for every scene, that it never flips, that its
-//! jump per step is O(h) (bounded by the geometry's turning rate, halved with the step), that it
-//! spans the traditional basis' space, and at every singular event the counts of continued and
+//! The continued columns keep their identity through changes of dimension, and the continued basis
+//! has no sign flip on any shipped scene (`singulab bench`, "continued flips").
+//! `cargo test --test solver continued_basis` checks, for every scene, that it never flips, that
+//! its jump per step is O(h) (bounded by the geometry's turning rate, halved with the step), that
+//! it spans the traditional basis' space, and at every singular event the counts of continued and
 //! new motions (Masarati et al. 2023, sect. 3; Quro 2023, table 5.1).
 
 use nalgebra::{DMatrix, DMatrixView, DVector};

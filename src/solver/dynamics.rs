@@ -23,8 +23,8 @@
 //!   orthogonal matrix agree with those the steps use to 1e-12 relative (largest difference
 //!   1.7e-15, printed by the test);
 //! - `cargo test --test solver cli_basis_option_changes_only_basis_columns`: the physical
-//!   columns of `singulab run` are bit-identical under `--basis traditional` and `--basis
-//!   continued` on A02 and the 2x3.
+//!   columns of `singulab run` are bit-identical under `--basis traditional` and
+//!   `--basis continued` on A02 and the 2x3.
 //!
 //! # The truncated curvature term
 //!

@@ -7,7 +7,7 @@
 //!
 //! | file | topic |
 //! |---|---|
-//! | `src/linalg/pivoted_qr.rs` | the factorisation every step is built on: column-norm pivoting, why not nalgebra's `ColPivQR`, the round-off floor, cost |
+//! | [`pivoted_qr`](crate::linalg::pivoted_qr) (`src/linalg/pivoted_qr.rs`) | the factorisation every step is built on: column-norm pivoting, why not nalgebra's `ColPivQR`, the round-off floor, cost |
 //! | `dynamics.rs` | the accelerations; one factorisation, two bases: why the basis shown never changes the motion; the truncated curvature term |
 //! | `integrator.rs` | RK4 and Dopri5 with projected stages; Dopri5's forced steps across singular configurations, with its energy table |
 //! | `projection.rs` | Newton and velocity projection after each step; `normal_truncation` and the step-size scans behind its default |

@@ -43,8 +43,8 @@
 //! parallelogram branch: the cranks stay parallel (`crank1.theta` and `crank3.theta` within
 //! 2.3e-8 rad).
 //!
-//! The same scan on the linkages without a closed-form reduction, `singulab run SCENE.ron
-//! --t-end 10 --dt DT` with the default truncation, DT over the six step sizes above:
+//! The same scan on the linkages without a closed-form reduction, with the default
+//! truncation (`singulab run SCENE.ron --t-end 10 --dt DT`, DT over the six step sizes above):
 //!
 //! | scene | largest energy drift (J) over the six step sizes |
 //! |---|---|
