@@ -694,7 +694,7 @@ impl Simulation {
             // size, as RK4 does. With the step the controller shrinks to on the way in, it
             // would take dozens of forced steps right at the singular point and could land on
             // it (rho = 0: 1.3e-2 J lost on the 2x3); in one step, every scene's energy
-            // drift over 10 s stays below 3.3e-6 J (README, "Dopri5").
+            // drift over 10 s stays below 3.3e-6 J (`solver::integrator`, "Dopri5").
             lands = remaining <= self.settings.dt * (1.0 + 1e-6);
             h = if lands { remaining } else { self.settings.dt };
         }
@@ -939,7 +939,7 @@ const PROBE_STEP: f64 = 1e-2;
 
 /// How far (m or rad along the unit direction) a leaving mechanism is placed from the
 /// singular configuration at least: far beyond the event state's own distance from it
-/// (`rho` about 5e-5 on A02), so that Newton lands on the branch left along.
+/// (`rho` about 1e-7 on A02), so that Newton lands on the branch left along.
 const LEAVE_DISTANCE: f64 = 1e-3;
 
 /// Scales `xd` so that the energy at `(x, xd)` is `target`, when the kinetic energy allows it

@@ -103,7 +103,7 @@ fn leaving_along_the_fold_keeps_the_energy_and_stays_folded() {
             leaving.step().unwrap();
             drift = drift.max((leaving.energy() - energy).abs());
             // crank2 stays still along -x, its tip on crank1's pivot (the event state itself
-            // is 5e-5 away from the singular configuration).
+            // is next to the singular configuration, not on it).
             let x = leaving.positions();
             assert!(
                 abs_diff_eq!(x[8].sin(), 0.0, epsilon = 1e-6),
