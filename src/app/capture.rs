@@ -14,7 +14,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use super::SingulabSystems;
 use super::simulation::{FrameStats, Live, SingularityReached};
 use crate::cli::args::{ViewArgs, ViewStop};
-use crate::live::{LiveSession, PauseReason};
+use crate::live::PauseReason;
 
 /// Steps allowed for reaching the stop synchronously before the first frame.
 const MAX_STEPS: usize = 20_000_000;
@@ -156,8 +156,8 @@ fn start(
             return fail(capture, exit, e.to_string());
         }
     }
+    apply_stop(live, capture.stop);
     let session = &mut live.session;
-    apply_stop(session, capture.stop);
     if capture.screenshot.is_none() {
         // Interactive: play from the first frame, at the requested pace.
         if capture.measure_frames.is_some() {
@@ -178,7 +178,7 @@ fn start(
     // The panel shows the app's default again: a `--time` run only passed the events
     // on its way.
     session.auto_pause = true;
-    if let Err(message) = check_stop_reached(capture.stop, session, reached) {
+    if let Err(message) = check_stop_reached(capture.stop, live, reached) {
         return fail(capture, exit, message);
     }
     capture.phase = Phase::Settling(capture.after_frames);
@@ -186,7 +186,8 @@ fn start(
 
 /// Where the session stops by itself: at its first singular event (by the scene's `t_end`),
 /// or at a given time, passing the events on its way.
-fn apply_stop(session: &mut LiveSession, stop: ViewStop) {
+fn apply_stop(live: &mut Live, stop: ViewStop) {
+    let session = &mut live.session;
     match stop {
         ViewStop::UntilEvent => {
             session.auto_pause = true;
@@ -207,9 +208,10 @@ fn apply_stop(session: &mut LiveSession, stop: ViewStop) {
 /// a solver failure, or no event before `t_end` when one was asked for, is the error.
 fn check_stop_reached(
     stop: ViewStop,
-    session: &LiveSession,
+    live: &Live,
     reached: &mut MessageWriter<SingularityReached>,
 ) -> Result<(), String> {
+    let session = &live.session;
     match (stop, session.pause_reason().cloned()) {
         (_, Some(PauseReason::Failed(message))) => Err(format!(
             "the solver failed before the screenshot: {message}"
