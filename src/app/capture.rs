@@ -11,7 +11,7 @@ use std::time::Instant;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 
-use super::SingulabSet;
+use super::SingulabSystems;
 use super::simulation::{FrameStats, Live, SingularityReached};
 use crate::cli::args::{ViewArgs, ViewStop};
 use crate::live::PauseReason;
@@ -82,7 +82,7 @@ impl Plugin for CapturePlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<CaptureMode>()
             .add_systems(Startup, ignore_pointer_when_capturing)
-            .add_systems(Update, drive.in_set(SingulabSet::Output));
+            .add_systems(Update, drive.in_set(SingulabSystems::Output));
     }
 }
 
@@ -107,6 +107,7 @@ fn fail(capture: &CaptureMode, exit: &mut MessageWriter<AppExit>, message: Strin
     exit.write(AppExit::error());
 }
 
+/// One frame of the capture: each phase does its part and says which comes next.
 fn drive(
     mut capture: ResMut<CaptureMode>,
     mut live: ResMut<Live>,
@@ -116,109 +117,8 @@ fn drive(
     mut exit: MessageWriter<AppExit>,
 ) {
     match capture.phase.clone() {
-        Phase::Start => {
-            if let Some(dt) = capture.dt {
-                let settings = crate::solver::Settings {
-                    dt,
-                    ..live.session.settings().clone()
-                };
-                if let Err(e) = live.session.set_settings(settings) {
-                    return fail(&capture, &mut exit, e.to_string());
-                }
-            }
-            let session = &mut live.session;
-            match capture.stop {
-                ViewStop::UntilEvent => {
-                    session.auto_pause = true;
-                    let t_end = session.scene().t_end;
-                    session.set_stop_time(Some(t_end));
-                }
-                ViewStop::Time(t) => {
-                    // Run to the requested time: pass singular events (they are still
-                    // recorded in the events panel) instead of pausing at them.
-                    session.auto_pause = false;
-                    session.set_stop_time(Some(t));
-                }
-                ViewStop::Never => {}
-            }
-            if capture.screenshot.is_none() {
-                // Interactive: play from the first frame, at the requested pace.
-                if capture.measure_frames.is_some() {
-                    // A measurement plays through singular events: an auto-pause would
-                    // count paused frames in the achieved speed.
-                    session.auto_pause = false;
-                }
-                session.play();
-                capture.phase = match capture.measure_frames {
-                    Some(n) => Phase::Measuring(n, Instant::now(), session.time()),
-                    None => Phase::Done,
-                };
-                return;
-            }
-            if capture.stop != ViewStop::Never {
-                session.run_until_paused(MAX_STEPS);
-            }
-            // The panel shows the app's default again: a `--time` run only passed the events
-            // on its way.
-            session.auto_pause = true;
-            match (capture.stop, session.pause_reason().cloned()) {
-                (_, Some(PauseReason::Failed(message))) => {
-                    return fail(
-                        &capture,
-                        &mut exit,
-                        format!("the solver failed before the screenshot: {message}"),
-                    );
-                }
-                (ViewStop::UntilEvent, Some(PauseReason::Event)) => {
-                    let event = session.current_event().expect("paused at an event");
-                    eprintln!(
-                        "singulab: singular event at t = {:.6} s, rank {} (deficiency {}), {} admissible motions",
-                        event.t,
-                        event.rank,
-                        event.deficiency,
-                        event.motion_count()
-                    );
-                    reached.write(SingularityReached {
-                        t: event.t,
-                        deficiency: event.deficiency,
-                        motions: event.motion_count(),
-                    });
-                }
-                (ViewStop::UntilEvent, _) => {
-                    return fail(
-                        &capture,
-                        &mut exit,
-                        format!(
-                            "no singular event before t = {} s (the scene's t_end)",
-                            session.scene().t_end
-                        ),
-                    );
-                }
-                _ => {}
-            }
-            capture.phase = Phase::Settling(capture.after_frames);
-        }
-        Phase::Settling(0) => {
-            let path = capture.screenshot.clone().expect("screenshot mode");
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-                && let Err(e) = std::fs::create_dir_all(dir)
-            {
-                return fail(
-                    &capture,
-                    &mut exit,
-                    format!("cannot create {}: {e}", dir.display()),
-                );
-            }
-            let _ = std::fs::remove_file(&path);
-            commands.spawn(Screenshot::primary_window()).observe(
-                move |captured: On<ScreenshotCaptured>, mut capture: ResMut<CaptureMode>| {
-                    let mut save = save_to_disk(path.clone());
-                    save(captured);
-                    capture.phase = Phase::Saved;
-                },
-            );
-            capture.phase = Phase::Requested(0);
-        }
+        Phase::Start => start(&mut capture, &mut live, &mut reached, &mut exit),
+        Phase::Settling(0) => request_screenshot(&mut capture, &mut commands, &mut exit),
         Phase::Settling(n) => capture.phase = Phase::Settling(n - 1),
         Phase::Requested(waited) => {
             if waited > MAX_WAIT_FRAMES {
@@ -226,41 +126,9 @@ fn drive(
             }
             capture.phase = Phase::Requested(waited + 1);
         }
-        Phase::Saved => {
-            let path = capture.screenshot.clone().expect("screenshot mode");
-            match std::fs::metadata(&path) {
-                Ok(meta) if meta.len() > 0 => {
-                    eprintln!("singulab: screenshot saved to {}", path.display());
-                    capture.phase = Phase::Done;
-                    exit.write(AppExit::Success);
-                }
-                _ => fail(
-                    &capture,
-                    &mut exit,
-                    format!("the screenshot could not be written to {}", path.display()),
-                ),
-            }
-        }
+        Phase::Saved => finish_screenshot(&mut capture, &mut exit),
         Phase::Measuring(0, started, t_started) => {
-            let frames = stats.frames.max(1) as f64;
-            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-            let wall = started.elapsed().as_secs_f64();
-            let simulated = live.session.time() - t_started;
-            let paused = match live.session.pause_reason() {
-                Some(reason) if live.session.is_paused() => format!(", paused: {reason:?}"),
-                _ => String::new(),
-            };
-            println!(
-                "frames {}  solver {:.2} ms/frame (max {:.2})  ui+plots {:.2} ms/frame (max {:.2})  frame {:.1} ms  simulated {simulated:.3} s in {wall:.3} s of wall time: achieved speed {:.3}x of {}x{paused}",
-                stats.frames,
-                ms(stats.sim_total) / frames,
-                ms(stats.sim_max),
-                ms(stats.ui_total) / frames,
-                ms(stats.ui_max),
-                stats.frame_ms,
-                simulated / wall.max(1e-9),
-                live.session.speed(),
-            );
+            print_measurement(&stats, &live, started, t_started);
             capture.phase = Phase::Done;
             exit.write(AppExit::Success);
         }
@@ -269,4 +137,172 @@ fn drive(
         }
         Phase::Done => {}
     }
+}
+
+/// The first frame: the solver settings and the stop asked for; interactive, play from
+/// here; for a screenshot, run to the stop now and let frames settle.
+fn start(
+    capture: &mut CaptureMode,
+    live: &mut Live,
+    reached: &mut MessageWriter<SingularityReached>,
+    exit: &mut MessageWriter<AppExit>,
+) {
+    if let Some(dt) = capture.dt {
+        let settings = crate::solver::Settings {
+            dt,
+            ..live.session.settings().clone()
+        };
+        if let Err(e) = live.session.set_settings(settings) {
+            return fail(capture, exit, e.to_string());
+        }
+    }
+    apply_stop(live, capture.stop);
+    let session = &mut live.session;
+    if capture.screenshot.is_none() {
+        // Interactive: play from the first frame, at the requested pace.
+        if capture.measure_frames.is_some() {
+            // A measurement plays through singular events: an auto-pause would
+            // count paused frames in the achieved speed.
+            session.auto_pause = false;
+        }
+        session.play();
+        capture.phase = match capture.measure_frames {
+            Some(n) => Phase::Measuring(n, Instant::now(), session.time()),
+            None => Phase::Done,
+        };
+        return;
+    }
+    if capture.stop != ViewStop::Never {
+        session.run_until_paused(MAX_STEPS);
+    }
+    // The panel shows the app's default again: a `--time` run only passed the events
+    // on its way.
+    session.auto_pause = true;
+    if let Err(message) = check_stop_reached(capture.stop, live, reached) {
+        return fail(capture, exit, message);
+    }
+    capture.phase = Phase::Settling(capture.after_frames);
+}
+
+/// Where the session stops by itself: at its first singular event (by the scene's `t_end`),
+/// or at a given time, passing the events on its way.
+fn apply_stop(live: &mut Live, stop: ViewStop) {
+    let session = &mut live.session;
+    match stop {
+        ViewStop::UntilEvent => {
+            session.auto_pause = true;
+            let t_end = session.scene().t_end;
+            session.set_stop_time(Some(t_end));
+        }
+        ViewStop::Time(t) => {
+            // Run to the requested time: pass singular events (they are still
+            // recorded in the events panel) instead of pausing at them.
+            session.auto_pause = false;
+            session.set_stop_time(Some(t));
+        }
+        ViewStop::Never => {}
+    }
+}
+
+/// After running to the stop: the event reached is announced (on stderr and as a message);
+/// a solver failure, or no event before `t_end` when one was asked for, is the error.
+fn check_stop_reached(
+    stop: ViewStop,
+    live: &Live,
+    reached: &mut MessageWriter<SingularityReached>,
+) -> Result<(), String> {
+    let session = &live.session;
+    match (stop, session.pause_reason().cloned()) {
+        (_, Some(PauseReason::Failed(message))) => Err(format!(
+            "the solver failed before the screenshot: {message}"
+        )),
+        (ViewStop::UntilEvent, Some(PauseReason::Event)) => {
+            let event = session.current_event().expect("paused at an event");
+            eprintln!(
+                "singulab: singular event at t = {:.6} s, rank {} (deficiency {}), {} admissible motions",
+                event.t,
+                event.rank,
+                event.deficiency,
+                event.motion_count()
+            );
+            reached.write(SingularityReached {
+                t: event.t,
+                deficiency: event.deficiency,
+                motions: event.motion_count(),
+            });
+            Ok(())
+        }
+        (ViewStop::UntilEvent, _) => Err(format!(
+            "no singular event before t = {} s (the scene's t_end)",
+            session.scene().t_end
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The frames have settled: ask for the screenshot, saved to disk when it arrives.
+fn request_screenshot(
+    capture: &mut CaptureMode,
+    commands: &mut Commands,
+    exit: &mut MessageWriter<AppExit>,
+) {
+    let path = capture.screenshot.clone().expect("screenshot mode");
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return fail(
+            capture,
+            exit,
+            format!("cannot create {}: {e}", dir.display()),
+        );
+    }
+    let _ = std::fs::remove_file(&path);
+    commands.spawn(Screenshot::primary_window()).observe(
+        move |captured: On<ScreenshotCaptured>, mut capture: ResMut<CaptureMode>| {
+            let mut save = save_to_disk(path.clone());
+            save(captured);
+            capture.phase = Phase::Saved;
+        },
+    );
+    capture.phase = Phase::Requested(0);
+}
+
+/// The screenshot was handed to the disk: exit 0 once the file is there, with an error if not.
+fn finish_screenshot(capture: &mut CaptureMode, exit: &mut MessageWriter<AppExit>) {
+    let path = capture.screenshot.clone().expect("screenshot mode");
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.len() > 0 => {
+            eprintln!("singulab: screenshot saved to {}", path.display());
+            capture.phase = Phase::Done;
+            exit.write(AppExit::Success);
+        }
+        _ => fail(
+            capture,
+            exit,
+            format!("the screenshot could not be written to {}", path.display()),
+        ),
+    }
+}
+
+/// `--measure-frames`: the CPU time per frame and the speed achieved since `started`.
+fn print_measurement(stats: &FrameStats, live: &Live, started: Instant, t_started: f64) {
+    let frames = stats.frames.max(1) as f64;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let wall = started.elapsed().as_secs_f64();
+    let simulated = live.session.time() - t_started;
+    let paused = match live.session.pause_reason() {
+        Some(reason) if live.session.is_paused() => format!(", paused: {reason:?}"),
+        _ => String::new(),
+    };
+    println!(
+        "frames {}  solver {:.2} ms/frame (max {:.2})  ui+plots {:.2} ms/frame (max {:.2})  frame {:.1} ms  simulated {simulated:.3} s in {wall:.3} s of wall time: achieved speed {:.3}x of {}x{paused}",
+        stats.frames,
+        ms(stats.sim_total) / frames,
+        ms(stats.sim_max),
+        ms(stats.ui_total) / frames,
+        ms(stats.ui_max),
+        stats.frame_ms,
+        simulated / wall.max(1e-9),
+        live.session.speed(),
+    );
 }

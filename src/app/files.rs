@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::tasks::{AsyncComputeTaskPool, Task, block_on, poll_once};
 
-use super::SingulabSet;
+use super::SingulabSystems;
 use super::commands::AppCommand;
 use super::simulation::{Live, Notice};
 
@@ -27,7 +27,7 @@ impl Plugin for FilesPlugin {
             Update,
             (start_requests, finish_dialogs)
                 .chain()
-                .in_set(SingulabSet::Output),
+                .in_set(SingulabSystems::Output),
         );
     }
 }

@@ -6,21 +6,23 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy_egui::input::egui_wants_any_keyboard_input;
 
-use super::SingulabSet;
+use super::SingulabSystems;
 use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::simulation::{Live, modified_time};
 use crate::solver::BasisMode;
 
-pub struct InputPlugin;
+/// Keyboard shortcuts turned into [`AppCommand`]s and view changes, while egui does not
+/// have the keyboard focus.
+pub struct ShortcutsPlugin;
 
-impl Plugin for InputPlugin {
+impl Plugin for ShortcutsPlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins(SceneFileInputPlugin).add_systems(
+        app.add_systems(
             Update,
             shortcuts
                 .run_if(not(egui_wants_any_keyboard_input))
-                .in_set(SingulabSet::Input),
+                .in_set(SingulabSystems::Input),
         );
     }
 }
@@ -31,10 +33,23 @@ pub struct SceneFileInputPlugin;
 
 impl Plugin for SceneFileInputPlugin {
     fn build(&self, app: &mut App) {
-        app.add_message::<FileDragAndDrop>().add_systems(
-            Update,
-            (dropped_files, watch_scene_file).in_set(SingulabSet::Input),
-        );
+        app.add_message::<FileDragAndDrop>()
+            .init_resource::<ScenePollInterval>()
+            .add_systems(
+                Update,
+                (dropped_files, watch_scene_file).in_set(SingulabSystems::Input),
+            );
+    }
+}
+
+/// How often the open scene file's modification time is read (no watcher thread needed).
+/// Twice a second by default; a test sets zero to check on every update.
+#[derive(Resource, Clone, Copy, Debug)]
+pub struct ScenePollInterval(pub Duration);
+
+impl Default for ScenePollInterval {
+    fn default() -> Self {
+        Self(Duration::from_millis(500))
     }
 }
 
@@ -98,13 +113,14 @@ fn dropped_files(mut drops: MessageReader<FileDragAndDrop>, mut writer: MessageW
     }
 }
 
-/// Polls the scene file's modification time twice a second (no watcher thread needed).
+/// Reads the scene file's modification time every [`ScenePollInterval`]; a change reloads it.
 fn watch_scene_file(
     live: Res<Live>,
+    interval: Res<ScenePollInterval>,
     mut last_check: Local<Option<Instant>>,
     mut writer: MessageWriter<AppCommand>,
 ) {
-    if last_check.is_some_and(|t| t.elapsed() < Duration::from_millis(500)) {
+    if last_check.is_some_and(|t| t.elapsed() < interval.0) {
         return;
     }
     *last_check = Some(Instant::now());

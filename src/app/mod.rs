@@ -7,13 +7,14 @@
 //! | [`DrawingPlugin`] | the mechanism canvas: cameras, grid, bars, joints, trace, admissible-motion arrows |
 //! | [`PanelsPlugin`] | the egui layout: menu and transport bar, scene/solver/motion panels, status line |
 //! | [`PlotsPlugin`] | the egui_plot panel over the session's history, CSV export |
-//! | [`InputPlugin`] | keyboard shortcuts, and [`SceneFileInputPlugin`]: files dropped on the window, reload when the scene file changes |
+//! | [`SceneFileInputPlugin`] | `.ron` files dropped on the window, reload when the scene file changes ([`ScenePollInterval`]) |
+//! | [`ShortcutsPlugin`] | keyboard shortcuts (while egui does not have the keyboard focus) |
 //! | [`FilesPlugin`] | rfd open/save dialogs on tasks, CSV export, screenshots on request |
 //! | [`CapturePlugin`] | `view --screenshot`: run to the stop, let frames render, save the PNG, exit |
 //!
-//! Schedules: `FixedUpdate` steps the solver; in `Update` the sets of [`SingulabSet`] run in
-//! the order configured here (input, then commands, then files and capture); the egui pass draws
-//! the whole layout from one system, because egui 0.36 panels nest in one root `Ui`.
+//! Schedules: `FixedUpdate` steps the solver; in `Update` the sets of [`SingulabSystems`] run
+//! in the order configured here (input, then commands, then files and capture); the egui pass
+//! draws the whole layout from one system, because egui 0.36 panels nest in one root `Ui`.
 
 mod capture;
 mod commands;
@@ -42,7 +43,7 @@ pub use capture::{CaptureMode, CapturePlugin};
 pub use commands::AppCommand;
 pub use drawing::{DrawingPlugin, ViewState};
 pub use files::FilesPlugin;
-pub use input::{InputPlugin, SceneFileInputPlugin};
+pub use input::{SceneFileInputPlugin, ScenePollInterval, ShortcutsPlugin};
 pub use panels::PanelsPlugin;
 pub use plots::PlotsPlugin;
 pub use simulation::{
@@ -51,7 +52,7 @@ pub use simulation::{
 
 /// Ordering of the app's systems in `Update`, configured once in [`SingulabPlugins`].
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
-pub enum SingulabSet {
+pub enum SingulabSystems {
     /// Keyboard, dropped files, file watching: turned into [`AppCommand`]s.
     Input,
     /// Commands applied to the session (load, play, settings, push...).
@@ -70,7 +71,8 @@ impl PluginGroup for SingulabPlugins {
             .add(DrawingPlugin)
             .add(PlotsPlugin)
             .add(PanelsPlugin)
-            .add(InputPlugin)
+            .add(SceneFileInputPlugin)
+            .add(ShortcutsPlugin)
             .add(FilesPlugin)
             .add(CapturePlugin)
     }
@@ -81,9 +83,9 @@ pub(crate) fn configure_sets(app: &mut App) {
     app.configure_sets(
         Update,
         (
-            SingulabSet::Input,
-            SingulabSet::Commands,
-            SingulabSet::Output,
+            SingulabSystems::Input,
+            SingulabSystems::Commands,
+            SingulabSystems::Output,
         )
             .chain(),
     );

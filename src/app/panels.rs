@@ -3,9 +3,11 @@
 //! panels on the left, plots on the right, the mechanism canvas in the centre. The panels only
 //! read the session; what the user asks for is sent as [`AppCommand`]s.
 
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, RichText, Ui};
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
@@ -17,9 +19,9 @@ use super::font_warmup::{Warmed, keep_font_atlas_warm};
 use super::plots::{self, PlotState};
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::theme::Palette;
-use crate::live::{Motion, MotionRole, PauseReason, SPEEDS, TracePoint};
+use crate::live::{LiveSession, Motion, MotionRole, PauseReason, SPEEDS, TracePoint};
 use crate::model::BodyKind;
-use crate::solver::{BasisMode, Integrator, Predictor, Settings};
+use crate::solver::{BasisMode, Integrator, Predictor, Settings, SingularEvent};
 
 /// Scene files offered in the Scene panel: the opened scene's folder and the shipped scenes.
 #[derive(Resource, Default)]
@@ -85,18 +87,26 @@ impl Plugin for PanelsPlugin {
 
 const DT_CHOICES: [f64; 8] = [1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5];
 
-#[allow(clippy::too_many_arguments)]
+/// The frame's timing and mode, besides the session: what the status line shows, how far
+/// the canvas interpolates between solver steps, whether a screenshot is being taken.
+#[derive(SystemParam)]
+struct FrameInfo<'w> {
+    stats: ResMut<'w, FrameStats>,
+    budget: Res<'w, FrameBudget>,
+    fixed: Res<'w, Time<Fixed>>,
+    capture: Res<'w, CaptureMode>,
+}
+
+/// The egui pass: the whole layout from one root `Ui`; what the user asked for is sent once
+/// the pass is known to be shown.
 fn layout(
     mut contexts: EguiContexts,
     live: Res<Live>,
     mut view: ResMut<ViewState>,
     mut plot_state: ResMut<PlotState>,
     mut catalog: ResMut<SceneCatalog>,
-    mut stats: ResMut<FrameStats>,
-    budget: Res<FrameBudget>,
-    fixed: Res<Time<Fixed>>,
+    mut frame: FrameInfo,
     mut writer: MessageWriter<AppCommand>,
-    capture: Res<CaptureMode>,
     mut warmed: Local<Warmed>,
 ) -> Result {
     let started = Instant::now();
@@ -125,68 +135,13 @@ fn layout(
     if let Some(scale) = view.pending_ui_scale.take() {
         ctx.set_zoom_factor(scale);
     }
-    // The canvas keeps about half the width, also on a projector (1280 x 720 at a larger
-    // interface scale is some 850 points wide). egui remembers a panel's width and widens it
-    // to fit content that does not wrap, so a default size alone is not enough: the range
-    // caps the panels every frame (wider content is clipped, dragging stops at the cap).
-    let width = ctx.content_rect().width();
-    let controls_max = 0.22 * width;
-    let plots_max = 0.28 * width;
-    let controls_range = controls_max.min(120.0)..=controls_max;
-    let plots_range = plots_max.min(160.0)..=plots_max;
-    let controls_width = (0.2 * width).min(290.0);
-    let plots_width = plots_max.min(470.0);
-
     plot_state.begin_pass(&live, view.plot_window);
-    egui::Panel::top("menu_and_transport").show(&mut root, |ui| {
-        menu_bar(ui, &live, view, &catalog, &mut commands);
-        transport(ui, &live, view, &mut commands);
-    });
-    egui::Panel::bottom("status").show(&mut root, |ui| {
-        status_line(ui, &live, &stats, &budget, !capture.takes_screenshot());
-    });
-    if view.show_controls {
-        egui::Panel::left("controls")
-            .resizable(true)
-            .default_size(controls_width)
-            .size_range(controls_range)
-            .show(&mut root, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    // The panel is capped by clipping: its content is laid out wider than
-                    // what shows (seen: 232 points for 188 at a projector's scale), so rows
-                    // and texts wrap at the visible edge instead.
-                    let visible = ui.clip_rect().right() - ui.max_rect().left() - 4.0;
-                    ui.set_max_width(visible.min(ui.available_width()));
-                    scene_panel(ui, &live, &catalog, &mut commands);
-                    solver_panel(ui, &live, view, &mut commands);
-                    motions_panel(ui, &live, view, &mut commands);
-                    events_panel(ui, &live, &mut commands);
-                });
-            });
-    }
-    // Side by side, each canvas has its own `qd` plot and the plots panel is left out (its
-    // other plots are the same for both bases).
-    if view.show_plots && !view.side_by_side {
-        egui::Panel::right("plots")
-            .resizable(true)
-            .default_size(plots_width)
-            .size_range(plots_range)
-            .show(&mut root, |ui| {
-                plots::show_plots(ui, &live, view, &mut plot_state, &mut commands);
-            });
-    }
-    egui::CentralPanel::no_frame().show(&mut root, |ui| {
-        let mut canvas = ui.max_rect();
-        banner(ui, &live);
-        let overstep = fixed.overstep_fraction_f64();
-        if view.side_by_side {
-            canvas.max.y = side_by_side(ui, &live, view, &mut plot_state, overstep, &mut commands);
-        } else {
-            let basis = view.basis;
-            drawing::draw_canvas(ui, &live, view, basis, overstep, &mut commands);
-        }
-        brief_notice(ui, &live, canvas);
-    });
+    let panels = Panels {
+        live: &live,
+        catalog: &catalog,
+        frame: &frame,
+    };
+    panels.show(&mut root, view, &mut plot_state, &mut commands);
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
     // A time axis meant for plots that were hidden this pass waits until they are shown.
     plot_state.end_pass(ctx.will_discard() || !view.show_plots);
@@ -195,14 +150,115 @@ fn layout(
             writer.write(command);
         }
     }
-    stats.ui_this_frame += started.elapsed();
-    if let Some(launched) = stats.launched.take() {
+    frame.stats.ui_this_frame += started.elapsed();
+    if let Some(launched) = frame.stats.launched.take() {
         eprintln!(
             "singulab: first frame built {:.0} ms after launch",
             launched.elapsed().as_secs_f64() * 1e3
         );
     }
     Ok(())
+}
+
+/// What the panels read in one pass.
+struct Panels<'a, 'w> {
+    live: &'a Live,
+    catalog: &'a SceneCatalog,
+    frame: &'a FrameInfo<'w>,
+}
+
+impl Panels<'_, '_> {
+    /// Menu and transport on top, the status line at the bottom, the controls on the left,
+    /// the plots on the right, the canvas (or the two side by side) in the centre.
+    fn show(
+        &self,
+        root: &mut Ui,
+        view: &mut ViewState,
+        plot_state: &mut PlotState,
+        commands: &mut Vec<AppCommand>,
+    ) {
+        let (live, frame) = (self.live, self.frame);
+        let sizes = PanelSizes::for_width(root.ctx().content_rect().width());
+        egui::Panel::top("menu_and_transport").show(root, |ui| {
+            menu_bar(ui, live, view, self.catalog, commands);
+            transport(ui, live, view, commands);
+        });
+        egui::Panel::bottom("status").show(root, |ui| {
+            let frame_time = !frame.capture.takes_screenshot();
+            status_line(ui, live, &frame.stats, &frame.budget, frame_time);
+        });
+        if view.show_controls {
+            egui::Panel::left("controls")
+                .resizable(true)
+                .default_size(sizes.controls_width)
+                .size_range(sizes.controls_range)
+                .show(root, |ui| self.controls(ui, view, commands));
+        }
+        // Side by side, each canvas has its own `qd` plot and the plots panel is left out (its
+        // other plots are the same for both bases).
+        if view.show_plots && !view.side_by_side {
+            egui::Panel::right("plots")
+                .resizable(true)
+                .default_size(sizes.plots_width)
+                .size_range(sizes.plots_range)
+                .show(root, |ui| {
+                    plots::show_plots(ui, live, view, plot_state, commands);
+                });
+        }
+        egui::CentralPanel::no_frame().show(root, |ui| {
+            let mut canvas = ui.max_rect();
+            banner(ui, live);
+            let overstep = frame.fixed.overstep_fraction_f64();
+            if view.side_by_side {
+                canvas.max.y = side_by_side(ui, live, view, plot_state, overstep, commands);
+            } else {
+                let basis = view.basis;
+                drawing::draw_canvas(ui, live, view, basis, overstep, commands);
+            }
+            brief_notice(ui, live, canvas);
+        });
+    }
+
+    /// The scene, solver, motions and events panels, scrolling.
+    fn controls(&self, ui: &mut Ui, view: &mut ViewState, commands: &mut Vec<AppCommand>) {
+        let live = self.live;
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            // The panel is capped by clipping: its content is laid out wider than
+            // what shows (seen: 232 points for 188 at a projector's scale), so rows
+            // and texts wrap at the visible edge instead.
+            let visible = ui.clip_rect().right() - ui.max_rect().left() - 4.0;
+            ui.set_max_width(visible.min(ui.available_width()));
+            scene_panel(ui, live, self.catalog, commands);
+            solver_panel(ui, live, view, commands);
+            motions_panel(ui, live, view, commands);
+            events_panel(ui, live, commands);
+        });
+    }
+}
+
+/// The side panels' sizes (points) in a window `width` points wide. The canvas keeps about
+/// half the width, also on a projector (1280 x 720 at a larger interface scale is some 850
+/// points wide). egui remembers a panel's width and widens it to fit content that does not
+/// wrap, so a default size alone is not enough: the range caps the panels every frame
+/// (wider content is clipped, dragging stops at the cap).
+struct PanelSizes {
+    controls_range: RangeInclusive<f32>,
+    plots_range: RangeInclusive<f32>,
+    controls_width: f32,
+    plots_width: f32,
+}
+
+impl PanelSizes {
+    fn for_width(width: f32) -> Self {
+        let controls_max = 0.22 * width;
+        let plots_max = 0.28 * width;
+        Self {
+            controls_range: controls_max.min(120.0)..=controls_max,
+            plots_range: plots_max.min(160.0)..=plots_max,
+            controls_width: (0.2 * width).min(290.0),
+            plots_width: plots_max.min(470.0),
+        }
+    }
 }
 
 /// The traditional basis on the left, the continued one on the right: each column the
@@ -265,69 +321,8 @@ fn menu_bar(
     commands: &mut Vec<AppCommand>,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
-        ui.menu_button("File", |ui| {
-            if ui.button("Open scene…  (Ctrl+O)").clicked() {
-                commands.push(AppCommand::OpenDialog);
-                ui.close();
-            }
-            if ui.button("Reload  (F5)").clicked() {
-                commands.push(AppCommand::ReloadScene);
-                ui.close();
-            }
-            ui.menu_button("Shipped scenes", |ui| {
-                for path in &catalog.files {
-                    let name = path
-                        .file_stem()
-                        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-                    if ui.button(name).clicked() {
-                        commands.push(AppCommand::OpenScene(path.clone()));
-                        ui.close();
-                    }
-                }
-            });
-            ui.separator();
-            if ui.button("Export plotted history to CSV…").clicked() {
-                commands.push(AppCommand::ExportCsvDialog);
-                ui.close();
-            }
-            if ui
-                .button("Export plotted history here")
-                .on_hover_text(
-                    "Writes singulab_<scene>_history.csv in the working directory, no dialog.",
-                )
-                .clicked()
-            {
-                commands.push(AppCommand::ExportCsvHere);
-                ui.close();
-            }
-            if ui.button("Save screenshot  (F12)").clicked() {
-                commands.push(AppCommand::SaveScreenshot);
-                ui.close();
-            }
-        });
-        ui.menu_button("View", |ui| {
-            ui.checkbox(&mut view.light, "Light theme  (L)");
-            ui.checkbox(&mut view.show_grid, "Grid");
-            ui.checkbox(&mut view.show_labels, "Body names");
-            ui.checkbox(&mut view.show_trace, "Motion trace");
-            ui.checkbox(&mut view.show_motions, "Columns of T  (M)");
-            ui.checkbox(&mut view.compare_bases, "Plot both bases");
-            ui.checkbox(
-                &mut view.side_by_side,
-                "Side by side: traditional | continued  (C)",
-            );
-            ui.separator();
-            ui.checkbox(&mut view.show_controls, "Controls panel");
-            ui.checkbox(&mut view.show_plots, "Plots panel");
-            ui.label("Interface size (for projectors):");
-            egui::gui_zoom::zoom_menu_buttons(ui);
-            ui.label(format!("{:.0} %", 100.0 * ui.ctx().zoom_factor()));
-            ui.separator();
-            if ui.button("Fit view  (F / double-click)").clicked() {
-                view.refit();
-                ui.close();
-            }
-        });
+        ui.menu_button("File", |ui| file_menu(ui, catalog, commands));
+        ui.menu_button("View", |ui| view_menu(ui, view));
         ui.menu_button("Help", |ui| {
             ui.label(SHORTCUTS);
         });
@@ -339,6 +334,69 @@ fn menu_bar(
                 .color(ui.visuals().weak_text_color()),
         );
     });
+}
+
+fn file_menu(ui: &mut Ui, catalog: &SceneCatalog, commands: &mut Vec<AppCommand>) {
+    if ui.button("Open scene…  (Ctrl+O)").clicked() {
+        commands.push(AppCommand::OpenDialog);
+        ui.close();
+    }
+    if ui.button("Reload  (F5)").clicked() {
+        commands.push(AppCommand::ReloadScene);
+        ui.close();
+    }
+    ui.menu_button("Shipped scenes", |ui| {
+        for path in &catalog.files {
+            let name = path
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            if ui.button(name).clicked() {
+                commands.push(AppCommand::OpenScene(path.clone()));
+                ui.close();
+            }
+        }
+    });
+    ui.separator();
+    if ui.button("Export plotted history to CSV…").clicked() {
+        commands.push(AppCommand::ExportCsvDialog);
+        ui.close();
+    }
+    if ui
+        .button("Export plotted history here")
+        .on_hover_text("Writes singulab_<scene>_history.csv in the working directory, no dialog.")
+        .clicked()
+    {
+        commands.push(AppCommand::ExportCsvHere);
+        ui.close();
+    }
+    if ui.button("Save screenshot  (F12)").clicked() {
+        commands.push(AppCommand::SaveScreenshot);
+        ui.close();
+    }
+}
+
+fn view_menu(ui: &mut Ui, view: &mut ViewState) {
+    ui.checkbox(&mut view.light, "Light theme  (L)");
+    ui.checkbox(&mut view.show_grid, "Grid");
+    ui.checkbox(&mut view.show_labels, "Body names");
+    ui.checkbox(&mut view.show_trace, "Motion trace");
+    ui.checkbox(&mut view.show_motions, "Columns of T  (M)");
+    ui.checkbox(&mut view.compare_bases, "Plot both bases");
+    ui.checkbox(
+        &mut view.side_by_side,
+        "Side by side: traditional | continued  (C)",
+    );
+    ui.separator();
+    ui.checkbox(&mut view.show_controls, "Controls panel");
+    ui.checkbox(&mut view.show_plots, "Plots panel");
+    ui.label("Interface size (for projectors):");
+    egui::gui_zoom::zoom_menu_buttons(ui);
+    ui.label(format!("{:.0} %", 100.0 * ui.ctx().zoom_factor()));
+    ui.separator();
+    if ui.button("Fit view  (F / double-click)").clicked() {
+        view.refit();
+        ui.close();
+    }
 }
 
 pub const SHORTCUTS: &str = "\
@@ -425,9 +483,6 @@ fn status_line(
 ) {
     let session = &live.session;
     let sim = session.simulation();
-    let mech = sim.mechanism();
-    let (n, m) = (mech.n(), mech.m());
-    let rank = sim.rank();
     let residual = session.last_report().map(|r| r.residual);
     // A narrow window (1280 x 720, a larger interface scale) gets the short forms, so that
     // the line does not wrap.
@@ -437,91 +492,109 @@ fn status_line(
     if ui.available_width() < STATUS_ONE_ROW_WIDTH {
         ui.set_min_height(2.0 * ui.text_style_height(&egui::TextStyle::Monospace) + 6.0);
     }
-    // Each field is one label that does not wrap inside: a field that does not fit moves to
-    // the next row whole ("t 0.7144 s", not "t" and "0.7144 s").
-    let field = |ui: &mut Ui, text: String| {
-        ui.add(egui::Label::new(RichText::new(text).monospace()).extend())
-    };
     ui.horizontal_wrapped(|ui| {
-        // The rank the dynamics use (rank tolerance); at an event also the rank at the
-        // detection tolerance that the banner gives, and the dof that rank leaves.
-        let (at_event, dof_at_event) = session
-            .current_event()
-            .map(|e| {
-                if narrow {
-                    (
-                        format!(" (event {})", e.rank),
-                        format!(" (event {})", n - e.rank),
-                    )
-                } else {
-                    (
-                        format!(", {} at the event", e.rank),
-                        format!(" ({} at the event)", n - e.rank),
-                    )
-                }
-            })
-            .unwrap_or_default();
-        let grubler = n as i64 - m as i64;
-        field(ui, if narrow {
-            format!(
-                "n {n}  m {m}  rank {rank}/{}{at_event}  dof {}{dof_at_event}  Grübler {grubler}",
-                sim.generic_rank(),
-                n - rank,
-            )
-        } else {
-            format!(
-                "n {n}  m {m}  rank {rank} (generic {}{at_event})  dof {}{dof_at_event}  Grübler n-m {grubler}",
-                sim.generic_rank(),
-                n - rank,
-            )
-        })
-        .on_hover_text(
+        status_field(ui, rank_text(live, narrow)).on_hover_text(
             "rank: of A at the rank tolerance / generic rank (event: at the detection tolerance); \
              dof = n - rank; Grübler: n - m",
         );
         ui.separator();
-        field(ui, format!("E {} J", fixed(sim.energy(), 6)));
+        status_field(ui, format!("E {} J", fixed(sim.energy(), 6)));
         ui.separator();
-        field(ui, match residual {
-            Some(r) => format!("residual {r:.1e}"),
-            None => "residual -".into(),
-        });
+        status_field(
+            ui,
+            match residual {
+                Some(r) => format!("residual {r:.1e}"),
+                None => "residual -".into(),
+            },
+        );
         ui.separator();
-        field(ui, format!("t {:.4} s", session.time()));
+        status_field(ui, format!("t {:.4} s", session.time()));
         ui.separator();
-        let requested = speed_text(session.speed());
-        if session.is_paused() {
-            field(ui, format!("paused (speed {requested})"));
-        } else if session.is_behind() {
-            ui.colored_label(
-                Color32::from_rgb(230, 140, 40),
-                format!(
-                    "behind: {requested} requested, {} achieved",
-                    achieved_text(stats.achieved_speed)
-                ),
-            )
-            .on_hover_text(format!(
-                "The solver needs more than its {:.0} ms per frame for the requested speed.",
-                budget.budget.as_secs_f64() * 1e3
-            ));
-        } else {
-            field(
-                ui,
-                format!(
-                    "speed {requested}, achieved {}",
-                    achieved_text(stats.achieved_speed)
-                ),
-            );
-        }
+        speed_field(ui, live, stats, budget);
         if !narrow && frame_time {
             ui.separator();
             // For developers: compact, with the breakdown on hover.
-            field(ui, format!("{:.0} ms", stats.frame_ms)).on_hover_text(format!(
+            status_field(ui, format!("{:.0} ms", stats.frame_ms)).on_hover_text(format!(
                 "CPU time per frame: solver {:.1} ms, UI and plots {:.1} ms, whole frame {:.1} ms",
                 stats.sim_ms, stats.ui_ms, stats.frame_ms
             ));
         }
     });
+}
+
+/// A field of the status line: one label that does not wrap inside, so that a field that
+/// does not fit moves to the next row whole ("t 0.7144 s", not "t" and "0.7144 s").
+fn status_field(ui: &mut Ui, text: String) -> egui::Response {
+    ui.add(egui::Label::new(RichText::new(text).monospace()).extend())
+}
+
+/// The sizes and ranks: the rank the dynamics use (rank tolerance); at an event also the
+/// rank at the detection tolerance that the banner gives, and the dof that rank leaves.
+fn rank_text(live: &Live, narrow: bool) -> String {
+    let sim = live.session.simulation();
+    let mech = sim.mechanism();
+    let (n, m) = (mech.n(), mech.m());
+    let rank = sim.rank();
+    let (at_event, dof_at_event) = live
+        .session
+        .current_event()
+        .map(|e| {
+            if narrow {
+                (
+                    format!(" (event {})", e.rank),
+                    format!(" (event {})", n - e.rank),
+                )
+            } else {
+                (
+                    format!(", {} at the event", e.rank),
+                    format!(" ({} at the event)", n - e.rank),
+                )
+            }
+        })
+        .unwrap_or_default();
+    let grubler = n as i64 - m as i64;
+    if narrow {
+        format!(
+            "n {n}  m {m}  rank {rank}/{}{at_event}  dof {}{dof_at_event}  Grübler {grubler}",
+            sim.generic_rank(),
+            n - rank,
+        )
+    } else {
+        format!(
+            "n {n}  m {m}  rank {rank} (generic {}{at_event})  dof {}{dof_at_event}  Grübler n-m {grubler}",
+            sim.generic_rank(),
+            n - rank,
+        )
+    }
+}
+
+/// The speed asked for and the speed achieved, or that the solver falls behind.
+fn speed_field(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudget) {
+    let session = &live.session;
+    let requested = speed_text(session.speed());
+    if session.is_paused() {
+        status_field(ui, format!("paused (speed {requested})"));
+    } else if session.is_behind() {
+        ui.colored_label(
+            Color32::from_rgb(230, 140, 40),
+            format!(
+                "behind: {requested} requested, {} achieved",
+                achieved_text(stats.achieved_speed)
+            ),
+        )
+        .on_hover_text(format!(
+            "The solver needs more than its {:.0} ms per frame for the requested speed.",
+            budget.budget.as_secs_f64() * 1e3
+        ));
+    } else {
+        status_field(
+            ui,
+            format!(
+                "speed {requested}, achieved {}",
+                achieved_text(stats.achieved_speed)
+            ),
+        );
+    }
 }
 
 /// The achieved speed, or a dash while it is being measured (just after resuming).
@@ -549,80 +622,16 @@ fn fixed(value: f64, decimals: usize) -> String {
 }
 
 fn banner(ui: &mut Ui, live: &Live) {
-    let session = &live.session;
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
-    let mut banners: Vec<(String, Color32)> = Vec::new();
-    let mut show = |text: String, fill: Color32| banners.push((text, fill));
-    if let Some(notice) = live.notice.as_ref().filter(|n| n.shown_until.is_none()) {
-        let fill = if notice.error {
-            palette.banner_error
-        } else {
-            palette.banner_event
-        };
-        show(notice.text.clone(), fill);
-    }
-    match session.pause_reason() {
-        Some(PauseReason::Failed(message)) => show(
-            format!(
-                "Solver stopped: {message}. Press R to reset, or change the solver settings and reset."
-            ),
-            palette.banner_error,
-        ),
-        Some(PauseReason::Event) => {
-            if let Some(event) = session.current_event() {
-                show(
-                    format!(
-                        "Singular at t = {:.4} s: rank {} of {} (deficiency {}); {} admissible motions ({} continued, {} new); {}. Space continues; push along a motion{} in the Admissible motions panel.",
-                        event.t,
-                        event.rank,
-                        event.rank + event.deficiency,
-                        event.deficiency,
-                        event.motion_count(),
-                        event.continued().ncols(),
-                        event.new_motions().ncols(),
-                        match session.branches().len() {
-                            _ if session.branch_families() => {
-                                "branches in continuous families (not listed)".to_owned()
-                            }
-                            0 =>
-                                "no other branch (the new motions are first order only)".to_owned(),
-                            1 => "1 other branch".to_owned(),
-                            b => format!("{b} other branches"),
-                        },
-                        if session.branches().is_empty() {
-                            ""
-                        } else {
-                            " or leave along a branch"
-                        }
-                    ),
-                    palette.banner_event,
-                );
-            }
-        }
-        Some(PauseReason::TimeReached) => show(
-            format!("Stopped at t = {:.4} s as requested.", session.time()),
-            palette.banner_event,
-        ),
-        _ => {}
-    }
+    let mut banners = notice_and_pause_banners(live, palette);
     if banners.is_empty() {
         // The slot stays, with what the simulation is doing.
-        let pauses = if session.auto_pause {
-            "pauses at each singular configuration"
-        } else {
-            "runs through singular configurations (pause at singularities is off)"
-        };
-        let text = if session.is_paused() {
-            format!(
-                "Paused at t = {:.4} s. Space plays; the simulation {pauses}.",
-                session.time()
-            )
-        } else {
-            format!("Running; the simulation {pauses}. Space pauses.")
-        };
         // Opaque: `faint_bg_color` is additive and would show the dark window behind the
         // canvas on the light theme.
-        banners.push((text, ui.visuals().widgets.noninteractive.bg_fill));
+        banners.push((
+            idle_banner_text(&live.session),
+            ui.visuals().widgets.noninteractive.bg_fill,
+        ));
     }
     // At most three rows, ending in "…" with the whole text on hover: on a narrow canvas
     // (a projector at a large interface scale) a wrapped banner would cover the mechanism.
@@ -637,6 +646,84 @@ fn banner(ui: &mut Ui, live: &Live) {
                 ui.set_min_height(2.0 * ui.text_style_height(&egui::TextStyle::Body) + 4.0);
                 at_most_three_rows(ui, &text);
             });
+    }
+}
+
+/// The banners over the canvas, with their fill: a lasting notice, and why the session
+/// paused (a solver failure, a singular event, the time asked for).
+fn notice_and_pause_banners(live: &Live, palette: &Palette) -> Vec<(String, Color32)> {
+    let session = &live.session;
+    let mut banners: Vec<(String, Color32)> = Vec::new();
+    if let Some(notice) = live.notice.as_ref().filter(|n| n.shown_until.is_none()) {
+        let fill = if notice.error {
+            palette.banner_error
+        } else {
+            palette.banner_event
+        };
+        banners.push((notice.text.clone(), fill));
+    }
+    match session.pause_reason() {
+        Some(PauseReason::Failed(message)) => banners.push((
+            format!(
+                "Solver stopped: {message}. Press R to reset, or change the solver settings and reset."
+            ),
+            palette.banner_error,
+        )),
+        Some(PauseReason::Event) => {
+            if let Some(event) = session.current_event() {
+                banners.push((event_banner_text(session, event), palette.banner_event));
+            }
+        }
+        Some(PauseReason::TimeReached) => banners.push((
+            format!("Stopped at t = {:.4} s as requested.", session.time()),
+            palette.banner_event,
+        )),
+        _ => {}
+    }
+    banners
+}
+
+/// What the session found at a singular event, and what the user can do there.
+fn event_banner_text(session: &LiveSession, event: &SingularEvent) -> String {
+    format!(
+        "Singular at t = {:.4} s: rank {} of {} (deficiency {}); {} admissible motions ({} continued, {} new); {}. Space continues; push along a motion{} in the Admissible motions panel.",
+        event.t,
+        event.rank,
+        event.rank + event.deficiency,
+        event.deficiency,
+        event.motion_count(),
+        event.continued().ncols(),
+        event.new_motions().ncols(),
+        match session.branches().len() {
+            _ if session.branch_families() => {
+                "branches in continuous families (not listed)".to_owned()
+            }
+            0 => "no other branch (the new motions are first order only)".to_owned(),
+            1 => "1 other branch".to_owned(),
+            b => format!("{b} other branches"),
+        },
+        if session.branches().is_empty() {
+            ""
+        } else {
+            " or leave along a branch"
+        }
+    )
+}
+
+/// What the simulation is doing when nothing else is to be said.
+fn idle_banner_text(session: &LiveSession) -> String {
+    let pauses = if session.auto_pause {
+        "pauses at each singular configuration"
+    } else {
+        "runs through singular configurations (pause at singularities is off)"
+    };
+    if session.is_paused() {
+        format!(
+            "Paused at t = {:.4} s. Space plays; the simulation {pauses}.",
+            session.time()
+        )
+    } else {
+        format!("Running; the simulation {pauses}. Space pauses.")
     }
 }
 
@@ -848,42 +935,7 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
             if view.hidden_motions.len() < shown.len() {
                 view.hidden_motions.resize(shown.len(), false);
             }
-            let palette = Palette::for_theme(view.light);
-            // Rows wrap in a narrow panel (a projector's scale) instead of running past its
-            // edge, where egui clips them.
-            for (k, motion) in shown.iter().enumerate() {
-                ui.horizontal_wrapped(|ui| {
-                    let color = palette.motion(k);
-                    let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
-                    ui.painter().rect_filled(rect, 2.0, color);
-                    // The push choice first, without text: a row that wraps in a narrow
-                    // panel does not leave it on a line of its own, between two motions.
-                    if motion.role != MotionRole::Branch {
-                        ui.radio_value(&mut view.push_motion, k, "")
-                            .on_hover_text("Push along this motion (the button below)");
-                    }
-                    let mut visible = !view.hidden_motions[k];
-                    let role = match motion.role {
-                        MotionRole::Continued => "",
-                        // Labelled "new 1", "new 2", ... already.
-                        MotionRole::New => "",
-                        MotionRole::Branch => "",
-                        MotionRole::Basis(mode) => {
-                            if mode == BasisMode::Continued {
-                                ""
-                            } else {
-                                " (traditional)"
-                            }
-                        }
-                    };
-                    if ui.checkbox(&mut visible, format!("{}{role}", motion.label)).changed() {
-                        view.hidden_motions[k] = !visible;
-                    }
-                    if motion.role == MotionRole::Branch {
-                        leave_buttons(ui, live, view, &motion.column, commands);
-                    }
-                });
-            }
+            motion_rows(ui, live, view, &shown, commands);
             if live.session.current_event().is_some()
                 && live.session.branches().is_empty()
                 && !live.session.branch_families()
@@ -895,37 +947,94 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                     .small(),
                 );
             }
-            ui.horizontal_wrapped(|ui| {
-                ui.label("Δ velocity");
-                ui.add(egui::DragValue::new(&mut view.push_delta).speed(0.05).range(-20.0..=20.0));
-                ui.label("over");
-                ui.add(
-                    egui::DragValue::new(&mut view.push_duration)
-                        .speed(0.005)
-                        .range(0.005..=1.0)
-                        .suffix(" s"),
-                );
-            });
-            let index = view.push_motion.min(shown.len() - 1);
-            let label = format!("Push along {}", shown[index].label);
-            if ui
-                .button(label)
-                .on_hover_text(
-                    "Applies the generalized force M t a for the given time (a = Δv / time); at a singular event the dynamics see the enlarged tangent space while it lasts.",
-                )
-                .clicked()
-            {
-                commands.push(AppCommand::Push {
-                    column: shown[index].column.clone(),
-                    delta: view.push_delta,
-                    duration: view.push_duration,
-                    note: push_note(live, &shown[index], view.push_delta),
-                });
+            push_controls(ui, live, view, &shown, commands);
+        });
+}
+
+/// A row per motion: its colour, the push choice, a check box to show it, and for a branch
+/// the buttons to leave along it. Rows wrap in a narrow panel (a projector's scale) instead
+/// of running past its edge, where egui clips them.
+fn motion_rows(
+    ui: &mut Ui,
+    live: &Live,
+    view: &mut ViewState,
+    shown: &[Motion],
+    commands: &mut Vec<AppCommand>,
+) {
+    let palette = Palette::for_theme(view.light);
+    for (k, motion) in shown.iter().enumerate() {
+        ui.horizontal_wrapped(|ui| {
+            let color = palette.motion(k);
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
+            ui.painter().rect_filled(rect, 2.0, color);
+            // The push choice first, without text: a row that wraps in a narrow
+            // panel does not leave it on a line of its own, between two motions.
+            if motion.role != MotionRole::Branch {
+                ui.radio_value(&mut view.push_motion, k, "")
+                    .on_hover_text("Push along this motion (the button below)");
             }
-            if live.session.is_pushing() {
-                ui.label("pushing…");
+            let mut visible = !view.hidden_motions[k];
+            // The event's motions are labelled "T1 continued", "new 1", "branch 1" already.
+            let role = if motion.role == MotionRole::Basis(BasisMode::Traditional) {
+                " (traditional)"
+            } else {
+                ""
+            };
+            if ui
+                .checkbox(&mut visible, format!("{}{role}", motion.label))
+                .changed()
+            {
+                view.hidden_motions[k] = !visible;
+            }
+            if motion.role == MotionRole::Branch {
+                leave_buttons(ui, live, view, &motion.column, commands);
             }
         });
+    }
+}
+
+/// The push along the chosen motion: how much velocity over how long, and the button.
+fn push_controls(
+    ui: &mut Ui,
+    live: &Live,
+    view: &mut ViewState,
+    shown: &[Motion],
+    commands: &mut Vec<AppCommand>,
+) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Δ velocity");
+        ui.add(
+            egui::DragValue::new(&mut view.push_delta)
+                .speed(0.05)
+                .range(-20.0..=20.0),
+        );
+        ui.label("over");
+        ui.add(
+            egui::DragValue::new(&mut view.push_duration)
+                .speed(0.005)
+                .range(0.005..=1.0)
+                .suffix(" s"),
+        );
+    });
+    let index = view.push_motion.min(shown.len() - 1);
+    let label = format!("Push along {}", shown[index].label);
+    if ui
+        .button(label)
+        .on_hover_text(
+            "Applies the generalized force M t a for the given time (a = Δv / time); at a singular event the dynamics see the enlarged tangent space while it lasts.",
+        )
+        .clicked()
+    {
+        commands.push(AppCommand::Push {
+            column: shown[index].column.clone(),
+            delta: view.push_delta,
+            duration: view.push_duration,
+            note: push_note(live, &shown[index], view.push_delta),
+        });
+    }
+    if live.session.is_pushing() {
+        ui.label("pushing…");
+    }
 }
 
 /// Largest coordinate rate (m/s, rad/s) below which "leave" uses the Δ velocity.

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Ui};
 use egui_plot::{
-    Corner, GridInput, HLine, HoverPosition, Legend, Line, LineStyle, Plot, PlotPoints,
+    Corner, GridInput, HLine, HoverPosition, Legend, Line, LineStyle, Plot, PlotPoints, PlotUi,
     uniform_grid_spacer,
 };
 
@@ -21,6 +21,7 @@ use super::drawing::ViewState;
 use super::simulation::Live;
 use super::theme::Palette;
 use crate::live::history::{ChannelKind, decimate};
+use crate::live::{Channel, History, LiveSession};
 use crate::solver::BasisMode;
 
 /// Smallest span of the energy axis, relative to the energy (at least 1 J): larger changes
@@ -120,7 +121,28 @@ pub fn show_plots(
     state: &mut PlotState,
     commands: &mut Vec<AppCommand>,
 ) {
-    let history = live.session.history();
+    plots_header(ui, live.session.history(), view, state, commands);
+    let (qd, q) = basis_channels(view.basis);
+    let specs = plot_specs(view);
+    // Each title takes about 22 points, the time axis' label under the last plot 18. In a
+    // short panel (1280 x 720 at a larger interface scale) the plots keep a readable height
+    // and scroll.
+    let height = ((ui.available_height() - 5.0 * 22.0 - 18.0) / 5.0).max(MIN_PLOT_HEIGHT);
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        for spec in specs {
+            show_plot(ui, live, view, state, &spec, [qd, q], height);
+        }
+    });
+}
+
+/// The plots panel's controls and how much history it holds.
+fn plots_header(
+    ui: &mut Ui,
+    history: &History,
+    view: &mut ViewState,
+    state: &mut PlotState,
+    commands: &mut Vec<AppCommand>,
+) {
     // Wraps in a narrow panel (1280 x 720 at a larger interface scale).
     ui.horizontal_wrapped(|ui| {
         window_control(ui, view);
@@ -138,7 +160,11 @@ pub fn show_plots(
         ))
         .small(),
     );
+}
 
+/// The plots of the panel, top to bottom: `qd` and `q` of the shown basis (with the other
+/// basis' when comparing), the `R` diagonal, the energy and the constraint residual.
+fn plot_specs(view: &ViewState) -> [PlotSpec; 5] {
     let (qd, q) = basis_channels(view.basis);
     let (qd_other, q_other) = basis_channels(other_basis(view.basis));
     let with_other = |main: ChannelKind, other: ChannelKind| {
@@ -148,7 +174,7 @@ pub fn show_plots(
             vec![main]
         }
     };
-    let specs = [
+    [
         PlotSpec {
             id: "plot_qd",
             title: "generalized velocities qd",
@@ -189,16 +215,7 @@ pub fn show_plots(
             time_label: true,
             shared_y: Vec::new(),
         },
-    ];
-    // Each title takes about 22 points, the time axis' label under the last plot 18. In a
-    // short panel (1280 x 720 at a larger interface scale) the plots keep a readable height
-    // and scroll.
-    let height = ((ui.available_height() - 5.0 * 22.0 - 18.0) / 5.0).max(MIN_PLOT_HEIGHT);
-    egui::ScrollArea::vertical().show(ui, |ui| {
-        for spec in specs {
-            show_plot(ui, live, view, state, &spec, [qd, q], height);
-        }
-    });
+    ]
 }
 
 /// Smallest height of a plot (points): below it the plots panel scrolls.
@@ -271,13 +288,54 @@ fn show_plot(
     height: f32,
 ) {
     let session = &live.session;
-    let history = session.history();
-    let palette = Palette::for_theme(view.light);
-    let t_now = session.time();
     let rolling = !session.is_paused() || state.follow_when_paused;
-    let detection = session.settings().detection_tolerance;
-    let [main_kind, main_q] = main;
     ui.label(egui::RichText::new(spec.title).strong());
+    // The R diagonal has one entry per constraint: hovering names them, a legend would
+    // cover the plot. The energy and the residual are named by their titles. The others'
+    // legends go to the corner the curves crossed least in the last frame.
+    let memory = egui::Id::new((spec.id, "legend corner"));
+    let legend = LegendPlace {
+        shown: !matches!(spec.id, "plot_r" | "plot_energy" | "plot_residual"),
+        corner: ui.data(|d| d.get_temp(memory)).unwrap_or(0),
+        memory,
+    };
+    let plot = configure_plot(spec, height, rolling, &legend, session);
+    let series = PlotSeries {
+        history: session.history(),
+        palette: Palette::for_theme(view.light),
+        spec,
+        main,
+    };
+    plot.show(ui, |plot_ui| {
+        let (t_min, t_max) = time_span(plot_ui, state, rolling, session, view.plot_window);
+        let drawn = series.draw(plot_ui, t_min, t_max, legend.shown);
+        series.fit_flat_values(plot_ui, drawn.values, t_min, t_max);
+        if legend.shown && !drawn.names.is_empty() {
+            legend.move_off_the_curves(plot_ui, &drawn, t_min, t_max);
+        }
+        if spec.id == "plot_r" {
+            let detection = session.settings().detection_tolerance;
+            plot_ui.hline(
+                HLine::new("detection tolerance", detection.log10())
+                    .color(series.palette.text)
+                    .style(LineStyle::dashed_dense()),
+            );
+        }
+    });
+}
+
+/// A plot as `spec` asks, `height` points high: axes linked with the other plots, dragged
+/// and zoomed only while not `rolling`, labelled and read as [`label_axes`] says, its legend
+/// in the corner `legend` holds, and the value axis of the energy at least
+/// [`ENERGY_MIN_SPAN`] tall.
+fn configure_plot<'a>(
+    spec: &PlotSpec,
+    height: f32,
+    rolling: bool,
+    legend: &LegendPlace,
+    session: &LiveSession,
+) -> Plot<'a> {
+    let history = session.history();
     let mut plot = Plot::new(spec.id).height(height);
     plot = if spec.shared_y.is_empty() {
         plot.link_axis(TIME_AXES, [true, false])
@@ -296,39 +354,11 @@ fn show_plot(
     if spec.time_label {
         plot = plot.x_axis_label("t (s)");
     }
-    // Every label of an axis carries the decimals of the labelled step the spacer chose
-    // (a mark on a coarser step would print fewer: 179.6025 beside 179.602).
-    let (x_step, y_step) = (LabelStep::default(), LabelStep::default());
-    let (x_set, x_get) = (x_step.clone(), x_step);
-    plot = plot
-        .x_grid_spacer(uniform_grid_spacer(move |input| {
-            x_set.chose(nice_grid_steps(input, 70.0))
-        }))
-        .x_axis_formatter(move |mark, _range| step_label(mark.value, x_get.or(mark.step_size)));
-    let (y_set, y_get) = (y_step.clone(), y_step);
-    plot = if spec.log {
-        plot.y_grid_spacer(uniform_grid_spacer(move |input| {
-            y_set.chose(log_grid_steps(input, 24.0))
-        }))
-        .y_axis_formatter(move |mark, _range| log_step_label(mark.value, y_get.or(mark.step_size)))
-    } else {
-        plot.y_grid_spacer(uniform_grid_spacer(move |input| {
-            y_set.chose(nice_grid_steps(input, 24.0))
-        }))
-        .y_axis_formatter(move |mark, _range| step_label(mark.value, y_get.or(mark.step_size)))
-    };
-    let log = spec.log;
-    plot = plot.label_formatter(move |position| Some(cursor_readout(position, log)));
-    // The R diagonal has one entry per constraint: hovering names them, a legend would
-    // cover the plot. The energy and the residual are named by their titles. The others'
-    // legends go to the corner the curves crossed least in the last frame.
-    let legend_memory = egui::Id::new((spec.id, "legend corner"));
-    let legend = !matches!(spec.id, "plot_r" | "plot_energy" | "plot_residual");
-    let corner: usize = ui.data(|d| d.get_temp(legend_memory)).unwrap_or(0);
-    if legend {
+    plot = label_axes(plot, spec.log);
+    if legend.shown {
         plot = plot.legend(
             Legend::default()
-                .position(LEGEND_CORNERS[corner])
+                .position(LEGEND_CORNERS[legend.corner])
                 .text_style(egui::TextStyle::Small),
         );
     }
@@ -345,44 +375,146 @@ fn show_plot(
         let half = 0.5 * ENERGY_MIN_SPAN * energy.abs().max(1.0);
         plot = plot.include_y(energy - half).include_y(energy + half);
     }
-    plot.show(ui, |plot_ui| {
-        // The time span set this frame, if any: `plot_bounds()` still returns the previous
-        // frame's, which left the newest frame of data undrawn while rolling (about 1 s at
-        // 8x with 145 ms frames).
-        let mut span = None;
-        if let Some([start, end]) = state.set_time_axis {
-            plot_ui.set_plot_bounds_x(start..=end);
-            plot_ui.set_auto_bounds([false, true]);
-            span = Some((start, end));
-        } else if rolling {
-            // Until the history fills the window the curves grow from its left edge
-            // (the axis starts where the history starts); then the window rolls.
-            let t_first = history.times().front().copied().unwrap_or(t_now);
-            let start = (t_now - view.plot_window).max(t_first);
-            plot_ui.set_plot_bounds_x(start..=start + view.plot_window);
-            plot_ui.set_auto_bounds([false, true]);
-            span = Some((start, start + view.plot_window));
+    plot
+}
+
+/// Grid steps, tick labels and the cursor's readout of a plot, `log` for a log10 value axis.
+/// Every label of an axis carries the decimals of the labelled step the spacer chose (a mark
+/// on a coarser step would print fewer: 179.6025 beside 179.602).
+fn label_axes(plot: Plot<'_>, log: bool) -> Plot<'_> {
+    let (x_step, y_step) = (LabelStep::default(), LabelStep::default());
+    let (x_set, x_get) = (x_step.clone(), x_step);
+    let plot = plot
+        .x_grid_spacer(uniform_grid_spacer(move |input| {
+            x_set.chose(nice_grid_steps(input, 70.0))
+        }))
+        .x_axis_formatter(move |mark, _range| step_label(mark.value, x_get.or(mark.step_size)));
+    let (y_set, y_get) = (y_step.clone(), y_step);
+    let plot = if log {
+        plot.y_grid_spacer(uniform_grid_spacer(move |input| {
+            y_set.chose(log_grid_steps(input, 24.0))
+        }))
+        .y_axis_formatter(move |mark, _range| log_step_label(mark.value, y_get.or(mark.step_size)))
+    } else {
+        plot.y_grid_spacer(uniform_grid_spacer(move |input| {
+            y_set.chose(nice_grid_steps(input, 24.0))
+        }))
+        .y_axis_formatter(move |mark, _range| step_label(mark.value, y_get.or(mark.step_size)))
+    };
+    plot.label_formatter(move |position| Some(cursor_readout(position, log)))
+}
+
+/// Sets the time axis when it is set this frame (rolling, or once when the plots stop) and
+/// returns the span `(t_min, t_max)` to draw: that span, all of the history while the axis
+/// fits itself to the data (paused from the start, or after a double-click reset), else the
+/// axis as the user left it.
+fn time_span(
+    plot_ui: &mut PlotUi<'_>,
+    state: &PlotState,
+    rolling: bool,
+    session: &LiveSession,
+    window: f64,
+) -> (f64, f64) {
+    let history = session.history();
+    // The time span set this frame, if any: `plot_bounds()` still returns the previous
+    // frame's, which left the newest frame of data undrawn while rolling (about 1 s at
+    // 8x with 145 ms frames).
+    let mut span = None;
+    if let Some([start, end]) = state.set_time_axis {
+        plot_ui.set_plot_bounds_x(start..=end);
+        plot_ui.set_auto_bounds([false, true]);
+        span = Some((start, end));
+    } else if rolling {
+        // Until the history fills the window the curves grow from its left edge
+        // (the axis starts where the history starts); then the window rolls.
+        let t_now = session.time();
+        let t_first = history.times().front().copied().unwrap_or(t_now);
+        let start = (t_now - window).max(t_first);
+        plot_ui.set_plot_bounds_x(start..=start + window);
+        plot_ui.set_auto_bounds([false, true]);
+        span = Some((start, start + window));
+    }
+    // Decimate over the visible window; while the time axis fits itself to the data
+    // it must see all of it.
+    let bounds = plot_ui.plot_bounds();
+    if let Some(span) = span {
+        span
+    } else if plot_ui.auto_bounds().x {
+        let times = history.times();
+        (
+            times.front().copied().unwrap_or(0.0),
+            times.back().copied().unwrap_or(0.0),
+        )
+    } else {
+        (bounds.min()[0], bounds.max()[0])
+    }
+}
+
+/// Where a plot's legend is: whether it has one, the corner (an index into
+/// [`LEGEND_CORNERS`]) and the egui memory that keeps the corner from frame to frame.
+struct LegendPlace {
+    shown: bool,
+    corner: usize,
+    memory: egui::Id,
+}
+
+impl LegendPlace {
+    /// Moves the legend (from the next frame on) to the corner the `drawn` curves cross
+    /// least in the window `t_min ..= t_max`.
+    fn move_off_the_curves(&self, plot_ui: &mut PlotUi<'_>, drawn: &Drawn, t_min: f64, t_max: f64) {
+        // The legend's size in the plot's units (small text: about 5 px a character,
+        // 12.5 px a row, with its frame and its distance from the edge).
+        let rect = plot_ui.response().rect;
+        let names = &drawn.names;
+        let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+        let size_px = [
+            26.0 + 5.0 * longest as f64,
+            10.0 + 12.5 * names.len() as f64,
+        ];
+        let y = plot_ui.plot_bounds();
+        let box_size = [
+            (t_max - t_min) * (size_px[0] / f64::from(rect.width().max(1.0))).min(1.0),
+            (y.max()[1] - y.min()[1]) * (size_px[1] / f64::from(rect.height().max(1.0))).min(1.0),
+        ];
+        let area = [[t_min, y.min()[1]], [t_max, y.max()[1]]];
+        let hits = LEGEND_CORNERS.map(|c| corner_hits(&drawn.runs, corner_box(area, box_size, c)));
+        let chosen = choose_corner(self.corner, hits);
+        if chosen != self.corner {
+            plot_ui
+                .ctx()
+                .data_mut(|d| d.insert_temp(self.memory, chosen));
         }
-        // Decimate over the visible window; while the time axis fits itself to the data
-        // (paused from the start, or after a double-click reset) it must see all of it.
-        let bounds = plot_ui.plot_bounds();
-        let (t_min, t_max) = if let Some(span) = span {
-            span
-        } else if plot_ui.auto_bounds().x {
-            let times = history.times();
-            (
-                times.front().copied().unwrap_or(0.0),
-                times.back().copied().unwrap_or(0.0),
-            )
-        } else {
-            (bounds.min()[0], bounds.max()[0])
-        };
+    }
+}
+
+/// What a plot drew: the runs (kept only for a plot with a legend, to place it), the
+/// series' names and the range of the values drawn (after the log transform).
+struct Drawn {
+    runs: Vec<Vec<[f64; 2]>>,
+    names: Vec<String>,
+    values: Option<[f64; 2]>,
+}
+
+/// The channels one plot draws from the history, and their colours.
+struct PlotSeries<'a> {
+    history: &'a History,
+    palette: &'a Palette,
+    spec: &'a PlotSpec,
+    /// The shown basis' `qd` and `q` (solid; the other basis' dashed).
+    main: [ChannelKind; 2],
+}
+
+impl PlotSeries<'_> {
+    /// Draws the channels decimated over `t_min ..= t_max`, about two points per pixel
+    /// column; keeps the runs drawn when the plot has a `legend` to place.
+    fn draw(&self, plot_ui: &mut PlotUi<'_>, t_min: f64, t_max: f64, legend: bool) -> Drawn {
+        let (spec, history) = (self.spec, self.history);
         let columns = plot_ui.response().rect.width().max(50.0) as usize;
-        // What is drawn, for the legend's corner: the runs and the longest name.
-        let mut drawn: Vec<Vec<[f64; 2]>> = Vec::new();
-        let mut names: Vec<String> = Vec::new();
-        // The values drawn (after the transform).
-        let mut drawn_y: Option<[f64; 2]> = None;
+        let mut drawn = Drawn {
+            runs: Vec::new(),
+            names: Vec::new(),
+            values: None,
+        };
         // With both bases in one plot, the traditional series (spiky) go under the continued
         // ones (smooth), in a paler shade of their column's colour.
         let both_bases = spec.kinds.iter().any(|&k| is_traditional(k))
@@ -394,36 +526,11 @@ fn show_plot(
             .collect();
         channels.sort_by_key(|channel| !is_traditional(channel.kind));
         for channel in channels {
-            let secondary = channel.kind != main_kind
-                && channel.kind != main_q
-                && !spec.log
-                && matches!(
-                    channel.kind,
-                    ChannelKind::QdContinued
-                        | ChannelKind::QdTraditional
-                        | ChannelKind::QContinued
-                        | ChannelKind::QTraditional
-                );
-            let color = match channel.kind {
-                ChannelKind::Energy => palette.motions[3],
-                ChannelKind::Residual => palette.motions[5],
-                _ => palette.motions[channel.index % palette.motions.len()],
-            };
-            let color = if both_bases && is_traditional(channel.kind) {
-                traditional_shade(color, palette.text)
-            } else {
-                color
-            };
-            // The legend tells the other basis' (dashed) series from the shown one's.
-            let name = if secondary {
-                format!("{} (dashed)", channel.name)
-            } else {
-                channel.name.clone()
-            };
+            let (name, color, secondary) = self.style(channel, both_bases);
             let (log, floor) = (spec.log, channel.kind == ChannelKind::RDiagonal);
             let transform = move |v: f64| plotted_value(v, log, floor);
-            if !names.contains(&name) {
-                names.push(name.clone());
+            if !drawn.names.contains(&name) {
+                drawn.names.push(name.clone());
             }
             for run in decimate(
                 history.times(),
@@ -434,12 +541,12 @@ fn show_plot(
                 transform,
             ) {
                 for &[_, y] in &run {
-                    let [lo, hi] = drawn_y.get_or_insert([y, y]);
+                    let [lo, hi] = drawn.values.get_or_insert([y, y]);
                     *lo = lo.min(y);
                     *hi = hi.max(y);
                 }
                 if legend {
-                    drawn.push(run.clone());
+                    drawn.runs.push(run.clone());
                 }
                 let mut line = Line::new(name.clone(), PlotPoints::from(run))
                     .color(color)
@@ -450,14 +557,59 @@ fn show_plot(
                 plot_ui.line(line);
             }
         }
-        // Fitting its value axis to its own data, each linked plot would still draw its own
-        // range: an invisible item spanning the shared channels' values in the window makes
-        // both fit the same data.
-        let shared = value_range(history, &spec.shared_y, t_min, t_max);
-        // A fresh history (one sample after loading or Reset) or a mechanism at rest has
-        // flat data, for which egui_plot makes the value axis as tall as the time axis is
-        // wide (10 s: -14 to -4 around qd = -9, which looks like the previous scene's range
-        // kept): fit a span about the values instead (the energy plot has its own).
+        drawn
+    }
+
+    /// A channel's name in the legend, its colour, and whether it is the other basis'
+    /// (`secondary`, dashed).
+    fn style(&self, channel: &Channel, both_bases: bool) -> (String, egui::Color32, bool) {
+        let [main_kind, main_q] = self.main;
+        let palette = self.palette;
+        let secondary = channel.kind != main_kind
+            && channel.kind != main_q
+            && !self.spec.log
+            && matches!(
+                channel.kind,
+                ChannelKind::QdContinued
+                    | ChannelKind::QdTraditional
+                    | ChannelKind::QContinued
+                    | ChannelKind::QTraditional
+            );
+        let color = match channel.kind {
+            ChannelKind::Energy => palette.motions[3],
+            ChannelKind::Residual => palette.motions[5],
+            _ => palette.motions[channel.index % palette.motions.len()],
+        };
+        let color = if both_bases && is_traditional(channel.kind) {
+            traditional_shade(color, palette.text)
+        } else {
+            color
+        };
+        // The legend tells the other basis' (dashed) series from the shown one's.
+        let name = if secondary {
+            format!("{} (dashed)", channel.name)
+        } else {
+            channel.name.clone()
+        };
+        (name, color, secondary)
+    }
+
+    /// Fitting its value axis to its own data, each linked plot would still draw its own
+    /// range: an invisible item spanning the shared channels' values in the window makes
+    /// both fit the same data. A fresh history (one sample after loading or Reset) or a
+    /// mechanism at rest has flat data, for which egui_plot makes the value axis as tall as
+    /// the time axis is wide (10 s: -14 to -4 around qd = -9, which looks like the previous
+    /// scene's range kept): fit a span about the values instead (the energy plot has its
+    /// own).
+    fn fit_flat_values(
+        &self,
+        plot_ui: &mut PlotUi<'_>,
+        drawn_y: Option<[f64; 2]>,
+        t_min: f64,
+        t_max: f64,
+    ) {
+        let spec = self.spec;
+        let shared = value_range(self.history, &spec.shared_y, t_min, t_max);
         let flat = match drawn_y.or(shared) {
             Some([low, high]) if spec.id != "plot_energy" => {
                 flat_span(low, high, spec.log).map(|[l, h]| [l.min(low), h.max(high)])
@@ -473,38 +625,7 @@ fn show_plot(
                     .allow_hover(false),
             );
         }
-        if legend && !names.is_empty() {
-            // The legend's size in the plot's units (small text: about 5 px a character,
-            // 12.5 px a row, with its frame and its distance from the edge).
-            let rect = plot_ui.response().rect;
-            let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
-            let size_px = [
-                26.0 + 5.0 * longest as f64,
-                10.0 + 12.5 * names.len() as f64,
-            ];
-            let y = plot_ui.plot_bounds();
-            let box_size = [
-                (t_max - t_min) * (size_px[0] / f64::from(rect.width().max(1.0))).min(1.0),
-                (y.max()[1] - y.min()[1])
-                    * (size_px[1] / f64::from(rect.height().max(1.0))).min(1.0),
-            ];
-            let area = [[t_min, y.min()[1]], [t_max, y.max()[1]]];
-            let hits = LEGEND_CORNERS.map(|c| corner_hits(&drawn, corner_box(area, box_size, c)));
-            let chosen = choose_corner(corner, hits);
-            if chosen != corner {
-                plot_ui
-                    .ctx()
-                    .data_mut(|d| d.insert_temp(legend_memory, chosen));
-            }
-        }
-        if spec.id == "plot_r" {
-            plot_ui.hline(
-                HLine::new("detection tolerance", detection.log10())
-                    .color(palette.text)
-                    .style(LineStyle::dashed_dense()),
-            );
-        }
-    });
+    }
 }
 
 /// Where a legend may go, in order of preference when the curves leave several free.
@@ -611,7 +732,7 @@ fn flat_span(low: f64, high: f64, log: bool) -> Option<[f64; 2]> {
 /// The smallest and largest value (extremes between samples included) of the channels of
 /// `kinds` at the samples with `t_min <= t <= t_max`, if any is finite.
 fn value_range(
-    history: &crate::live::History,
+    history: &History,
     kinds: &[ChannelKind],
     t_min: f64,
     t_max: f64,
@@ -773,6 +894,8 @@ fn significant(value: f64, digits: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use approx::{abs_diff_eq, assert_abs_diff_eq};
+
     use super::*;
 
     #[test]
@@ -794,8 +917,12 @@ mod tests {
             base_step_size: 0.7 / 45.0,
         };
         let [fine, label, coarse] = nice_grid_steps(input, 70.0);
-        assert!((label - 0.2).abs() < 1e-12, "label step {label}");
-        assert!((fine - 0.04).abs() < 1e-12 && (coarse - 1.0).abs() < 1e-12);
+        assert!(
+            abs_diff_eq!(label, 0.2, epsilon = 1e-12),
+            "label step {label}"
+        );
+        assert_abs_diff_eq!(fine, 0.04, epsilon = 1e-12);
+        assert_abs_diff_eq!(coarse, 1.0, epsilon = 1e-12);
         let input = GridInput {
             bounds: (0.0, 10.0),
             base_step_size: 0.08,
@@ -837,7 +964,7 @@ mod tests {
         };
         let [fine, label, _] = log_grid_steps(input, 24.0);
         assert!(
-            (label - 0.1).abs() < 1e-12 && fine < label,
+            abs_diff_eq!(label, 0.1, epsilon = 1e-12) && fine < label,
             "{fine} {label}"
         );
         assert_eq!(log_step_label(-0.5, 0.1), "3.2e-1");

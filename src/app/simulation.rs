@@ -8,9 +8,10 @@ use std::time::{Duration, Instant, SystemTime};
 use bevy::prelude::*;
 
 use super::commands::AppCommand;
-use super::{SingulabSet, configure_sets};
+use super::{SingulabSystems, configure_sets};
 use crate::live::{LiveSession, PauseReason, SPEEDS};
 use crate::scene::load_scene;
+use crate::solver::SolverError;
 
 /// The session being shown, with where its scene came from.
 #[derive(Resource)]
@@ -289,7 +290,7 @@ impl Plugin for SimulationPlugin {
             .insert_resource(Time::<Fixed>::from_hz(60.0))
             .add_systems(First, start_frame)
             .add_systems(FixedUpdate, advance_session)
-            .add_systems(Update, apply_commands.in_set(SingulabSet::Commands));
+            .add_systems(Update, apply_commands.in_set(SingulabSystems::Commands));
     }
 }
 
@@ -376,82 +377,76 @@ fn apply_commands(
     mut failed: MessageWriter<SolverFailed>,
 ) {
     for command in commands.read() {
-        let live = &mut *live;
-        let session = &mut live.session;
-        let result = match command {
-            AppCommand::TogglePlay => {
-                session.toggle();
-                Ok(())
-            }
-            AppCommand::SingleStep => {
-                let out = session.single_step();
-                report(session, out.event, out.failed, &mut reached, &mut failed);
-                Ok(())
-            }
-            AppCommand::Reset => {
-                live.history_epoch += 1;
-                session.reset()
-            }
-            AppCommand::SetSpeedIndex(i) => {
-                session.set_speed(SPEEDS[(*i).min(SPEEDS.len() - 1)]);
-                Ok(())
-            }
-            AppCommand::ChangeSpeed(delta) => {
-                let i =
-                    (speed_index(session.speed()) as i32 + delta).clamp(0, SPEEDS.len() as i32 - 1);
-                session.set_speed(SPEEDS[i as usize]);
-                Ok(())
-            }
-            AppCommand::SetSettings(settings) => session.set_settings((**settings).clone()),
-            AppCommand::SetAutoPause(on) => {
-                session.auto_pause = *on;
-                Ok(())
-            }
-            AppCommand::OpenScene(path) => {
-                if live.load(path) {
-                    loaded.write(SceneLoaded { path: path.clone() });
-                }
-                Ok(())
-            }
-            AppCommand::ReloadScene => {
-                let path = live.path.clone();
-                if live.load(&path) {
-                    loaded.write(SceneLoaded { path });
-                }
-                Ok(())
-            }
-            AppCommand::GotoEvent(index) => {
-                live.history_epoch += 1;
-                session.goto_event(*index)
-            }
-            AppCommand::Push {
-                column,
-                delta,
-                duration,
-                note,
-            } => session.push_along(column, *delta, *duration).map(|()| {
-                if let Some(note) = note {
-                    live.notice = Some(Notice::brief(note.clone()));
-                }
-            }),
-            AppCommand::Leave { direction, speed } => session.leave_along(direction, *speed),
-            AppCommand::SetTrace(point) => {
-                session.set_trace_point(*point);
-                Ok(())
-            }
-            AppCommand::ClearTrace => {
-                let point = session.trace_point();
-                session.set_trace_point(point);
-                Ok(())
-            }
-            // Handled by the files and capture plugins.
-            AppCommand::OpenDialog
-            | AppCommand::ExportCsvDialog
-            | AppCommand::ExportCsvHere
-            | AppCommand::SaveScreenshot => Ok(()),
-        };
+        let result = apply_command(&mut live, command, &mut loaded, &mut reached, &mut failed);
         if let Err(error) = result {
             live.notice = Some(Notice::lasting(error.to_string(), true));
         }
     }
+}
+
+/// Applies one command to the session; a solver error is the user's to see.
+fn apply_command(
+    live: &mut Live,
+    command: &AppCommand,
+    loaded: &mut MessageWriter<SceneLoaded>,
+    reached: &mut MessageWriter<SingularityReached>,
+    failed: &mut MessageWriter<SolverFailed>,
+) -> Result<(), SolverError> {
+    let session = &mut live.session;
+    match command {
+        AppCommand::TogglePlay => session.toggle(),
+        AppCommand::SingleStep => {
+            let out = session.single_step();
+            report(session, out.event, out.failed, reached, failed);
+        }
+        AppCommand::Reset => {
+            live.history_epoch += 1;
+            return session.reset();
+        }
+        AppCommand::SetSpeedIndex(i) => session.set_speed(SPEEDS[(*i).min(SPEEDS.len() - 1)]),
+        AppCommand::ChangeSpeed(delta) => {
+            let i = (speed_index(session.speed()) as i32 + delta).clamp(0, SPEEDS.len() as i32 - 1);
+            session.set_speed(SPEEDS[i as usize]);
+        }
+        AppCommand::SetSettings(settings) => return session.set_settings((**settings).clone()),
+        AppCommand::SetAutoPause(on) => session.auto_pause = *on,
+        AppCommand::OpenScene(path) => {
+            if live.load(path) {
+                loaded.write(SceneLoaded { path: path.clone() });
+            }
+        }
+        AppCommand::ReloadScene => {
+            let path = live.path.clone();
+            if live.load(&path) {
+                loaded.write(SceneLoaded { path });
+            }
+        }
+        AppCommand::GotoEvent(index) => {
+            live.history_epoch += 1;
+            return session.goto_event(*index);
+        }
+        AppCommand::Push {
+            column,
+            delta,
+            duration,
+            note,
+        } => {
+            session.push_along(column, *delta, *duration)?;
+            if let Some(note) = note {
+                live.notice = Some(Notice::brief(note.clone()));
+            }
+        }
+        AppCommand::Leave { direction, speed } => return session.leave_along(direction, *speed),
+        AppCommand::SetTrace(point) => session.set_trace_point(*point),
+        AppCommand::ClearTrace => {
+            let point = session.trace_point();
+            session.set_trace_point(point);
+        }
+        // Handled by the files and capture plugins.
+        AppCommand::OpenDialog
+        | AppCommand::ExportCsvDialog
+        | AppCommand::ExportCsvHere
+        | AppCommand::SaveScreenshot => {}
+    }
+    Ok(())
 }

@@ -407,29 +407,11 @@ pub fn decimate(
     transform: impl Fn(f64) -> f64,
 ) -> Vec<Vec<[f64; 2]>> {
     let buckets = buckets.max(1);
-    let width = (t_max - t_min).max(f64::MIN_POSITIVE) / buckets as f64;
-    let mut runs: Vec<Vec<[f64; 2]>> = Vec::new();
-    let mut run: Vec<[f64; 2]> = Vec::new();
-    // Current bucket: index, min and max points, last value.
-    type Bucket = (i64, [f64; 2], [f64; 2], f64);
-    let flush = |bucket: &mut Option<Bucket>, run: &mut Vec<[f64; 2]>| {
-        if let Some((_, lo, hi, last)) = bucket.take() {
-            let low_first = if lo[0] == hi[0] {
-                (last - lo[1]).abs() >= (hi[1] - last).abs()
-            } else {
-                lo[0] < hi[0]
-            };
-            if lo == hi {
-                run.push(lo);
-            } else if low_first {
-                run.extend([lo, hi]);
-            } else {
-                run.extend([hi, lo]);
-            }
-        }
+    let mut runs = Runs {
+        t_min,
+        width: (t_max - t_min).max(f64::MIN_POSITIVE) / buckets as f64,
+        ..Runs::default()
     };
-    let mut bucket: Option<Bucket> = None;
-    let mut previous: Option<f64> = None;
     let first = times.partition_point(|&t| t < t_min);
     let samples = times
         .iter()
@@ -443,49 +425,112 @@ pub fn decimate(
         }
         let v = transform(v);
         if !v.is_finite() || series.breaks_at(i) {
-            // The line ends at the previous sample.
-            previous = None;
-            flush(&mut bucket, &mut run);
-            if !run.is_empty() {
-                runs.push(std::mem::take(&mut run));
-            }
+            runs.end_run();
             if !v.is_finite() {
                 continue;
             }
         }
+        runs.add(t, v, transform(low), transform(high));
+    }
+    runs.finish()
+}
+
+/// The bucket of [`decimate`] being filled: its index, its lowest and highest points and
+/// the last value in it.
+#[derive(Clone, Copy)]
+struct Bucket {
+    index: i64,
+    lo: [f64; 2],
+    hi: [f64; 2],
+    last: f64,
+}
+
+/// The runs [`decimate`] has built, the one being built, its current bucket and the value
+/// of the previous sample of the run.
+#[derive(Default)]
+struct Runs {
+    t_min: f64,
+    /// Time span of a bucket.
+    width: f64,
+    runs: Vec<Vec<[f64; 2]>>,
+    run: Vec<[f64; 2]>,
+    bucket: Option<Bucket>,
+    previous: Option<f64>,
+}
+
+impl Runs {
+    /// Adds the sample `v` at `t`, with the extremes `low` and `high` (transformed, maybe not
+    /// finite) it reached since the previous sample.
+    fn add(&mut self, t: f64, v: f64, low: f64, high: f64) {
         // Extremes inside the span of the line from the previous sample add nothing (a
         // smooth curve sampled coarsely); neither does one with no finite image (log10 of a
         // zero residual).
-        let (span_low, span_high) = previous.map_or((v, v), |p: f64| (p.min(v), p.max(v)));
-        let low = Some(transform(low))
+        let (span_low, span_high) = self.previous.map_or((v, v), |p: f64| (p.min(v), p.max(v)));
+        let low = Some(low)
             .filter(|x| x.is_finite() && *x < span_low)
             .unwrap_or(v);
-        let high = Some(transform(high))
+        let high = Some(high)
             .filter(|x| x.is_finite() && *x > span_high)
             .unwrap_or(v);
-        previous = Some(v);
-        let index = ((t - t_min) / width).floor() as i64;
-        match &mut bucket {
-            Some((b, lo, hi, last)) if *b == index => {
-                if low < lo[1] {
-                    *lo = [t, low];
+        self.previous = Some(v);
+        let index = ((t - self.t_min) / self.width).floor() as i64;
+        match &mut self.bucket {
+            Some(bucket) if bucket.index == index => {
+                if low < bucket.lo[1] {
+                    bucket.lo = [t, low];
                 }
-                if high > hi[1] {
-                    *hi = [t, high];
+                if high > bucket.hi[1] {
+                    bucket.hi = [t, high];
                 }
-                *last = v;
+                bucket.last = v;
             }
             _ => {
-                flush(&mut bucket, &mut run);
-                bucket = Some((index, [t, low], [t, high], v));
+                self.flush();
+                self.bucket = Some(Bucket {
+                    index,
+                    lo: [t, low],
+                    hi: [t, high],
+                    last: v,
+                });
             }
         }
     }
-    flush(&mut bucket, &mut run);
-    if !run.is_empty() {
-        runs.push(run);
+
+    /// Moves the current bucket's points onto the run: its extremes in time order, and at
+    /// one time the one nearer to the last value last.
+    fn flush(&mut self) {
+        if let Some(Bucket { lo, hi, last, .. }) = self.bucket.take() {
+            let low_first = if lo[0] == hi[0] {
+                (last - lo[1]).abs() >= (hi[1] - last).abs()
+            } else {
+                lo[0] < hi[0]
+            };
+            if lo == hi {
+                self.run.push(lo);
+            } else if low_first {
+                self.run.extend([lo, hi]);
+            } else {
+                self.run.extend([hi, lo]);
+            }
+        }
     }
-    runs
+
+    /// The line ends at the previous sample.
+    fn end_run(&mut self) {
+        self.previous = None;
+        self.flush();
+        if !self.run.is_empty() {
+            self.runs.push(std::mem::take(&mut self.run));
+        }
+    }
+
+    fn finish(mut self) -> Vec<Vec<[f64; 2]>> {
+        self.flush();
+        if !self.run.is_empty() {
+            self.runs.push(self.run);
+        }
+        self.runs
+    }
 }
 
 #[cfg(test)]

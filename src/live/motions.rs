@@ -172,6 +172,8 @@ fn push_columns(
 
 #[cfg(test)]
 mod tests {
+    use approx::assert_abs_diff_eq;
+
     use super::*;
     use crate::scene::parse_scene;
 
@@ -190,10 +192,19 @@ mod tests {
         let column = DVector::from_vec(vec![0.0, 1.0, 1.0]);
         let a = arrows(mech, &scene.x0, &column);
         assert_eq!(a.len(), 3);
-        let close = |u: [f64; 3], v: [f64; 3]| u.iter().zip(v).all(|(p, q)| (p - q).abs() < 1e-12);
-        assert!(close(a[0].origin, [0.0, 0.0, 0.0]) && close(a[0].velocity, [0.0, 0.0, 0.0]));
-        assert!(close(a[1].origin, [1.0, 0.0, 0.0]) && close(a[1].velocity, [0.0, 1.0, 0.0]));
-        assert!(close(a[2].origin, [2.0, 0.0, 0.0]) && close(a[2].velocity, [0.0, 2.0, 0.0]));
+        let expected = [
+            ([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+            ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+            ([2.0, 0.0, 0.0], [0.0, 2.0, 0.0]),
+        ];
+        for (arrow, (origin, velocity)) in a.iter().zip(expected) {
+            assert_abs_diff_eq!(arrow.origin.as_slice(), origin.as_slice(), epsilon = 1e-12);
+            assert_abs_diff_eq!(
+                arrow.velocity.as_slice(),
+                velocity.as_slice(),
+                epsilon = 1e-12
+            );
+        }
     }
 
     /// The four-bar has three bars (nine arrow points) and two moving hinges shared by two

@@ -179,6 +179,8 @@ impl OrbitCamera {
 
 #[cfg(test)]
 mod tests {
+    use approx::assert_abs_diff_eq;
+
     use super::*;
 
     #[test]
@@ -193,15 +195,17 @@ mod tests {
         // 200 px per metre, y up in the world and down on screen.
         assert_eq!(q, [700.0, 150.0]);
         let back = view.to_world(q, c, w);
-        assert!((back[0] - p[0]).abs() < 1e-12 && (back[1] - p[1]).abs() < 1e-12);
+        assert_abs_diff_eq!(back.as_slice(), p.as_slice(), epsilon = 1e-12);
         view.zoom_about(2.0, q, c, w);
-        assert!((view.width - 2.0).abs() < 1e-12);
+        assert_abs_diff_eq!(view.width, 2.0, epsilon = 1e-12);
         let still = view.to_world(q, c, w);
-        assert!((still[0] - p[0]).abs() < 1e-12 && (still[1] - p[1]).abs() < 1e-12);
+        assert_abs_diff_eq!(still.as_slice(), p.as_slice(), epsilon = 1e-12);
         view.pan([100.0, -50.0], w);
         let moved = view.to_screen(p, c, w);
-        assert!(
-            (moved[0] - (q[0] + 100.0)).abs() < 1e-9 && (moved[1] - (q[1] - 50.0)).abs() < 1e-9
+        assert_abs_diff_eq!(
+            moved.as_slice(),
+            [q[0] + 100.0, q[1] - 50.0].as_slice(),
+            epsilon = 1e-9
         );
     }
 
@@ -212,8 +216,8 @@ mod tests {
             width: 5.0,
         };
         // 800 px for 5 m: 160 px/m; 60 px is 0.375 m, next nice step 0.5 m.
-        assert!((view.grid_step(800.0, 60.0) - 0.5).abs() < 1e-12);
-        assert!((view.grid_step(800.0, 10.0) - 0.1).abs() < 1e-12);
+        assert_abs_diff_eq!(view.grid_step(800.0, 60.0), 0.5, epsilon = 1e-12);
+        assert_abs_diff_eq!(view.grid_step(800.0, 10.0), 0.1, epsilon = 1e-12);
     }
 
     #[test]
@@ -221,8 +225,9 @@ mod tests {
         let mut cam = OrbitCamera::looking_at([0.0, 0.0, 0.0], 1.0);
         for _ in 0..8 {
             let t = cam.project([0.0, 0.0, 0.0]).unwrap();
-            assert!(t.x.abs() < 1e-12 && t.y.abs() < 1e-12);
-            assert!((t.depth - 1.0).abs() < 1e-12);
+            assert_abs_diff_eq!(t.x, 0.0, epsilon = 1e-12);
+            assert_abs_diff_eq!(t.y, 0.0, epsilon = 1e-12);
+            assert_abs_diff_eq!(t.depth, 1.0, epsilon = 1e-12);
             // A point straight above the target appears above the centre.
             assert!(cam.project([0.0, 0.0, 0.1]).unwrap().y > 0.0);
             cam.orbit(0.7, 0.3);

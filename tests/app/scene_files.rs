@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use bevy::prelude::*;
 use bevy::window::FileDragAndDrop;
-use singulab::app::{Live, SceneFileInputPlugin, SceneLoaded, SingulabSet};
+use singulab::app::{Live, SceneFileInputPlugin, SceneLoaded, ScenePollInterval, SingulabSystems};
 use singulab::scene::load_scene;
 
 use super::{headless_app, scene_path};
@@ -19,13 +19,15 @@ fn collect_loaded(mut reader: MessageReader<SceneLoaded>, mut loaded: ResMut<Loa
     loaded.0.extend(reader.read().map(|m| m.path.clone()));
 }
 
-/// An app running `scene` (a path), with the file input plugin and a record of loads.
+/// An app running `scene` (a path), with the file input plugin and a record of loads. The
+/// open file is checked on every update, so that no test waits for the wall-clock interval.
 fn app_with_files(path: &Path) -> App {
     let scene = load_scene(path).unwrap();
     let mut app = headless_app(&scene, path.to_path_buf());
     app.add_plugins(SceneFileInputPlugin)
+        .insert_resource(ScenePollInterval(Duration::ZERO))
         .init_resource::<Loaded>()
-        .add_systems(Update, collect_loaded.after(SingulabSet::Commands));
+        .add_systems(Update, collect_loaded.after(SingulabSystems::Commands));
     app.update();
     app
 }
@@ -111,8 +113,7 @@ fn editing_the_open_file_reloads_it() {
     file.set_modified(SystemTime::now() + Duration::from_secs(5))
         .unwrap();
     drop(file);
-    // The file is polled twice a second.
-    std::thread::sleep(Duration::from_millis(600));
+    // One update notices the change and reloads; the next sees the new file unchanged.
     app.update();
     app.update();
 

@@ -7,11 +7,9 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, FontId, Pos2, Shape, Stroke, vec2};
 use nalgebra::DVector;
 
-use super::ViewState;
-use super::projection::Projection;
+use super::{Canvas, ViewState};
 use crate::app::theme::Palette;
 use crate::live::motions::{self, Motion, MotionRole};
-use crate::model::Mechanism;
 
 /// How many label heights (or half widths) a label may move from its arrow to find a free
 /// place.
@@ -20,19 +18,17 @@ const MAX_LABEL_SHIFT: usize = 4;
 /// Pixels between the arrows of two motions drawn from the same point.
 const FAN_SPACING: f32 = 6.0;
 
-#[allow(clippy::too_many_arguments)]
+/// Paints the arrows of the `shown` motions the user has not hidden (`hidden_apply`: the
+/// panel's check boxes apply to this canvas) and places their labels clear of `avoid` and
+/// of each other, for [`paint_labels`] to paint after every arrow.
 pub(super) fn draw_motions(
-    painter: &egui::Painter,
-    projection: &Projection,
-    mech: &Mechanism,
-    x: &DVector<f64>,
+    canvas: &Canvas,
     shown: &[Motion],
     view: &ViewState,
-    rect: egui::Rect,
-    palette: &Palette,
     avoid: &[egui::Rect],
     hidden_apply: bool,
 ) -> Vec<PlacedLabel> {
+    let rect = canvas.rect;
     // The longest arrow of each motion gets this many pixels: columns of T are unit
     // vectors, only their shape on the mechanism matters.
     let target = 0.16 * rect.width().min(rect.height());
@@ -47,28 +43,11 @@ pub(super) fn draw_motions(
         if !is_visible(k) {
             continue;
         }
-        let color = palette.motion(k);
+        let color = canvas.palette.motion(k);
         // Side-by-side slot of this motion among the visible ones, centred on the point.
         let slot = visible.iter().position(|&v| v == k).unwrap_or(0) as f32;
         let fan = (slot - 0.5 * (visible.len() as f32 - 1.0)) * FAN_SPACING;
-        let arrows = motions::arrows(mech, x, &motion.column);
-        // Screen length of each arrow per unit of velocity, measured by projecting its tip.
-        let probe = 1e-3;
-        let mut longest = 0.0f32;
-        let mut screen = Vec::with_capacity(arrows.len());
-        for arrow in &arrows {
-            let o = arrow.origin;
-            let tip = [
-                o[0] + probe * arrow.velocity[0],
-                o[1] + probe * arrow.velocity[1],
-                o[2] + probe * arrow.velocity[2],
-            ];
-            if let (Some(p), Some(q)) = (projection.to_screen(o), projection.to_screen(tip)) {
-                let v = (q - p) / probe as f32;
-                longest = longest.max(v.length());
-                screen.push((p, v));
-            }
-        }
+        let (screen, longest) = screen_arrows(canvas, &motion.column);
         if longest <= 1e-9 {
             continue;
         }
@@ -77,30 +56,16 @@ pub(super) fn draw_motions(
             MotionRole::Branch => Some((2.5, 4.0)),
             _ => None,
         };
-        let stroke = Stroke::new(3.0, color);
+        let style = ArrowStyle { color, dash, fan };
         // The name only: the legend says what a branch is, and a long label has to move
         // further from its arrows to find a free place.
         let galley =
-            painter.layout_no_wrap(motion.label.clone(), FontId::proportional(15.0), color);
+            canvas
+                .painter
+                .layout_no_wrap(motion.label.clone(), FontId::proportional(15.0), color);
         let label_size = galley.size() + vec2(6.0, 6.0);
-        let mut label_spots: Vec<(f32, Pos2)> = Vec::with_capacity(screen.len());
-        for (p, v) in screen {
-            let v = v * (target / longest);
-            if v.length() < 4.0 {
-                continue;
-            }
-            let across = vec2(-v.y, v.x) / v.length();
-            let p = p + fan * across;
-            let tip = p + v;
-            if let Some((dash, gap)) = dash {
-                painter.extend(Shape::dashed_line(&[p, tip - 0.1 * v], stroke, dash, gap));
-                arrow_head(painter, tip, v, color);
-            } else {
-                painter.line_segment([p, tip - 0.1 * v], stroke);
-                arrow_head(painter, tip, v, color);
-            }
-            label_spots.push((v.length(), label_spot(tip, v, label_size)));
-        }
+        let scale = [target, longest];
+        let label_spots = paint_arrows(canvas.painter, screen, scale, &style, label_size);
         if let Some((r, anchor)) = place_label(&label_spots, label_size, &placed_labels, rect) {
             placed_labels.push(r);
             labels.push(PlacedLabel {
@@ -112,6 +77,72 @@ pub(super) fn draw_motions(
         }
     }
     labels
+}
+
+/// The arrows of the motion `column` on the screen: each arrow's origin and its velocity in
+/// pixels per unit of velocity, and the longest of those lengths.
+fn screen_arrows(canvas: &Canvas, column: &DVector<f64>) -> (Vec<(Pos2, egui::Vec2)>, f32) {
+    let projection = canvas.projection;
+    let arrows = motions::arrows(canvas.mech, canvas.x, column);
+    // Screen length of each arrow per unit of velocity, measured by projecting its tip.
+    let probe = 1e-3;
+    let mut longest = 0.0f32;
+    let mut screen = Vec::with_capacity(arrows.len());
+    for arrow in &arrows {
+        let o = arrow.origin;
+        let tip = [
+            o[0] + probe * arrow.velocity[0],
+            o[1] + probe * arrow.velocity[1],
+            o[2] + probe * arrow.velocity[2],
+        ];
+        if let (Some(p), Some(q)) = (projection.to_screen(o), projection.to_screen(tip)) {
+            let v = (q - p) / probe as f32;
+            longest = longest.max(v.length());
+            screen.push((p, v));
+        }
+    }
+    (screen, longest)
+}
+
+/// How one motion's arrows look: their colour, dashes and gaps (solid without), and how far
+/// (pixels) they are moved across their direction, beside other motions' arrows.
+struct ArrowStyle {
+    color: Color32,
+    dash: Option<(f32, f32)>,
+    fan: f32,
+}
+
+/// Paints one motion's arrows (`screen` from [`screen_arrows`]), scaled by
+/// `scale = [target, longest]` so that the longest is `target` pixels long. Returns, per
+/// arrow drawn, its length and where a label of `label_size` would name it.
+fn paint_arrows(
+    painter: &egui::Painter,
+    screen: Vec<(Pos2, egui::Vec2)>,
+    scale: [f32; 2],
+    style: &ArrowStyle,
+    label_size: egui::Vec2,
+) -> Vec<(f32, Pos2)> {
+    let [target, longest] = scale;
+    let stroke = Stroke::new(3.0, style.color);
+    let mut label_spots: Vec<(f32, Pos2)> = Vec::with_capacity(screen.len());
+    for (p, v) in screen {
+        let v = v * (target / longest);
+        if v.length() < 4.0 {
+            continue;
+        }
+        let across = vec2(-v.y, v.x) / v.length();
+        let p = p + style.fan * across;
+        let tip = p + v;
+        if let Some((dash, gap)) = style.dash {
+            painter.extend(Shape::dashed_line(&[p, tip - 0.1 * v], stroke, dash, gap));
+            arrow_head(painter, tip, v, style.color);
+        } else {
+            painter.line_segment([p, tip - 0.1 * v], stroke);
+            arrow_head(painter, tip, v, style.color);
+        }
+        label_spots.push((v.length(), label_spot(tip, v, label_size)));
+    }
+    label_spots
 }
 
 /// A label placed on the canvas, painted after every arrow (so none crosses it).

@@ -5,6 +5,7 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Align2, FontId, Pos2, Shape, Stroke, pos2, vec2};
 use nalgebra::DVector;
 
+use super::Canvas;
 use super::projection::Projection;
 use crate::app::theme::Palette;
 use crate::model::{BodyKind, JointKind, Mechanism};
@@ -68,59 +69,16 @@ pub(super) fn body_point(
 /// Width of a bar not pinned to the ground relative to a crank's.
 const COUPLER_WIDTH: f32 = 0.6;
 
-pub(super) fn draw_mechanism(
-    painter: &egui::Painter,
-    projection: &Projection,
-    mech: &Mechanism,
-    x: &DVector<f64>,
-    labels: bool,
-    palette: &Palette,
-) -> Vec<BodyName> {
-    // Bar thickness from the typical bar length, never thinner than 7 px.
-    let lengths: Vec<f64> = mech
-        .bodies()
-        .iter()
-        .filter_map(|b| match b.kind {
-            BodyKind::Bar { length } => Some(length),
-            _ => None,
-        })
-        .collect();
-    let typical = if lengths.is_empty() {
-        0.0
-    } else {
-        lengths.iter().sum::<f64>() / lengths.len() as f64
-    };
-    let thickness_at = |p: [f64; 3]| ((0.08 * typical * projection.scale_at(p)) as f32).max(7.0);
-
+/// Paints the mechanism: links and ground symbols, bars (cranks under couplers), point
+/// masses, hinges on top. Returns the bars' names, placed where none covers another, for
+/// [`paint_names`] to paint after the arrows.
+pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> Vec<BodyName> {
+    let mech = canvas.mech;
+    let thickness = Thickness::of(mech);
     // Massless links of distance constraints and ground symbols first, under the bodies.
-    for joint in mech.joints() {
-        match &joint.kind {
-            JointKind::Distance { body, anchor, .. } => {
-                let b = &mech.bodies()[*body];
-                let anchor = match b.kind {
-                    BodyKind::Point3 => *anchor,
-                    _ => [anchor[0], anchor[1], 0.0],
-                };
-                let tip = body_point(mech, x, *body, &nalgebra::Vector2::zeros());
-                if let (Some(p), Some(q)) =
-                    (projection.to_screen(anchor), projection.to_screen(tip))
-                {
-                    painter.line_segment([p, q], Stroke::new(2.0, palette.link));
-                    ground_symbol(painter, p, 12.0, palette);
-                }
-            }
-            JointKind::Pin { ground, .. } => {
-                if let Some(p) = projection.to_screen([ground.x, ground.y, 0.0]) {
-                    ground_symbol(painter, p, 14.0, palette);
-                }
-            }
-            JointKind::Revolute { .. } => {}
-        }
-    }
-
-    let mut placed_names: Vec<egui::Rect> = Vec::new();
+    draw_links_and_grounds(canvas);
     // Names are painted after the bars and the arrows (`paint_names`), so nothing covers them.
-    let mut names: Vec<(egui::Rect, std::sync::Arc<egui::Galley>)> = Vec::new();
+    let mut names: Vec<BodyName> = Vec::new();
     // Bars pinned to the ground (cranks) at full width first, the others (couplers) narrower
     // on top: where a coupler lies on a crank (flat and folded poses) both stay visible.
     let grounded: Vec<bool> = (0..mech.bodies().len())
@@ -138,99 +96,179 @@ pub(super) fn draw_mechanism(
         let o = body.offset;
         match body.kind {
             BodyKind::Bar { length } => {
+                let x = canvas.x;
                 let (s, c) = x[o + 2].sin_cos();
                 let half = 0.5 * length;
                 let a = [x[o] - c * half, x[o + 1] - s * half, 0.0];
                 let b = [x[o] + c * half, x[o + 1] + s * half, 0.0];
+                let projection = canvas.projection;
                 let (Some(pa), Some(pb)) = (projection.to_screen(a), projection.to_screen(b))
                 else {
                     continue;
                 };
-                let radius =
-                    0.5 * thickness_at(a) * if grounded[index] { 1.0 } else { COUPLER_WIDTH };
-                painter.add(Shape::convex_polygon(
+                let radius = 0.5
+                    * thickness.at(projection, a)
+                    * if grounded[index] { 1.0 } else { COUPLER_WIDTH };
+                canvas.painter.add(Shape::convex_polygon(
                     stadium(pa, pb, radius),
-                    palette.bar_fill,
-                    Stroke::new(1.5, palette.bar_edge),
+                    canvas.palette.bar_fill,
+                    Stroke::new(1.5, canvas.palette.bar_edge),
                 ));
                 if labels {
-                    let d = (pb - pa).normalized();
-                    let normal = vec2(-d.y, d.x);
-                    // Alternate sides by body so bars lying on each other (flat poses) keep
-                    // readable names.
-                    let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
-                    let side = if index % 2 == 0 { up } else { -up };
-                    let galley = painter.layout_no_wrap(
-                        body.name.clone(),
-                        FontId::proportional(14.0),
-                        palette.text,
-                    );
-                    // The first spot along the bar, on its side then on the other, whose
-                    // name covers no name placed before; none free (the stacked linkages
-                    // crowd them at their flat poses): no name rather than a garbled one.
-                    let offset = radius + 10.0;
-                    let spot = |(along, side): (f32, f32)| {
-                        let at = pa + along * (pb - pa) + side * offset * normal;
-                        egui::Rect::from_center_size(at, galley.size())
-                    };
-                    let candidates = [0.5, 0.3, 0.7, 0.15, 0.85]
-                        .into_iter()
-                        .flat_map(|along| [(along, side), (along, -side)]);
-                    if let Some(rect) = candidates
-                        .map(spot)
-                        .find(|r| placed_names.iter().all(|other| !other.intersects(*r)))
-                    {
-                        placed_names.push(rect);
-                        names.push((rect, galley));
-                    }
+                    place_bar_name(canvas, index, [pa, pb], radius, &mut names);
                 }
             }
-            BodyKind::Point2 | BodyKind::Point3 => {
-                let p = body_point(mech, x, index, &nalgebra::Vector2::zeros());
-                if let Some(q) = projection.to_screen(p) {
-                    let r = match projection {
-                        Projection::Planar { .. } => 10.0,
-                        Projection::Orbit { .. } => {
-                            (0.012 * projection.scale_at(p)).clamp(4.0, 30.0) as f32
-                        }
-                    };
-                    painter.circle(q, r, palette.bar_fill, Stroke::new(1.5, palette.bar_edge));
-                    if labels {
-                        painter.text(
-                            q + vec2(r + 6.0, -r - 4.0),
-                            Align2::LEFT_BOTTOM,
-                            &body.name,
-                            FontId::proportional(14.0),
-                            palette.text,
-                        );
-                    }
-                }
-            }
+            BodyKind::Point2 | BodyKind::Point3 => draw_point_mass(canvas, index, labels),
         }
     }
+    draw_hinges(canvas, &thickness);
+    names
+}
 
-    // Hinges on top of the bars.
+/// Bar thickness on the screen: from the typical bar length, never thinner than 7 px.
+struct Thickness {
+    typical: f64,
+}
+
+impl Thickness {
+    fn of(mech: &Mechanism) -> Self {
+        let lengths: Vec<f64> = mech
+            .bodies()
+            .iter()
+            .filter_map(|b| match b.kind {
+                BodyKind::Bar { length } => Some(length),
+                _ => None,
+            })
+            .collect();
+        let typical = if lengths.is_empty() {
+            0.0
+        } else {
+            lengths.iter().sum::<f64>() / lengths.len() as f64
+        };
+        Self { typical }
+    }
+
+    /// The thickness (pixels) at a world point.
+    fn at(&self, projection: &Projection, p: [f64; 3]) -> f32 {
+        ((0.08 * self.typical * projection.scale_at(p)) as f32).max(7.0)
+    }
+}
+
+/// The massless links of distance constraints with the ground symbols at their anchors,
+/// and the ground symbols of pins.
+fn draw_links_and_grounds(canvas: &Canvas) {
+    let (mech, projection, painter) = (canvas.mech, canvas.projection, canvas.painter);
+    for joint in mech.joints() {
+        match &joint.kind {
+            JointKind::Distance { body, anchor, .. } => {
+                let b = &mech.bodies()[*body];
+                let anchor = match b.kind {
+                    BodyKind::Point3 => *anchor,
+                    _ => [anchor[0], anchor[1], 0.0],
+                };
+                let tip = body_point(mech, canvas.x, *body, &nalgebra::Vector2::zeros());
+                if let (Some(p), Some(q)) =
+                    (projection.to_screen(anchor), projection.to_screen(tip))
+                {
+                    painter.line_segment([p, q], Stroke::new(2.0, canvas.palette.link));
+                    ground_symbol(painter, p, 12.0, canvas.palette);
+                }
+            }
+            JointKind::Pin { ground, .. } => {
+                if let Some(p) = projection.to_screen([ground.x, ground.y, 0.0]) {
+                    ground_symbol(painter, p, 14.0, canvas.palette);
+                }
+            }
+            JointKind::Revolute { .. } => {}
+        }
+    }
+}
+
+/// The name of the bar `index` drawn from `ends[0]` to `ends[1]` with this `radius`: the
+/// first spot along the bar, on its side then on the other, whose name covers no name
+/// placed before; none free (the stacked linkages crowd them at their flat poses): no name
+/// rather than a garbled one.
+fn place_bar_name(
+    canvas: &Canvas,
+    index: usize,
+    ends: [Pos2; 2],
+    radius: f32,
+    names: &mut Vec<BodyName>,
+) {
+    let [pa, pb] = ends;
+    let d = (pb - pa).normalized();
+    let normal = vec2(-d.y, d.x);
+    // Alternate sides by body so bars lying on each other (flat poses) keep
+    // readable names.
+    let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
+    let side = if index.is_multiple_of(2) { up } else { -up };
+    let galley = canvas.painter.layout_no_wrap(
+        canvas.mech.bodies()[index].name.clone(),
+        FontId::proportional(14.0),
+        canvas.palette.text,
+    );
+    let offset = radius + 10.0;
+    let spot = |(along, side): (f32, f32)| {
+        let at = pa + along * (pb - pa) + side * offset * normal;
+        egui::Rect::from_center_size(at, galley.size())
+    };
+    let candidates = [0.5, 0.3, 0.7, 0.15, 0.85]
+        .into_iter()
+        .flat_map(|along| [(along, side), (along, -side)]);
+    if let Some(rect) = candidates
+        .map(spot)
+        .find(|r| names.iter().all(|other| !other.rect.intersects(*r)))
+    {
+        names.push(BodyName { rect, galley });
+    }
+}
+
+/// A point mass as a disc (growing nearer the camera in the spatial view), its name beside it.
+fn draw_point_mass(canvas: &Canvas, index: usize, labels: bool) {
+    let projection = canvas.projection;
+    let p = body_point(canvas.mech, canvas.x, index, &nalgebra::Vector2::zeros());
+    let Some(q) = projection.to_screen(p) else {
+        return;
+    };
+    let r = match projection {
+        Projection::Planar { .. } => 10.0,
+        Projection::Orbit { .. } => (0.012 * projection.scale_at(p)).clamp(4.0, 30.0) as f32,
+    };
+    let palette = canvas.palette;
+    canvas
+        .painter
+        .circle(q, r, palette.bar_fill, Stroke::new(1.5, palette.bar_edge));
+    if labels {
+        canvas.painter.text(
+            q + vec2(r + 6.0, -r - 4.0),
+            Align2::LEFT_BOTTOM,
+            &canvas.mech.bodies()[index].name,
+            FontId::proportional(14.0),
+            palette.text,
+        );
+    }
+}
+
+/// Hinges as circles on top of the bars.
+fn draw_hinges(canvas: &Canvas, thickness: &Thickness) {
+    let mech = canvas.mech;
     for joint in mech.joints() {
         let (body, point) = match &joint.kind {
             JointKind::Revolute { a, point_a, .. } => (*a, *point_a),
             JointKind::Pin { body, point, .. } => (*body, *point),
             JointKind::Distance { .. } => continue,
         };
-        let p = body_point(mech, x, body, &point);
-        if let Some(q) = projection.to_screen(p) {
-            let r = 0.32 * thickness_at(p);
-            painter.circle(
+        let p = body_point(mech, canvas.x, body, &point);
+        if let Some(q) = canvas.projection.to_screen(p) {
+            let r = 0.32 * thickness.at(canvas.projection, p);
+            canvas.painter.circle(
                 q,
                 r.max(3.5),
-                palette.hinge_fill,
-                Stroke::new(1.8, palette.hinge_edge),
+                canvas.palette.hinge_fill,
+                Stroke::new(1.8, canvas.palette.hinge_edge),
             );
         }
     }
-    names
-        .into_iter()
-        .map(|(rect, galley)| BodyName { rect, galley })
-        .collect()
 }
 
 /// A body's name placed beside it, painted after the arrows so that none crosses it.

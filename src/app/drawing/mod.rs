@@ -21,14 +21,14 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Pos2, Sense, Shape, Stroke, Ui};
 use nalgebra::DVector;
 
-use super::SingulabSet;
+use super::SingulabSystems;
 use super::commands::AppCommand;
 use super::simulation::{Live, SceneLoaded, SingularityReached};
 use super::theme::Palette;
 use crate::cli::args::ViewArgs;
 use crate::live::motions::{self, Motion, MotionRole};
 use crate::live::{OrbitCamera, PlanarView};
-use crate::model::{BodyKind, JointKind};
+use crate::model::{BodyKind, JointKind, Mechanism};
 use crate::solver::BasisMode;
 
 use arrows::draw_motions;
@@ -149,8 +149,10 @@ impl Plugin for DrawingPlugin {
         if !app.world().contains_resource::<ViewState>() {
             app.init_resource::<ViewState>();
         }
-        app.add_systems(Startup, spawn_camera)
-            .add_systems(Update, follow_session_messages.in_set(SingulabSet::Output));
+        app.add_systems(Startup, spawn_camera).add_systems(
+            Update,
+            follow_session_messages.in_set(SingulabSystems::Output),
+        );
     }
 }
 
@@ -302,6 +304,18 @@ fn fit_orbit(live: &Live) -> OrbitCamera {
     camera
 }
 
+/// What the painting phases of one canvas share: where to paint, how the world maps onto
+/// it, the colours, and the mechanism in the pose drawn.
+struct Canvas<'a> {
+    painter: &'a egui::Painter,
+    projection: &'a Projection,
+    rect: egui::Rect,
+    palette: &'a Palette,
+    mech: &'a Mechanism,
+    /// The positions drawn (interpolated between solver steps).
+    x: &'a DVector<f64>,
+}
+
 /// Paints the canvas, with the motions of `basis`, in the remaining space of `ui` and
 /// handles its pan/zoom/orbit input (side by side, both canvases share the view).
 pub fn draw_canvas(
@@ -316,13 +330,41 @@ pub fn draw_canvas(
     let (response, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
     let rect = response.rect;
     painter.rect_filled(rect, 0.0, palette.background);
-    let session = &live.session;
-    let mech = session.scene().mechanism.clone();
+    let mech = &live.session.scene().mechanism;
     let spatial = mech.is_spatial();
-
     if response.double_clicked() {
         view.refit();
     }
+    fit_view(live, view, rect, spatial);
+    navigate(ui, &response, live, view, spatial);
+    let projection = canvas_projection(live, view, rect, spatial);
+    let painter = painter.with_clip_rect(rect);
+    let mut x = std::mem::take(&mut view.display_x);
+    live.session.display_positions(overstep, &mut x);
+    let canvas = Canvas {
+        painter: &painter,
+        projection: &projection,
+        rect,
+        palette,
+        mech,
+        x: &x,
+    };
+    let scale_bar = if view.show_grid {
+        draw_backdrop(&canvas, live)
+    } else {
+        None
+    };
+    if view.show_trace {
+        draw_trace(&canvas, live);
+    }
+    draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
+    view.display_x = x;
+    canvas_menu(&response, live, view, commands);
+}
+
+/// Sets the view up for a new scene or a change to or from side by side, fits the pose
+/// when asked, and after a singular event when the pose ran off the canvas.
+fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) {
     if view.fitted_generation != Some(live.generation) {
         view.planar = Some(fit_planar(live));
         view.orbit = Some(fit_orbit(live));
@@ -351,6 +393,12 @@ pub fn draw_canvas(
         // stage leans past its view hint's right edge at its first event.
         view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
     }
+}
+
+/// A drag pans the planar view (orbits the spatial one); the wheel or a pinch zooms, the
+/// planar view about the cursor.
+fn navigate(ui: &Ui, response: &egui::Response, live: &Live, view: &mut ViewState, spatial: bool) {
+    let rect = response.rect;
     let width = f64::from(rect.width());
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
     let (scroll, pinch) = ui
@@ -386,7 +434,12 @@ pub fn draw_canvas(
             );
         }
     }
-    let projection = if spatial {
+}
+
+/// The map from the world onto the canvas `rect`: the orbit camera of a spatial scene, the
+/// planar view otherwise.
+fn canvas_projection(live: &Live, view: &ViewState, rect: egui::Rect, spatial: bool) -> Projection {
+    if spatial {
         Projection::Orbit {
             camera: view.orbit.unwrap_or_else(|| fit_orbit(live)),
             center: rect.center(),
@@ -395,71 +448,90 @@ pub fn draw_canvas(
     } else {
         Projection::Planar {
             view: view.planar.unwrap_or_else(|| fit_planar(live)),
+            center: [f64::from(rect.center().x), f64::from(rect.center().y)],
+            width: f64::from(rect.width()),
+        }
+    }
+}
+
+/// The grid of the planar view, returning its scale bar's area, or the floor of the
+/// spatial one.
+fn draw_backdrop(canvas: &Canvas, live: &Live) -> Option<egui::Rect> {
+    match canvas.projection {
+        Projection::Orbit { .. } => {
+            draw_floor(canvas.painter, canvas.projection, live, canvas.palette);
+            None
+        }
+        Projection::Planar {
+            view,
             center,
             width,
-        }
-    };
-    let painter = painter.with_clip_rect(rect);
-
-    let mut scale_bar = None;
-    if view.show_grid {
-        if spatial {
-            draw_floor(&painter, &projection, live, palette);
-        } else if let Projection::Planar { view: pv, .. } = &projection {
-            scale_bar = Some(draw_grid(&painter, rect, pv, center, width, palette));
-        }
+        } => Some(draw_grid(
+            canvas.painter,
+            canvas.rect,
+            view,
+            *center,
+            *width,
+            canvas.palette,
+        )),
     }
+}
 
-    let mut x = std::mem::take(&mut view.display_x);
-    session.display_positions(overstep, &mut x);
-
-    if view.show_trace {
-        let points: Vec<Pos2> = session
-            .trace()
-            .iter()
-            .filter_map(|p| projection.to_screen(*p))
-            .collect();
-        if points.len() > 1 {
-            painter.add(Shape::line(
-                points,
-                Stroke::new(1.5, palette.trace.gamma_multiply(0.8)),
-            ));
-        }
+/// The path of the traced point.
+fn draw_trace(canvas: &Canvas, live: &Live) {
+    let points: Vec<Pos2> = live
+        .session
+        .trace()
+        .iter()
+        .filter_map(|p| canvas.projection.to_screen(*p))
+        .collect();
+    if points.len() > 1 {
+        canvas.painter.add(Shape::line(
+            points,
+            Stroke::new(1.5, canvas.palette.trace.gamma_multiply(0.8)),
+        ));
     }
+}
 
-    let names = draw_mechanism(&painter, &projection, &mech, &x, view.show_labels, palette);
-
+/// The mechanism, the legend and the time, the motions' arrows, then the names and labels
+/// on top; the labels keep off the legend, the names and the scale bar.
+fn draw_mechanism_and_motions(
+    canvas: &Canvas,
+    live: &Live,
+    view: &mut ViewState,
+    basis: BasisMode,
+    overstep: f64,
+    scale_bar: Option<egui::Rect>,
+) {
+    let names = draw_mechanism(canvas, view.show_labels);
     let shown = shown_motions(live, view, basis);
     if view.hidden_motions.len() < shown.len() {
         view.hidden_motions.resize(shown.len(), false);
     }
-    let t_shown = session.display_time(overstep);
-    let mut overlay =
-        draw_overlay_text(&painter, rect, t_shown, live, view, basis, &shown, palette);
+    let t_shown = live.session.display_time(overstep);
+    let mut overlay = draw_overlay_text(canvas, t_shown, live, view, basis, &shown);
     // Fit keeps the mechanism below the legend and the time (not below the names, which
     // follow the mechanism).
     view.overlay_height = overlay
         .iter()
-        .map(|r| r.bottom() - rect.top())
+        .map(|r| r.bottom() - canvas.rect.top())
         .fold(0.0, f32::max);
     // The motions' labels keep off the body names and the scale bar too.
     overlay.extend(names.iter().map(|name| name.area()));
     overlay.extend(scale_bar);
-    let labels = draw_motions(
-        &painter,
-        &projection,
-        &mech,
-        &x,
-        &shown,
-        view,
-        rect,
-        palette,
-        &overlay,
-        !view.side_by_side || basis == view.basis,
-    );
-    mechanism::paint_names(&painter, names, palette);
-    arrows::paint_labels(&painter, labels, palette);
-    view.display_x = x;
+    let hidden_apply = !view.side_by_side || basis == view.basis;
+    let labels = draw_motions(canvas, &shown, view, &overlay, hidden_apply);
+    mechanism::paint_names(canvas.painter, names, canvas.palette);
+    arrows::paint_labels(canvas.painter, labels, canvas.palette);
+}
+
+/// The canvas' right-click menu.
+fn canvas_menu(
+    response: &egui::Response,
+    live: &Live,
+    view: &mut ViewState,
+    commands: &mut Vec<AppCommand>,
+) {
     response.context_menu(|ui| {
         if ui.button("Fit view").clicked() {
             view.refit();

@@ -4,9 +4,8 @@
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Align2, FontId, pos2, vec2};
 
-use super::ViewState;
+use super::{Canvas, ViewState};
 use crate::app::simulation::Live;
-use crate::app::theme::Palette;
 use crate::live::motions::{Motion, MotionRole};
 use crate::solver::BasisMode;
 
@@ -16,19 +15,36 @@ const LEGEND_MIN_CANVAS: f32 = 420.0;
 /// Canvas width (points) below which the legend is compact (colour and name only).
 const LEGEND_BESIDE_TIME: f32 = 660.0;
 
+/// Writes the time, the basis and the legend of the `shown` motions over the canvas;
+/// returns the areas written on.
 pub(super) fn draw_overlay_text(
-    painter: &egui::Painter,
-    rect: egui::Rect,
+    canvas: &Canvas,
     t: f64,
     live: &Live,
     view: &ViewState,
     basis: BasisMode,
     shown: &[Motion],
-    palette: &Palette,
 ) -> Vec<egui::Rect> {
     let mut drawn = Vec::with_capacity(shown.len() + 4);
-    // Simulated time of the drawn (interpolated) state, top right, large enough for a
-    // projector.
+    draw_time_and_basis(canvas, t, view.side_by_side, basis, &mut drawn);
+    // Too narrow a canvas (a larger interface scale on 1280 x 720) has no room for the
+    // legend beside the mechanism; the Admissible motions panel lists the same motions.
+    if !shown.is_empty() && canvas.rect.width() >= LEGEND_MIN_CANVAS {
+        draw_legend(canvas, live, view, basis, shown, &mut drawn);
+    }
+    drawn
+}
+
+/// The simulated time of the drawn (interpolated) state, top right, large enough for a
+/// projector, and the basis under it (side by side, the canvas' title as large as the time).
+fn draw_time_and_basis(
+    canvas: &Canvas,
+    t: f64,
+    side_by_side: bool,
+    basis: BasisMode,
+    drawn: &mut Vec<egui::Rect>,
+) {
+    let (painter, rect, palette) = (canvas.painter, canvas.rect, canvas.palette);
     drawn.push(painter.text(
         pos2(rect.right() - 14.0, rect.top() + 10.0),
         Align2::RIGHT_TOP,
@@ -36,8 +52,7 @@ pub(super) fn draw_overlay_text(
         FontId::monospace(20.0),
         palette.text,
     ));
-    // Side by side the basis is the canvas' title: as large as the time.
-    let (basis_size, basis_color) = if view.side_by_side {
+    let (basis_size, basis_color) = if side_by_side {
         (20.0, palette.text)
     } else {
         (14.0, palette.text.gamma_multiply(0.75))
@@ -50,20 +65,29 @@ pub(super) fn draw_overlay_text(
         basis_color,
     );
     drawn.push(basis_rect);
-    // Legend of the motions, top left. A canvas too narrow for the full legend beside the
-    // time (1280 x 720 windows, larger interface scales, side by side) gets a compact one:
-    // colour and name only, no title or caption, which fits beside the time and keeps off
-    // the mechanism.
+}
+
+/// The legend of the motions, top left: a title, a row per motion (colour, name and role;
+/// faded when hidden) and a caption. A canvas too narrow for the full legend beside the time
+/// (1280 x 720 windows, larger interface scales, side by side) gets a compact one: colour
+/// and name only, no title or caption, which fits beside the time and keeps off the
+/// mechanism.
+fn draw_legend(
+    canvas: &Canvas,
+    live: &Live,
+    view: &ViewState,
+    basis: BasisMode,
+    shown: &[Motion],
+    drawn: &mut Vec<egui::Rect>,
+) {
+    let (painter, rect, palette) = (canvas.painter, canvas.rect, canvas.palette);
     let compact = rect.width() < LEGEND_BESIDE_TIME;
-    let legend_top = rect.top() + 12.0;
     // The panel's check boxes hide motions of the basis it lists (side by side, the other
     // half shows all of its own).
     let hidden_apply = !view.side_by_side || basis == view.basis;
-    // Too narrow a canvas (a larger interface scale on 1280 x 720) has no room for the
-    // legend beside the mechanism; the Admissible motions panel lists the same motions.
-    if !shown.is_empty() && rect.width() >= LEGEND_MIN_CANVAS {
-        let mut y = legend_top;
-        let at_event = live.session.current_event().is_some();
+    let mut y = rect.top() + 12.0;
+    let at_event = live.session.current_event().is_some();
+    if !compact {
         let title = if at_event {
             format!(
                 "Admissible motions at the singular configuration ({} QR)",
@@ -72,55 +96,58 @@ pub(super) fn draw_overlay_text(
         } else {
             format!("Columns of T ({} QR)", basis_name(basis))
         };
-        if !compact {
-            drawn.push(painter.text(
-                pos2(rect.left() + 12.0, y),
-                Align2::LEFT_TOP,
-                title,
-                FontId::proportional(14.0),
-                palette.text,
-            ));
-            y += 20.0;
-        }
-        for (k, motion) in shown.iter().enumerate() {
-            let color = palette.motion(k);
-            let role = match motion.role {
-                MotionRole::Continued => "continues the motion before",
-                MotionRole::New => "new at the singularity (dashed)",
-                MotionRole::Branch => "a branch it can leave along (dotted)",
-                MotionRole::Basis(BasisMode::Traditional) if at_event => {
-                    "column of Q as the QR returns it"
-                }
-                MotionRole::Basis(_) => "",
-            };
-            let alpha = if !hidden_apply || view.motion_visible(k) {
-                1.0
-            } else {
-                0.35
-            };
-            let role = if compact { "" } else { role };
-            let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), vec2(18.0, 10.0));
-            painter.rect_filled(sw, 2.0, color.gamma_multiply(alpha));
-            drawn.push(painter.text(
-                pos2(rect.left() + 40.0, y),
-                Align2::LEFT_TOP,
-                format!("{}  {role}", motion.label),
-                FontId::proportional(14.0),
-                palette.text.gamma_multiply(alpha),
-            ));
-            y += 19.0;
-        }
-        if !compact {
-            drawn.push(painter.text(
-                pos2(rect.left() + 12.0, y + 2.0),
-                Align2::LEFT_TOP,
-                "arrows: velocity of bar ends and centres, longest arrow of each motion same length",
-                FontId::proportional(12.0),
-                palette.text.gamma_multiply(0.6),
-            ));
-        }
+        drawn.push(painter.text(
+            pos2(rect.left() + 12.0, y),
+            Align2::LEFT_TOP,
+            title,
+            FontId::proportional(14.0),
+            palette.text,
+        ));
+        y += 20.0;
     }
-    drawn
+    for (k, motion) in shown.iter().enumerate() {
+        let color = palette.motion(k);
+        let alpha = if !hidden_apply || view.motion_visible(k) {
+            1.0
+        } else {
+            0.35
+        };
+        let role = if compact {
+            ""
+        } else {
+            role_text(&motion.role, at_event)
+        };
+        let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), vec2(18.0, 10.0));
+        painter.rect_filled(sw, 2.0, color.gamma_multiply(alpha));
+        drawn.push(painter.text(
+            pos2(rect.left() + 40.0, y),
+            Align2::LEFT_TOP,
+            format!("{}  {role}", motion.label),
+            FontId::proportional(14.0),
+            palette.text.gamma_multiply(alpha),
+        ));
+        y += 19.0;
+    }
+    if !compact {
+        drawn.push(painter.text(
+            pos2(rect.left() + 12.0, y + 2.0),
+            Align2::LEFT_TOP,
+            "arrows: velocity of bar ends and centres, longest arrow of each motion same length",
+            FontId::proportional(12.0),
+            palette.text.gamma_multiply(0.6),
+        ));
+    }
+}
+
+/// What a legend row says about a motion's role.
+fn role_text(role: &MotionRole, at_event: bool) -> &'static str {
+    match role {
+        MotionRole::Continued => "continues the motion before",
+        MotionRole::New => "new at the singularity (dashed)",
+        MotionRole::Branch => "a branch it can leave along (dotted)",
+        MotionRole::Basis(BasisMode::Traditional) if at_event => "column of Q as the QR returns it",
+        MotionRole::Basis(_) => "",
+    }
 }
 
 pub fn basis_name(mode: BasisMode) -> &'static str {
