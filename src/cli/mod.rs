@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod bench;
+mod csv_files;
 pub mod error;
 pub mod run;
 
