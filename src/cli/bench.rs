@@ -2,13 +2,14 @@
 //! flips, energy drift, wall time at dt = 1e-3 and 1e-4, and the time the QR factorisations
 //! of the same run take on their own). Build with `--release` before quoting its numbers.
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use nalgebra::DMatrix;
 
 use super::args::BenchArgs;
-use super::error::CliError;
+use super::error::{CliError, Stream};
 use crate::linalg::PivotedQr;
 use crate::scene::{SHIPPED_SCENES, Scene, load_scene};
 use crate::solver::Settings;
@@ -133,14 +134,20 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
         .iter()
         .map(|path| load_scene(path).map_err(CliError::from))
         .collect::<Result<Vec<_>, _>>()?;
-    println!(
+    // Each row as soon as it is measured; a reader that closes stdout ends the bench quietly.
+    let mut out = io::stdout().lock();
+    let table_error = |e| CliError::write(Stream::Table, e);
+    writeln!(
+        out,
         "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | wall dt=1e-3 (s) | QR only (s) | wall dt=1e-4 (s) | QR only (s) |",
         t = args.t_end
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    )
+    .map_err(table_error)?;
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|").map_err(table_error)?;
     for (path, scene) in paths.iter().zip(&scenes) {
         let b = bench_scene(scene, args.t_end)?;
-        println!(
+        writeln!(
+            out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {:.2e} | {:.3} | {:.3} | {:.3} | {:.3} |",
             path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"),
             b.n,
@@ -155,7 +162,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             b.qr_only[0].as_secs_f64(),
             b.wall[1].as_secs_f64(),
             b.qr_only[1].as_secs_f64(),
-        );
+        )
+        .map_err(table_error)?;
     }
     Ok(())
 }

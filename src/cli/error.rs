@@ -116,13 +116,15 @@ impl CliError {
     }
 }
 
-/// Which CSV a write went to.
+/// Which output a write went to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
     /// The trajectory (`--out`, or stdout).
     Trajectory,
     /// The singular events (`--events`).
     Events,
+    /// `bench`'s table on stdout.
+    Table,
 }
 
 impl fmt::Display for Stream {
@@ -130,6 +132,7 @@ impl fmt::Display for Stream {
         f.write_str(match self {
             Self::Trajectory => "output",
             Self::Events => "events",
+            Self::Table => "table",
         })
     }
 }
