@@ -1,4 +1,7 @@
-//! How numbers read in messages (scene errors, settings errors, the command line).
+//! How numbers read in messages (scene errors, settings errors, the command line) and in the
+//! CSV files (`singulab run`, the plots' export).
+
+use std::fmt::Write as _;
 
 /// A number for a message: shortest round-trip form, plainly in the usual range and in
 /// exponent form far outside it (`1e-20`, not twenty zeros).
@@ -21,6 +24,12 @@ pub(crate) fn time_text(t: f64) -> String {
     }
 }
 
+/// Appends a number as the CSV files write it: the shortest text that reads back to the same
+/// `f64` (Rust's `Debug` form: `0.0`, `-3.1`, `1e-5`), so a file holds the values bit for bit.
+pub(crate) fn push_csv_number(text: &mut String, value: f64) {
+    let _ = write!(text, "{value:?}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -32,5 +41,22 @@ mod tests {
         assert_eq!(time_text(0.7254995801099658), "0.72549958");
         assert_eq!(time_text(0.0), "0");
         assert_eq!(time_text(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn csv_numbers_read_back_bit_for_bit() {
+        let mut text = String::new();
+        for value in [0.0, -3.1, 1e-5, 0.1 + 0.2, 1e300, -0.0] {
+            text.clear();
+            push_csv_number(&mut text, value);
+            assert_eq!(
+                text.parse::<f64>().unwrap().to_bits(),
+                value.to_bits(),
+                "{text}"
+            );
+        }
+        text.clear();
+        push_csv_number(&mut text, 2.0);
+        assert_eq!(text, "2.0");
     }
 }

@@ -12,8 +12,8 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 
 use super::SingulabSystems;
+use super::config::{ViewConfig, ViewStop};
 use super::simulation::{FrameStats, Live, SingularityReached};
-use crate::cli::args::{ViewArgs, ViewStop};
 use crate::live::PauseReason;
 
 /// Steps allowed for reaching the stop synchronously before the first frame.
@@ -52,7 +52,7 @@ impl CaptureMode {
         self.screenshot.is_some()
     }
 
-    pub fn from_args(args: &ViewArgs) -> Self {
+    pub fn from_args(args: &ViewConfig) -> Self {
         Self {
             stop: args.stop,
             screenshot: args.screenshot.clone(),
@@ -72,7 +72,7 @@ impl CaptureMode {
 
 impl Default for CaptureMode {
     fn default() -> Self {
-        Self::from_args(&ViewArgs::default())
+        Self::from_args(&ViewConfig::default())
     }
 }
 

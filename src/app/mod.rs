@@ -18,6 +18,7 @@
 
 mod capture;
 mod commands;
+pub mod config;
 mod drawing;
 mod files;
 mod font_warmup;
@@ -35,12 +36,12 @@ use bevy::window::WindowResolution;
 use bevy::winit::WinitSettings;
 use bevy_egui::EguiPlugin;
 
-use crate::cli::args::ViewArgs;
 use crate::live::LiveSession;
 use crate::scene::load_scene;
 
 pub use capture::{CaptureMode, CapturePlugin};
 pub use commands::AppCommand;
+pub use config::{ViewConfig, ViewStop};
 pub use drawing::{DrawingPlugin, ViewState};
 pub use files::FilesPlugin;
 pub use input::{SceneFileInputPlugin, ScenePollInterval, ShortcutsPlugin};
@@ -104,7 +105,7 @@ pub fn default_scene_path() -> PathBuf {
 }
 
 /// Opens the visualizer. Scene errors are reported before any window opens.
-pub fn run(args: ViewArgs) -> Result<(), String> {
+pub fn run(args: ViewConfig) -> Result<(), String> {
     let launched = std::time::Instant::now();
     let path = args.scene.clone().unwrap_or_else(default_scene_path);
     let scene = load_scene(&path).map_err(|e| e.to_string())?;

@@ -1,21 +1,71 @@
-//! Command-line parsing for the headless commands (no dependency: a handful of flags).
+//! The command line's grammar (clap): `singulab [view | run | bench]`, the options of each, and
+//! the checks on their values. Paths are taken as the OS gives them (not necessarily UTF-8).
 
-use std::path::PathBuf;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use clap::builder::{OsStringValueParser, PossibleValuesParser, TypedValueParser};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::solver::{BasisMode, Integrator, Predictor};
 
+/// The whole command line.
+#[derive(Parser, Clone, Debug, PartialEq)]
+#[command(
+    name = "singulab",
+    bin_name = "singulab",
+    version,
+    about = "Singulab: singular configurations of constrained mechanisms",
+    after_help = "Without a command, singulab opens the visualizer on the double four-bar. \
+                  `singulab COMMAND --help` lists a command's options."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// A command; none opens the visualizer on the default scene.
+#[derive(Subcommand, Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Open the visualizer on a scene
+    View(ViewArgs),
+    /// Integrate a scene without the visualizer and write its trajectory and singular events as CSV
+    Run(RunArgs),
+    /// Time the solver on scenes and print the README's table (build with --release)
+    Bench(BenchArgs),
+}
+
 /// Options of `singulab run`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Args, Clone, Debug, PartialEq)]
+#[command(after_help = "The columns of both CSV files are described in README.md.")]
 pub struct RunArgs {
+    /// The scene file
+    #[arg(value_name = "SCENE.ron")]
     pub scene: PathBuf,
+    /// Simulated time to run to, in seconds [default: the scene's run.t_end]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
     pub t_end: Option<f64>,
+    /// Time step in seconds [default: the scene's]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
     pub dt: Option<f64>,
+    /// Tangent basis of the qd columns and of the events' motions
+    #[arg(long, value_name = "BASIS", value_parser = basis_value(), default_value = "continued")]
     pub basis: BasisMode,
+    /// Predictor of the continued basis [default: the scene's]
+    #[arg(long, value_name = "PREDICTOR", value_parser = predictor_value())]
     pub predictor: Option<Predictor>,
+    /// Time integrator [default: the scene's]
+    #[arg(long, value_name = "INTEGRATOR", value_parser = integrator_value())]
     pub integrator: Option<Integrator>,
+    /// Write a row every N steps (the first and the last are always written)
+    #[arg(long, value_name = "N", value_parser = at_least_one, allow_negative_numbers = true, default_value = "1")]
     pub every: usize,
-    /// The trajectory CSV's file; `None` is stdout.
+    /// Trajectory CSV file (stdout if omitted or -)
+    #[arg(long, value_name = "FILE.csv", value_parser = path_value())]
     pub out: Option<PathBuf>,
+    /// Singular events CSV file (-: stdout, when --out names a file)
+    #[arg(long, value_name = "FILE.csv", value_parser = events_value())]
     pub events: Option<EventsOutput>,
 }
 
@@ -28,329 +78,273 @@ pub enum EventsOutput {
 }
 
 /// Options of `singulab bench`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Args, Clone, Debug, PartialEq)]
 pub struct BenchArgs {
+    /// Scene files [default: the shipped scenes and four_bar_stopping, from ./scenes]
+    #[arg(value_name = "SCENE.ron")]
     pub scenes: Vec<PathBuf>,
+    /// Simulated time of each run, in seconds
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true, default_value = "10")]
     pub t_end: f64,
 }
 
-/// When `singulab view` stops the simulation by itself.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ViewStop {
-    /// Runs until the user pauses (the app still pauses at singular events).
-    Never,
-    /// Runs to this simulated time and pauses.
-    Time(f64),
-    /// Pauses at the first singular event, as the app's auto-pause does.
-    UntilEvent,
-}
-
-/// Options of `singulab view` (and of the bare `singulab`, which opens the default scene).
-#[derive(Clone, Debug, PartialEq)]
+/// Options of `singulab view`; they convert into the app's `ViewConfig`.
+#[derive(Args, Clone, Debug, PartialEq)]
 pub struct ViewArgs {
+    /// The scene file [default: scenes/double_four_bar.ron]
+    #[arg(value_name = "SCENE.ron")]
     pub scene: Option<PathBuf>,
+    /// Tangent basis shown
+    #[arg(long, value_name = "BASIS", value_parser = basis_value(), default_value = "continued")]
     pub basis: BasisMode,
-    pub stop: ViewStop,
-    /// Write a PNG of the window after the stop and `after_frames` frames, then exit.
+    /// Run to this simulated time and pause (passing singular events)
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true, conflicts_with = "until_event")]
+    pub time: Option<f64>,
+    /// Pause at the first singular event, as the app's auto-pause does
+    #[arg(long)]
+    pub until_event: bool,
+    /// Run to the stop, let --after-frames frames render, write this PNG and exit
+    #[arg(long, value_name = "FILE.png", value_parser = path_value())]
     pub screenshot: Option<PathBuf>,
+    /// Frames rendered before the screenshot is taken
+    #[arg(long, value_name = "N", value_parser = frame_count, allow_negative_numbers = true, default_value = "5")]
     pub after_frames: u32,
-    pub light: bool,
-    /// Opens with the traditional and the continued basis side by side.
-    pub side_by_side: bool,
-    /// Window size in logical pixels.
+    /// Window size in logical pixels, WIDTHxHEIGHT (320x240 to 8192x8192)
+    #[arg(long, value_name = "WxH", value_parser = window_size, default_value = "1600x900")]
     pub size: (u32, u32),
-    /// Solver step instead of the scene's.
+    /// Light theme
+    #[arg(long)]
+    pub light: bool,
+    /// Time step in seconds [default: the scene's]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
     pub dt: Option<f64>,
-    /// Run this many frames, print the CPU time per frame (solver, UI) and exit.
+    /// Play N frames, print the CPU time per frame (solver, interface) and exit
+    #[arg(long, value_name = "N", value_parser = positive_frame_count, allow_negative_numbers = true)]
     pub measure_frames: Option<u32>,
-    /// Size of the whole interface (text, panels, canvas labels) relative to the default.
+    /// Size of the whole interface relative to the default, from 0.5 to 3
+    #[arg(long, value_name = "F", value_parser = ui_scale, allow_negative_numbers = true, default_value = "1")]
     pub ui_scale: f32,
+    /// Show the traditional and the continued basis side by side
+    #[arg(long)]
+    pub side_by_side: bool,
 }
 
-impl Default for ViewArgs {
-    fn default() -> Self {
+#[cfg(feature = "app")]
+impl From<ViewArgs> for crate::app::config::ViewConfig {
+    fn from(args: ViewArgs) -> Self {
+        use crate::app::config::ViewStop;
+        let stop = match (args.time, args.until_event) {
+            (_, true) => ViewStop::UntilEvent,
+            (Some(t), false) => ViewStop::Time(t),
+            (None, false) => ViewStop::Never,
+        };
         Self {
-            scene: None,
-            basis: BasisMode::Continued,
-            stop: ViewStop::Never,
-            screenshot: None,
-            after_frames: 5,
-            light: false,
-            side_by_side: false,
-            size: (1600, 900),
-            ui_scale: 1.0,
-            dt: None,
-            measure_frames: None,
+            scene: args.scene,
+            basis: args.basis,
+            stop,
+            screenshot: args.screenshot,
+            after_frames: args.after_frames,
+            light: args.light,
+            side_by_side: args.side_by_side,
+            size: args.size,
+            dt: args.dt,
+            measure_frames: args.measure_frames,
+            ui_scale: args.ui_scale,
         }
     }
 }
 
-/// A parsed command line.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Command {
-    Run(RunArgs),
-    Bench(BenchArgs),
-    View(ViewArgs),
-    Help,
-    Version,
-    /// No command: what `cargo run` does.
-    Default,
-}
-
-/// The value after `flag`; an option there (`--out --events x.csv`, `--out -h`) is a
-/// missing value, not a file named like an option. Other values starting with `-` pass
-/// (`-1` is then rejected as a negative number, `-results.csv` is a file).
-fn value<'a>(flag: &str, it: &mut impl Iterator<Item = &'a String>) -> Result<&'a str, String> {
-    match it.next().map(String::as_str) {
-        Some(text) if text.starts_with("--") || ["-h", "-V"].contains(&text) => {
-            Err(format!("{flag} needs a value, got the option {text}"))
+/// Parses a whole command line (the program's name first, as `std::env::args_os` gives it),
+/// with the checks that concern several options at once. Help and version requests come back
+/// as clap errors of their kind, as clap reports them.
+pub fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut cli = Cli::try_parse_from(args)?;
+    if let Some(Command::Run(run)) = &mut cli.command {
+        // `--out -` is stdout, as no --out.
+        if run.out.as_deref() == Some(Path::new("-")) {
+            run.out = None;
         }
-        Some(text) => Ok(text),
-        None => Err(format!("{flag} needs a value")),
+        if run.out.is_none() && run.events == Some(EventsOutput::Stdout) {
+            return Err(Cli::command().error(
+                ErrorKind::ArgumentConflict,
+                "--events - and the trajectory cannot share stdout; give one of them a file \
+                 (--out FILE.csv)",
+            ));
+        }
     }
+    Ok(cli)
 }
 
-/// Rejects an option given twice (`--dt 1e-3 --dt 5e-3` would silently take the last).
-fn once<'a>(seen: &mut Vec<&'a str>, arg: &'a str) -> Result<(), String> {
-    if arg.starts_with("--") && seen.contains(&arg) {
-        return Err(format!("{arg} is given twice"));
+/// A usage error as one line for `singulab: `: clap's message and tips, without its usage
+/// block, and where to read the command's options.
+pub fn usage_error_line(error: &clap::Error, args: &[OsString]) -> String {
+    let rendered = error.render().to_string();
+    let mut message = Vec::new();
+    let mut tips = Vec::new();
+    for line in rendered.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            // Not clap's "to pass '-x' as a value, use '-- -x'": after `--` it would be a scene.
+            if !tip.starts_with("to pass") {
+                tips.push(tip);
+            }
+        } else if !line.is_empty() {
+            message.push(line.strip_prefix("error: ").unwrap_or(line));
+        }
     }
-    seen.push(arg);
-    Ok(())
+    let mut text = message.join(" ");
+    for tip in tips {
+        text.push_str("; ");
+        text.push_str(tip);
+    }
+    let command = args
+        .get(1)
+        .and_then(|arg| arg.to_str())
+        .filter(|arg| ["view", "run", "bench"].contains(arg));
+    match command {
+        Some(command) => text.push_str(&format!(" (see singulab {command} --help)")),
+        None => text.push_str(" (see singulab --help)"),
+    }
+    text
 }
 
-/// Whether `arg` asks for help.
-fn is_help(arg: &str) -> bool {
-    arg == "-h" || arg == "--help"
+/// A path value. clap takes a value starting with `-` for an option (`--out -h` misses its
+/// value, `--out=-results.csv` names a file); after `=` an option's name is still taken for
+/// a mistake, not a file named like an option (`--out=--events`).
+fn path_value() -> impl TypedValueParser<Value = PathBuf> {
+    OsStringValueParser::new().try_map(|text| {
+        if is_option(&text) {
+            Err("an option where a value belongs")
+        } else {
+            Ok(PathBuf::from(text))
+        }
+    })
 }
 
-fn positive(flag: &str, text: &str) -> Result<f64, String> {
+/// `--events`: `-` is stdout.
+fn events_value() -> impl TypedValueParser<Value = EventsOutput> {
+    path_value().map(|path| {
+        if path == Path::new("-") {
+            EventsOutput::Stdout
+        } else {
+            EventsOutput::File(path)
+        }
+    })
+}
+
+fn is_option(text: &OsStr) -> bool {
+    text.to_str()
+        .is_some_and(|text| text.starts_with("--") || text == "-h" || text == "-V")
+}
+
+fn positive_seconds(text: &str) -> Result<f64, &'static str> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!(
-            "{flag} expects a positive number of seconds, got \"{text}\""
-        )),
+        _ => Err("expected a positive number of seconds"),
     }
 }
 
-/// Parses the arguments after the program name.
-pub fn parse(args: &[String]) -> Result<Command, String> {
-    let Some(first) = args.first() else {
-        return Ok(Command::Default);
-    };
-    // `singulab run --help` asks for help (the sub-parsers return `None`), not for a scene
-    // called --help.
-    let help = |parsed: Option<Command>| parsed.unwrap_or(Command::Help);
-    match first.as_str() {
-        "-h" | "--help" | "help" => Ok(Command::Help),
-        "-V" | "--version" => Ok(Command::Version),
-        "run" => parse_run(&args[1..]).map(|r| help(r.map(Command::Run))),
-        "bench" => parse_bench(&args[1..]).map(|b| help(b.map(Command::Bench))),
-        "view" => parse_view(&args[1..]).map(|v| help(v.map(Command::View))),
-        other => Err(format!("unknown command \"{other}\" (try --help)")),
+fn at_least_one(text: &str) -> Result<usize, &'static str> {
+    match text.parse::<usize>() {
+        Ok(v) if v > 0 => Ok(v),
+        _ => Err("expected a positive integer"),
     }
 }
 
-fn parse_run(args: &[String]) -> Result<Option<RunArgs>, String> {
-    let mut scene = None;
-    let mut run = RunArgs {
-        scene: PathBuf::new(),
-        t_end: None,
-        dt: None,
-        basis: BasisMode::Continued,
-        predictor: None,
-        integrator: None,
-        every: 1,
-        out: None,
-        events: None,
-    };
-    let mut it = args.iter();
-    let mut seen = Vec::new();
-    while let Some(arg) = it.next() {
-        if is_help(arg) {
-            return Ok(None);
-        }
-        once(&mut seen, arg)?;
-        match arg.as_str() {
-            "--t-end" => run.t_end = Some(positive(arg, value(arg, &mut it)?)?),
-            "--dt" => run.dt = Some(positive(arg, value(arg, &mut it)?)?),
-            "--basis" => run.basis = basis(value(arg, &mut it)?)?,
-            "--predictor" => {
-                run.predictor = Some(match value(arg, &mut it)? {
-                    "omega" => Predictor::Omega,
-                    "zeroth" => Predictor::Zeroth,
-                    other => {
-                        return Err(format!(
-                            "--predictor expects omega or zeroth, got \"{other}\""
-                        ));
-                    }
-                })
-            }
-            "--integrator" => {
-                run.integrator = Some(match value(arg, &mut it)? {
-                    "rk4" => Integrator::Rk4,
-                    "dopri5" => Integrator::Dopri5,
-                    other => {
-                        return Err(format!(
-                            "--integrator expects rk4 or dopri5, got \"{other}\""
-                        ));
-                    }
-                })
-            }
-            "--every" => {
-                let text = value(arg, &mut it)?;
-                run.every = match text.parse::<usize>() {
-                    Ok(v) if v > 0 => v,
-                    _ => {
-                        return Err(format!(
-                            "--every expects a positive integer, got \"{text}\""
-                        ));
-                    }
-                }
-            }
-            // `--out -` is stdout, as no --out.
-            "--out" => {
-                run.out = Some(value(arg, &mut it)?)
-                    .filter(|path| *path != "-")
-                    .map(PathBuf::from)
-            }
-            "--events" => {
-                run.events = Some(match value(arg, &mut it)? {
-                    "-" => EventsOutput::Stdout,
-                    path => EventsOutput::File(PathBuf::from(path)),
-                })
-            }
-            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
-            path => {
-                if scene.replace(PathBuf::from(path)).is_some() {
-                    return Err(format!("only one scene per run (extra \"{path}\")"));
-                }
-            }
-        }
-    }
-    run.scene = scene.ok_or("run needs a scene file, e.g. singulab run scenes/four_bar.ron")?;
-    if run.out.is_none() && run.events == Some(EventsOutput::Stdout) {
-        return Err(
-            "--events - and the trajectory cannot share stdout; give one of them a file (--out FILE.csv)"
-                .into(),
-        );
-    }
-    Ok(Some(run))
+fn frame_count(text: &str) -> Result<u32, &'static str> {
+    text.parse().map_err(|_| "expected a number of frames")
 }
 
-fn basis(text: &str) -> Result<BasisMode, String> {
-    match text {
-        "traditional" => Ok(BasisMode::Traditional),
-        "continued" => Ok(BasisMode::Continued),
-        other => Err(format!(
-            "--basis expects traditional or continued, got \"{other}\""
-        )),
+fn positive_frame_count(text: &str) -> Result<u32, &'static str> {
+    match text.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err("expected a positive number of frames"),
     }
 }
 
-fn parse_view(args: &[String]) -> Result<Option<ViewArgs>, String> {
-    let mut view = ViewArgs::default();
-    let mut it = args.iter();
-    let mut seen = Vec::new();
-    while let Some(arg) = it.next() {
-        if is_help(arg) {
-            return Ok(None);
-        }
-        // --time and --until-event have their own message below.
-        if arg != "--time" && arg != "--until-event" {
-            once(&mut seen, arg)?;
-        }
-        match arg.as_str() {
-            "--basis" => view.basis = basis(value(arg, &mut it)?)?,
-            "--time" | "--until-event" if view.stop != ViewStop::Never => {
-                return Err("view takes one stop: --time S or --until-event, not both".into());
-            }
-            "--time" => view.stop = ViewStop::Time(positive(arg, value(arg, &mut it)?)?),
-            "--until-event" => view.stop = ViewStop::UntilEvent,
-            "--screenshot" => view.screenshot = Some(PathBuf::from(value(arg, &mut it)?)),
-            "--after-frames" => {
-                let text = value(arg, &mut it)?;
-                view.after_frames = text.parse().map_err(|_| {
-                    format!("--after-frames expects a number of frames, got \"{text}\"")
-                })?;
-            }
-            "--light" => view.light = true,
-            "--side-by-side" => view.side_by_side = true,
-            "--ui-scale" => {
-                let text = value(arg, &mut it)?;
-                view.ui_scale = text
-                    .parse::<f32>()
-                    .ok()
-                    .filter(|s| (0.5..=3.0).contains(s))
-                    .ok_or_else(|| {
-                        format!("--ui-scale expects a factor from 0.5 to 3, got \"{text}\"")
-                    })?;
-            }
-            "--dt" => view.dt = Some(positive(arg, value(arg, &mut it)?)?),
-            "--measure-frames" => {
-                let text = value(arg, &mut it)?;
-                view.measure_frames =
-                    Some(text.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                        format!(
-                            "--measure-frames expects a positive number of frames, got \"{text}\""
-                        )
-                    })?);
-            }
-            "--size" => {
-                let text = value(arg, &mut it)?;
-                view.size = text
-                    .split_once('x')
-                    .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
-                    .filter(|&(w, h): &(u32, u32)| {
-                        (320..=8192).contains(&w) && (240..=8192).contains(&h)
-                    })
-                    .ok_or_else(|| {
-                        format!("--size expects WIDTHxHEIGHT, e.g. 1600x900, got \"{text}\"")
-                    })?;
-            }
-            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
-            path => {
-                if view.scene.replace(PathBuf::from(path)).is_some() {
-                    return Err(format!("view opens one scene (extra \"{path}\")"));
-                }
-            }
-        }
-    }
-    Ok(Some(view))
+fn ui_scale(text: &str) -> Result<f32, &'static str> {
+    text.parse::<f32>()
+        .ok()
+        .filter(|s| (0.5..=3.0).contains(s))
+        .ok_or("expected a factor from 0.5 to 3")
 }
 
-fn parse_bench(args: &[String]) -> Result<Option<BenchArgs>, String> {
-    let mut bench = BenchArgs {
-        scenes: Vec::new(),
-        t_end: 10.0,
-    };
-    let mut it = args.iter();
-    let mut seen = Vec::new();
-    while let Some(arg) = it.next() {
-        if is_help(arg) {
-            return Ok(None);
-        }
-        once(&mut seen, arg)?;
-        match arg.as_str() {
-            "--t-end" => bench.t_end = positive(arg, value(arg, &mut it)?)?,
-            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
-            path => bench.scenes.push(PathBuf::from(path)),
-        }
-    }
-    Ok(Some(bench))
+fn window_size(text: &str) -> Result<(u32, u32), &'static str> {
+    text.split_once('x')
+        .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+        .filter(|&(w, h): &(u32, u32)| (320..=8192).contains(&w) && (240..=8192).contains(&h))
+        .ok_or("expected WIDTHxHEIGHT from 320x240 to 8192x8192, e.g. 1600x900")
+}
+
+fn basis_value() -> impl TypedValueParser<Value = BasisMode> {
+    PossibleValuesParser::new(["traditional", "continued"]).map(|text| match text.as_str() {
+        "traditional" => BasisMode::Traditional,
+        _ => BasisMode::Continued,
+    })
+}
+
+fn predictor_value() -> impl TypedValueParser<Value = Predictor> {
+    PossibleValuesParser::new(["omega", "zeroth"]).map(|text| match text.as_str() {
+        "zeroth" => Predictor::Zeroth,
+        _ => Predictor::Omega,
+    })
+}
+
+fn integrator_value() -> impl TypedValueParser<Value = Integrator> {
+    PossibleValuesParser::new(["rk4", "dopri5"]).map(|text| match text.as_str() {
+        "dopri5" => Integrator::Dopri5,
+        _ => Integrator::Rk4,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn strings(args: &[&str]) -> Vec<String> {
-        args.iter().map(|s| s.to_string()).collect()
+    fn parse_strs(args: &[&str]) -> Result<Cli, clap::Error> {
+        parse(std::iter::once("singulab").chain(args.iter().copied()))
+    }
+
+    fn command(args: &[&str]) -> Command {
+        parse_strs(args)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+            .command
+            .unwrap_or_else(|| panic!("{args:?}: no command"))
+    }
+
+    fn view(args: &[&str]) -> ViewArgs {
+        match command(args) {
+            Command::View(view) => view,
+            other => panic!("not a view: {other:?}"),
+        }
+    }
+
+    fn run(args: &[&str]) -> RunArgs {
+        match command(args) {
+            Command::Run(run) => run,
+            other => panic!("not a run: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_grammar_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn no_command_opens_the_visualizer() {
+        assert_eq!(parse_strs(&[]).unwrap().command, None);
     }
 
     #[test]
     fn view_for_a_screenshot() {
-        let command = parse(&strings(&[
+        let shot = view(&[
             "view",
             "scenes/double_four_bar.ron",
             "--basis",
@@ -362,46 +356,53 @@ mod tests {
             "8",
             "--size",
             "1280x720",
-        ]))
-        .unwrap();
-        let Command::View(view) = command else {
-            panic!("not a view")
-        };
+        ]);
         assert_eq!(
-            view.scene,
+            shot.scene,
             Some(PathBuf::from("scenes/double_four_bar.ron"))
         );
-        assert_eq!(view.basis, BasisMode::Traditional);
-        assert_eq!(view.stop, ViewStop::UntilEvent);
-        assert_eq!(view.screenshot, Some(PathBuf::from("shot.png")));
-        assert_eq!(view.after_frames, 8);
-        assert_eq!(view.size, (1280, 720));
-        let Command::View(timed) = parse(&strings(&["view", "a.ron", "--time", "1.5"])).unwrap()
-        else {
-            panic!("not a view")
-        };
-        assert_eq!(timed.stop, ViewStop::Time(1.5));
-        assert!(parse(&strings(&["view", "--time", "-1"])).is_err());
-        assert!(parse(&strings(&["view", "--time", "1", "--until-event"])).is_err());
-        assert!(parse(&strings(&["view", "--until-event", "--until-event"])).is_err());
-        assert!(parse(&strings(&["view", "--size", "10x10"])).is_err());
-        assert!(parse(&strings(&["view", "--ui-scale", "9"])).is_err());
-        let Command::View(scaled) = parse(&strings(&["view", "--ui-scale", "1.5"])).unwrap() else {
-            panic!("not a view")
-        };
+        assert_eq!(shot.basis, BasisMode::Traditional);
+        assert!(shot.until_event);
+        assert_eq!(shot.time, None);
+        assert_eq!(shot.screenshot, Some(PathBuf::from("shot.png")));
+        assert_eq!(shot.after_frames, 8);
+        assert_eq!(shot.size, (1280, 720));
+        assert_eq!(view(&["view", "a.ron", "--time", "1.5"]).time, Some(1.5));
+        let scaled = view(&["view", "--ui-scale", "1.5"]);
         assert_eq!(scaled.ui_scale, 1.5);
         assert!(!scaled.side_by_side);
-        let Command::View(both) = parse(&strings(&["view", "--side-by-side"])).unwrap() else {
-            panic!("not a view")
-        };
-        assert!(both.side_by_side);
-        assert_eq!(parse(&strings(&["run", "--help"])), Ok(Command::Help));
-        assert!(parse(&strings(&["view", "--after-frames", "many"])).is_err());
+        assert!(view(&["view", "--side-by-side"]).side_by_side);
+        for bad in [
+            vec!["view", "--time", "-1"],
+            vec!["view", "--time", "1", "--until-event"],
+            vec!["view", "--until-event", "--until-event"],
+            vec!["view", "--size", "10x10"],
+            vec!["view", "--ui-scale", "9"],
+            vec!["view", "--after-frames", "many"],
+            vec!["view", "--measure-frames", "0"],
+            vec!["view", "a.ron", "b.ron"],
+        ] {
+            assert!(parse_strs(&bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn view_defaults() {
+        let defaults = view(&["view"]);
+        assert_eq!(defaults.basis, BasisMode::Continued);
+        assert_eq!((defaults.after_frames, defaults.size), (5, (1600, 900)));
+        assert_eq!(defaults.ui_scale, 1.0);
+        #[cfg(feature = "app")]
+        assert_eq!(
+            crate::app::config::ViewConfig::from(defaults),
+            crate::app::config::ViewConfig::default(),
+            "`singulab view` opens as the bare `singulab` does"
+        );
     }
 
     #[test]
     fn run_with_every_option() {
-        let command = parse(&strings(&[
+        let run = run(&[
             "run",
             "a.ron",
             "--t-end",
@@ -420,11 +421,7 @@ mod tests {
             "o.csv",
             "--events",
             "e.csv",
-        ]))
-        .unwrap();
-        let Command::Run(run) = command else {
-            panic!("not a run")
-        };
+        ]);
         assert_eq!(run.scene, PathBuf::from("a.ron"));
         assert_eq!(run.t_end, Some(2.0));
         assert_eq!(run.dt, Some(1e-4));
@@ -437,13 +434,40 @@ mod tests {
     }
 
     #[test]
-    fn events_to_stdout_only_beside_a_trajectory_file() {
-        let Command::Run(run) = parse(&strings(&[
-            "run", "a.ron", "--out", "o.csv", "--events", "-",
-        ]))
-        .unwrap() else {
+    fn run_defaults_and_equals_signs() {
+        let plain = run(&["run", "a.ron"]);
+        assert_eq!((plain.t_end, plain.dt, plain.every), (None, None, 1));
+        assert_eq!(plain.basis, BasisMode::Continued);
+        assert_eq!((plain.predictor, plain.integrator), (None, None));
+        assert_eq!((plain.out, plain.events), (None, None));
+        let equals = run(&["run", "a.ron", "--t-end=0.01", "--out=-results.csv"]);
+        assert_eq!(equals.t_end, Some(0.01));
+        assert_eq!(equals.out, Some(PathBuf::from("-results.csv")));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn paths_need_not_be_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let scene = OsStr::from_bytes(b"sc\xffne.ron");
+        let out = OsStr::from_bytes(b"o\xfe.csv");
+        let args = [
+            OsStr::new("singulab"),
+            OsStr::new("run"),
+            scene,
+            OsStr::new("--out"),
+            out,
+        ];
+        let Some(Command::Run(run)) = parse(args).unwrap().command else {
             panic!("not a run")
         };
+        assert_eq!(run.scene, PathBuf::from(scene));
+        assert_eq!(run.out, Some(PathBuf::from(out)));
+    }
+
+    #[test]
+    fn events_to_stdout_only_beside_a_trajectory_file() {
+        let run = run(&["run", "a.ron", "--out", "o.csv", "--events", "-"]);
         assert_eq!(run.out, Some(PathBuf::from("o.csv")));
         assert_eq!(run.events, Some(EventsOutput::Stdout));
         // The trajectory on stdout too, explicitly or by default: one stream, two CSVs.
@@ -452,8 +476,12 @@ mod tests {
             vec!["run", "a.ron", "--events", "-"],
             vec!["run", "a.ron", "--events", "-", "--out", "-"],
         ] {
-            let message = parse(&strings(&args)).unwrap_err();
-            assert!(message.contains("share stdout"), "{args:?}: {message}");
+            let error = parse_strs(&args).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{args:?}");
+            assert!(
+                error.to_string().contains("share stdout"),
+                "{args:?}: {error}"
+            );
         }
     }
 
@@ -471,23 +499,63 @@ mod tests {
             vec!["run", "a.ron", "--dt", "1e-3", "--dt", "5e-3"],
             vec!["run", "a.ron", "--out", "--events", "e.csv"],
             vec!["run", "a.ron", "--out", "-h"],
+            vec!["run", "a.ron", "--events=--out"],
             vec!["view", "--light", "--light"],
             vec!["bench", "--t-end", "1", "--t-end", "2"],
             vec!["fly"],
         ] {
-            assert!(parse(&strings(&bad)).is_err(), "{bad:?} accepted");
+            let error = parse_strs(&bad).expect_err(&format!("{bad:?} accepted"));
+            assert_eq!(error.exit_code(), 2, "{bad:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn value_errors_say_what_is_wrong() {
+        let cases: [(&[&str], &[&str]); 5] = [
+            (&["run", "a.ron", "--dt", "-1"], &["--dt", "positive"]),
+            (&["run", "a.ron", "--out", "-h"], &["--out", "value"]),
+            (&["run", "a.ron", "--every", "0"], &["--every", "positive"]),
+            (
+                &["run", "a.ron", "--t-end", "1", "--t-end", "2"],
+                &["--t-end", "multiple"],
+            ),
+            (&["view", "--size", "10x10"], &["--size", "WIDTHxHEIGHT"]),
+        ];
+        for (args, words) in cases {
+            let error = parse_strs(args).unwrap_err();
+            let mut line_args = vec![OsString::from("singulab")];
+            line_args.extend(args.iter().map(OsString::from));
+            let line = usage_error_line(&error, &line_args);
+            assert!(!line.contains('\n'), "{line}");
+            for word in words {
+                assert!(
+                    line.contains(word),
+                    "{args:?}: {word:?} missing from {line}"
+                );
+            }
+            assert!(
+                line.ends_with(&format!("(see singulab {} --help)", args[0])),
+                "{line}"
+            );
         }
     }
 
     #[test]
     fn help_anywhere_but_as_a_value() {
         for args in [
+            vec!["--help"],
+            vec!["-h"],
+            vec!["help"],
             vec!["run", "a.ron", "--help"],
             vec!["run", "-h"],
             vec!["view", "scenes/x.ron", "-h"],
             vec!["bench", "--help"],
         ] {
-            assert_eq!(parse(&strings(&args)), Ok(Command::Help), "{args:?}");
+            let error = parse_strs(&args).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::DisplayHelp, "{args:?}");
+            assert_eq!(error.exit_code(), 0, "{args:?}");
         }
+        let version = parse_strs(&["--version"]).unwrap_err();
+        assert_eq!(version.kind(), ErrorKind::DisplayVersion);
     }
 }

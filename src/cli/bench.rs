@@ -53,12 +53,14 @@
 //! time is most of that (see [`crate::linalg::pivoted_qr`] for the cost of one
 //! factorisation).
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use nalgebra::DMatrix;
 
 use super::args::BenchArgs;
+use super::error::{CliError, Stream};
 use crate::linalg::PivotedQr;
 use crate::scene::{SHIPPED_SCENES, Scene, load_scene};
 use crate::solver::Settings;
@@ -84,7 +86,7 @@ const STEP_SIZES: [f64; 2] = [1e-3, 1e-4];
 /// Jacobians sampled along a run to time the factorisations on their own.
 const SAMPLES: usize = 512;
 
-fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, String> {
+fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, CliError> {
     let mechanism = &scene.mechanism;
     let mut result = SceneBench {
         name: scene.title.clone(),
@@ -107,7 +109,7 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, String> {
         };
         let mut sim = scene
             .simulation_with(settings)
-            .map_err(|e| format!("{}: {e}", scene.file))?;
+            .map_err(|e| CliError::solver(&scene.file, e))?;
         let e0 = sim.energy();
         let mut drift: f64 = 0.0;
         let mut events = 0;
@@ -118,7 +120,7 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, String> {
         while sim.time() < t_end - 1e-9 * dt {
             let report = sim
                 .step_until(t_end)
-                .map_err(|e| format!("{}: {e}", scene.file))?;
+                .map_err(|e| CliError::solver(&scene.file, e))?;
             drift = drift.max((report.energy - e0).abs());
             events += report.events;
             if jacobians.len() < SAMPLES && sim.counters().steps % sample_every == 0 {
@@ -155,30 +157,23 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, String> {
 }
 
 /// The shipped scenes and `four_bar_stopping` (the README's table), from `./scenes`.
-fn default_scenes() -> Result<Vec<PathBuf>, String> {
+fn default_scenes() -> Result<Vec<PathBuf>, CliError> {
     let scenes: Vec<PathBuf> = SHIPPED_SCENES
         .iter()
         .chain(&["four_bar_stopping"])
         .map(|name| PathBuf::from(format!("scenes/{name}.ron")))
         .collect();
     if !scenes[0].is_file() {
-        return Err(
-            "bench without scene files runs the shipped ones from ./scenes: run it from the \
-             repository's root, or name the scene files"
-                .into(),
-        );
+        return Err(CliError::NoShippedScenes);
     }
     Ok(scenes)
 }
 
 /// Runs the benchmark and prints a Markdown table on stdout.
-pub fn bench(args: &BenchArgs) -> Result<(), String> {
+pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     // The runs at dt 1e-4 take t_end / 1e-4 steps: as `run`, at most 1e9.
     if args.t_end > 1e5 {
-        return Err(format!(
-            "bench --t-end {} s is more than 1e9 steps at dt 1e-4; use at most 1e5 s",
-            super::seconds(args.t_end)
-        ));
+        return Err(CliError::BenchTooLong { t_end: args.t_end });
     }
     let paths = if args.scenes.is_empty() {
         default_scenes()?
@@ -188,16 +183,22 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
     // Every scene loads before the table starts, so a bad one leaves no half table.
     let scenes = paths
         .iter()
-        .map(|path| load_scene(path).map_err(|e| e.to_string()))
+        .map(|path| load_scene(path).map_err(CliError::from))
         .collect::<Result<Vec<_>, _>>()?;
-    println!(
+    // Each row as soon as it is measured; a reader that closes stdout ends the bench quietly.
+    let mut out = io::stdout().lock();
+    let table_error = |e| CliError::write(Stream::Table, e);
+    writeln!(
+        out,
         "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | wall dt=1e-3 (s) | QR only (s) | wall dt=1e-4 (s) | QR only (s) |",
         t = args.t_end
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    )
+    .map_err(table_error)?;
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|").map_err(table_error)?;
     for (path, scene) in paths.iter().zip(&scenes) {
         let b = bench_scene(scene, args.t_end)?;
-        println!(
+        writeln!(
+            out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {:.2e} | {:.3} | {:.3} | {:.3} | {:.3} |",
             path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"),
             b.n,
@@ -212,7 +213,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), String> {
             b.qr_only[0].as_secs_f64(),
             b.wall[1].as_secs_f64(),
             b.qr_only[1].as_secs_f64(),
-        );
+        )
+        .map_err(table_error)?;
     }
     Ok(())
 }

@@ -1,15 +1,19 @@
 //! `singulab run`: integrates a scene headlessly and writes the trajectory and the singular
-//! events as CSV (columns documented in README.md).
+//! events as CSV (columns documented in README.md, rows written by [`super::csv_files`]).
 
-use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
 use super::args::{EventsOutput, RunArgs};
-use crate::number_text::time_text;
+use super::csv_files::{
+    CsvOutput, CsvRow, event_columns, trajectory_columns, trajectory_row, write_event_rows,
+};
+use super::error::{CliError, RowsKept, Stream};
 use crate::scene::{Scene, load_scene};
-use crate::solver::{BasisMode, Branch, Simulation, SingularEvent, StepReport, branches};
+use crate::solver::{BasisMode, Simulation, SolverError, StepReport, branches};
+
+pub use super::csv_files::{events_header, trajectory_header};
 
 /// What a run did, for the caller's summary line.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,9 +40,37 @@ pub struct RunSummary {
     pub kinetic_max: f64,
 }
 
-/// The error `run` returns when the reader of stdout went away (`singulab run ... | head`):
-/// the command line then stops quietly, as other tools do.
-pub const OUTPUT_CLOSED: &str = "the output was closed";
+impl RunSummary {
+    /// The summary of a run that has written its first row (t = 0) and taken no step.
+    fn at_start(scene: &Scene, sim: &Simulation, t_end: f64) -> Self {
+        Self {
+            steps: 0,
+            rows: 1,
+            events: 0,
+            t_end,
+            steps_above_generic_rank: 0,
+            forced_steps: 0,
+            factorizations: 0,
+            starts_singular: sim.starts_singular(),
+            energy_drift: scene.mechanism.loads().is_empty().then_some(0.0),
+            energy0: sim.energy(),
+            kinetic_max: scene.mechanism.kinetic_energy(sim.velocities()),
+        }
+    }
+
+    /// Accounts for a step that reached `sim`'s current state.
+    fn record_step(&mut self, scene: &Scene, sim: &Simulation, report: &StepReport) {
+        self.steps += 1;
+        self.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());
+        self.forced_steps += u64::from(report.forced);
+        if let Some(drift) = self.energy_drift.as_mut() {
+            *drift = drift.max((report.energy - self.energy0).abs());
+        }
+        self.kinetic_max = self
+            .kinetic_max
+            .max(scene.mechanism.kinetic_energy(sim.velocities()));
+    }
+}
 
 /// Most steps a run may take (at `dt = 1e-300` it would never end).
 const MAX_STEPS: f64 = 1e9;
@@ -62,7 +94,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Refuses outputs that would overwrite the scene or each other.
-fn check_outputs(args: &RunArgs) -> Result<(), String> {
+fn check_outputs(args: &RunArgs) -> Result<(), CliError> {
     let events = match &args.events {
         Some(EventsOutput::File(path)) => Some(path.clone()),
         _ => None,
@@ -72,124 +104,18 @@ fn check_outputs(args: &RunArgs) -> Result<(), String> {
         if let Some(path) = path
             && same_file(path, &args.scene)
         {
-            return Err(format!(
-                "{flag} {} would overwrite the scene file",
-                path.display()
-            ));
+            return Err(CliError::OverwritesScene {
+                flag,
+                path: path.clone(),
+            });
         }
     }
     if let (Some(out), Some(events)) = (&args.out, &events)
         && same_file(out, events)
     {
-        return Err(format!(
-            "--out and --events name the same file ({})",
-            out.display()
-        ));
+        return Err(CliError::SameOutputs { path: out.clone() });
     }
     Ok(())
-}
-
-/// CSV number format: shortest representation that reads back to the same `f64`.
-fn number(out: &mut String, value: f64) {
-    let _ = write!(out, "{value:?}");
-}
-
-/// Header of the trajectory CSV for a scene and its generic number of admissible motions.
-pub fn trajectory_header(scene: &Scene, dof: usize) -> String {
-    let mut header = String::from("t,energy,residual,rank,dof,basis_jump");
-    for body in scene.mechanism.bodies() {
-        for name in body.coordinate_names().iter().chain(body.velocity_names()) {
-            let _ = write!(header, ",{}.{name}", body.name);
-        }
-    }
-    for k in 1..=dof {
-        let _ = write!(header, ",qd{k}");
-    }
-    header
-}
-
-/// One trajectory row of the current state.
-fn trajectory_row(
-    line: &mut String,
-    sim: &Simulation,
-    mode: BasisMode,
-    residual: f64,
-    rank: usize,
-    basis_jump: f64,
-    dof: usize,
-) {
-    line.clear();
-    number(line, sim.time());
-    line.push(',');
-    number(line, sim.energy());
-    line.push(',');
-    number(line, residual);
-    let n = sim.mechanism().n();
-    let _ = write!(line, ",{rank},{},", n - rank);
-    number(line, basis_jump);
-    let (x, xd) = (sim.positions(), sim.velocities());
-    for body in sim.mechanism().bodies() {
-        for values in [x, xd] {
-            for k in 0..body.dim() {
-                line.push(',');
-                number(line, values[body.offset + k]);
-            }
-        }
-    }
-    let qd = sim.basis(mode).qd();
-    for k in 0..dof {
-        line.push(',');
-        if let Some(&v) = qd.get(k) {
-            number(line, v);
-        }
-    }
-    line.push('\n');
-}
-
-/// Header of the events CSV: one row per admissible motion of each event.
-pub fn events_header(scene: &Scene) -> String {
-    let mut header = String::from("t,rank,deficiency,rho_min,motion,kind");
-    for body in scene.mechanism.bodies() {
-        for name in body.coordinate_names() {
-            let _ = write!(header, ",{}.d{name}", body.name);
-        }
-    }
-    header
-}
-
-/// The admissible motions of an event (`continued`, `new`), then the branches through it
-/// other than the continuation (`branch`, unit tangents, see `solver::branches`).
-fn event_rows(out: &mut String, event: &SingularEvent, branches: &[Branch], basis: BasisMode) {
-    // Continued QR splits the motions; traditional QR gives its own columns, which mix them.
-    let new = event.new_motions();
-    let (first, first_kind, new_count) = match basis {
-        BasisMode::Continued => (event.continued(), "continued", new.ncols()),
-        BasisMode::Traditional => (event.traditional(), "traditional", 0),
-    };
-    let motions = first
-        .column_iter()
-        .map(|c| (first_kind, c.as_slice().to_vec()))
-        .chain(
-            new.column_iter()
-                .take(new_count)
-                .map(|c| ("new", c.as_slice().to_vec())),
-        )
-        .chain(
-            branches
-                .iter()
-                .map(|b| ("branch", b.direction.as_slice().to_vec())),
-        );
-    for (index, (kind, column)) in motions.enumerate() {
-        number(out, event.t);
-        let _ = write!(out, ",{},{},", event.rank, event.deficiency);
-        number(out, event.rho_min);
-        let _ = write!(out, ",{},{kind}", index + 1);
-        for v in column.iter() {
-            out.push(',');
-            number(out, *v);
-        }
-        out.push('\n');
-    }
 }
 
 /// Draws a progress bar on stderr.
@@ -199,6 +125,13 @@ struct Progress {
 }
 
 impl Progress {
+    fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            last_percent: -1,
+        }
+    }
+
     fn update(&mut self, t: f64, t_end: f64) {
         if !self.enabled {
             return;
@@ -222,38 +155,28 @@ impl Progress {
     }
 }
 
-/// The message of a failed write to the trajectory (`what` = "output") or the events: a closed
-/// pipe is the reader being done (`singulab run ... | head`), anything else an error.
-fn write_error(what: &'static str) -> impl Fn(io::Error) -> String {
-    move |e| {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            OUTPUT_CLOSED.to_string()
-        } else {
-            format!("cannot write the {what}: {e}")
-        }
-    }
-}
-
 /// A CSV output file opened (created if new) but not emptied yet: an existing file is only
 /// emptied once every output has opened, so a bad `--events` path does not wipe `--out`.
-fn open_output_file(path: &Path) -> Result<File, String> {
+fn open_output_file(path: &Path) -> Result<File, CliError> {
     OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(false)
         .open(path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))
+        .map_err(|e| CliError::create(path, e))
 }
 
 /// A CSV output (an opened file, emptied now, or stdout for `None`) and whether it is a
 /// terminal.
-fn start_output(file: Option<(File, &Path)>) -> Result<(Box<dyn Write>, bool), String> {
+fn start_output(file: Option<(File, &Path)>) -> Result<(Box<dyn Write>, bool), CliError> {
     match file {
         Some((file, path)) => {
             // A regular file only: `/dev/null` or a pipe cannot be truncated.
             if file.metadata().is_ok_and(|m| m.is_file()) {
-                file.set_len(0)
-                    .map_err(|e| format!("cannot empty {}: {e}", path.display()))?;
+                file.set_len(0).map_err(|source| CliError::Empty {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
             }
             let terminal = file.is_terminal();
             Ok((Box::new(BufWriter::new(file)), terminal))
@@ -266,6 +189,51 @@ fn start_output(file: Option<(File, &Path)>) -> Result<(Box<dyn Write>, bool), S
     }
 }
 
+/// The run's two outputs, opened and emptied, with whether each is a terminal.
+struct Outputs {
+    trajectory: Box<dyn Write>,
+    trajectory_on_terminal: bool,
+    events: Option<Box<dyn Write>>,
+    events_on_terminal: bool,
+}
+
+impl Outputs {
+    /// Opens `--out` and `--events` (stdout where they say so); both files open before either
+    /// is emptied.
+    fn open(args: &RunArgs) -> Result<Self, CliError> {
+        let out_file = match args.out.as_deref() {
+            Some(path) => Some((open_output_file(path)?, path)),
+            None => None,
+        };
+        let events_file = match &args.events {
+            Some(EventsOutput::File(path)) => Some(Some((open_output_file(path)?, path.as_path()))),
+            Some(EventsOutput::Stdout) => Some(None),
+            None => None,
+        };
+        let (trajectory, trajectory_on_terminal) = start_output(out_file)?;
+        let (events, events_on_terminal) = match events_file {
+            Some(file) => start_output(file).map(|(w, terminal)| (Some(w), terminal))?,
+            None => (None, false),
+        };
+        Ok(Self {
+            trajectory,
+            trajectory_on_terminal,
+            events,
+            events_on_terminal,
+        })
+    }
+
+    fn flush(&mut self) -> Result<(), CliError> {
+        self.trajectory
+            .flush()
+            .map_err(|e| CliError::write(Stream::Trajectory, e))?;
+        if let Some(w) = self.events.as_mut() {
+            w.flush().map_err(|e| CliError::write(Stream::Events, e))?;
+        }
+        Ok(())
+    }
+}
+
 /// Whether to draw the progress bar: only on a terminal stderr, and not while a CSV goes to a
 /// terminal, where the bar's carriage returns would overwrite its lines.
 pub fn draws_progress(stderr_on_terminal: bool, csv_on_terminal: &[bool]) -> bool {
@@ -273,57 +241,33 @@ pub fn draws_progress(stderr_on_terminal: bool, csv_on_terminal: &[bool]) -> boo
 }
 
 /// Runs `singulab run` with files or stdout as outputs.
-pub fn run(args: &RunArgs) -> Result<RunSummary, String> {
+pub fn run(args: &RunArgs) -> Result<RunSummary, CliError> {
     check_outputs(args)?;
-    let scene = load_scene(&args.scene).map_err(|e| e.to_string())?;
+    let scene = load_scene(&args.scene)?;
     if let Some(note) = scene.assembly_note() {
         eprintln!("singulab: {note}");
     }
-    let events_path = args.events.as_ref().map(|events| match events {
-        EventsOutput::File(path) => Some(path.as_path()),
-        EventsOutput::Stdout => None,
-    });
-    // Both files open before either is emptied.
-    let out_file = match args.out.as_deref() {
-        Some(path) => Some((open_output_file(path)?, path)),
-        None => None,
-    };
-    let events_file = match events_path {
-        Some(Some(path)) => Some(Some((open_output_file(path)?, path))),
-        Some(None) => Some(None),
-        None => None,
-    };
-    let (mut out, out_on_terminal) = start_output(out_file)?;
-    let (mut events, events_on_terminal) = match events_file {
-        Some(file) => start_output(file).map(|(w, terminal)| (Some(w), terminal))?,
-        None => (None, false),
-    };
+    let mut outputs = Outputs::open(args)?;
     let progress = draws_progress(
         io::stderr().is_terminal(),
-        &[out_on_terminal, events_on_terminal],
+        &[outputs.trajectory_on_terminal, outputs.events_on_terminal],
     );
     let summary = run_scene(
         &scene,
         args,
-        &mut out,
-        events.as_mut().map(|w| w.as_mut() as &mut dyn Write),
+        &mut outputs.trajectory,
+        outputs
+            .events
+            .as_mut()
+            .map(|w| w.as_mut() as &mut dyn Write),
         progress,
     )?;
-    out.flush().map_err(write_error("output"))?;
-    if let Some(w) = events.as_mut() {
-        w.flush().map_err(write_error("events"))?;
-    }
+    outputs.flush()?;
     Ok(summary)
 }
 
-/// Integrates `scene` with the options of `args`, writing CSV to `out` and `events`.
-pub fn run_scene(
-    scene: &Scene,
-    args: &RunArgs,
-    out: &mut dyn Write,
-    mut events: Option<&mut dyn Write>,
-    progress: bool,
-) -> Result<RunSummary, String> {
+/// The scene's simulation with the settings `args` override, and the time to run to.
+fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), CliError> {
     let mut settings = scene.settings.clone();
     if let Some(dt) = args.dt {
         settings.dt = dt;
@@ -335,117 +279,161 @@ pub fn run_scene(
         settings.integrator = integrator;
     }
     let t_end = args.t_end.unwrap_or(scene.t_end);
-    let mut sim = scene
+    let sim = scene
         .simulation_with(settings)
-        .map_err(|e| format!("{}: {e}", scene.file))?;
+        .map_err(|e| CliError::solver(&scene.file, e))?;
     let steps = t_end / sim.settings().dt;
     if steps > MAX_STEPS {
-        return Err(format!(
-            "{}: t_end {} s at dt {} s is {steps:.1e} steps, more than {MAX_STEPS:.0e}; \
-             use a larger --dt or a shorter --t-end",
-            scene.file,
-            super::seconds(t_end),
-            super::seconds(sim.settings().dt)
-        ));
+        return Err(CliError::TooManySteps {
+            file: scene.file.clone(),
+            t_end,
+            dt: sim.settings().dt,
+            steps,
+            limit: MAX_STEPS,
+        });
     }
-    let n = scene.mechanism.n();
-    let dof = n - sim.generic_rank();
-    let io_error = write_error("output");
-    let events_error = write_error("events");
+    Ok((sim, t_end))
+}
 
-    let mut line = trajectory_header(scene, dof);
-    line.push('\n');
-    out.write_all(line.as_bytes()).map_err(&io_error)?;
-    if let Some(w) = events.as_mut() {
-        let mut header = events_header(scene);
-        header.push('\n');
-        w.write_all(header.as_bytes()).map_err(&events_error)?;
+/// `|c|_inf` of the constraints at the start (0 without constraints).
+fn initial_residual(scene: &Scene, sim: &Simulation) -> f64 {
+    let mut c = nalgebra::DVector::zeros(scene.mechanism.m());
+    scene.mechanism.residual(sim.positions(), &mut c);
+    if c.is_empty() { 0.0 } else { c.amax() }
+}
+
+/// Integrates `scene` with the options of `args`, writing CSV to `out` and `events`.
+pub fn run_scene(
+    scene: &Scene,
+    args: &RunArgs,
+    out: &mut dyn Write,
+    events: Option<&mut dyn Write>,
+    progress: bool,
+) -> Result<RunSummary, CliError> {
+    let (sim, t_end) = start_simulation(scene, args)?;
+    let dof = scene.mechanism.n() - sim.generic_rank();
+    let mut trajectory = CsvOutput::new(out, Stream::Trajectory);
+    trajectory.write_header(&trajectory_columns(scene, dof))?;
+    let mut events = events.map(|w| CsvOutput::new(w, Stream::Events));
+    if let Some(events) = events.as_mut() {
+        events.write_header(&event_columns(scene))?;
     }
-    let residual0 = {
-        let mut c = nalgebra::DVector::zeros(scene.mechanism.m());
-        scene.mechanism.residual(sim.positions(), &mut c);
-        if c.is_empty() { 0.0 } else { c.amax() }
-    };
-    trajectory_row(&mut line, &sim, args.basis, residual0, sim.rank(), 0.0, dof);
-    out.write_all(line.as_bytes()).map_err(&io_error)?;
-
-    let mut bar = Progress {
-        enabled: progress,
-        last_percent: -1,
-    };
-    let mut summary = RunSummary {
-        steps: 0,
-        rows: 1,
-        events: 0,
-        t_end,
-        steps_above_generic_rank: 0,
-        forced_steps: 0,
-        factorizations: 0,
-        starts_singular: sim.starts_singular(),
-        energy_drift: scene.mechanism.loads().is_empty().then_some(0.0),
-        energy0: sim.energy(),
-        kinetic_max: scene.mechanism.kinetic_energy(sim.velocities()),
-    };
+    let mut row = CsvRow::default();
+    let residual0 = initial_residual(scene, &sim);
+    trajectory_row(&mut row, &sim, args.basis, residual0, sim.rank(), 0.0, dof);
+    trajectory.write_row(&row)?;
+    let summary = RunSummary::at_start(scene, &sim, t_end);
     // Steps shorter than this fraction of dt (or of the run) at the end are merged into the
     // previous one.
     let end_slack = 1e-9 * sim.settings().dt.min(t_end);
-    let mut event_text = String::new();
-    while sim.time() < t_end - end_slack {
-        let t_reached = sim.time();
-        let report: StepReport = sim.step_until(t_end).map_err(|e| {
-            bar.finish();
-            // Rows written so far stay in a file output: say where they end.
-            let kept = match &args.out {
-                Some(path) => format!(
-                    " (the rows written before the failure, to t = {} at most, are in {})",
-                    time_text(t_reached),
-                    path.display()
-                ),
-                None => String::new(),
-            };
-            format!("{}: {e}{kept}", scene.file)
-        })?;
-        summary.steps += 1;
-        summary.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());
-        summary.forced_steps += u64::from(report.forced);
-        if let Some(drift) = summary.energy_drift.as_mut() {
-            *drift = drift.max((report.energy - summary.energy0).abs());
+    let mut run = RunLoop {
+        scene,
+        args,
+        sim,
+        trajectory,
+        events,
+        row,
+        summary,
+        bar: Progress::new(progress),
+        dof,
+        t_end,
+        end_slack,
+    };
+    let outcome = run.step_to_end();
+    run.bar.finish();
+    outcome?;
+    run.trajectory.flush()?;
+    if let Some(events) = run.events.as_mut() {
+        events.flush()?;
+    }
+    run.summary.factorizations = run.sim.counters().factorizations;
+    Ok(run.summary)
+}
+
+/// A run in progress: the simulation, its outputs and what it has done so far.
+struct RunLoop<'a> {
+    scene: &'a Scene,
+    args: &'a RunArgs,
+    sim: Simulation,
+    trajectory: CsvOutput<'a>,
+    events: Option<CsvOutput<'a>>,
+    row: CsvRow,
+    summary: RunSummary,
+    bar: Progress,
+    dof: usize,
+    t_end: f64,
+    end_slack: f64,
+}
+
+impl RunLoop<'_> {
+    /// Steps to `t_end`, writing the rows that are due and every event's rows.
+    fn step_to_end(&mut self) -> Result<(), CliError> {
+        while self.sim.time() < self.t_end - self.end_slack {
+            let t_reached = self.sim.time();
+            let report = self
+                .sim
+                .step_until(self.t_end)
+                .map_err(|e| self.step_failure(t_reached, e))?;
+            self.summary.record_step(self.scene, &self.sim, &report);
+            self.write_events()?;
+            self.write_row_if_due(&report)?;
+            self.bar.update(self.sim.time(), self.t_end);
         }
-        summary.kinetic_max = summary
-            .kinetic_max
-            .max(scene.mechanism.kinetic_energy(sim.velocities()));
-        for event in sim.step_events() {
-            summary.events += 1;
-            if let Some(w) = events.as_mut() {
-                event_text.clear();
-                let branches = branches(&scene.mechanism, event);
-                event_rows(&mut event_text, event, &branches.branches, args.basis);
-                w.write_all(event_text.as_bytes()).map_err(&events_error)?;
+        Ok(())
+    }
+
+    /// A failed step; rows written so far stay in a file output: it says where they end.
+    fn step_failure(&self, t_reached: f64, source: SolverError) -> CliError {
+        CliError::Solver {
+            file: self.scene.file.clone(),
+            source,
+            kept: self.args.out.as_ref().map(|path| RowsKept {
+                t: t_reached,
+                path: path.clone(),
+            }),
+        }
+    }
+
+    /// Counts the singular events of the last step and writes their rows.
+    fn write_events(&mut self) -> Result<(), CliError> {
+        for event in self.sim.step_events() {
+            self.summary.events += 1;
+            if let Some(events) = self.events.as_mut() {
+                let branches = branches(&self.scene.mechanism, event);
+                write_event_rows(
+                    events,
+                    &mut self.row,
+                    event,
+                    &branches.branches,
+                    self.args.basis,
+                )?;
             }
         }
-        let last = sim.time() >= t_end - end_slack;
-        if last || summary.steps.is_multiple_of(args.every as u64) {
-            let stats = match args.basis {
-                BasisMode::Traditional => report.traditional,
-                BasisMode::Continued => report.continued,
+        Ok(())
+    }
+
+    /// Writes the row of the last step every `--every` steps and at the end.
+    fn write_row_if_due(&mut self, report: &StepReport) -> Result<(), CliError> {
+        let last = self.sim.time() >= self.t_end - self.end_slack;
+        if last || self.summary.steps.is_multiple_of(self.args.every as u64) {
+            let jump = match self.args.basis {
+                BasisMode::Traditional => report.traditional.jump,
+                BasisMode::Continued => report.continued.jump,
             };
             trajectory_row(
-                &mut line,
-                &sim,
-                args.basis,
+                &mut self.row,
+                &self.sim,
+                self.args.basis,
                 report.residual,
                 report.rank,
-                stats.jump,
-                dof,
+                jump,
+                self.dof,
             );
-            out.write_all(line.as_bytes()).map_err(&io_error)?;
-            summary.rows += 1;
+            self.trajectory.write_row(&self.row)?;
+            self.summary.rows += 1;
         }
-        bar.update(sim.time(), t_end);
+        Ok(())
     }
-    bar.finish();
-    summary.factorizations = sim.counters().factorizations;
-    Ok(summary)
 }
 
 #[cfg(test)]

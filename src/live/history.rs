@@ -10,7 +10,8 @@
 //! kept.
 
 use std::collections::VecDeque;
-use std::fmt::Write as _;
+
+use crate::number_text::push_csv_number;
 
 /// What a channel measures; the plots group channels by kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -278,25 +279,37 @@ impl History {
     }
 
     /// The history as CSV: a `t` column and one column per channel with its value at each
-    /// sample time (not the extremes in between), empty cells for NaN.
+    /// sample time (not the extremes in between), empty cells for NaN. Numbers are in shortest
+    /// round-trip form, as `singulab run` writes them.
     pub fn to_csv(&self) -> String {
-        let mut out = String::from("t");
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let mut record = csv::StringRecord::new();
+        record.push_field("t");
         for channel in &self.channels {
-            out.push(',');
-            out.push_str(&channel.name);
+            record.push_field(&channel.name);
         }
-        out.push('\n');
-        for (row, t) in self.times.iter().enumerate() {
-            let _ = write!(out, "{t}");
+        writer
+            .write_record(&record)
+            .expect("writing to memory cannot fail");
+        let mut text = String::new();
+        for (row, &t) in self.times.iter().enumerate() {
+            record.clear();
+            text.clear();
+            push_csv_number(&mut text, t);
+            record.push_field(&text);
             for channel in &self.channels {
-                out.push(',');
-                if let Some(v) = channel.values.get(row).filter(|v| v.is_finite()) {
-                    let _ = write!(out, "{v}");
+                text.clear();
+                if let Some(&v) = channel.values.get(row).filter(|v| v.is_finite()) {
+                    push_csv_number(&mut text, v);
                 }
+                record.push_field(&text);
             }
-            out.push('\n');
+            writer
+                .write_record(&record)
+                .expect("writing to memory cannot fail");
         }
-        out
+        let bytes = writer.into_inner().expect("writing to memory cannot fail");
+        String::from_utf8(bytes).expect("names and numbers are UTF-8")
     }
 }
 
@@ -577,7 +590,7 @@ mod tests {
         assert!(second.values()[1].is_nan());
         let csv = h.to_csv();
         assert_eq!(
-            csv, "t,qd1_continued,qd2_continued\n0,1,2\n1,3,\n",
+            csv, "t,qd1_continued,qd2_continued\n0.0,1.0,2.0\n1.0,3.0,\n",
             "empty cell for the missing value"
         );
     }
@@ -667,7 +680,10 @@ mod tests {
             // Out to the flip and back to the sample's value.
             vec![vec![[0.0, -3.0], [1.0, 3.0], [1.0, -3.1], [2.0, -3.2]]]
         );
-        assert_eq!(h.to_csv(), "t,qd1_traditional\n0,-3\n1,-3.1\n2,-3.2\n");
+        assert_eq!(
+            h.to_csv(),
+            "t,qd1_traditional\n0.0,-3.0\n1.0,-3.1\n2.0,-3.2\n"
+        );
         // A falling curve sampled every other step: the steps in between lie on the line
         // between samples, so the drawn line is just the samples.
         let mut ramp = History::new(10);
@@ -750,7 +766,7 @@ mod tests {
         // The export is the values as they were.
         assert_eq!(
             h.to_csv(),
-            "t,q1_continued\n0,-2.8\n1,-2.9\n2,-3\n3,0.01\n4,0.02\n"
+            "t,q1_continued\n0.0,-2.8\n1.0,-2.9\n2.0,-3.0\n3.0,0.01\n4.0,0.02\n"
         );
         // Going back before the change and on with the old column: one line again.
         h.truncate_after(2.0);

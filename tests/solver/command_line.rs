@@ -3,9 +3,10 @@
 //! runs write the CSV the README describes; a closed stdout (`| head`) ends the run quietly.
 //!
 //! References: the exit codes are the README's (2 for bad arguments, 1 for bad scenes and
-//! solver failures); the CSV's first and last rows are the README's contract (t = 0 and
-//! exactly `--t-end`).
+//! solver failures, 0 for `--help`); the CSV's first and last rows are the README's contract
+//! (t = 0 and exactly `--t-end`).
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -13,6 +14,11 @@ use std::process::{Command, Output, Stdio};
 use crate::common::scene_path;
 
 fn singulab(args: &[&str]) -> Output {
+    singulab_os(args)
+}
+
+/// `singulab` with arguments that need not be UTF-8.
+fn singulab_os<S: AsRef<OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_singulab"))
         .args(args)
         .output()
@@ -79,20 +85,39 @@ const FOUR_BAR_FLAT: &str = r#"Scene(
 #[test]
 fn bad_arguments_exit_2_with_one_line() {
     let four_bar = scene_path("four_bar").display().to_string();
-    let cases: [(&[&str], &[&str]); 7] = [
-        (&["run"], &["scene"]),
-        (&["run", &four_bar, "--frobnicate"], &["unknown option"]),
+    // Each message names the option at fault and what is wrong with it.
+    let cases: [(&[&str], &[&str]); 10] = [
+        (&["run"], &["required", "SCENE.ron"]),
+        (
+            &["run", &four_bar, "--frobnicate"],
+            &["unexpected argument", "--frobnicate"],
+        ),
+        (
+            &["run", &four_bar, "--t-ed", "1"],
+            &["unexpected argument", "--t-ed", "similar", "--t-end"],
+        ),
         (
             &["run", &four_bar, "--dt", "1e-3", "--dt", "2e-3"],
-            &["--dt", "twice"],
+            &["--dt", "multiple times"],
         ),
         (&["run", &four_bar, "--out", "-h"], &["--out", "value"]),
-        (&["run", &four_bar, "--every", "0"], &["--every"]),
+        (
+            &["run", &four_bar, "--out", "--events", "e.csv"],
+            &["--out", "value"],
+        ),
+        (
+            &["run", &four_bar, "--every", "0"],
+            &["--every", "positive"],
+        ),
+        (
+            &["run", &four_bar, "--t-end", "x"],
+            &["--t-end", "positive number of seconds"],
+        ),
         (
             &["run", &four_bar, "--out", "-", "--events", "-"],
             &["--events -", "stdout"],
         ),
-        (&["fly"], &["unknown command"]),
+        (&["fly"], &["unrecognized subcommand", "fly"]),
     ];
     for (args, words) in cases {
         assert_fails(&singulab(args), 2, words, &format!("{args:?}"));
@@ -405,5 +430,158 @@ fn a_bad_output_path_keeps_the_other_file_and_a_failure_names_the_rows_kept() {
     let csv = std::fs::read_to_string(&out).unwrap();
     assert!(csv.starts_with("t,energy,"), "{csv}");
     assert!(csv.lines().count() > 2, "{csv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn help_lists_each_commands_options() {
+    for (args, options) in [
+        (vec!["--help"], vec!["view", "run", "bench"]),
+        (
+            vec!["run", "--help"],
+            vec!["--t-end", "--dt", "--every", "--out", "--events"],
+        ),
+        (
+            vec!["view", "-h"],
+            vec!["--screenshot", "--until-event", "--ui-scale"],
+        ),
+        (vec!["bench", "--help"], vec!["--t-end"]),
+    ] {
+        let output = singulab(&args);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {output:?}");
+        assert!(output.stderr.is_empty(), "{args:?}: {output:?}");
+        for option in options {
+            assert!(
+                stdout.contains(option),
+                "{args:?}: {option} missing from {stdout}"
+            );
+        }
+    }
+    // One line of explanation per option: run's `--events` line says what it writes.
+    let output = singulab(&["run", "--help"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let events = stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("--events"))
+        .unwrap_or_else(|| panic!("no --events line in {stdout}"));
+    assert!(events.contains("events CSV"), "{events}");
+    let output = singulab(&["--version"]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("singulab "));
+}
+
+#[test]
+fn an_option_takes_its_value_after_an_equals_sign() {
+    let dir = scratch("equals");
+    let out = dir.join("out.csv");
+    let scene = scene_path("four_bar").display().to_string();
+    let out_option = format!("--out={}", out.display());
+    let output = singulab(&["run", &scene, "--t-end=0.01", &out_option]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let last = csv.lines().last().unwrap().split(',').next().unwrap();
+    // The last row is exactly at --t-end (the README's contract), so compared exactly.
+    assert_eq!(last.parse::<f64>().unwrap(), 0.01, "{csv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A scene path is handed to the loader as the OS gave it: one that is not UTF-8 is a file
+/// like any other (missing: exit 1 from the loader, not an argument error).
+#[cfg(unix)]
+#[test]
+fn a_scene_path_need_not_be_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch("not-utf8");
+    let missing = dir.join(OsStr::from_bytes(b"no_sc\xe8ne.ron"));
+    let output = singulab_os(&[OsStr::new("run"), missing.as_os_str()]);
+    assert_fails(
+        &output,
+        1,
+        &["cannot read", "no_sc"],
+        "missing non-UTF-8 scene",
+    );
+    let scene = dir.join(OsStr::from_bytes(b"four_b\xe4r.ron"));
+    std::fs::copy(scene_path("four_bar"), &scene).expect("scratch scene");
+    let out = dir.join(OsStr::from_bytes(b"\xfftrajectory.csv"));
+    let output = singulab_os(&[
+        OsStr::new("run"),
+        scene.as_os_str(),
+        OsStr::new("--t-end"),
+        OsStr::new("0.01"),
+        OsStr::new("--out"),
+        out.as_os_str(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with("t,energy,")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Reads a CSV file with the csv crate: its header and its records.
+fn read_csv(path: &Path) -> (csv::StringRecord, Vec<csv::StringRecord>) {
+    let mut reader = csv::Reader::from_path(path).expect("a CSV file");
+    let header = reader.headers().expect("a header").clone();
+    let records = reader
+        .records()
+        .collect::<Result<Vec<_>, _>>()
+        .expect("well-formed records");
+    (header, records)
+}
+
+/// Runs the flat four-bar (it passes singular configurations, so the events CSV has rows) to
+/// 1.5 s, writing both CSVs into `dir` under `tag`.
+fn run_flat_four_bar(dir: &Path, tag: &str, scene_text: &str) -> (PathBuf, PathBuf) {
+    let scene = write(dir, &format!("{tag}.ron"), scene_text);
+    let out = dir.join(format!("{tag}.csv"));
+    let events = dir.join(format!("{tag}_events.csv"));
+    let output = singulab(&[
+        "run",
+        &scene,
+        "--t-end",
+        "1.5",
+        "--out",
+        &out.display().to_string(),
+        "--events",
+        &events.display().to_string(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{tag}: {output:?}");
+    (out, events)
+}
+
+#[test]
+fn names_with_commas_and_quotes_are_quoted_in_the_csv() {
+    let dir = scratch("names");
+    // The same scene with plain names and with a comma and a double quote in two of them.
+    let quoted = FOUR_BAR_FLAT
+        .replace("\"crank1\"", "\"a,b\"")
+        .replace("\"coupler\"", "\"say \\\"hi\\\"\"");
+    assert_ne!(quoted, FOUR_BAR_FLAT, "test bug: no name replaced");
+    let (plain_out, plain_events) = run_flat_four_bar(&dir, "plain", FOUR_BAR_FLAT);
+    let (out, events) = run_flat_four_bar(&dir, "quoted", &quoted);
+
+    let (header, rows) = read_csv(&out);
+    let (plain_header, plain_rows) = read_csv(&plain_out);
+    assert_eq!(header.len(), plain_header.len());
+    assert_eq!(&header[6], "a,b.x", "{header:?}");
+    assert!(header.iter().any(|h| h == "say \"hi\".theta"), "{header:?}");
+    // Names change no number: the rows are the same text.
+    assert_eq!(rows, plain_rows);
+    // The written numbers read back as numbers.
+    let energy0: f64 = rows[0][1].parse().unwrap();
+    let energy1: f64 = rows[1][1].parse().unwrap();
+    approx::assert_relative_eq!(energy1, energy0, max_relative = 1e-3);
+
+    let (event_header, event_rows) = read_csv(&events);
+    let (_, plain_event_rows) = read_csv(&plain_events);
+    assert_eq!(&event_header[6], "a,b.dx", "{event_header:?}");
+    assert!(
+        !event_rows.is_empty(),
+        "the flat four-bar passes singular configurations"
+    );
+    assert_eq!(event_rows, plain_event_rows);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -23,9 +23,9 @@ use nalgebra::DVector;
 
 use super::SingulabSystems;
 use super::commands::AppCommand;
+use super::config::ViewConfig;
 use super::simulation::{Live, SceneLoaded, SingularityReached};
 use super::theme::Palette;
-use crate::cli::args::ViewArgs;
 use crate::live::motions::{self, Motion, MotionRole};
 use crate::live::{OrbitCamera, PlanarView};
 use crate::model::{BodyKind, JointKind, Mechanism};
@@ -120,7 +120,7 @@ impl Default for ViewState {
 }
 
 impl ViewState {
-    pub fn from_args(args: &ViewArgs) -> Self {
+    pub fn from_args(args: &ViewConfig) -> Self {
         Self {
             basis: args.basis,
             light: args.light,

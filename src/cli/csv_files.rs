@@ -1,0 +1,207 @@
+//! The rows of `singulab run`'s CSV files, written with the csv crate: names are quoted where
+//! CSV needs it (a comma or a double quote in a body's name), numbers are in shortest
+//! round-trip form (`crate::number_text::push_csv_number`), so the files hold the values bit
+//! for bit.
+
+use std::fmt::{Display, Write as _};
+use std::io::Write;
+
+use csv::ByteRecord;
+
+use super::error::{CliError, Stream};
+use crate::number_text::push_csv_number;
+use crate::scene::Scene;
+use crate::solver::{BasisMode, Branch, Simulation, SingularEvent};
+
+/// One CSV row being built: its fields in a reused record, each number formatted in a reused
+/// text (no allocation per row once they have grown).
+#[derive(Default)]
+pub(super) struct CsvRow {
+    record: ByteRecord,
+    text: String,
+}
+
+impl CsvRow {
+    fn clear(&mut self) {
+        self.record.clear();
+    }
+
+    /// A number in shortest round-trip form.
+    fn number(&mut self, value: f64) {
+        self.text.clear();
+        push_csv_number(&mut self.text, value);
+        self.record.push_field(self.text.as_bytes());
+    }
+
+    /// A count, a name or a kind, as written by `Display`.
+    fn display(&mut self, value: impl Display) {
+        self.text.clear();
+        let _ = write!(self.text, "{value}");
+        self.record.push_field(self.text.as_bytes());
+    }
+
+    fn empty(&mut self) {
+        self.record.push_field(b"");
+    }
+}
+
+/// A CSV output: the csv crate's writer (quoting where needed) and which file it is, for the
+/// messages of its errors.
+pub(super) struct CsvOutput<'a> {
+    writer: csv::Writer<&'a mut dyn Write>,
+    stream: Stream,
+}
+
+impl<'a> CsvOutput<'a> {
+    pub(super) fn new(out: &'a mut dyn Write, stream: Stream) -> Self {
+        Self {
+            writer: csv::Writer::from_writer(out),
+            stream,
+        }
+    }
+
+    pub(super) fn write_header(&mut self, columns: &[String]) -> Result<(), CliError> {
+        self.writer
+            .write_record(columns)
+            .map_err(|e| CliError::csv(self.stream, e))
+    }
+
+    pub(super) fn write_row(&mut self, row: &CsvRow) -> Result<(), CliError> {
+        self.writer
+            .write_byte_record(&row.record)
+            .map_err(|e| CliError::csv(self.stream, e))
+    }
+
+    pub(super) fn flush(&mut self) -> Result<(), CliError> {
+        self.writer
+            .flush()
+            .map_err(|e| CliError::write(self.stream, e))
+    }
+}
+
+/// Columns as one CSV line (no line end), quoted where needed.
+fn csv_line(columns: &[String]) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer
+        .write_record(columns)
+        .expect("writing to memory cannot fail");
+    let bytes = writer.into_inner().expect("writing to memory cannot fail");
+    let line = String::from_utf8(bytes).expect("the columns are UTF-8");
+    line.trim_end_matches('\n').to_string()
+}
+
+/// Columns of the trajectory CSV for a scene and its generic number of admissible motions.
+pub(super) fn trajectory_columns(scene: &Scene, dof: usize) -> Vec<String> {
+    let mut columns: Vec<String> = ["t", "energy", "residual", "rank", "dof", "basis_jump"]
+        .map(String::from)
+        .into();
+    for body in scene.mechanism.bodies() {
+        for name in body.coordinate_names().iter().chain(body.velocity_names()) {
+            columns.push(format!("{}.{name}", body.name));
+        }
+    }
+    columns.extend((1..=dof).map(|k| format!("qd{k}")));
+    columns
+}
+
+/// Header line of the trajectory CSV for a scene and its generic number of admissible motions.
+pub fn trajectory_header(scene: &Scene, dof: usize) -> String {
+    csv_line(&trajectory_columns(scene, dof))
+}
+
+/// One trajectory row of the current state.
+pub(super) fn trajectory_row(
+    row: &mut CsvRow,
+    sim: &Simulation,
+    mode: BasisMode,
+    residual: f64,
+    rank: usize,
+    basis_jump: f64,
+    dof: usize,
+) {
+    row.clear();
+    row.number(sim.time());
+    row.number(sim.energy());
+    row.number(residual);
+    let n = sim.mechanism().n();
+    row.display(rank);
+    row.display(n - rank);
+    row.number(basis_jump);
+    let (x, xd) = (sim.positions(), sim.velocities());
+    for body in sim.mechanism().bodies() {
+        for values in [x, xd] {
+            for k in 0..body.dim() {
+                row.number(values[body.offset + k]);
+            }
+        }
+    }
+    let qd = sim.basis(mode).qd();
+    for k in 0..dof {
+        match qd.get(k) {
+            Some(&v) => row.number(v),
+            None => row.empty(),
+        }
+    }
+}
+
+/// Columns of the events CSV: one row per admissible motion of each event.
+pub(super) fn event_columns(scene: &Scene) -> Vec<String> {
+    let mut columns: Vec<String> = ["t", "rank", "deficiency", "rho_min", "motion", "kind"]
+        .map(String::from)
+        .into();
+    for body in scene.mechanism.bodies() {
+        for name in body.coordinate_names() {
+            columns.push(format!("{}.d{name}", body.name));
+        }
+    }
+    columns
+}
+
+/// Header line of the events CSV: one row per admissible motion of each event.
+pub fn events_header(scene: &Scene) -> String {
+    csv_line(&event_columns(scene))
+}
+
+/// The admissible motions of an event (`continued`, `new`), then the branches through it
+/// other than the continuation (`branch`, unit tangents, see `solver::branches`).
+pub(super) fn write_event_rows(
+    out: &mut CsvOutput,
+    row: &mut CsvRow,
+    event: &SingularEvent,
+    branches: &[Branch],
+    basis: BasisMode,
+) -> Result<(), CliError> {
+    // Continued QR splits the motions; traditional QR gives its own columns, which mix them.
+    let new = event.new_motions();
+    let (first, first_kind, new_count) = match basis {
+        BasisMode::Continued => (event.continued(), "continued", new.ncols()),
+        BasisMode::Traditional => (event.traditional(), "traditional", 0),
+    };
+    let motions = first
+        .column_iter()
+        .map(|c| (first_kind, c.as_slice().to_vec()))
+        .chain(
+            new.column_iter()
+                .take(new_count)
+                .map(|c| ("new", c.as_slice().to_vec())),
+        )
+        .chain(
+            branches
+                .iter()
+                .map(|b| ("branch", b.direction.as_slice().to_vec())),
+        );
+    for (index, (kind, column)) in motions.enumerate() {
+        row.clear();
+        row.number(event.t);
+        row.display(event.rank);
+        row.display(event.deficiency);
+        row.number(event.rho_min);
+        row.display(index + 1);
+        row.display(kind);
+        for v in column.iter() {
+            row.number(*v);
+        }
+        out.write_row(row)?;
+    }
+    Ok(())
+}

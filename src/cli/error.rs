@@ -1,0 +1,157 @@
+//! Why a command failed after its arguments parsed: each cause its own variant, its message the
+//! text after `singulab: error: `. Argument errors are clap's (exit 2), not these.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::number_text::time_text;
+use crate::scene::SceneError;
+use crate::solver::SolverError;
+
+use super::seconds;
+
+/// A failed `run`, `bench` or `view` (exit 1, except [`CliError::OutputClosed`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The scene file cannot be read or does not describe a mechanism.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// The simulation could not start or a step failed.
+    #[error("{file}: {source}{}", kept_rows(.kept.as_ref()))]
+    Solver {
+        file: String,
+        source: SolverError,
+        /// Where the rows written before a failing step are (a file output only).
+        kept: Option<RowsKept>,
+    },
+    /// `t_end / dt` is more steps than a run may take.
+    #[error(
+        "{file}: t_end {} s at dt {} s is {steps:.1e} steps, more than {limit:.0e}; use a larger --dt or a shorter --t-end",
+        seconds(*.t_end),
+        seconds(*.dt)
+    )]
+    TooManySteps {
+        file: String,
+        t_end: f64,
+        dt: f64,
+        steps: f64,
+        limit: f64,
+    },
+    /// An output file is the scene file.
+    #[error("{flag} {} would overwrite the scene file", .path.display())]
+    OverwritesScene { flag: &'static str, path: PathBuf },
+    /// `--out` and `--events` are one file.
+    #[error("--out and --events name the same file ({})", .path.display())]
+    SameOutputs { path: PathBuf },
+    /// An output file cannot be opened or created.
+    #[error("cannot create {}: {source}", .path.display())]
+    Create { path: PathBuf, source: io::Error },
+    /// An existing output file cannot be emptied.
+    #[error("cannot empty {}: {source}", .path.display())]
+    Empty { path: PathBuf, source: io::Error },
+    /// Writing a CSV failed (a full disk, a device error).
+    #[error("cannot write the {stream}: {source}")]
+    Write { stream: Stream, source: io::Error },
+    /// The reader of stdout went away (`singulab run ... | head`): the command stops quietly,
+    /// as other tools do, with exit 0.
+    #[error("the output was closed")]
+    OutputClosed,
+    /// `bench` without scene files, run away from the repository's root.
+    #[error(
+        "bench without scene files runs the shipped ones from ./scenes: run it from the \
+         repository's root, or name the scene files"
+    )]
+    NoShippedScenes,
+    /// `bench --t-end` beyond what its runs at dt 1e-4 may take.
+    #[error(
+        "bench --t-end {} s is more than 1e9 steps at dt 1e-4; use at most 1e5 s",
+        seconds(*.t_end)
+    )]
+    BenchTooLong { t_end: f64 },
+    /// `singulab view` in a build without the `app` feature.
+    #[error("this build has no visualizer (built without the `app` feature); use `singulab run`")]
+    NoVisualizer,
+    /// The visualizer's own failure (no display, a screenshot that could not be written...).
+    #[error("{0}")]
+    Visualizer(String),
+}
+
+impl CliError {
+    /// A solver failure in the scene `file`, with no rows to point at.
+    pub fn solver(file: &str, source: SolverError) -> Self {
+        Self::Solver {
+            file: file.to_string(),
+            source,
+            kept: None,
+        }
+    }
+
+    /// A failed write to `stream`: a closed pipe is the reader being done, anything else an
+    /// error.
+    pub fn write(stream: Stream, source: io::Error) -> Self {
+        if source.kind() == io::ErrorKind::BrokenPipe {
+            Self::OutputClosed
+        } else {
+            Self::Write { stream, source }
+        }
+    }
+
+    /// A failed CSV write to `stream` (the csv crate wraps the I/O error).
+    pub fn csv(stream: Stream, error: csv::Error) -> Self {
+        let message = error.to_string();
+        match error.into_kind() {
+            csv::ErrorKind::Io(source) => Self::write(stream, source),
+            // A row of another length than the header: a bug, reported as a failed write.
+            _ => Self::write(stream, io::Error::other(message)),
+        }
+    }
+
+    /// An output file that cannot be created.
+    pub fn create(path: &Path, source: io::Error) -> Self {
+        Self::Create {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Which output a write went to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// The trajectory (`--out`, or stdout).
+    Trajectory,
+    /// The singular events (`--events`).
+    Events,
+    /// `bench`'s table on stdout.
+    Table,
+}
+
+impl fmt::Display for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Trajectory => "output",
+            Self::Events => "events",
+            Self::Table => "table",
+        })
+    }
+}
+
+/// The rows a failed run leaves in its `--out` file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowsKept {
+    /// The time of the last step that succeeded.
+    pub t: f64,
+    pub path: PathBuf,
+}
+
+fn kept_rows(kept: Option<&RowsKept>) -> String {
+    match kept {
+        Some(kept) => format!(
+            " (the rows written before the failure, to t = {} at most, are in {})",
+            time_text(kept.t),
+            kept.path.display()
+        ),
+        None => String::new(),
+    }
+}
