@@ -36,9 +36,26 @@ pub enum Command {
     Bench(BenchArgs),
 }
 
+/// What `singulab run --help` says about its two CSV files.
+const RUN_CSV_COLUMNS: &str = "\
+Trajectory CSV: a row per step (per --every steps; the first at t = 0, the last at t_end), \
+numbers in shortest round-trip form. Columns: t, energy (kinetic plus gravitational, J, datum \
+y = 0 or z = 0), residual (|c|_inf after projection), rank and dof (the rank the dynamics see, \
+n - rank), basis_jump (|T_{k+1} - T_k|_F over the step); then per body in scene order \
+NAME.x, NAME.y, NAME.theta, NAME.vx, NAME.vy, NAME.omega for bars (centre of mass; theta of the \
+axis from start to end, from +x counter-clockwise) or NAME.x, NAME.y(, NAME.z), NAME.vx, \
+NAME.vy(, NAME.vz) for point masses; then qd1..qdK, the generalized velocities T^T xd in the \
+chosen basis (K degrees of freedom).
+
+Events CSV: a row per admissible motion and per branch of each singular event: t, rank (at the \
+detection tolerance), deficiency (generic rank minus rank), rho_min (how close to singular the \
+located state is), motion (1, 2, ...), kind (continued, new, branch, or traditional with \
+--basis traditional), then the unit motion per coordinate (NAME.dx, NAME.dy, NAME.dtheta or \
+NAME.dz; either sign).";
+
 /// Options of `singulab run`.
 #[derive(Args, Clone, Debug, PartialEq)]
-#[command(after_help = "The columns of both CSV files are described in README.md.")]
+#[command(after_help = RUN_CSV_COLUMNS)]
 pub struct RunArgs {
     /// The scene file
     #[arg(value_name = "SCENE.ron")]
