@@ -82,7 +82,7 @@ pub struct PivotedQr {
     tau: Vec<f64>,
     /// Trailing column norms of the current step, len m.
     norms: Vec<f64>,
-    /// perm[j] = original constraint index in pivot position j, len m.
+    /// `perm[j]`: the original constraint index in pivot position `j` (length m).
     perm: Vec<usize>,
     /// Whether `q` holds the product of the current reflectors.
     q_formed: bool,
@@ -534,7 +534,7 @@ mod tests {
         qr
     }
 
-    /// A^T with its columns permuted by `perm`: column j is row perm[j] of A.
+    /// `A^T` with its columns permuted by `perm`: column `j` is row `perm[j]` of `A`.
     fn at_permuted(a: &DMatrix<f64>, perm: &[usize]) -> DMatrix<f64> {
         DMatrix::from_fn(a.ncols(), a.nrows(), |i, j| a[(perm[j], i)])
     }
