@@ -1,5 +1,6 @@
 //! `singulab run`: integrates a scene headlessly and writes the trajectory and the singular
-//! events as CSV (columns documented in `singulab run --help`, rows written by [`super::csv_files`]).
+//! events as CSV (columns documented in `singulab run --help`, rows written by the private
+//! `cli::csv_files`).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, IsTerminal, Write};
