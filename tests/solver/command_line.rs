@@ -319,19 +319,7 @@ fn a_scene_starting_singular_has_the_generic_dof() {
     // table 5.1: four_bar rank 8, 7 when flat), so one degree of freedom and one qd column. Its
     // rates are those of the parallelogram branch, so the energy stays (no warning).
     let dir = scratch("flat");
-    let scene = write(&dir, "flat.ron", FOUR_BAR_FLAT);
-    let out = dir.join("out.csv");
-    let events = dir.join("events.csv");
-    let output = singulab(&[
-        "run",
-        &scene,
-        "--t-end",
-        "1.5",
-        "--out",
-        &out.display().to_string(),
-        "--events",
-        &events.display().to_string(),
-    ]);
+    let (output, out, _) = run_flat_four_bar(&dir, "flat", FOUR_BAR_FLAT);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(
@@ -533,8 +521,9 @@ fn read_csv(path: &Path) -> (csv::StringRecord, Vec<csv::StringRecord>) {
 }
 
 /// Runs the flat four-bar (it passes singular configurations, so the events CSV has rows) to
-/// 1.5 s, writing both CSVs into `dir` under `tag`.
-fn run_flat_four_bar(dir: &Path, tag: &str, scene_text: &str) -> (PathBuf, PathBuf) {
+/// 1.5 s, writing both CSVs into `dir` under `tag`; returns the process output and the two
+/// CSV paths.
+fn run_flat_four_bar(dir: &Path, tag: &str, scene_text: &str) -> (Output, PathBuf, PathBuf) {
     let scene = write(dir, &format!("{tag}.ron"), scene_text);
     let out = dir.join(format!("{tag}.csv"));
     let events = dir.join(format!("{tag}_events.csv"));
@@ -548,8 +537,7 @@ fn run_flat_four_bar(dir: &Path, tag: &str, scene_text: &str) -> (PathBuf, PathB
         "--events",
         &events.display().to_string(),
     ]);
-    assert_eq!(output.status.code(), Some(0), "{tag}: {output:?}");
-    (out, events)
+    (output, out, events)
 }
 
 #[test]
@@ -560,8 +548,10 @@ fn names_with_commas_and_quotes_are_quoted_in_the_csv() {
         .replace("\"crank1\"", "\"a,b\"")
         .replace("\"coupler\"", "\"say \\\"hi\\\"\"");
     assert_ne!(quoted, FOUR_BAR_FLAT, "test bug: no name replaced");
-    let (plain_out, plain_events) = run_flat_four_bar(&dir, "plain", FOUR_BAR_FLAT);
-    let (out, events) = run_flat_four_bar(&dir, "quoted", &quoted);
+    let (plain, plain_out, plain_events) = run_flat_four_bar(&dir, "plain", FOUR_BAR_FLAT);
+    assert_eq!(plain.status.code(), Some(0), "plain: {plain:?}");
+    let (output, out, events) = run_flat_four_bar(&dir, "quoted", &quoted);
+    assert_eq!(output.status.code(), Some(0), "quoted: {output:?}");
 
     let (header, rows) = read_csv(&out);
     let (plain_header, plain_rows) = read_csv(&plain_out);
