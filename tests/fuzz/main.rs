@@ -1,0 +1,219 @@
+//! A deterministic mutation fuzzer of scene files, run through the real `singulab` binary.
+//!
+//! Each case starts from a shipped scene (`scenes/*.ron`) and applies one to three mutations
+//! drawn from its own seed: number literals replaced by extremes (0, -1, +-1e308, 1e-300,
+//! 5e-324, NaN, +-inf, 1e16, -0.0...) or by spellings RON does not read, long digit strings,
+//! tokens deleted or doubled, names swapped, emptied, 10 kB long or holding line breaks,
+//! terminal escapes and control characters, identifiers swapped, entries of the bodies,
+//! joints, loads and velocities (or any list or tuple element, or any field) removed or
+//! doubled, unknown fields, values nested 10,000 deep, byte-order marks and UTF-16, invalid
+//! UTF-8, truncation at a random byte, stray characters, a megabyte of comment, solver
+//! settings at or past their limits (`newton_max_iterations: 18446744073709551615`,
+//! `dopri_min_step: 1e-300`, `integrator: Dopri5`...), loads and pulses of extreme size, and
+//! thousands of extra bodies. It then runs
+//! `singulab run case.ron --t-end 0.02 --out out.csv --events events.csv` (sometimes with
+//! `--integrator dopri5`, `--dt`, `--basis traditional` or `--predictor zeroth`) in a
+//! directory of its own, killed after 20 s, under `ulimit -v` 4 GiB and `ulimit -f` 512 MiB
+//! so that a runaway allocation or row count cannot take the shared machine down.
+//!
+//! A case passes when, as the README promises:
+//! - exit 0: every stderr line starts with `singulab: ` (the summary, notes and warnings), and
+//!   every field of both CSVs after the header is a finite number (but the events' `kind`
+//!   word), the trajectory running from t = 0 to exactly t_end: a run that says it succeeded
+//!   must not hand over infinities, NaNs or a cut-short trajectory (a silent wrong result);
+//! - exit 1 or 2: stderr is exactly one line starting with `singulab: ` (`singulab: error: `
+//!   for exit 1), because scripts and users read one line; for exit 1 (a bad scene or a failed
+//!   solve) it holds `case.ron:LINE:COLUMN: `, so the author finds what to change.
+//!
+//! Everything else fails: a panic, a signal (crash, abort on a failed allocation, a file over
+//! the limit), a hang, a multi-line or unlocated error, another prefix, another exit code,
+//! non-finite or missing output, and control characters in stderr (a name echoed with a raw
+//! carriage return or escape sequence breaks the one line or rewrites the terminal).
+//!
+//! Environment: `SINGULAB_FUZZ_CASES` (default [`DEFAULT_CASES`], about 40 s of the debug
+//! build on two cores), `SINGULAB_FUZZ_SEED` (another stream), `SINGULAB_FUZZ_CASE=N` (replay
+//! case N alone and print its scene), `SINGULAB_FUZZ_TIMEOUT` (seconds per case, default 20),
+//! `SINGULAB_FUZZ_LOG=FILE` (every case and its outcome, one tab-separated line each).
+//! A long run:
+//!
+//! ```text
+//! SINGULAB_FUZZ_CASES=100000 cargo test --release --no-default-features --test fuzz -- --nocapture
+//! ```
+
+mod case;
+mod lexer;
+mod mutations;
+mod outcome;
+mod report;
+mod structure;
+// The unit tests' generator, shared by file rather than exported by the library.
+#[expect(
+    dead_code,
+    reason = "the fuzzer draws numbers only, not matrices or vectors"
+)]
+#[path = "../../src/linalg/test_rng.rs"]
+mod test_rng;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use case::{Case, generate};
+use outcome::{Outcome, run_case};
+use report::Record;
+
+/// Cases of a default run: about 40 s of the debug-profile build on the 2-core CI machine.
+const DEFAULT_CASES: u64 = 1000;
+const DEFAULT_SEED: u64 = 0x5EED_0019;
+const THREADS: usize = 2;
+
+/// The run's settings, from the environment.
+struct Config {
+    cases: u64,
+    seed: u64,
+    replay: Option<u64>,
+    timeout: Duration,
+    log: Option<PathBuf>,
+}
+
+fn env_number(name: &str) -> Option<u64> {
+    let text = std::env::var(name).ok()?;
+    let number = text
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{name}={text:?} is not a whole number"));
+    Some(number)
+}
+
+impl Config {
+    fn from_env() -> Self {
+        Self {
+            cases: env_number("SINGULAB_FUZZ_CASES").unwrap_or(DEFAULT_CASES),
+            seed: env_number("SINGULAB_FUZZ_SEED").unwrap_or(DEFAULT_SEED),
+            replay: env_number("SINGULAB_FUZZ_CASE"),
+            timeout: Duration::from_secs(env_number("SINGULAB_FUZZ_TIMEOUT").unwrap_or(20)),
+            log: std::env::var_os("SINGULAB_FUZZ_LOG").map(PathBuf::from),
+        }
+    }
+
+    /// The environment that replays case `index` of this stream.
+    fn replay_command(&self, index: u64) -> String {
+        let seed = if self.seed == DEFAULT_SEED {
+            String::new()
+        } else {
+            format!("SINGULAB_FUZZ_SEED={} ", self.seed)
+        };
+        format!(
+            "{seed}SINGULAB_FUZZ_CASE={index} cargo test --no-default-features --test fuzz -- --nocapture"
+        )
+    }
+}
+
+/// The shipped scenes (file name, text), in name order.
+fn shipped_scenes() -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let mut scenes: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .expect("the scenes directory")
+        .map(|entry| entry.expect("a scenes entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "ron"))
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&path).expect("a shipped scene"))
+        })
+        .collect();
+    scenes.sort();
+    assert!(!scenes.is_empty(), "no scenes in {}", dir.display());
+    scenes
+}
+
+/// A directory of its own for case `index`.
+fn case_dir(index: u64) -> PathBuf {
+    std::env::temp_dir().join(format!("singulab-fuzz-{}-{index}", std::process::id()))
+}
+
+fn run_one(case: &Case, config: &Config) -> Outcome {
+    run_case(case, &case_dir(case.index), config.timeout)
+}
+
+/// Runs cases `0..config.cases` on [`THREADS`] threads.
+fn run_stream(config: &Config, scenes: &[(String, Vec<u8>)]) -> Vec<Record> {
+    let next = AtomicU64::new(0);
+    let records = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..THREADS {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= config.cases {
+                        break;
+                    }
+                    let case = generate(config.seed, index, scenes);
+                    let outcome = run_one(&case, config);
+                    let record = Record::new(&case, outcome);
+                    let mut records = records.lock().unwrap();
+                    records.push(record);
+                    report::progress(records.len() as u64, config.cases, &records);
+                }
+            });
+        }
+    });
+    let mut records = records.into_inner().unwrap();
+    records.sort_by_key(|r| r.index);
+    records
+}
+
+fn replay(index: u64, config: &Config, scenes: &[(String, Vec<u8>)]) {
+    let case = generate(config.seed, index, scenes);
+    println!("case {index}: {}", case.describe());
+    println!("--- case.ron ({} bytes) ---", case.text.len());
+    println!("{}", String::from_utf8_lossy(&case.text));
+    println!("--- end of case.ron ---");
+    let outcome = run_one(&case, config);
+    println!(
+        "outcome: {} ({:.2} s)\nstderr:\n{}",
+        outcome.class, outcome.seconds, outcome.stderr
+    );
+    assert!(outcome.passed, "case {index} fails: {}", outcome.class);
+}
+
+#[test]
+fn mutated_scenes_fail_cleanly() {
+    let config = Config::from_env();
+    let scenes = shipped_scenes();
+    if let Some(index) = config.replay {
+        replay(index, &config, &scenes);
+        return;
+    }
+    let started = Instant::now();
+    let records = run_stream(&config, &scenes);
+    let failures = report::print(&records, started.elapsed(), |index| {
+        config.replay_command(index)
+    });
+    if let Some(log) = &config.log {
+        report::write_log(log, &records).expect("the fuzz log");
+    }
+    assert_eq!(failures, 0, "{failures} fuzz cases failed (see above)");
+}
+
+/// The harness's own check: every shipped scene, unmutated, passes the rules (so a failure
+/// above is the mutation's doing, not the harness's).
+#[test]
+fn shipped_scenes_pass_the_rules() {
+    let config = Config::from_env();
+    for (index, (name, text)) in shipped_scenes().into_iter().enumerate() {
+        let case = Case {
+            index: u64::MAX - index as u64,
+            scene: name.clone(),
+            text,
+            mutations: Vec::new(),
+            extra_args: Vec::new(),
+        };
+        let outcome = run_one(&case, &config);
+        assert_eq!(
+            outcome.class, "ok",
+            "{name}: {} {}",
+            outcome.line, outcome.stderr
+        );
+    }
+}
