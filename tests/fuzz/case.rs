@@ -11,6 +11,7 @@ type Mutate = fn(&mut Vec<u8>, &mut Rng) -> Option<String>;
 /// Every mutation kind: its name in reports, its weight in the draw, and the function.
 pub const KINDS: &[(&str, u32, Mutate)] = &[
     ("number-extreme", 14, m::number_extreme),
+    ("number-scale", 8, m::number_scale),
     ("number-spelling", 5, m::number_spelling),
     ("number-long", 2, m::number_long),
     ("token-delete", 6, m::token_delete),

@@ -1,8 +1,9 @@
 //! A deterministic mutation fuzzer of scene files, run through the real `singulab` binary.
 //!
 //! Each case starts from a shipped scene (`scenes/*.ron`) and applies one to three mutations
-//! drawn from its own seed: number literals replaced by extremes (0, -1, +-1e308, 1e-300,
-//! 5e-324, NaN, +-inf, 1e16, -0.0...) or by spellings RON does not read, long digit strings,
+//! drawn from its own seed: numbers scaled as by a slip of units, number literals replaced by
+//! extremes (0, -1, +-1e308, 1e-300, 5e-324, NaN, +-inf, 1e16, -0.0...) or by spellings RON
+//! does not read, long digit strings,
 //! tokens deleted or doubled, names swapped, emptied, 10 kB long or holding line breaks,
 //! terminal escapes and control characters, identifiers swapped, entries of the bodies,
 //! joints, loads and velocities (or any list or tuple element, or any field) removed or

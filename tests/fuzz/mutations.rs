@@ -102,6 +102,33 @@ pub fn number_extreme(text: &mut Vec<u8>, rng: &mut Rng) -> Option<String> {
     replace_token(text, rng, Kind::Number, EXTREME_NUMBERS)
 }
 
+/// A number scaled as a unit slip would (millimetres for metres, grams for kilograms) or by
+/// a larger factor, or its sign flipped: values that load and reach the solver. The step
+/// `dt` is left alone: a thousand times more honest steps is a slow run, not a fault.
+pub fn number_scale(text: &mut Vec<u8>, rng: &mut Rng) -> Option<String> {
+    let all = tokens(text);
+    let numbers: Vec<Token> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| t.kind == Kind::Number && !(*i >= 2 && all[i - 2].text(text) == b"dt"))
+        .map(|(_, t)| *t)
+        .collect();
+    if numbers.is_empty() {
+        return None;
+    }
+    let token = *pick(rng, &numbers);
+    let value: f64 = String::from_utf8_lossy(token.text(text)).parse().ok()?;
+    let factor = *pick(rng, &[1e-9, 1e-6, 1e-3, -1.0, 10.0, 1e3, 1e6, 1e9]);
+    let scaled = format!("{:e}", value * factor);
+    let detail = format!(
+        "line {}: {} -> {scaled}",
+        line_of(text, token.start),
+        show(token.text(text))
+    );
+    splice(text, token.start..token.end, scaled.as_bytes());
+    Some(detail)
+}
+
 /// Spellings of numbers from other languages, typos and RON's integer forms.
 const ODD_SPELLINGS: &[&str] = &[
     "nan",
