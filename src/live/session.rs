@@ -338,12 +338,7 @@ impl LiveSession {
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
         match &mut self.push {
             Some(push) => {
-                settings.validate().map_err(SolverError::InvalidSettings)?;
-                let during = Settings {
-                    rank_tolerance: settings.detection_tolerance,
-                    ..settings.clone()
-                };
-                self.sim.set_settings(during)?;
+                self.sim.set_push_settings(&settings)?;
                 push.usual = settings;
                 Ok(())
             }
@@ -611,11 +606,7 @@ impl LiveSession {
         let usual = self.settings().clone();
         let t0 = self.sim.time();
         if self.push.is_none() {
-            let during = Settings {
-                rank_tolerance: usual.detection_tolerance,
-                ..usual.clone()
-            };
-            self.sim.set_settings(during)?;
+            self.sim.set_push_settings(&usual)?;
             if let Some(event) = self.current_event().cloned() {
                 self.sim.set_event_state(&event)?;
             }
