@@ -308,8 +308,9 @@ impl Mechanism {
     /// The size of the numbers the constraint residuals are computed from at `x`: per joint,
     /// its bodies' positions, its points' offsets (times one plus the bar's angle, whose
     /// round-off moves the point by `|angle| |offset| eps`) and its ground point; for a
-    /// distance row, the square of the largest of position, anchor and length (the row is in
-    /// m^2). Round-off in `c(x)` is a few `f64::EPSILON` times this, so Newton cannot bring a
+    /// distance row (in m^2, `|r - anchor|^2 - length^2`), the largest of position, anchor and
+    /// length times the length (the difference `r - anchor` carries the round-off of the
+    /// larger, and is squared at about the length). Round-off in `c(x)` is a few `f64::EPSILON` times this, so Newton cannot bring a
     /// residual much below it (`Settings::validate` bounds the tolerances by it). 0 without
     /// joints.
     pub fn residual_scale(&self, x: &DVector<f64>) -> f64 {
@@ -361,7 +362,7 @@ impl Mechanism {
                 let reach = (0..b.dim())
                     .map(|k| x[b.offset + k].abs().max(anchor[k].abs()))
                     .fold(length.abs(), f64::max);
-                reach * reach
+                reach * length.abs()
             }
         }
     }

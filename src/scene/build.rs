@@ -9,8 +9,8 @@ use nalgebra::{DVector, Vector2};
 mod limits;
 
 use limits::{
-    ANGLE, ANGULAR_SPEED, FORCE, GRAVITY, LENGTH, MASS, SPEED, TIME, TORQUE, check_bounded,
-    check_positive, check_reach,
+    ANGLE, ANGULAR_SPEED, FORCE, FRACTION, GRAVITY, LENGTH, MASS, SPEED, TIME, TORQUE,
+    check_bounded, check_positive, check_reach,
 };
 
 use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile};
@@ -107,7 +107,7 @@ fn local_point(kind: &BodyKind, spec: PointSpec) -> Result<LocalPoint, String> {
                 PointSpec::End => Vector2::new(half, 0.0),
                 PointSpec::Center => Vector2::zeros(),
                 PointSpec::Fraction(f) => {
-                    check_bounded(&[f], "a fraction along the bar", LENGTH)?;
+                    check_bounded(&[f], "a fraction along the bar", FRACTION)?;
                     Vector2::new((f - 0.5) * length, 0.0)
                 }
                 PointSpec::Along(d) => {

@@ -313,7 +313,7 @@ impl Settings {
     /// The absolute tolerances against the round-off of residuals computed from numbers of
     /// size `scale`.
     fn validate_absolute(&self, scale: f64) -> Result<(), SettingsError> {
-        let floor = NEWTON_TOLERANCE_ROUND_OFF * f64::EPSILON * scale;
+        let floor = three_digits(NEWTON_TOLERANCE_ROUND_OFF * f64::EPSILON * scale, f64::ceil);
         let why =
             "the round-off of this scene's constraints, from its largest coordinate or length";
         for (field, value) in [
@@ -329,7 +329,7 @@ impl Settings {
                 });
             }
         }
-        let ceiling = NEWTON_TOLERANCE_MAX * scale;
+        let ceiling = three_digits(NEWTON_TOLERANCE_MAX * scale, f64::floor);
         if scale > 0.0 && self.newton_tolerance > ceiling {
             return Err(SettingsError::AboveMaximum {
                 field: "newton_tolerance",
@@ -340,6 +340,16 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// `value` to three significant digits, rounded by `round` (up for a floor, down for a
+/// ceiling), so that the bound a message shows is one that passes.
+fn three_digits(value: f64, round: fn(f64) -> f64) -> f64 {
+    if !(value.is_finite() && value > 0.0) {
+        return value;
+    }
+    let unit = 10f64.powi(value.log10().floor() as i32 - 2);
+    round(value / unit) * unit
 }
 
 #[cfg(test)]
@@ -459,7 +469,7 @@ mod tests {
     /// `newton_tolerance` 1e-16 failed in the first step. The floor scales with the scene.
     #[test]
     fn the_newton_tolerance_floor_follows_the_scene_scale() {
-        let floor = NEWTON_TOLERANCE_ROUND_OFF * f64::EPSILON * SCALE;
+        let floor = three_digits(NEWTON_TOLERANCE_ROUND_OFF * f64::EPSILON * SCALE, f64::ceil);
         let at = |newton_tolerance: f64, scale: f64| {
             Settings {
                 newton_tolerance,

@@ -50,6 +50,11 @@ pub const LENGTH: Bound = Bound {
     max: 1e6,
     unit: "m",
 };
+/// A fraction of a bar's length along it (the point must also be within [`POINT_REACH`]).
+pub const FRACTION: Bound = Bound {
+    max: POINT_REACH,
+    unit: "bar lengths",
+};
 pub const ANGLE: Bound = Bound {
     max: 1e6,
     unit: "rad",
@@ -263,11 +268,11 @@ pub fn check_mass_span(report: &Reporter, mechanism: &Mechanism) -> Result<(), S
     else {
         return Ok(());
     };
-    let rotation = body.is_bar() && index == body.offset + 2;
-    let (field, what) = if rotation {
-        ("length", "moment of inertia (m l^2 / 12)")
+    // A light body is at fault by its mass, a heavy short bar by its length.
+    let (field, what, value) = if body.mass < MASS_SPAN * largest {
+        ("mass", "mass", body.mass)
     } else {
-        ("mass", "mass")
+        ("length", "moment of inertia (m l^2 / 12)", smallest)
     };
     Err(report.body(
         &body.name,
@@ -275,7 +280,7 @@ pub fn check_mass_span(report: &Reporter, mechanism: &Mechanism) -> Result<(), S
         format!(
             "its {what} {} is below {} of the largest mass-matrix entry ({}): a direction of \
              motion with almost no mass makes the projected mass matrix singular",
-            number_text(smallest),
+            number_text(value),
             number_text(MASS_SPAN),
             number_text(largest)
         ),
