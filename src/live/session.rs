@@ -463,7 +463,7 @@ impl LiveSession {
             }
             Err(error) => {
                 out.failed = true;
-                self.pause = Some(PauseReason::Failed(error.to_string()));
+                self.fail(&error);
             }
         }
     }
@@ -477,7 +477,7 @@ impl LiveSession {
         }
         // Place the state exactly at the located minimum, as `run --events` reports it.
         if let Err(error) = self.sim.set_event_state(&event) {
-            self.pause = Some(PauseReason::Failed(error.to_string()));
+            self.fail(&error);
             return;
         }
         self.branches = branches(&self.scene.mechanism, &event);
@@ -647,6 +647,16 @@ impl LiveSession {
         Ok(())
     }
 
+    /// Pauses with `error`'s message, located in the scene file where something in it is at
+    /// fault (a joint, a body, a setting).
+    fn fail(&mut self, error: &SolverError) {
+        let message = self
+            .scene
+            .locate_failure(error)
+            .map_or_else(|| error.to_string(), |located| located.to_string());
+        self.pause = Some(PauseReason::Failed(message));
+    }
+
     fn end_push_if_due(&mut self) {
         let due = self
             .push
@@ -655,7 +665,7 @@ impl LiveSession {
         if due && let Some(push) = self.push.take() {
             self.sim.clear_extra_loads();
             if let Err(error) = self.sim.set_settings(push.usual) {
-                self.pause = Some(PauseReason::Failed(error.to_string()));
+                self.fail(&error);
             }
         }
     }
