@@ -338,12 +338,7 @@ impl LiveSession {
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
         match &mut self.push {
             Some(push) => {
-                settings.validate().map_err(SolverError::InvalidSettings)?;
-                let during = Settings {
-                    rank_tolerance: settings.detection_tolerance,
-                    ..settings.clone()
-                };
-                self.sim.set_settings(during)?;
+                self.sim.set_push_settings(&settings)?;
                 push.usual = settings;
                 Ok(())
             }
@@ -468,7 +463,7 @@ impl LiveSession {
             }
             Err(error) => {
                 out.failed = true;
-                self.pause = Some(PauseReason::Failed(error.to_string()));
+                self.fail(&error);
             }
         }
     }
@@ -482,7 +477,7 @@ impl LiveSession {
         }
         // Place the state exactly at the located minimum, as `run --events` reports it.
         if let Err(error) = self.sim.set_event_state(&event) {
-            self.pause = Some(PauseReason::Failed(error.to_string()));
+            self.fail(&error);
             return;
         }
         self.branches = branches(&self.scene.mechanism, &event);
@@ -611,11 +606,7 @@ impl LiveSession {
         let usual = self.settings().clone();
         let t0 = self.sim.time();
         if self.push.is_none() {
-            let during = Settings {
-                rank_tolerance: usual.detection_tolerance,
-                ..usual.clone()
-            };
-            self.sim.set_settings(during)?;
+            self.sim.set_push_settings(&usual)?;
             if let Some(event) = self.current_event().cloned() {
                 self.sim.set_event_state(&event)?;
             }
@@ -656,6 +647,16 @@ impl LiveSession {
         Ok(())
     }
 
+    /// Pauses with `error`'s message, located in the scene file where something in it is at
+    /// fault (a joint, a body, a setting).
+    fn fail(&mut self, error: &SolverError) {
+        let message = self
+            .scene
+            .locate_failure(error)
+            .map_or_else(|| error.to_string(), |located| located.to_string());
+        self.pause = Some(PauseReason::Failed(message));
+    }
+
     fn end_push_if_due(&mut self) {
         let due = self
             .push
@@ -664,7 +665,7 @@ impl LiveSession {
         if due && let Some(push) = self.push.take() {
             self.sim.clear_extra_loads();
             if let Err(error) = self.sim.set_settings(push.usual) {
-                self.pause = Some(PauseReason::Failed(error.to_string()));
+                self.fail(&error);
             }
         }
     }

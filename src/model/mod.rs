@@ -113,6 +113,20 @@ impl Mechanism {
         self.bodies.iter().position(|b| b.name == name)
     }
 
+    /// The body owning coordinate `index`.
+    pub fn body_of_coordinate(&self, index: usize) -> Option<&Body> {
+        self.bodies
+            .iter()
+            .find(|b| (b.offset..b.offset + b.dim()).contains(&index))
+    }
+
+    /// The name of the first body with a NaN or infinite entry in `v` (a vector over the
+    /// coordinates), if any.
+    pub fn non_finite_body(&self, v: &DVector<f64>) -> Option<String> {
+        let index = v.iter().position(|value| !value.is_finite())?;
+        self.body_of_coordinate(index).map(|b| b.name.clone())
+    }
+
     /// Whether the scene lives in 3D (point masses with three coordinates).
     pub fn is_spatial(&self) -> bool {
         self.bodies
@@ -287,6 +301,68 @@ impl Mechanism {
                         f[body.offset + 2] += torque;
                     }
                 }
+            }
+        }
+    }
+
+    /// The size of the numbers the constraint residuals are computed from at `x`: per joint,
+    /// its bodies' positions, its points' offsets (times one plus the bar's angle, whose
+    /// round-off moves the point by `|angle| |offset| eps`) and its ground point; for a
+    /// distance row (in m^2, `|r - anchor|^2 - length^2`), the largest of position, anchor and
+    /// length times the length (the difference `r - anchor` carries the round-off of the
+    /// larger, and is squared at about the length). Round-off in `c(x)` is a few `f64::EPSILON` times this, so Newton cannot bring a
+    /// residual much below it (`Settings::validate` bounds the tolerances by it). 0 without
+    /// joints.
+    pub fn residual_scale(&self, x: &DVector<f64>) -> f64 {
+        self.joints
+            .iter()
+            .map(|joint| self.joint_residual_scale(joint, x))
+            .fold(0.0, f64::max)
+    }
+
+    /// The joint whose residual is computed from the largest numbers at `x` (see
+    /// [`residual_scale`](Self::residual_scale)).
+    pub fn largest_residual_joint(&self, x: &DVector<f64>) -> Option<usize> {
+        let scales = self.joints.iter().map(|j| self.joint_residual_scale(j, x));
+        scales
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(index, _)| index)
+    }
+
+    fn joint_residual_scale(&self, joint: &Joint, x: &DVector<f64>) -> f64 {
+        let point_scale = |body: usize, point: &LocalPoint| {
+            let b = &self.bodies[body];
+            let position = x[b.offset].abs().max(x[b.offset + 1].abs());
+            let angle = if b.is_bar() {
+                x[b.offset + 2].abs()
+            } else {
+                0.0
+            };
+            position.max(point.amax() * (1.0 + angle))
+        };
+        match &joint.kind {
+            JointKind::Revolute {
+                a,
+                point_a,
+                b,
+                point_b,
+            } => point_scale(*a, point_a).max(point_scale(*b, point_b)),
+            JointKind::Pin {
+                body,
+                point,
+                ground,
+            } => point_scale(*body, point).max(ground.amax()),
+            JointKind::Distance {
+                body,
+                anchor,
+                length,
+            } => {
+                let b = &self.bodies[*body];
+                let reach = (0..b.dim())
+                    .map(|k| x[b.offset + k].abs().max(anchor[k].abs()))
+                    .fold(length.abs(), f64::max);
+                reach * length.abs()
             }
         }
     }

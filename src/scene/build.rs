@@ -6,14 +6,20 @@ use std::sync::Arc;
 
 use nalgebra::{DVector, Vector2};
 
+mod limits;
+
+use limits::{
+    ANGLE, ANGULAR_SPEED, FORCE, FRACTION, GRAVITY, LENGTH, MASS, SPEED, TIME, TORQUE,
+    check_bounded, check_positive, check_reach,
+};
+
 use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile};
 use super::{Scene, SceneError, locate};
 use crate::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, LocalPoint, Mechanism};
-use crate::number_text::number_text;
 use crate::solver::{AssemblyReport, SolverError, assemble_positions, complete_velocities};
 
 /// Where an error points: a named entry (and a field in it), an item of a list, or a section.
-enum Site<'a> {
+pub(super) enum Site<'a> {
     /// Section, entry name, occurrence of that name in the section, field.
     Named(&'a str, &'a str, usize, Option<&'a str>),
     ListItem(&'a str, usize, Option<&'a str>),
@@ -37,13 +43,13 @@ fn name_problem(name: &str) -> Option<&'static str> {
 }
 
 /// Builds errors located in one source.
-struct Reporter<'a> {
-    file: &'a str,
-    source: &'a str,
+pub(super) struct Reporter<'a> {
+    pub file: &'a str,
+    pub source: &'a str,
 }
 
 impl Reporter<'_> {
-    fn error(&self, site: Site, entity: Option<String>, message: String) -> SceneError {
+    pub fn error(&self, site: Site, entity: Option<String>, message: String) -> SceneError {
         let offset = match site {
             Site::Named(section, name, occurrence, field) => {
                 locate::locate_entry(self.source, section, name, occurrence, field)
@@ -66,7 +72,7 @@ impl Reporter<'_> {
         }
     }
 
-    fn body(&self, name: &str, field: &str, message: String) -> SceneError {
+    pub fn body(&self, name: &str, field: &str, message: String) -> SceneError {
         self.error(
             Site::Named("bodies", name, 0, Some(field)),
             Some(format!("body \"{name}\"")),
@@ -74,7 +80,7 @@ impl Reporter<'_> {
         )
     }
 
-    fn joint(&self, name: &str, field: Option<&str>, message: String) -> SceneError {
+    pub fn joint(&self, name: &str, field: Option<&str>, message: String) -> SceneError {
         self.error(
             Site::Named("joints", name, 0, field),
             Some(format!("joint \"{name}\"")),
@@ -91,46 +97,30 @@ impl Reporter<'_> {
     }
 }
 
-fn check_positive(value: f64, what: &str) -> Result<(), String> {
-    if value.is_finite() && value > 0.0 {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} must be a positive finite number, got {}",
-            number_text(value)
-        ))
-    }
-}
-
-fn check_finite(values: &[f64], what: &str) -> Result<(), String> {
-    match values.iter().find(|v| !v.is_finite()) {
-        Some(&v) => Err(format!("{what} must be finite, got {}", number_text(v))),
-        None => Ok(()),
-    }
-}
-
 /// Local point on a body of the given kind.
 fn local_point(kind: &BodyKind, spec: PointSpec) -> Result<LocalPoint, String> {
     match kind {
         BodyKind::Bar { length } => {
             let half = 0.5 * length;
-            Ok(match spec {
+            let point = match spec {
                 PointSpec::Start => Vector2::new(-half, 0.0),
                 PointSpec::End => Vector2::new(half, 0.0),
                 PointSpec::Center => Vector2::zeros(),
                 PointSpec::Fraction(f) => {
-                    check_finite(&[f], "a fraction along the bar")?;
+                    check_bounded(&[f], "a fraction along the bar", FRACTION)?;
                     Vector2::new((f - 0.5) * length, 0.0)
                 }
                 PointSpec::Along(d) => {
-                    check_finite(&[d], "a distance along the bar")?;
+                    check_bounded(&[d], "a distance along the bar", LENGTH)?;
                     Vector2::new(d - half, 0.0)
                 }
                 PointSpec::Offset(a, b) => {
-                    check_finite(&[a, b], "an offset")?;
+                    check_bounded(&[a, b], "an offset", LENGTH)?;
                     Vector2::new(a, b)
                 }
-            })
+            };
+            check_reach(point.norm(), *length)?;
+            Ok(point)
         }
         _ => match spec {
             PointSpec::Center | PointSpec::Offset(0.0, 0.0) => Ok(Vector2::zeros()),
@@ -151,11 +141,14 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     let joints = builder.joints(&bodies)?;
     let loads = builder.loads(&bodies)?;
     let mechanism = Mechanism::new(bodies.list, joints, loads, builder.gravity());
+    limits::check_length_span(&builder.report, &mechanism, &bodies.x0)?;
+    limits::check_mass_span(&builder.report, &mechanism)?;
     let stated = builder.stated_velocities(&mechanism)?;
-    builder.check_settings(&mechanism)?;
+    builder.check_settings(&mechanism, &bodies.x0)?;
     let initial = builder.initial_state(&mechanism, bodies.x0, stated)?;
     Ok(Scene {
         file: file_name.to_string(),
+        source: Arc::from(source),
         title: spec.title.clone(),
         description: spec.description.clone(),
         mechanism: Arc::new(mechanism),
@@ -213,8 +206,9 @@ impl<'a> Builder<'a> {
                 ),
             ));
         }
-        check_finite(&spec.gravity, "gravity")
+        check_bounded(&spec.gravity, "gravity", GRAVITY)
             .map_err(|m| report.error(Site::Field("gravity"), None, m))?;
+        limits::check_size(&report, spec)?;
         if spec.bodies.is_empty() {
             return Err(report.error(
                 Site::Field("bodies"),
@@ -321,9 +315,9 @@ impl<'a> Builder<'a> {
                 "bars are planar; this scene's gravity makes it spatial".into(),
             ));
         }
-        check_positive(mass, "mass").map_err(|m| report.body(name, "mass", m))?;
-        check_positive(length, "length").map_err(|m| report.body(name, "length", m))?;
-        check_finite(&[angle], "angle").map_err(|m| report.body(name, "angle", m))?;
+        check_positive(mass, "mass", MASS).map_err(|m| report.body(name, "mass", m))?;
+        check_positive(length, "length", LENGTH).map_err(|m| report.body(name, "length", m))?;
+        check_bounded(&[angle], "angle", ANGLE).map_err(|m| report.body(name, "angle", m))?;
         let axis = Vector2::new(angle.cos(), angle.sin());
         let centre = match (start, center) {
             (Some((x, y)), None) => Vector2::new(x, y) + axis * (0.5 * length),
@@ -337,7 +331,8 @@ impl<'a> Builder<'a> {
             }
         };
         let field = if start.is_some() { "start" } else { "center" };
-        check_finite(&[centre.x, centre.y], "position").map_err(|m| report.body(name, field, m))?;
+        check_bounded(&[centre.x, centre.y], "position", LENGTH)
+            .map_err(|m| report.body(name, field, m))?;
         let bar = Body {
             name: name.to_string(),
             kind: BodyKind::Bar { length },
@@ -350,7 +345,7 @@ impl<'a> Builder<'a> {
     /// A point mass at `position` (as many components as the scene has dimensions).
     fn point_mass(&self, name: &str, mass: f64, position: &[f64]) -> Result<Body, SceneError> {
         let report = &self.report;
-        check_positive(mass, "mass").map_err(|m| report.body(name, "mass", m))?;
+        check_positive(mass, "mass", MASS).map_err(|m| report.body(name, "mass", m))?;
         if position.len() != self.dimension {
             return Err(report.body(
                 name,
@@ -362,7 +357,8 @@ impl<'a> Builder<'a> {
                 ),
             ));
         }
-        check_finite(position, "position").map_err(|m| report.body(name, "position", m))?;
+        check_bounded(position, "position", LENGTH)
+            .map_err(|m| report.body(name, "position", m))?;
         Ok(Body {
             name: name.to_string(),
             kind: if self.dimension == 2 {
@@ -463,7 +459,7 @@ impl<'a> Builder<'a> {
             } => {
                 let i = self.joint_body(bodies, name, "body", body)?;
                 self.check_planar(bodies, name, "body", i)?;
-                check_finite(&[ground.0, ground.1], "ground point")
+                check_bounded(&[ground.0, ground.1], "ground point", LENGTH)
                     .map_err(|m| report.joint(name, Some("ground"), m))?;
                 JointKind::Pin {
                     body: i,
@@ -509,8 +505,10 @@ impl<'a> Builder<'a> {
                 ),
             ));
         }
-        check_finite(anchor, "anchor").map_err(|m| report.joint(name, Some("anchor"), m))?;
-        check_positive(length, "length").map_err(|m| report.joint(name, Some("length"), m))?;
+        check_bounded(anchor, "anchor", LENGTH)
+            .map_err(|m| report.joint(name, Some("anchor"), m))?;
+        check_positive(length, "length", LENGTH)
+            .map_err(|m| report.joint(name, Some("length"), m))?;
         let mut point = [0.0; 3];
         point[..anchor.len()].copy_from_slice(anchor);
         Ok(JointKind::Distance {
@@ -567,9 +565,17 @@ impl<'a> Builder<'a> {
         match (start, duration) {
             (None, None) => Ok(None),
             (Some(start), Some(duration)) => {
-                check_finite(&[start], "start").map_err(|m| report.load(name, "start", m))?;
-                check_positive(duration, "duration")
+                check_bounded(&[start], "start", TIME)
+                    .map_err(|m| report.load(name, "start", m))?;
+                check_positive(duration, "duration", TIME)
                     .map_err(|m| report.load(name, "duration", m))?;
+                if start + duration <= start {
+                    return Err(report.load(
+                        name,
+                        "duration",
+                        "the pulse is shorter than the rounding of its start time".into(),
+                    ));
+                }
                 Ok(Some((start, start + duration)))
             }
             _ => Err(report.load(
@@ -592,7 +598,8 @@ impl<'a> Builder<'a> {
                         "a torque needs a bar; point masses do not rotate".into(),
                     ));
                 }
-                check_finite(&[*torque], "torque").map_err(|m| report.load(name, "torque", m))?;
+                check_bounded(&[*torque], "torque", TORQUE)
+                    .map_err(|m| report.load(name, "torque", m))?;
                 Ok(LoadKind::Torque(*torque))
             }
             LoadSpec::Force { force, .. } => {
@@ -607,7 +614,7 @@ impl<'a> Builder<'a> {
                         ),
                     ));
                 }
-                check_finite(force, "force").map_err(|m| report.load(name, "force", m))?;
+                check_bounded(force, "force", FORCE).map_err(|m| report.load(name, "force", m))?;
                 let mut f = [0.0; 3];
                 f[..force.len()].copy_from_slice(force);
                 Ok(LoadKind::Force(f))
@@ -654,7 +661,12 @@ impl<'a> Builder<'a> {
                         format!("body \"{}\" has no component `{field}`", velocity.body),
                     ));
                 };
-                check_finite(&[value], field).map_err(|m| at(Some(field), m))?;
+                let bound = if field == "omega" {
+                    ANGULAR_SPEED
+                } else {
+                    SPEED
+                };
+                check_bounded(&[value], field, bound).map_err(|m| at(Some(field), m))?;
                 let index = body.offset + slot;
                 if stated.mask[index] {
                     return Err(at(
@@ -675,19 +687,18 @@ impl<'a> Builder<'a> {
     }
 
     /// The `solver`, `run` and `view` sections.
-    fn check_settings(&self, mechanism: &Mechanism) -> Result<(), SceneError> {
+    fn check_settings(&self, mechanism: &Mechanism, x0: &[f64]) -> Result<(), SceneError> {
         let (spec, report) = (self.spec, &self.report);
-        spec.solver.validate().map_err(|e| {
-            report.error(Site::SectionField("solver", e.field()), None, e.to_string())
-        })?;
-        check_positive(spec.run.t_end, "t_end")
+        limits::check_solver_settings(report, spec, mechanism, x0)?;
+        check_positive(spec.run.t_end, "t_end", TIME)
             .map_err(|m| report.error(Site::SectionField("run", "t_end"), None, m))?;
         if let Some((x, y)) = spec.view.center {
-            check_finite(&[x, y], "center")
+            check_bounded(&[x, y], "center", LENGTH)
                 .map_err(|m| report.error(Site::SectionField("view", "center"), None, m))?;
         }
         if let Some(width) = spec.view.width {
-            check_positive(width, "width")
+            check_positive(width, "width", LENGTH)
+                .and_then(|()| limits::check_view_width(width))
                 .map_err(|m| report.error(Site::SectionField("view", "width"), None, m))?;
         }
         if let Some(trace) = &spec.view.trace

@@ -208,21 +208,25 @@ pub fn locate_top_field(source: &str, field: &str) -> Option<usize> {
 /// Offset of `field` inside the top-level struct `section` (`solver: (dt: ...)`), else of
 /// the section itself, if any.
 pub fn locate_section_field(source: &str, section: &str, field: &str) -> Option<usize> {
+    find_section_field(source, section, field).or_else(|| {
+        let mask = code_mask(source);
+        let depth = depths(source, &mask);
+        field_offsets(source, &mask, section).find(|&i| depth[i] == 1)
+    })
+}
+
+/// Offset of `field` inside the top-level struct `section`, if it is written there.
+pub fn find_section_field(source: &str, section: &str, field: &str) -> Option<usize> {
     let mask = code_mask(source);
     let depth = depths(source, &mask);
     let start = field_offsets(source, &mask, section).find(|&i| depth[i] == 1)?;
     let bytes = source.as_bytes();
-    let Some(open) = (start..bytes.len()).find(|&i| mask[i] && bytes[i] == b'(') else {
-        return Some(start);
-    };
+    let open = (start..bytes.len()).find(|&i| mask[i] && bytes[i] == b'(')?;
     let close = (open..bytes.len())
         .find(|&i| mask[i] && bytes[i] == b')' && depth[i] == depth[open] + 1)
         .unwrap_or(source.len());
-    Some(
-        field_offsets(source, &mask, field)
-            .find(|&i| i > open && i < close && depth[i] == depth[open] + 1)
-            .unwrap_or(start),
-    )
+    field_offsets(source, &mask, field)
+        .find(|&i| i > open && i < close && depth[i] == depth[open] + 1)
 }
 
 /// Extent of the list held by the top-level field `section`.

@@ -17,7 +17,10 @@ pub use error::SceneError;
 pub use format::ViewSpec;
 
 use crate::model::Mechanism;
-use crate::solver::{AssemblyReport, Settings, Simulation, SolverError};
+use crate::solver::{
+    AssemblyReport, NEWTON_TOLERANCE_ROUND_OFF, Settings, Simulation, SolverError,
+};
+use build::{Reporter, Site};
 
 /// The scenes shipped in `scenes/` (file stems), simplest first (pendulums, then the four-bar
 /// family).
@@ -38,6 +41,8 @@ pub const SHIPPED_SCENES: [&str; 9] = [
 pub struct Scene {
     /// The file name as given (used in messages).
     pub file: String,
+    /// The file's text, to locate failures found after loading ([`Scene::locate_failure`]).
+    pub source: Arc<str>,
     pub title: String,
     pub description: String,
     pub mechanism: Arc<Mechanism>,
@@ -100,6 +105,47 @@ impl Scene {
                 self.coordinate_name(report.coordinate)
             )
         })
+    }
+
+    /// The located form of a solver failure in this scene, `file:line:column: entity:
+    /// message`, if something in the file is at fault: it points at the joint Newton failed at, the body whose numbers stopped being
+    /// numbers or that carries no mass, or the setting at fault (`solver`'s field, when the
+    /// file writes it).
+    pub fn locate_failure(&self, error: &SolverError) -> Option<SceneError> {
+        let report = Reporter {
+            file: &self.file,
+            source: &self.source,
+        };
+        let message = error.to_string();
+        let setting = |field: &str| {
+            locate::find_section_field(&self.source, "solver", field)
+                .map(|_| report.error(Site::SectionField("solver", field), None, message.clone()))
+        };
+        match error {
+            SolverError::NewtonDiverged {
+                joint,
+                residual,
+                round_off,
+                ..
+            } => {
+                let tolerance_at_fault = *residual <= NEWTON_TOLERANCE_ROUND_OFF * round_off;
+                tolerance_at_fault
+                    .then(|| setting("newton_tolerance"))
+                    .flatten()
+                    .or_else(|| Some(report.joint(joint, None, message.clone())))
+            }
+            SolverError::NotFinite {
+                body: Some(body), ..
+            }
+            | SolverError::SingularMassBlock {
+                body: Some(body), ..
+            } => Some(report.body(body, "name", message.clone())),
+            SolverError::StepTooSmall { .. } => {
+                setting("dopri_min_step").or_else(|| setting("dopri_rtol"))
+            }
+            SolverError::InvalidSettings(e) => setting(e.field()),
+            _ => None,
+        }
     }
 
     /// A simulation of this scene with other settings.

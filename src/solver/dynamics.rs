@@ -132,10 +132,18 @@ impl Evaluator {
         let mut block = self.mass_block.view_mut((0, 0), (dof, dof));
         let mut qdd = self.rhs.rows_mut(0, dof);
         cholesky_solve_in_place(&mut block, &mut qdd).map_err(|e| {
+            if let Some(body) = mechanism.non_finite_body(&self.rhs_full) {
+                return SolverError::NotFinite {
+                    t,
+                    what: "forces",
+                    body: Some(body),
+                };
+            }
             SolverError::SingularMassBlock {
                 t,
                 pivot: e.pivot,
                 value: e.value,
+                body: most_moved_body(mechanism, &tangent, e.pivot),
             }
         })?;
         xdd.gemv(1.0, &tangent, &self.rhs.rows(0, dof), 1.0);
@@ -186,6 +194,18 @@ fn project_onto_tangent(
         }
         rhs[i] = s;
     }
+}
+
+/// The body with the largest entry in column `column` of `tangent` (the direction of motion a
+/// failed pivot belongs to).
+fn most_moved_body(
+    mechanism: &Mechanism,
+    tangent: &DMatrixView<f64>,
+    column: usize,
+) -> Option<String> {
+    let direction = tangent.column(column.min(tangent.ncols().checked_sub(1)?));
+    let index = direction.iamax();
+    mechanism.body_of_coordinate(index).map(|b| b.name.clone())
 }
 
 #[cfg(test)]

@@ -1,19 +1,29 @@
 //! Typed solver failures. Each says what went wrong, when, and where in the mechanism.
 
-use super::settings::SettingsError;
+use super::settings::{NEWTON_TOLERANCE_ROUND_OFF, SettingsError};
 use crate::number_text::time_text;
 
 /// Why a step (or the set-up of a simulation) failed. The simulation state is left as it was
 /// before the failing step, so a caller can pause and show the message.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SolverError {
-    /// A coordinate, velocity or acceleration became NaN or infinite.
-    #[error("at t = {} s the {what} became NaN or infinite", time_text(*.t))]
-    NotFinite { t: f64, what: &'static str },
+    /// A coordinate, velocity or acceleration became NaN or infinite (the first body with
+    /// one named).
+    #[error(
+        "at t = {} s the {what}{} became NaN or infinite: the step outran the motion, a smaller dt usually helps",
+        time_text(*.t),
+        of_body(.body.as_deref())
+    )]
+    NotFinite {
+        t: f64,
+        what: &'static str,
+        body: Option<String>,
+    },
     /// Newton's position projection did not bring the independent residuals below tolerance.
     #[error(
-        "at t = {} s the position projection did not converge: residual {residual:.3e} (tolerance {tolerance:.0e}) after {iterations} iterations, largest at joint \"{joint}\"; a smaller dt usually helps",
-        time_text(*.t)
+        "at t = {} s the position projection did not converge: residual {residual:.3e} (tolerance {tolerance:.0e}) after {iterations} iterations, largest at joint \"{joint}\"; {}",
+        time_text(*.t),
+        newton_advice(*.residual, *.round_off)
     )]
     NewtonDiverged {
         t: f64,
@@ -21,13 +31,23 @@ pub enum SolverError {
         residual: f64,
         tolerance: f64,
         joint: String,
+        /// Round-off of the residuals at the last iterate (`f64::EPSILON` times
+        /// `Mechanism::residual_scale`).
+        round_off: f64,
     },
-    /// The projected mass matrix `T^T M T` is not positive definite (a massless direction).
+    /// The projected mass matrix `T^T M T` is not positive definite (a massless direction;
+    /// the body moving most along it named).
     #[error(
-        "at t = {} s the projected mass matrix is not positive definite (pivot {pivot} = {value:.3e}): a direction of motion carries no mass",
-        time_text(*.t)
+        "at t = {} s the projected mass matrix is not positive definite (pivot {pivot} = {value:.3e}): a direction of motion{} carries no mass",
+        time_text(*.t),
+        of_body(.body.as_deref())
     )]
-    SingularMassBlock { t: f64, pivot: usize, value: f64 },
+    SingularMassBlock {
+        t: f64,
+        pivot: usize,
+        value: f64,
+        body: Option<String>,
+    },
     /// The adaptive integrator could not meet its tolerance with a representable step.
     #[error(
         "at t = {} s the adaptive step fell to {h:.3e} s without meeting the tolerance",
@@ -93,6 +113,24 @@ pub enum SolverError {
     InvalidPush,
 }
 
+/// ` of body "NAME"`, or nothing.
+fn of_body(body: Option<&str>) -> String {
+    body.map_or_else(String::new, |b| format!(" of body \"{b}\""))
+}
+
+/// What to change when Newton did not converge: a residual within the round-off factor of the
+/// positions' round-off is the tolerance's fault (positions far from the origin, or angles
+/// wound up over a long run), anything larger the step's.
+fn newton_advice(residual: f64, round_off: f64) -> String {
+    if residual <= NEWTON_TOLERANCE_ROUND_OFF * round_off {
+        format!(
+            "that is round-off at these positions (about {round_off:.1e}): raise newton_tolerance"
+        )
+    } else {
+        "a smaller dt usually helps".to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,16 +142,17 @@ mod tests {
                 SolverError::NotFinite {
                     t: 0.25,
                     what: "state",
+                    body: Some("crank".into()),
                 },
-                "at t = 0.25 s the state became NaN or infinite",
+                "at t = 0.25 s the state of body \"crank\" became NaN or infinite: the step outran the motion, a smaller dt usually helps",
             ),
             (
                 SolverError::StepTooSmall { t: 1.5, h: 2.5e-9 },
                 "at t = 1.5 s the adaptive step fell to 2.500e-9 s without meeting the tolerance",
             ),
             (
-                SolverError::InvalidSettings(SettingsError::NoNewtonIterations),
-                "invalid solver settings: newton_max_iterations must be at least 1",
+                SolverError::InvalidSettings(SettingsError::NewtonIterations { value: 0 }),
+                "invalid solver settings: newton_max_iterations must be from 1 to 100 (Newton converges in a few iterations or not at all), got 0",
             ),
             (
                 SolverError::StateLength {

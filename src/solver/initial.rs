@@ -5,20 +5,27 @@ use nalgebra::{DMatrix, DVector};
 
 use super::error::SolverError;
 use super::projection::{NewtonLimits, Projector};
+use super::settings::NEWTON_TOLERANCE_ROUND_OFF;
 use crate::linalg::PivotedQr;
 use crate::model::Mechanism;
 
 /// Relative rank tolerance used by the assembly Newton iterations.
 const ASSEMBLY_RANK_TOLERANCE: f64 = 1e-8;
-/// Absolute tolerance on every constraint residual after assembly.
+/// Absolute tolerance on every constraint residual after assembly (raised to the round-off of
+/// scenes larger than about 45 m, as `newton_tolerance` must be).
 const ASSEMBLY_TOLERANCE: f64 = 1e-12;
 const ASSEMBLY_ITERATIONS: usize = 50;
-/// The assembly's Newton iterations: every normal above the assembly rank tolerance.
-const ASSEMBLY_NEWTON: NewtonLimits = NewtonLimits {
-    truncation: ASSEMBLY_RANK_TOLERANCE,
-    tolerance: ASSEMBLY_TOLERANCE,
-    max_iterations: ASSEMBLY_ITERATIONS,
-};
+
+/// The assembly's Newton iterations from `x`: every normal above the assembly rank tolerance,
+/// the assembly tolerance or the round-off floor of `Settings::validate` there.
+fn assembly_newton(mechanism: &Mechanism, x: &DVector<f64>) -> NewtonLimits {
+    let round_off = NEWTON_TOLERANCE_ROUND_OFF * f64::EPSILON * mechanism.residual_scale(x);
+    NewtonLimits {
+        truncation: ASSEMBLY_RANK_TOLERANCE,
+        tolerance: ASSEMBLY_TOLERANCE.max(round_off),
+        max_iterations: ASSEMBLY_ITERATIONS,
+    }
+}
 /// Largest `|A xd|_inf` accepted after completing stated velocities, relative to the largest
 /// velocity (at least 1).
 const VELOCITY_TOLERANCE: f64 = 1e-9;
@@ -64,8 +71,9 @@ pub fn assemble_positions(
     let written_joint = (m > 0).then(|| mechanism.joint_of_row(worst_row(&c)).name.clone());
     let mut projector = Projector::new(n, m);
     let mut qr = PivotedQr::new(n, m);
+    let limits = assembly_newton(mechanism, x);
     let outcome = projector
-        .project_positions(mechanism, ASSEMBLY_NEWTON, x, &mut qr)
+        .project_positions(mechanism, limits, x, &mut qr)
         .map_err(|(iterations, residual, row)| SolverError::AssemblyFailed {
             iterations,
             residual,
@@ -75,7 +83,7 @@ pub fn assemble_positions(
         })?;
     // Redundant rows left out of Newton must hold too, or the geometry is inconsistent.
     mechanism.residual(x, &mut c);
-    if m > 0 && (c.amax().is_nan() || c.amax() > 1e3 * ASSEMBLY_TOLERANCE) {
+    if m > 0 && (c.amax().is_nan() || c.amax() > 1e3 * limits.tolerance) {
         return Err(SolverError::AssemblyFailed {
             iterations: outcome.iterations,
             residual: c.amax(),
@@ -139,8 +147,8 @@ pub fn complete_velocities(
         let mut projector = Projector::new(n, m);
         let mut x_copy = x.clone();
         let mut qr = PivotedQr::new(n, m);
-        let projected =
-            projector.project_positions(mechanism, ASSEMBLY_NEWTON, &mut x_copy, &mut qr);
+        let limits = assembly_newton(mechanism, x);
+        let projected = projector.project_positions(mechanism, limits, &mut x_copy, &mut qr);
         if projected.is_ok() {
             let rank = qr.rank(ASSEMBLY_RANK_TOLERANCE);
             projector.project_velocities(&qr, rank, xd);

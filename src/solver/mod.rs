@@ -39,5 +39,10 @@ pub use error::SolverError;
 pub use events::{EventDetector, LocatedMinimum, SingularEvent, parabola_minimum};
 pub use initial::{AssemblyReport, assemble_positions, complete_velocities};
 pub use projection::ProjectionOutcome;
-pub use settings::{BasisMode, Integrator, Predictor, Settings, SettingsError};
+pub use settings::{
+    BasisMode, DETECTION_TOLERANCE_MAX, DOPRI_MIN_STEP_MIN, DOPRI_RTOL_MAX, Integrator,
+    NEWTON_MAX_ITERATIONS_MAX, NEWTON_TOLERANCE_MAX, NEWTON_TOLERANCE_ROUND_OFF,
+    NORMAL_TRUNCATION_MAX, OMEGA_STEP_LIMIT_MAX, Predictor, RANK_TOLERANCE_MAX, Settings,
+    SettingsError,
+};
 pub use simulation::{Simulation, StepReport, WorkCounters};

@@ -188,12 +188,23 @@ impl Projector {
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
         self.project_positions(mechanism, NewtonLimits::of(settings), x, qr)
-            .map_err(|(iterations, residual, row)| SolverError::NewtonDiverged {
-                t,
-                iterations,
-                residual,
-                tolerance: settings.newton_tolerance,
-                joint: mechanism.joint_of_row(row).name.clone(),
+            .map_err(|(iterations, residual, row)| {
+                // Positions that are no longer numbers are not Newton's failure.
+                if let Some(body) = mechanism.non_finite_body(x) {
+                    return SolverError::NotFinite {
+                        t,
+                        what: "positions",
+                        body: Some(body),
+                    };
+                }
+                SolverError::NewtonDiverged {
+                    t,
+                    iterations,
+                    residual,
+                    tolerance: settings.newton_tolerance,
+                    joint: mechanism.joint_of_row(row).name.clone(),
+                    round_off: f64::EPSILON * mechanism.residual_scale(x),
+                }
             })
     }
 

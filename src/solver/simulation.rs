@@ -198,7 +198,6 @@ impl Simulation {
         xd0: DVector<f64>,
         settings: Settings,
     ) -> Result<Self, SolverError> {
-        settings.validate().map_err(SolverError::InvalidSettings)?;
         let (n, m) = (mechanism.n(), mechanism.m());
         if x0.len() != n || xd0.len() != n {
             return Err(SolverError::StateLength {
@@ -207,6 +206,9 @@ impl Simulation {
                 velocities: xd0.len(),
             });
         }
+        settings
+            .validate(mechanism.residual_scale(&x0))
+            .map_err(SolverError::InvalidSettings)?;
         let mut sim = Self {
             settings,
             t: 0.0,
@@ -315,12 +317,7 @@ impl Simulation {
             &mut self.xd,
             &mut self.qr_state,
         )?;
-        if !(self.x.iter().all(|v| v.is_finite()) && self.xd.iter().all(|v| v.is_finite())) {
-            return Err(SolverError::NotFinite {
-                t: self.t,
-                what: "state",
-            });
-        }
+        non_finite_state(&self.mechanism, self.t, &self.x, &self.xd)?;
         self.rank = self.qr_state.rank(self.settings.rank_tolerance);
         Ok(outcome)
     }
@@ -365,12 +362,31 @@ impl Simulation {
 
     /// Changes settings between steps (tolerances, step size, integrator, predictor).
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
-        settings.validate().map_err(SolverError::InvalidSettings)?;
+        self.validate(&settings)?;
+        self.install_settings(settings);
+        Ok(())
+    }
+
+    /// Runs a push with `usual`'s settings raised for it ([`Settings::during_push`]); `usual`
+    /// must be valid (the raised rank tolerance is only valid during a push).
+    pub fn set_push_settings(&mut self, usual: &Settings) -> Result<(), SolverError> {
+        self.validate(usual)?;
+        self.install_settings(usual.during_push());
+        Ok(())
+    }
+
+    /// Checks `settings` against the current positions' round-off.
+    fn validate(&self, settings: &Settings) -> Result<(), SolverError> {
+        settings
+            .validate(self.mechanism.residual_scale(&self.x))
+            .map_err(SolverError::InvalidSettings)
+    }
+
+    fn install_settings(&mut self, settings: Settings) {
         if settings.dt != self.settings.dt {
             self.adaptive_h = settings.dt;
         }
         self.settings = settings;
-        Ok(())
     }
 
     pub fn time(&self) -> f64 {
@@ -817,14 +833,7 @@ impl Simulation {
             &mut self.qr_next,
         )?;
         self.counters.factorizations += outcome.iterations as u64 + 1;
-        if !(self.x_next.iter().all(|v| v.is_finite())
-            && self.xd_next.iter().all(|v| v.is_finite()))
-        {
-            return Err(SolverError::NotFinite {
-                t: self.t + h,
-                what: "state",
-            });
-        }
+        non_finite_state(&self.mechanism, self.t + h, &self.x_next, &self.xd_next)?;
         Ok(outcome)
     }
 
@@ -955,6 +964,26 @@ fn rescale_kinetic_energy(
     let wanted = kinetic + (target - total);
     if kinetic > 0.0 && wanted > 0.0 && target.is_finite() {
         *xd *= (wanted / kinetic).sqrt();
+    }
+}
+
+/// Fails if a position or velocity is NaN or infinite, naming the first body with one.
+fn non_finite_state(
+    mechanism: &Mechanism,
+    t: f64,
+    x: &DVector<f64>,
+    xd: &DVector<f64>,
+) -> Result<(), SolverError> {
+    match mechanism
+        .non_finite_body(x)
+        .or_else(|| mechanism.non_finite_body(xd))
+    {
+        Some(body) => Err(SolverError::NotFinite {
+            t,
+            what: "state",
+            body: Some(body),
+        }),
+        None => Ok(()),
     }
 }
 

@@ -287,11 +287,7 @@ fn a_torque_at_the_singularity_leaves_the_parallelogram_branch() {
     // Push: the dynamics take the detection tolerance as rank tolerance so they see both
     // motions, for as long as the pulse lasts; then the usual tolerance comes back.
     let usual = sim.settings().clone();
-    let push_settings = Settings {
-        rank_tolerance: usual.detection_tolerance,
-        ..usual.clone()
-    };
-    sim.set_settings(push_settings).unwrap();
+    sim.set_push_settings(&usual).unwrap();
     sim.set_event_state(&event).unwrap();
     assert_eq!(sim.rank(), 7, "the dynamics must see the rank drop");
     assert_eq!(sim.basis(BasisMode::Continued).dim(), 2);

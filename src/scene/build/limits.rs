@@ -1,0 +1,327 @@
+//! What the numerics can meet, checked at load so that a scene outside it gets a located error
+//! instead of a failure (or a silently wrong run) later. README.md, "Limits", lists them for
+//! authors.
+//!
+//! - **Size.** The solver is dense: a step factorises `A^T` (n x m) several times and keeps
+//!   a few dozen n x n matrices. A chain of 200 bars (n = 600) takes 178 MB and 0.5 s per
+//!   step; 300 bars (n = 900) 371 MB and 1.8 s (`singulab run` on generated chains, release
+//!   build, `/usr/bin/time -v`). Beyond [`MAX_COORDINATES`] it is the wrong tool, and a scene
+//!   is refused before anything of its size is allocated.
+//! - **Magnitudes.** Lengths, coordinates and points at most 1e6 m, masses 1e12 kg, gravity
+//!   1e6 m/s^2, loads 1e12 N or N m, speeds 1e6 m/s or rad/s, times 1e9 s: every energy,
+//!   force and acceleration of a scene within these is far from overflowing, so a non-finite
+//!   number can only come from the motion itself.
+//! - **Ratios.** A length below 1e-9 of the scene's size is below what its coordinates
+//!   resolve; a joint point more than 1e3 bar lengths from the bar's centre is a typo (or an
+//!   overflow, `Fraction(1e308)`); a mass-matrix entry below 1e-12 of the largest leaves a
+//!   direction of motion with almost no mass, which the Cholesky factor of `T^T M T` cannot
+//!   tell from none.
+//! - **Tolerances** are bounded by `Settings::validate`, the absolute ones against the
+//!   round-off of this scene's constraints (`Mechanism::residual_scale`).
+
+use nalgebra::DVector;
+
+use super::super::format::{BodySpec, JointSpec, SceneFile};
+use super::{Reporter, Site};
+use crate::model::{BodyKind, JointKind, Mechanism};
+use crate::number_text::number_text;
+use crate::scene::SceneError;
+use crate::solver::SettingsError;
+
+/// Most coordinates a scene may have (200 bars).
+pub const MAX_COORDINATES: usize = 600;
+/// Most scalar constraint equations (a redundant mechanism may have more than coordinates).
+pub const MAX_CONSTRAINT_ROWS: usize = 2 * MAX_COORDINATES;
+/// The smallest length relative to the scene's size.
+pub const LENGTH_SPAN: f64 = 1e-9;
+/// How far from a bar's centre a joint point may be, in bar lengths.
+pub const POINT_REACH: f64 = 1e3;
+/// The smallest mass-matrix diagonal entry relative to the largest.
+pub const MASS_SPAN: f64 = 1e-12;
+
+/// The largest magnitude of a kind of quantity, with its unit.
+#[derive(Clone, Copy, Debug)]
+pub struct Bound {
+    pub max: f64,
+    pub unit: &'static str,
+}
+
+pub const LENGTH: Bound = Bound {
+    max: 1e6,
+    unit: "m",
+};
+/// A fraction of a bar's length along it (the point must also be within [`POINT_REACH`]).
+pub const FRACTION: Bound = Bound {
+    max: POINT_REACH,
+    unit: "bar lengths",
+};
+pub const ANGLE: Bound = Bound {
+    max: 1e6,
+    unit: "rad",
+};
+pub const MASS: Bound = Bound {
+    max: 1e12,
+    unit: "kg",
+};
+pub const GRAVITY: Bound = Bound {
+    max: 1e6,
+    unit: "m/s^2",
+};
+pub const FORCE: Bound = Bound {
+    max: 1e12,
+    unit: "N",
+};
+pub const TORQUE: Bound = Bound {
+    max: 1e12,
+    unit: "N m",
+};
+pub const SPEED: Bound = Bound {
+    max: 1e6,
+    unit: "m/s",
+};
+pub const ANGULAR_SPEED: Bound = Bound {
+    max: 1e6,
+    unit: "rad/s",
+};
+pub const TIME: Bound = Bound {
+    max: 1e9,
+    unit: "s",
+};
+
+/// `value` is positive and at most `bound`.
+pub fn check_positive(value: f64, what: &str, bound: Bound) -> Result<(), String> {
+    if !(value.is_finite() && value > 0.0) {
+        return Err(format!(
+            "{what} must be a positive finite number, got {}",
+            number_text(value)
+        ));
+    }
+    check_bounded(&[value], what, bound)
+}
+
+/// Every value is finite and at most `bound` in magnitude.
+pub fn check_bounded(values: &[f64], what: &str, bound: Bound) -> Result<(), String> {
+    if let Some(&v) = values.iter().find(|v| !v.is_finite()) {
+        return Err(format!("{what} must be finite, got {}", number_text(v)));
+    }
+    match values.iter().find(|v| v.abs() > bound.max) {
+        Some(&v) => Err(format!(
+            "{what} must be at most {} {} in magnitude, got {}",
+            number_text(bound.max),
+            bound.unit,
+            number_text(v)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The smallest view width, m: a narrower one would scale the drawing beyond what the
+/// screen's coordinates hold.
+pub const VIEW_WIDTH_MIN: f64 = 1e-6;
+
+/// A view `width` the window can draw.
+pub fn check_view_width(width: f64) -> Result<(), String> {
+    if width >= VIEW_WIDTH_MIN {
+        Ok(())
+    } else {
+        Err(format!(
+            "width must be at least {} m, got {}",
+            number_text(VIEW_WIDTH_MIN),
+            number_text(width)
+        ))
+    }
+}
+
+/// A joint point `point_norm` from the centre of a bar of `length` is within its reach.
+pub fn check_reach(point_norm: f64, length: f64) -> Result<(), String> {
+    if point_norm <= POINT_REACH * length {
+        Ok(())
+    } else {
+        Err(format!(
+            "this point is {} m from the bar's centre, more than {} bar lengths ({} m)",
+            number_text(point_norm),
+            number_text(POINT_REACH),
+            number_text(length)
+        ))
+    }
+}
+
+/// The scene's coordinates and constraint rows, counted from the file before anything of
+/// their size is allocated: at most [`MAX_COORDINATES`] and [`MAX_CONSTRAINT_ROWS`].
+pub fn check_size(report: &Reporter, spec: &SceneFile) -> Result<(), SceneError> {
+    let n: usize = spec
+        .bodies
+        .iter()
+        .map(|body| match body {
+            BodySpec::Bar { .. } => 3,
+            BodySpec::Point { position, .. } => position.len(),
+        })
+        .sum();
+    let m: usize = spec
+        .joints
+        .iter()
+        .map(|joint| match joint {
+            JointSpec::Revolute { .. } | JointSpec::Pin { .. } => 2,
+            JointSpec::Distance { .. } => 1,
+        })
+        .sum();
+    let why = "the solver is dense: memory grows as n^2 (178 MB at 600 coordinates) and a \
+               step's time as n^3 (0.5 s at 600)";
+    if n > MAX_COORDINATES {
+        return Err(report.error(
+            Site::Field("bodies"),
+            None,
+            format!(
+                "the scene has {n} coordinates ({} bodies), more than {MAX_COORDINATES}: {why}",
+                spec.bodies.len()
+            ),
+        ));
+    }
+    if m > MAX_CONSTRAINT_ROWS {
+        return Err(report.error(
+            Site::Field("joints"),
+            None,
+            format!(
+                "the joints make {m} constraint equations, more than {MAX_CONSTRAINT_ROWS}: {why}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The scene's size: its largest length, coordinate, joint point, ground point or anchor, and
+/// the body or joint it belongs to.
+fn scene_size(mechanism: &Mechanism, x0: &[f64]) -> f64 {
+    let mut size: f64 = 0.0;
+    for body in mechanism.bodies() {
+        for k in 0..body.translational_dim() {
+            size = size.max(x0[body.offset + k].abs());
+        }
+        if let BodyKind::Bar { length } = body.kind {
+            size = size.max(length);
+        }
+    }
+    for joint in mechanism.joints() {
+        size = size.max(match &joint.kind {
+            JointKind::Revolute {
+                point_a, point_b, ..
+            } => point_a.amax().max(point_b.amax()),
+            JointKind::Pin { point, ground, .. } => point.amax().max(ground.amax()),
+            JointKind::Distance { anchor, length, .. } => {
+                anchor.iter().fold(*length, |a, b| a.max(b.abs()))
+            }
+        });
+    }
+    size
+}
+
+/// Every bar's and distance joint's length is at least [`LENGTH_SPAN`] of the scene's size.
+pub fn check_length_span(
+    report: &Reporter,
+    mechanism: &Mechanism,
+    x0: &[f64],
+) -> Result<(), SceneError> {
+    let size = scene_size(mechanism, x0);
+    let smallest = LENGTH_SPAN * size;
+    let message = |length: f64| {
+        format!(
+            "length {} m is below {} of the scene's size ({} m, its largest length or \
+             coordinate): its coordinates cannot resolve it",
+            number_text(length),
+            number_text(LENGTH_SPAN),
+            number_text(size)
+        )
+    };
+    for body in mechanism.bodies() {
+        if let BodyKind::Bar { length } = body.kind
+            && length < smallest
+        {
+            return Err(report.body(&body.name, "length", message(length)));
+        }
+    }
+    for joint in mechanism.joints() {
+        if let JointKind::Distance { length, .. } = joint.kind
+            && length < smallest
+        {
+            return Err(report.joint(&joint.name, Some("length"), message(length)));
+        }
+    }
+    Ok(())
+}
+
+/// The mass matrix's diagonal (masses in kg, bar inertias in kg m^2) spans at most
+/// 1 / [`MASS_SPAN`]; the error names the body with the smallest entry.
+pub fn check_mass_span(report: &Reporter, mechanism: &Mechanism) -> Result<(), SceneError> {
+    let diagonal = mechanism.mass_diagonal();
+    if diagonal.is_empty() {
+        return Ok(());
+    }
+    let (largest, smallest) = (diagonal.max(), diagonal.min());
+    if smallest >= MASS_SPAN * largest {
+        return Ok(());
+    }
+    let index = diagonal.imin();
+    let Some(body) = mechanism
+        .bodies()
+        .iter()
+        .find(|b| (b.offset..b.offset + b.dim()).contains(&index))
+    else {
+        return Ok(());
+    };
+    // A light body is at fault by its mass, a heavy short bar by its length.
+    let (field, what, value) = if body.mass < MASS_SPAN * largest {
+        ("mass", "mass", body.mass)
+    } else {
+        ("length", "moment of inertia (m l^2 / 12)", smallest)
+    };
+    Err(report.body(
+        &body.name,
+        field,
+        format!(
+            "its {what} {} is below {} of the largest mass-matrix entry ({}): a direction of \
+             motion with almost no mass makes the projected mass matrix singular",
+            number_text(value),
+            number_text(MASS_SPAN),
+            number_text(largest)
+        ),
+    ))
+}
+
+/// The solver settings, valid at the round-off of this scene's constraints as written. A
+/// tolerance not written in the file but too small for the scene is reported at the joint
+/// whose numbers set the round-off.
+pub fn check_solver_settings(
+    report: &Reporter,
+    spec: &SceneFile,
+    mechanism: &Mechanism,
+    x0: &[f64],
+) -> Result<(), SceneError> {
+    let x0 = DVector::from_column_slice(x0);
+    let Err(e) = spec.solver.validate(mechanism.residual_scale(&x0)) else {
+        return Ok(());
+    };
+    let written = super::super::locate::find_section_field(report.source, "solver", e.field());
+    let scale_bound = matches!(
+        e,
+        SettingsError::BelowRoundOff {
+            field: "newton_tolerance" | "dopri_atol",
+            ..
+        }
+    );
+    if written.is_none()
+        && scale_bound
+        && let Some(joint) = mechanism.largest_residual_joint(&x0)
+    {
+        let name = &mechanism.joints()[joint].name;
+        return Err(report.joint(
+            name,
+            None,
+            format!(
+                "this joint's numbers are too large for the default {}: {e}; write a larger \
+                 one in `solver`, or bring the mechanism nearer the origin",
+                e.field()
+            ),
+        ));
+    }
+    Err(report.error(Site::SectionField("solver", e.field()), None, e.to_string()))
+}
