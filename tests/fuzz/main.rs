@@ -168,14 +168,20 @@ fn run_stream(config: &Config, scenes: &[(String, Vec<u8>)]) -> Vec<Record> {
 fn replay(index: u64, config: &Config, scenes: &[(String, Vec<u8>)]) {
     let case = generate(config.seed, index, scenes);
     println!("case {index}: {}", case.describe());
-    println!("--- case.ron ({} bytes) ---", case.text.len());
-    println!("{}", String::from_utf8_lossy(&case.text));
+    println!(
+        "--- case.ron ({} bytes; control characters as <U+XXXX>) ---",
+        case.text.len()
+    );
+    for line in String::from_utf8_lossy(&case.text).split('\n') {
+        println!("{}", report::visible(line));
+    }
     println!("--- end of case.ron ---");
     let outcome = run_one(&case, config);
-    println!(
-        "outcome: {} ({:.2} s)\nstderr:\n{}",
-        outcome.class, outcome.seconds, outcome.stderr
-    );
+    println!("outcome: {} ({:.2} s)", outcome.class, outcome.seconds);
+    println!("stderr (control characters as <U+XXXX>):");
+    for line in outcome.stderr.lines() {
+        println!("{}", report::visible(line));
+    }
     assert!(outcome.passed, "case {index} fails: {}", outcome.class);
 }
 

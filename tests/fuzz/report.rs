@@ -61,12 +61,13 @@ pub fn print(records: &[Record], elapsed: Duration, replay: impl Fn(u64) -> Stri
     failures.len()
 }
 
-/// `text` with the characters that would break its line or the terminal escaped.
-fn visible(text: &str) -> String {
+/// `text` with the characters that would break its line or the terminal shown as `<U+000D>`
+/// (distinct from a RON escape such as `\r` in the scene's text).
+pub fn visible(text: &str) -> String {
     text.chars()
         .map(|c| {
             if is_line_breaking_control(c) || c == '\n' {
-                c.escape_debug().to_string()
+                format!("<U+{:04X}>", u32::from(c))
             } else {
                 c.to_string()
             }
