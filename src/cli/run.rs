@@ -285,19 +285,20 @@ pub(super) fn stdout_output(stream: Stream) -> Result<(Box<dyn Write>, bool), Cl
         Ok(fd) => File::from(fd),
         Err(_) => return Err(closed),
     };
-    let reopened_on_null = file.metadata().is_ok_and(|meta| {
-        meta.file_type().is_char_device()
-            && std::fs::metadata("/dev/null").is_ok_and(|null| null.rdev() == meta.rdev())
-    }) && (&file).read(&mut []).is_ok();
-    if reopened_on_null {
-        return Err(closed);
-    }
     // A write of nothing checks the descriptor's access mode (EBADF if read-only).
     if (&file).write(&[]).is_err() {
         return Err(CliError::Stdout {
             stream,
             why: "not open for writing",
         });
+    }
+    // Readable too (a read of nothing succeeds), and `/dev/null`: the runtime's stand-in.
+    let reopened_on_null = file.metadata().is_ok_and(|meta| {
+        meta.file_type().is_char_device()
+            && std::fs::metadata("/dev/null").is_ok_and(|null| null.rdev() == meta.rdev())
+    }) && (&file).read(&mut []).is_ok();
+    if reopened_on_null {
+        return Err(closed);
     }
     let terminal = file.is_terminal();
     Ok((Box::new(BufWriter::new(file)), terminal))

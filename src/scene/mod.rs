@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use nalgebra::DVector;
 
-pub use error::{MAX_QUOTED_CHARS, SceneError, one_line};
+pub use error::{SceneError, one_line};
 pub use format::ViewSpec;
 
 use crate::model::Mechanism;
