@@ -1,5 +1,6 @@
 //! Why a command failed after its arguments parsed: each cause its own variant, its message the
-//! text after `singulab: error: `. Argument errors are clap's (exit 2), not these.
+//! text after `singulab: error: ` (printed through `scene::one_line`, so one line whatever the
+//! names in it). Argument errors are clap's (exit 2), not these.
 
 use std::fmt;
 use std::io;

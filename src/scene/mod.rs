@@ -1,7 +1,9 @@
 //! Scene files: RON descriptions of a mechanism, its initial state, loads and solver settings
 //! (`scenes/*.ron`; the format is documented in README.md). Loading validates everything,
 //! assembles the initial positions and completes the stated initial velocities; every error
-//! names the file, line and column and the entry at fault.
+//! names the file, line and column and the entry at fault, and is shown as one line
+//! ([`one_line`]). A file is UTF-8 text (a leading byte-order mark is skipped) of at most
+//! [`MAX_SCENE_BYTES`].
 
 mod build;
 mod error;
@@ -14,7 +16,7 @@ use std::sync::Arc;
 
 use nalgebra::DVector;
 
-pub use error::{SceneError, one_line};
+pub use error::{MAX_QUOTED_CHARS, SceneError, one_line};
 pub use format::ViewSpec;
 
 use crate::model::Mechanism;

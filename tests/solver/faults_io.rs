@@ -236,12 +236,9 @@ fn a_byte_order_mark_is_skipped_and_later_positions_stay_right() {
     assert_eq!(scene.title, "Four-bar linkage");
     // An error after it is where it is without the mark: line 9, `mass` of crank1.
     let zero_mass = four_bar_with("mass: 1.0", "mass: 0.0");
-    let plain = parse_scene("x.ron", &zero_mass)
-        .err()
-        .expect("zero mass is an error");
-    let marked = parse_scene("x.ron", &format!("\u{feff}{zero_mass}"))
-        .err()
-        .expect("zero mass is an error");
+    let plain = parse_scene("x.ron", &zero_mass).expect_err("zero mass is an error");
+    let marked =
+        parse_scene("x.ron", &format!("\u{feff}{zero_mass}")).expect_err("zero mass is an error");
     assert_eq!(marked, plain);
     assert_eq!(plain.line, 9, "{plain}");
     // On the first line, columns count from after the mark, as an editor shows them.
@@ -310,10 +307,7 @@ fn names_with_line_breaks_or_control_characters_stay_on_one_line() {
             line.len()
         );
         // The app shows the error's Display: one line too.
-        let shown_by_app = parse_scene(file, &text)
-            .err()
-            .expect("an error")
-            .to_string();
+        let shown_by_app = parse_scene(file, &text).expect_err("an error").to_string();
         assert!(!shown_by_app.contains('\n'), "{file}: {shown_by_app}");
     }
     let _ = std::fs::remove_dir_all(&dir);
