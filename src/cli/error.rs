@@ -1,11 +1,12 @@
 //! Why a command failed after its arguments parsed: each cause its own variant, its message the
-//! text after `singulab: error: `. Argument errors are clap's (exit 2), not these.
+//! text after `singulab: error: ` (printed through `scene::one_line`, so one line whatever the
+//! names in it). Argument errors are clap's (exit 2), not these.
 
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::number_text::time_text;
+use crate::number_text::{number_text, time_text};
 use crate::scene::SceneError;
 use crate::solver::SolverError;
 
@@ -38,10 +39,47 @@ pub enum CliError {
         steps: f64,
         limit: f64,
     },
-    /// An output file is the scene file.
+    /// Dopri5 took more steps than its budget ([`run::step_budget`](super::run::step_budget)):
+    /// its tolerances cannot be met at steps as large as its smallest step.
+    #[error(
+        "{file}: Dopri5 took {steps} steps, its budget (100 t_end / dt + 1e5), to reach t = {} s, {} s a step on average at dt {} s: the tolerances dopri_rtol {} and dopri_atol {} cannot be met at this dopri_min_step {}; loosen them or raise dopri_min_step{}",
+        three_digits(*.t),
+        three_digits(*.t / *.steps as f64),
+        seconds(*.dt),
+        number_text(*.rtol),
+        number_text(*.atol),
+        number_text(*.min_step),
+        kept_rows(.kept.as_ref())
+    )]
+    StepBudget {
+        file: String,
+        steps: u64,
+        budget: u64,
+        t: f64,
+        dt: f64,
+        rtol: f64,
+        atol: f64,
+        min_step: f64,
+        kept: Option<RowsKept>,
+    },
+    /// A run that failed from a pose that assembly moved far: the error, and that the stated
+    /// pose did not fit the joints (a likely cause of the failure).
+    #[error(
+        "{source}; the stated pose did not fit the joints (assembly moved {coordinate} by {correction:.3e})"
+    )]
+    FarOffStart {
+        source: Box<CliError>,
+        coordinate: String,
+        correction: f64,
+    },
+    /// The CSV would go to stdout, and stdout is closed or not open for writing.
+    #[error("cannot write the {stream}: stdout is {why}")]
+    Stdout { stream: Stream, why: &'static str },
+    /// An output file is the scene file (the same file by another name, a hard link or a
+    /// symbolic link included).
     #[error("{flag} {} would overwrite the scene file", .path.display())]
     OverwritesScene { flag: &'static str, path: PathBuf },
-    /// `--out` and `--events` are one file.
+    /// `--out` and `--events` are one file (under any names).
     #[error("--out and --events name the same file ({})", .path.display())]
     SameOutputs { path: PathBuf },
     /// An output file cannot be opened or created.
@@ -143,6 +181,11 @@ pub struct RowsKept {
     /// The time of the last step that succeeded.
     pub t: f64,
     pub path: PathBuf,
+}
+
+/// A number to three significant digits, for the scale of a value (`1.16e-278`, `7.2`).
+fn three_digits(value: f64) -> String {
+    number_text(format!("{value:.2e}").parse().unwrap_or(value))
 }
 
 fn kept_rows(kept: Option<&RowsKept>) -> String {

@@ -3,10 +3,14 @@
 //!
 //! Exit codes: 0 on success (also when the reader of stdout closes it early), 2 for bad
 //! arguments (one line after `singulab: `), 1 for a failure (one line after `singulab: error: `).
+//! Every line printed is one line whatever names the scene holds (`scene::one_line`). A run's
+//! notes and warnings come after its summary, once it has succeeded; a failed run prints its
+//! error line alone.
 
 pub mod args;
 pub mod bench;
 mod csv_files;
+mod energy_check;
 pub mod error;
 pub mod run;
 
@@ -15,6 +19,8 @@ use std::ffi::OsString;
 use args::{Command, ViewArgs};
 pub use error::CliError;
 use run::RunSummary;
+
+use crate::scene::one_line;
 
 /// A conservative run warns when its energy drifts by more than this fraction of the largest
 /// kinetic energy of the run (independent of the potential's datum, unlike `E0`).
@@ -59,7 +65,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
         // `singulab run ... | head`: the reader has what it wanted.
         Ok(()) | Err(CliError::OutputClosed) => 0,
         Err(error) => {
-            eprintln!("singulab: error: {error}");
+            eprintln!("singulab: error: {}", one_line(&error.to_string()));
             1
         }
     }
@@ -69,7 +75,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
 /// (exit 2).
 fn report_usage(error: &clap::Error, args: &[OsString]) -> i32 {
     if error.use_stderr() {
-        eprintln!("singulab: {}", args::usage_error_line(error, args));
+        eprintln!(
+            "singulab: {}",
+            one_line(&args::usage_error_line(error, args))
+        );
     } else {
         // A closed stdout has nothing left to tell.
         let _ = error.print();
@@ -83,7 +92,11 @@ fn execute(command: Option<Command>) -> Result<(), CliError> {
         None => open_visualizer(None),
         Some(Command::View(view)) => open_visualizer(Some(view)),
         Some(Command::Run(run)) => run::run(&run).map(|summary| print_summary(&summary)),
-        Some(Command::Bench(bench)) => bench::bench(&bench),
+        Some(Command::Bench(bench)) => {
+            // The table goes to stdout: refused up front if stdout is closed.
+            run::stdout_output(error::Stream::Table)?;
+            bench::bench(&bench)
+        }
     }
 }
 
@@ -97,20 +110,28 @@ fn print_summary(summary: &RunSummary) {
         counted(summary.events as u64, "singular event"),
         counted(summary.factorizations, "QR factorisation")
     );
+    let note = |text: &str| eprintln!("singulab: note: {}", one_line(text));
+    match &summary.assembly_note {
+        Some(far_off) if summary.assembly_far_off => {
+            eprintln!("singulab: warning: {}", one_line(far_off));
+        }
+        Some(assembly) => note(assembly),
+        None => {}
+    }
     if summary.forced_steps > 0 {
-        eprintln!(
-            "singulab: note: {} Dopri5 steps were accepted without meeting the tolerance (across singular configurations, where no step size meets it)",
+        note(&format!(
+            "{} Dopri5 steps were accepted without meeting the tolerance (across singular configurations, where no step size meets it)",
             summary.forced_steps
-        );
+        ));
     }
     if let Some((rank, generic)) = summary.starts_singular {
-        eprintln!(
-            "singulab: note: the scene starts at a singular configuration (rank {rank} \
+        note(&format!(
+            "the scene starts at a singular configuration (rank {rank} \
              there, {generic} next to it); its degrees of freedom and the qd columns \
              are those of the generic rank, and no event is reported at t = 0; \
              velocities completed there need not follow a branch (state every rate of \
              the one you mean), and the first step keeps only their part along it"
-        );
+        ));
     }
     warn_about_energy(summary);
     if summary.steps_above_generic_rank > 0 {
@@ -121,22 +142,30 @@ fn print_summary(summary: &RunSummary) {
     }
 }
 
-/// Warns when a scene that conserves energy drifted by more than [`ENERGY_WARNING`] of the
-/// largest kinetic energy of the run.
+/// Warns when the energy drifted by more than [`ENERGY_WARNING`] of the largest kinetic energy
+/// of the run where the scene conserves it (with the potential of its constant loads, outside
+/// its load pulses).
 fn warn_about_energy(summary: &RunSummary) {
-    if let Some(drift) = summary.energy_drift
-        && drift > ENERGY_WARNING * summary.kinetic_max.max(1e-6)
-    {
-        let why = if summary.starts_singular.is_some() {
-            "the velocities at the singular start did not follow a branch (see the note), \
-             or the step is too large"
-        } else {
-            "the step is too large for this scene, try a smaller --dt"
-        };
-        eprintln!(
-            "singulab: warning: the energy drifted by {drift:.3e} J although the scene \
-             conserves it (largest kinetic energy {:.6} J); {why}",
-            summary.kinetic_max
-        );
+    let drift = summary.energy_drift;
+    if drift <= ENERGY_WARNING * summary.kinetic_max.max(1e-6) {
+        return;
     }
+    let why = if summary.drift_after_pulse {
+        "the step is too large for the velocities a load pulse gave, try a smaller --dt"
+    } else if summary.starts_singular.is_some() {
+        "the velocities at the singular start did not follow a branch (see the note), or the \
+         step is too large"
+    } else {
+        "the step is too large for this scene, try a smaller --dt"
+    };
+    let scope = if summary.has_pulses {
+        " outside its load pulses"
+    } else {
+        ""
+    };
+    eprintln!(
+        "singulab: warning: the energy drifted by {drift:.3e} J although the scene conserves \
+         it{scope} (largest kinetic energy {:.6} J); {why}",
+        summary.kinetic_max
+    );
 }

@@ -1,25 +1,34 @@
 //! `singulab run`: integrates a scene headlessly and writes the trajectory and the singular
 //! events as CSV (columns documented in `singulab run --help`, rows written by the private
 //! `cli::csv_files`).
+//!
+//! Its outputs never overwrite the scene or each other, under whatever names (hard and symbolic
+//! links are compared by device and inode); a CSV on stdout is written through a descriptor of
+//! its own, so that a closed or read-only stdout is an error, not a run that reports rows it
+//! never wrote. A run stops with an error when Dopri5 takes far more steps than `t_end / dt`
+//! ([`step_budget`]); the energy is checked wherever the scene conserves it (the private
+//! `cli::energy_check`).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::args::{EventsOutput, RunArgs};
 use super::csv_files::{
     CsvOutput, CsvRow, event_columns, trajectory_columns, trajectory_row, write_event_rows,
 };
+use super::energy_check::EnergyCheck;
 use super::error::{CliError, RowsKept, Stream};
 use crate::scene::{Scene, load_scene};
-use crate::solver::{BasisMode, Simulation, SolverError, StepReport, branches};
+use crate::solver::{BasisMode, Integrator, Simulation, SolverError, StepReport, branches};
 
 pub use super::csv_files::{events_header, trajectory_header};
 
-/// What a run did, for the caller's summary line.
+/// What a run did, for the caller's summary line and the notes and warnings after it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSummary {
     pub steps: u64,
+    /// Rows handed to the trajectory's writer (all written: a failed write fails the run).
     pub rows: u64,
     pub events: usize,
     pub t_end: f64,
@@ -32,11 +41,19 @@ pub struct RunSummary {
     pub factorizations: u64,
     /// The rank at the start and the generic rank, when the start is a singular configuration.
     pub starts_singular: Option<(usize, usize)>,
-    /// Largest `|E - E0|` over the written and unwritten steps, when the scene conserves
-    /// energy (gravity only, no loads); `None` otherwise.
-    pub energy_drift: Option<f64>,
-    /// `E0`, the energy at the start.
-    pub energy0: f64,
+    /// How assembly moved the stated pose, if it did (`Scene::assembly_note`), and whether it
+    /// moved it far more than rounding (the stated pose did not fit the joints).
+    pub assembly_note: Option<String>,
+    pub assembly_far_off: bool,
+    /// Largest drift of the energy where the scene conserves it: kinetic plus gravitational
+    /// plus the potential of constant loads, over the steps outside load pulses, from the
+    /// energy at the start or at the end of the last pulse passed (the private
+    /// `cli::energy_check`).
+    pub energy_drift: f64,
+    /// Whether that largest drift came after a load pulse had acted.
+    pub drift_after_pulse: bool,
+    /// Whether the scene has load pulses (steps during them are not checked).
+    pub has_pulses: bool,
     /// Largest kinetic energy over the steps (the scale of the energy warning).
     pub kinetic_max: f64,
 }
@@ -53,8 +70,11 @@ impl RunSummary {
             forced_steps: 0,
             factorizations: 0,
             starts_singular: sim.starts_singular(),
-            energy_drift: scene.mechanism.loads().is_empty().then_some(0.0),
-            energy0: sim.energy(),
+            assembly_note: scene.assembly_note(),
+            assembly_far_off: scene.assembly.correction > FAR_OFF_POSE,
+            energy_drift: 0.0,
+            drift_after_pulse: false,
+            has_pulses: scene.mechanism.loads().iter().any(|l| l.window.is_some()),
             kinetic_max: scene.mechanism.kinetic_energy(sim.velocities()),
         }
     }
@@ -64,9 +84,6 @@ impl RunSummary {
         self.steps += 1;
         self.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());
         self.forced_steps += u64::from(report.forced);
-        if let Some(drift) = self.energy_drift.as_mut() {
-            *drift = drift.max((report.energy - self.energy0).abs());
-        }
         self.kinetic_max = self
             .kinetic_max
             .max(scene.mechanism.kinetic_energy(sim.velocities()));
@@ -76,47 +93,120 @@ impl RunSummary {
 /// Most steps a run may take (at `dt = 1e-300` it would never end).
 const MAX_STEPS: f64 = 1e9;
 
-/// Whether two paths name the same regular file, existing or to be created: existing ones by
-/// their canonical paths, new ones by their canonical folder and name. Devices and pipes
-/// (`/dev/null`, `/dev/stdout`) are never "the same file".
-fn same_file(a: &Path, b: &Path) -> bool {
-    let resolve = |p: &Path| -> Option<std::path::PathBuf> {
-        match std::fs::metadata(p) {
-            Ok(meta) if meta.is_file() => p.canonicalize().ok(),
-            Ok(_) => None,
-            Err(_) => {
-                let folder = p.parent().filter(|f| !f.as_os_str().is_empty());
-                let folder = folder.unwrap_or(Path::new(".")).canonicalize().ok()?;
-                Some(folder.join(p.file_name()?))
-            }
-        }
-    };
-    matches!((resolve(a), resolve(b)), (Some(a), Some(b)) if a == b)
+/// The step budget of a Dopri5 run ([`step_budget`]): this many times `t_end / dt`, plus
+/// [`STEP_BUDGET_EXTRA`].
+const STEP_BUDGET_FACTOR: f64 = 100.0;
+const STEP_BUDGET_EXTRA: f64 = 1e5;
+
+/// Most steps a Dopri5 run to `t_end` at `dt` may take before it stops with an error:
+/// `100 t_end / dt + 1e5`. Dopri5 shortens its steps to meet its tolerances down to
+/// `dopri_min_step * dt`, and with a tiny `dopri_min_step` (1e-300) it would creep on for
+/// ever, writing a row per step (`MAX_STEPS` bounds only `t_end / dt`). RK4 takes `t_end / dt`
+/// steps, plus one per pulse edge (steps end on them), and has no budget.
+///
+/// Measured with `singulab run scenes/X.ron --integrator dopri5 --t-end 10` on every shipped
+/// scene, steps over `t_end / dt`: at their own dt 1.000 (the pendulums) to 1.026
+/// (`four_bar`); at dt 1e-2, 1.02 to 3.5; at dt 1e-1, 6.8 to 35 (`spatial_pendulum`, 3497
+/// steps, where the tolerances and not dt set the step). No step is shorter than
+/// `dopri_min_step * dt` except those that land on a pulse edge or on `t_end`, so at the
+/// default `dopri_min_step` of 1e-2 the factor of 100 is never reached: the budget stops only
+/// runs whose steps the tolerances push below `dt / 100` with a smaller `dopri_min_step`. The
+/// 1e5 steps beyond cost 2.4 s on the four-bar and 26 s on the 2x3 (release build, with
+/// tolerances and `dopri_min_step` of 1e-300).
+pub fn step_budget(t_end: f64, dt: f64) -> u64 {
+    // At most 1e11 + 1e5 (`MAX_STEPS` bounds `t_end / dt`): exact in a u64.
+    (STEP_BUDGET_FACTOR * (t_end / dt).ceil() + STEP_BUDGET_EXTRA) as u64
 }
 
-/// Refuses outputs that would overwrite the scene or each other.
-fn check_outputs(args: &RunArgs) -> Result<(), CliError> {
-    let events = match &args.events {
-        Some(EventsOutput::File(path)) => Some(path.clone()),
-        _ => None,
-    };
-    let outputs = [("--out", &args.out), ("--events", &events)];
-    for (flag, path) in outputs {
-        if let Some(path) = path
-            && same_file(path, &args.scene)
-        {
+/// What an output names, for telling whether two paths are one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum FileIdentity {
+    /// An existing regular file: its device and inode, whatever links lead to it.
+    Inode(u64, u64),
+    /// A file to be created (or, without inodes, an existing one): its canonical folder and
+    /// its name.
+    Path(PathBuf),
+}
+
+/// The identity of an existing file from its metadata, `None` for devices and pipes
+/// (`/dev/null`, `/dev/stdout`), which are never "the same file".
+#[cfg(unix)]
+fn existing_identity(_path: &Path, meta: &std::fs::Metadata) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    meta.is_file()
+        .then(|| FileIdentity::Inode(meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn existing_identity(path: &Path, meta: &std::fs::Metadata) -> Option<FileIdentity> {
+    if meta.is_file() {
+        path.canonicalize().ok().map(FileIdentity::Path)
+    } else {
+        None
+    }
+}
+
+/// The identity of the file `path` names, existing (following links) or to be created.
+fn path_identity(path: &Path) -> Option<FileIdentity> {
+    match std::fs::metadata(path) {
+        Ok(meta) => existing_identity(path, &meta),
+        Err(_) => {
+            let folder = path.parent().filter(|f| !f.as_os_str().is_empty());
+            let folder = folder.unwrap_or(Path::new(".")).canonicalize().ok()?;
+            Some(FileIdentity::Path(folder.join(path.file_name()?)))
+        }
+    }
+}
+
+/// An output file: its flag, its path and what it names.
+type NamedOutput<'a> = (&'static str, &'a Path, Option<FileIdentity>);
+
+/// Refuses outputs that are the scene or each other.
+fn refuse_shared_files(
+    scene: Option<&FileIdentity>,
+    outputs: &[NamedOutput; 2],
+) -> Result<(), CliError> {
+    for (flag, path, identity) in outputs {
+        if identity.is_some() && identity.as_ref() == scene {
             return Err(CliError::OverwritesScene {
                 flag,
-                path: path.clone(),
+                path: path.to_path_buf(),
             });
         }
     }
-    if let (Some(out), Some(events)) = (&args.out, &events)
-        && same_file(out, events)
-    {
-        return Err(CliError::SameOutputs { path: out.clone() });
+    let [(_, out, out_identity), (_, _, events_identity)] = outputs;
+    if out_identity.is_some() && out_identity == events_identity {
+        return Err(CliError::SameOutputs {
+            path: out.to_path_buf(),
+        });
     }
     Ok(())
+}
+
+/// The `--events` file, if the events go to one.
+fn events_path(args: &RunArgs) -> Option<&Path> {
+    match &args.events {
+        Some(EventsOutput::File(path)) => Some(path),
+        _ => None,
+    }
+}
+
+/// Refuses outputs that would overwrite the scene or each other, before anything is opened.
+fn check_outputs(args: &RunArgs) -> Result<(), CliError> {
+    fn output<'a>(flag: &'static str, path: Option<&'a Path>) -> NamedOutput<'a> {
+        (
+            flag,
+            path.unwrap_or(Path::new("")),
+            path.and_then(path_identity),
+        )
+    }
+    refuse_shared_files(
+        path_identity(&args.scene).as_ref(),
+        &[
+            output("--out", args.out.as_deref()),
+            output("--events", events_path(args)),
+        ],
+    )
 }
 
 /// Draws a progress bar on stderr.
@@ -167,27 +257,69 @@ fn open_output_file(path: &Path) -> Result<File, CliError> {
         .map_err(|e| CliError::create(path, e))
 }
 
-/// A CSV output (an opened file, emptied now, or stdout for `None`) and whether it is a
-/// terminal.
-fn start_output(file: Option<(File, &Path)>) -> Result<(Box<dyn Write>, bool), CliError> {
-    match file {
-        Some((file, path)) => {
-            // A regular file only: `/dev/null` or a pipe cannot be truncated.
-            if file.metadata().is_ok_and(|m| m.is_file()) {
-                file.set_len(0).map_err(|source| CliError::Empty {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            }
-            let terminal = file.is_terminal();
-            Ok((Box::new(BufWriter::new(file)), terminal))
-        }
-        None => {
-            let stdout = io::stdout();
-            let terminal = stdout.is_terminal();
-            Ok((Box::new(BufWriter::new(stdout.lock())), terminal))
-        }
+/// An opened output file, emptied now, and whether it is a terminal.
+fn start_file_output(file: File, path: &Path) -> Result<(Box<dyn Write>, bool), CliError> {
+    // A regular file only: `/dev/null` or a pipe cannot be truncated.
+    if file.metadata().is_ok_and(|m| m.is_file()) {
+        file.set_len(0).map_err(|source| CliError::Empty {
+            path: path.to_path_buf(),
+            source,
+        })?;
     }
+    let terminal = file.is_terminal();
+    Ok((Box::new(BufWriter::new(file)), terminal))
+}
+
+/// Stdout as a file of its own (a duplicate of descriptor 1), and whether it is a terminal.
+/// Written through `std::io::Stdout`, a write to a read-only descriptor would fail with EBADF,
+/// which `Stdout` treats as success; and a stdout closed at the start is open on `/dev/null`,
+/// read and write, as Rust's runtime reopens a closed standard descriptor there (a shell's
+/// `>/dev/null` opens it write-only: that is a chosen discard, and runs). Both are refused
+/// before the run, so no summary reports rows that were never written.
+#[cfg(unix)]
+pub(super) fn stdout_output(stream: Stream) -> Result<(Box<dyn Write>, bool), CliError> {
+    use std::io::Read;
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let closed = CliError::Stdout {
+        stream,
+        why: "closed",
+    };
+    let file = match io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => File::from(fd),
+        Err(_) => return Err(closed),
+    };
+    // A write of nothing checks the descriptor's access mode (EBADF if read-only).
+    if (&file).write(&[]).is_err() {
+        return Err(CliError::Stdout {
+            stream,
+            why: "not open for writing",
+        });
+    }
+    // Readable too (a read of nothing succeeds), and `/dev/null`: the runtime's stand-in.
+    let reopened_on_null = file.metadata().is_ok_and(|meta| {
+        meta.file_type().is_char_device()
+            && std::fs::metadata("/dev/null").is_ok_and(|null| null.rdev() == meta.rdev())
+    }) && (&file).read(&mut []).is_ok();
+    if reopened_on_null {
+        return Err(closed);
+    }
+    let terminal = file.is_terminal();
+    Ok((Box::new(BufWriter::new(file)), terminal))
+}
+
+#[cfg(not(unix))]
+pub(super) fn stdout_output(_stream: Stream) -> Result<(Box<dyn Write>, bool), CliError> {
+    let stdout = io::stdout();
+    let terminal = stdout.is_terminal();
+    Ok((Box::new(BufWriter::new(stdout.lock())), terminal))
+}
+
+/// The identity of an opened output file (the same file as another, whatever the names).
+fn opened_identity(file: &File, path: &Path) -> Option<FileIdentity> {
+    file.metadata()
+        .ok()
+        .and_then(|meta| existing_identity(path, &meta))
 }
 
 /// The run's two outputs, opened and emptied, with whether each is a terminal.
@@ -199,21 +331,40 @@ struct Outputs {
 }
 
 impl Outputs {
-    /// Opens `--out` and `--events` (stdout where they say so); both files open before either
-    /// is emptied.
+    /// Opens `--out` and `--events` (stdout where they say so); both files open, and are
+    /// checked once more against the scene and each other as opened (a link created since
+    /// [`check_outputs`], a dangling symbolic link to the other output), before either is
+    /// emptied.
     fn open(args: &RunArgs) -> Result<Self, CliError> {
         let out_file = match args.out.as_deref() {
             Some(path) => Some((open_output_file(path)?, path)),
             None => None,
         };
-        let events_file = match &args.events {
-            Some(EventsOutput::File(path)) => Some(Some((open_output_file(path)?, path.as_path()))),
-            Some(EventsOutput::Stdout) => Some(None),
+        let events_file = match events_path(args) {
+            Some(path) => Some((open_output_file(path)?, path)),
             None => None,
         };
-        let (trajectory, trajectory_on_terminal) = start_output(out_file)?;
-        let (events, events_on_terminal) = match events_file {
-            Some(file) => start_output(file).map(|(w, terminal)| (Some(w), terminal))?,
+        fn opened<'a>(flag: &'static str, file: &Option<(File, &'a Path)>) -> NamedOutput<'a> {
+            match file {
+                Some((file, path)) => (flag, path, opened_identity(file, path)),
+                None => (flag, Path::new(""), None),
+            }
+        }
+        refuse_shared_files(
+            path_identity(&args.scene).as_ref(),
+            &[opened("--out", &out_file), opened("--events", &events_file)],
+        )?;
+        let (trajectory, trajectory_on_terminal) = match out_file {
+            Some((file, path)) => start_file_output(file, path)?,
+            None => stdout_output(Stream::Trajectory)?,
+        };
+        let events = match (events_file, &args.events) {
+            (Some((file, path)), _) => Some(start_file_output(file, path)?),
+            (None, Some(EventsOutput::Stdout)) => Some(stdout_output(Stream::Events)?),
+            (None, _) => None,
+        };
+        let (events, events_on_terminal) = match events {
+            Some((events, terminal)) => (Some(events), terminal),
             None => (None, false),
         };
         Ok(Self {
@@ -241,13 +392,15 @@ pub fn draws_progress(stderr_on_terminal: bool, csv_on_terminal: &[bool]) -> boo
     stderr_on_terminal && !csv_on_terminal.contains(&true)
 }
 
-/// Runs `singulab run` with files or stdout as outputs.
+/// A far more than rounding assembly correction (m or rad): the threshold of
+/// `Scene::assembly_note`'s "the stated pose does not fit the joints".
+const FAR_OFF_POSE: f64 = 1e-2;
+
+/// Runs `singulab run` with files or stdout as outputs. Nothing is printed: the caller prints
+/// the summary and its notes on success, the error alone on failure.
 pub fn run(args: &RunArgs) -> Result<RunSummary, CliError> {
     check_outputs(args)?;
     let scene = load_scene(&args.scene)?;
-    if let Some(note) = scene.assembly_note() {
-        eprintln!("singulab: {note}");
-    }
     let mut outputs = Outputs::open(args)?;
     let progress = draws_progress(
         io::stderr().is_terminal(),
@@ -262,9 +415,25 @@ pub fn run(args: &RunArgs) -> Result<RunSummary, CliError> {
             .as_mut()
             .map(|w| w.as_mut() as &mut dyn Write),
         progress,
-    )?;
+    )
+    .map_err(|e| with_far_off_start(&scene, e))?;
     outputs.flush()?;
     Ok(summary)
+}
+
+/// A failed run from a pose that assembly moved far, with that said: the note that would have
+/// told it is printed only after a run that succeeds.
+fn with_far_off_start(scene: &Scene, error: CliError) -> CliError {
+    let failed_run = matches!(error, CliError::Solver { .. } | CliError::StepBudget { .. });
+    if failed_run && scene.assembly.correction > FAR_OFF_POSE {
+        CliError::FarOffStart {
+            source: Box::new(error),
+            coordinate: scene.coordinate_name(scene.assembly.coordinate),
+            correction: scene.assembly.correction,
+        }
+    } else {
+        error
+    }
 }
 
 /// The scene's simulation with the settings `args` override, and the time to run to.
@@ -327,9 +496,12 @@ pub fn run_scene(
     // Steps shorter than this fraction of dt (or of the run) at the end are merged into the
     // previous one.
     let end_slack = 1e-9 * sim.settings().dt.min(t_end);
+    let budget = (sim.settings().integrator == Integrator::Dopri5)
+        .then(|| step_budget(t_end, sim.settings().dt));
     let mut run = RunLoop {
         scene,
         args,
+        energy: EnergyCheck::new(&scene.mechanism, sim.positions(), sim.velocities()),
         sim,
         trajectory,
         events,
@@ -339,6 +511,7 @@ pub fn run_scene(
         dof,
         t_end,
         end_slack,
+        budget,
     };
     let outcome = run.step_to_end();
     run.bar.finish();
@@ -348,6 +521,8 @@ pub fn run_scene(
         events.flush()?;
     }
     run.summary.factorizations = run.sim.counters().factorizations;
+    run.summary.energy_drift = run.energy.drift();
+    run.summary.drift_after_pulse = run.energy.drift_after_pulse();
     Ok(run.summary)
 }
 
@@ -360,10 +535,13 @@ struct RunLoop<'a> {
     events: Option<CsvOutput<'a>>,
     row: CsvRow,
     summary: RunSummary,
+    energy: EnergyCheck,
     bar: Progress,
     dof: usize,
     t_end: f64,
     end_slack: f64,
+    /// Most steps the run may take ([`step_budget`]; Dopri5 only).
+    budget: Option<u64>,
 }
 
 impl RunLoop<'_> {
@@ -371,11 +549,23 @@ impl RunLoop<'_> {
     fn step_to_end(&mut self) -> Result<(), CliError> {
         while self.sim.time() < self.t_end - self.end_slack {
             let t_reached = self.sim.time();
+            if let Some(budget) = self.budget
+                && self.summary.steps >= budget
+            {
+                return Err(self.budget_spent(budget));
+            }
             let report = self
                 .sim
                 .step_until(self.t_end)
                 .map_err(|e| self.step_failure(t_reached, e))?;
             self.summary.record_step(self.scene, &self.sim, &report);
+            self.energy.record_step(
+                &self.scene.mechanism,
+                t_reached,
+                self.sim.time(),
+                report.energy,
+                self.sim.positions(),
+            );
             self.write_events()?;
             self.write_row_if_due(&report)?;
             self.bar.update(self.sim.time(), self.t_end);
@@ -383,15 +573,40 @@ impl RunLoop<'_> {
         Ok(())
     }
 
-    /// A failed step; rows written so far stay in a file output: it says where they end.
+    /// Where the rows written so far, to `t`, are: in a regular file, which keeps them (not
+    /// `/dev/null` or a pipe).
+    fn rows_kept(&self, t: f64) -> Option<RowsKept> {
+        let path = self.args.out.as_ref()?;
+        std::fs::metadata(path)
+            .is_ok_and(|meta| meta.is_file())
+            .then(|| RowsKept {
+                t,
+                path: path.clone(),
+            })
+    }
+
+    /// A failed step.
     fn step_failure(&self, t_reached: f64, source: SolverError) -> CliError {
         CliError::Solver {
             file: self.scene.file.clone(),
             source,
-            kept: self.args.out.as_ref().map(|path| RowsKept {
-                t: t_reached,
-                path: path.clone(),
-            }),
+            kept: self.rows_kept(t_reached),
+        }
+    }
+
+    /// The step budget spent before `t_end`.
+    fn budget_spent(&self, budget: u64) -> CliError {
+        let settings = self.sim.settings();
+        CliError::StepBudget {
+            file: self.scene.file.clone(),
+            steps: self.summary.steps,
+            budget,
+            t: self.sim.time(),
+            dt: settings.dt,
+            rtol: settings.dopri_rtol,
+            atol: settings.dopri_atol,
+            min_step: settings.dopri_min_step,
+            kept: self.rows_kept(self.sim.time()),
         }
     }
 

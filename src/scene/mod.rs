@@ -1,19 +1,22 @@
 //! Scene files: RON descriptions of a mechanism, its initial state, loads and solver settings
 //! (`scenes/*.ron`; the format is documented in README.md). Loading validates everything,
 //! assembles the initial positions and completes the stated initial velocities; every error
-//! names the file, line and column and the entry at fault.
+//! names the file, line and column and the entry at fault, and is shown as one line
+//! ([`one_line`]). A file is UTF-8 text (a leading byte-order mark is skipped) of at most
+//! [`MAX_SCENE_BYTES`].
 
 mod build;
 mod error;
 pub mod format;
 pub mod locate;
 
+use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
 use nalgebra::DVector;
 
-pub use error::SceneError;
+pub use error::{MAX_QUOTED_CHARS, SceneError, one_line};
 pub use format::ViewSpec;
 
 use crate::model::Mechanism;
@@ -159,21 +162,58 @@ impl Scene {
     }
 }
 
-/// Reads and loads a scene file.
+/// Largest scene file read, in bytes (1 MiB). A scene at the solver's size limit, a few
+/// hundred bodies with their joints, is tens of kB, and the largest shipped scene
+/// (`modified_2x3.ron`) is 3.2 kB; reading stops one byte past this, so that a device such as
+/// `/dev/zero` (whose length the file system reports as 0) is refused, not read until memory
+/// runs out.
+pub const MAX_SCENE_BYTES: u64 = 1 << 20;
+
+/// Reads and loads a scene file: UTF-8 text (a leading byte-order mark is skipped) of at most
+/// [`MAX_SCENE_BYTES`].
 pub fn load_scene(path: &Path) -> Result<Scene, SceneError> {
     let file = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| SceneError {
+    let error = |line, column, message| SceneError {
         file: file.clone(),
-        line: 1,
-        column: 1,
+        line,
+        column,
         entity: None,
-        message: format!("cannot read the file: {e}"),
+        message,
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|opened| opened.take(MAX_SCENE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| error(1, 1, format!("cannot read the file: {e}")))?;
+    if bytes.len() as u64 > MAX_SCENE_BYTES {
+        return Err(error(
+            1,
+            1,
+            format!(
+                "the file is larger than {} bytes (1 MiB), the most a scene file may be: a \
+                 scene at the solver's size limit is tens of kB",
+                MAX_SCENE_BYTES
+            ),
+        ));
+    }
+    let source = String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let bad = e.as_bytes()[valid];
+        let text = std::str::from_utf8(&e.as_bytes()[..valid]).unwrap_or_default();
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let (line, column) = locate::line_column(text, text.len());
+        error(
+            line,
+            column,
+            format!("not UTF-8 text (byte 0x{bad:02x}); scene files are UTF-8"),
+        )
     })?;
     parse_scene(&file, &source)
 }
 
-/// Loads a scene from its source text; `file` is used in messages.
+/// Loads a scene from its source text; `file` is used in messages. A leading byte-order mark
+/// is skipped, as editors do (they show none): lines and columns are counted without it.
 pub fn parse_scene(file: &str, source: &str) -> Result<Scene, SceneError> {
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     let options =
         ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
     let spec: format::SceneFile = options.from_str(source).map_err(|e| {

@@ -1,6 +1,7 @@
 //! The `singulab` binary run as a process (`CARGO_BIN_EXE_singulab`): bad input and solver
 //! failures end with a non-zero exit and one `singulab:` line on stderr, never a panic; good
-//! runs write the CSV the README describes; a closed stdout (`| head`) ends the run quietly.
+//! runs write the CSV the README describes; a reader that closes stdout early (`| head`) ends
+//! the run quietly.
 //!
 //! References: the exit codes are the README's (2 for bad arguments, 1 for bad scenes and
 //! solver failures, 0 for `--help`); the CSV's first and last rows are the README's contract
@@ -292,7 +293,7 @@ fn bench_checks_every_scene_before_printing() {
 }
 
 #[test]
-fn a_closed_stdout_ends_the_run_quietly() {
+fn a_reader_that_closes_stdout_ends_the_run_quietly() {
     // four_bar's 2 s at dt 1e-3 write about 0.9 MB, far more than a pipe holds.
     let mut child = Command::new(env!("CARGO_BIN_EXE_singulab"))
         .args(["run", &scene_path("four_bar").display().to_string()])

@@ -6,6 +6,7 @@ mod close_events;
 mod command_line;
 mod common;
 mod continuation;
+mod faults_io;
 mod faults_numbers;
 mod jacobians;
 mod live;

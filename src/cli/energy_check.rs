@@ -1,0 +1,101 @@
+//! The energy check of `singulab run`: wherever the scene conserves energy, how far its energy
+//! drifted.
+//!
+//! The equations of motion take the loads as generalized forces on the absolute coordinates
+//! (`Mechanism::forces`: a force's components on the body's centre of mass, a bar's torque on
+//! its angle), and the constraint forces do no work. So a constant load is conservative, with
+//! the potential `-F . r - tau theta` (`r` the centre of mass, `theta` the bar's angle, both as
+//! integrated, the angle not wrapped), and the checked energy is the kinetic energy plus the
+//! gravitational potential (the CSV's `energy` column) plus that potential. A pulse (a load
+//! with a time window) does work while it acts: steps that overlap a window are not checked,
+//! and each window passed sets the reference anew to the energy at the end of its last step
+//! (the first reference is the energy at the start). Steps end on every window's edges
+//! (`Simulation::step_until`), so a step is either inside a window or outside all of them.
+
+use crate::model::{LoadKind, Mechanism};
+
+/// The running check: the reference energy and the largest drift from it so far.
+#[derive(Clone, Debug)]
+pub(super) struct EnergyCheck {
+    /// The windows `(start, end)` of the scene's pulses.
+    windows: Vec<(f64, f64)>,
+    reference: f64,
+    drift: f64,
+    pulse_passed: bool,
+    drift_after_pulse: bool,
+}
+
+impl EnergyCheck {
+    /// A check that starts from the state `(x, xd)`.
+    pub(super) fn new(
+        mechanism: &Mechanism,
+        x: &nalgebra::DVector<f64>,
+        xd: &nalgebra::DVector<f64>,
+    ) -> Self {
+        Self {
+            windows: mechanism.loads().iter().filter_map(|l| l.window).collect(),
+            reference: checked_energy(mechanism, mechanism.energy(x, xd), x),
+            drift: 0.0,
+            pulse_passed: false,
+            drift_after_pulse: false,
+        }
+    }
+
+    /// Accounts for a step from `t_start` that ended with the energy `energy` (kinetic plus
+    /// gravitational, as the solver reports it) at the positions `x`.
+    pub(super) fn record_step(
+        &mut self,
+        mechanism: &Mechanism,
+        t_start: f64,
+        t_end: f64,
+        energy: f64,
+        x: &nalgebra::DVector<f64>,
+    ) {
+        let energy = checked_energy(mechanism, energy, x);
+        let in_pulse = self
+            .windows
+            .iter()
+            .any(|&(start, end)| t_start < end && t_end > start);
+        if in_pulse {
+            self.reference = energy;
+            self.pulse_passed = true;
+        } else {
+            let drift = (energy - self.reference).abs();
+            if drift > self.drift {
+                self.drift = drift;
+                self.drift_after_pulse = self.pulse_passed;
+            }
+        }
+    }
+
+    /// The largest `|E - E_ref|` over the steps outside pulses, in J.
+    pub(super) fn drift(&self) -> f64 {
+        self.drift
+    }
+
+    /// Whether that largest drift came after a pulse had acted.
+    pub(super) fn drift_after_pulse(&self) -> bool {
+        self.drift_after_pulse
+    }
+}
+
+/// `energy` (kinetic plus gravitational) plus the potential of the constant loads at `x`.
+fn checked_energy(mechanism: &Mechanism, energy: f64, x: &nalgebra::DVector<f64>) -> f64 {
+    let mut potential = 0.0;
+    for load in mechanism.loads().iter().filter(|l| l.window.is_none()) {
+        let body = &mechanism.bodies()[load.body];
+        match load.kind {
+            LoadKind::Force(force) => {
+                for (k, component) in force.iter().enumerate().take(body.translational_dim()) {
+                    potential -= component * x[body.offset + k];
+                }
+            }
+            LoadKind::Torque(torque) => {
+                if body.is_bar() {
+                    potential -= torque * x[body.offset + 2];
+                }
+            }
+        }
+    }
+    energy + potential
+}
