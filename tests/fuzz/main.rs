@@ -169,7 +169,7 @@ fn replay(index: u64, config: &Config, scenes: &[(String, Vec<u8>)]) {
     let case = generate(config.seed, index, scenes);
     println!("case {index}: {}", case.describe());
     println!(
-        "--- case.ron ({} bytes; control characters as <U+XXXX>) ---",
+        "--- case.ron ({} bytes; control and invisible characters as <U+XXXX>) ---",
         case.text.len()
     );
     for line in String::from_utf8_lossy(&case.text).split('\n') {
@@ -178,7 +178,7 @@ fn replay(index: u64, config: &Config, scenes: &[(String, Vec<u8>)]) {
     println!("--- end of case.ron ---");
     let outcome = run_one(&case, config);
     println!("outcome: {} ({:.2} s)", outcome.class, outcome.seconds);
-    println!("stderr (control characters as <U+XXXX>):");
+    println!("stderr (control and invisible characters as <U+XXXX>):");
     for line in outcome.stderr.lines() {
         println!("{}", report::visible(line));
     }

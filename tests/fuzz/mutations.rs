@@ -339,7 +339,10 @@ pub fn byte_order_mark(text: &mut Vec<u8>, rng: &mut Rng) -> Option<String> {
     const BOM: &[u8] = b"\xEF\xBB\xBF";
     match below(rng, 4) {
         0 => splice(text, 0..0, BOM),
-        1 => splice(text, 0..0, &BOM.repeat(2)),
+        1 => {
+            splice(text, 0..0, &BOM.repeat(2));
+            return Some("two UTF-8 BOMs at the start".into());
+        }
         2 => {
             let token = random_token(text, rng, None)?;
             splice(text, token.start..token.start, BOM);

@@ -61,18 +61,26 @@ pub fn print(records: &[Record], elapsed: Duration, replay: impl Fn(u64) -> Stri
     failures.len()
 }
 
-/// `text` with the characters that would break its line or the terminal shown as `<U+000D>`
+/// `text` with the characters that would break its line or the terminal, and the invisible
+/// ones (byte-order mark, bidirectional overrides, zero-width spaces), shown as `<U+000D>`
 /// (distinct from a RON escape such as `\r` in the scene's text).
 pub fn visible(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if is_line_breaking_control(c) || c == '\n' {
+            if is_line_breaking_control(c) || c == '\n' || is_invisible(c) {
                 format!("<U+{:04X}>", u32::from(c))
             } else {
                 c.to_string()
             }
         })
         .collect()
+}
+
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}'
+    )
 }
 
 /// Cases and their summed wall-clock time per outcome class, passes first.
