@@ -28,6 +28,7 @@ pub const KINDS: &[(&str, u32, Mutate)] = &[
     ("invalid-utf8", 2, m::invalid_utf8),
     ("insert-junk", 3, m::insert_junk),
     ("huge-filler", 1, m::huge_filler),
+    ("whole-file", 2, m::whole_file),
     ("entry-remove", 5, s::entry_remove),
     ("entry-duplicate", 4, s::entry_duplicate),
     ("element-remove", 4, s::element_remove),

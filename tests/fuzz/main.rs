@@ -3,19 +3,19 @@
 //! Each case starts from a shipped scene (`scenes/*.ron`) and applies one to three mutations
 //! drawn from its own seed: numbers scaled as by a slip of units, number literals replaced by
 //! extremes (0, -1, +-1e308, 1e-300, 5e-324, NaN, +-inf, 1e16, -0.0...) or by spellings RON
-//! does not read, long digit strings,
-//! tokens deleted or doubled, names swapped, emptied, 10 kB long or holding line breaks,
-//! terminal escapes and control characters, identifiers swapped, entries of the bodies,
-//! joints, loads and velocities (or any list or tuple element, or any field) removed or
-//! doubled, unknown fields, values nested 10,000 deep, byte-order marks and UTF-16, invalid
-//! UTF-8, truncation at a random byte, stray characters, a megabyte of comment, solver
-//! settings at or past their limits (`newton_max_iterations: 18446744073709551615`,
-//! `dopri_min_step: 1e-300`, `integrator: Dopri5`...), loads and pulses of extreme size, and
-//! thousands of extra bodies. It then runs
-//! `singulab run case.ron --t-end 0.02 --out out.csv --events events.csv` (sometimes with
-//! `--integrator dopri5`, `--dt`, `--basis traditional` or `--predictor zeroth`) in a
-//! directory of its own, killed after 20 s, under `ulimit -v` 4 GiB and `ulimit -f` 512 MiB
-//! so that a runaway allocation or row count cannot take the shared machine down.
+//! does not read, long digit strings, tokens deleted or doubled, names swapped, emptied, 10 kB
+//! long or holding line breaks, terminal escapes and control characters, identifiers swapped,
+//! entries of the bodies, joints, loads and velocities (or any list or tuple element, or any
+//! field) removed or doubled, unknown fields, values nested 10,000 deep, byte-order marks and
+//! UTF-16, invalid UTF-8, truncation at a random byte, stray characters, a megabyte of
+//! comment, CR or CRLF line endings, tabs, the scene twice, solver settings at or past their
+//! limits (`newton_max_iterations: 18446744073709551615`, `dopri_min_step: 1e-300`,
+//! `integrator: Dopri5`...), loads and pulses of extreme size, and thousands of extra bodies.
+//! It then runs `singulab run case.ron --t-end 0.02 --out out.csv --events events.csv`
+//! (sometimes with `--integrator dopri5`, `--dt`, `--basis traditional` or
+//! `--predictor zeroth`) in a directory of its own, killed after 20 s, under `ulimit -v`
+//! 4 GiB and `ulimit -f` 512 MiB so that a runaway allocation or row count cannot take the
+//! shared machine down.
 //!
 //! A case passes when, as the README promises:
 //! - exit 0: every stderr line starts with `singulab: ` (the summary, notes and warnings), and
@@ -31,7 +31,7 @@
 //! non-finite or missing output, and control characters in stderr (a name echoed with a raw
 //! carriage return or escape sequence breaks the one line or rewrites the terminal).
 //!
-//! Environment: `SINGULAB_FUZZ_CASES` (default [`DEFAULT_CASES`], about 40 s of the debug
+//! Environment: `SINGULAB_FUZZ_CASES` (default [`DEFAULT_CASES`], about 35 s of the debug
 //! build on two cores), `SINGULAB_FUZZ_SEED` (another stream), `SINGULAB_FUZZ_CASE=N` (replay
 //! case N alone and print its scene), `SINGULAB_FUZZ_TIMEOUT` (seconds per case, default 20),
 //! `SINGULAB_FUZZ_LOG=FILE` (every case and its outcome, one tab-separated line each).

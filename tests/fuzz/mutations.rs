@@ -435,6 +435,24 @@ pub fn insert_junk(text: &mut Vec<u8>, rng: &mut Rng) -> Option<String> {
     Some(detail)
 }
 
+/// The whole file as another editor or a careless script leaves it: Windows or old Mac line
+/// endings, tabs for indentation, two copies, an extension attribute in front.
+pub fn whole_file(text: &mut Vec<u8>, rng: &mut Rng) -> Option<String> {
+    let original = String::from_utf8_lossy(text).into_owned();
+    let (changed, detail) = match below(rng, 5) {
+        0 => (original.replace('\n', "\r\n"), "CRLF line endings"),
+        1 => (original.replace('\n', "\r"), "CR line endings"),
+        2 => (original.replace("    ", "\t"), "tabs for indentation"),
+        3 => (format!("{original}\n{original}"), "the scene twice"),
+        _ => (
+            format!("#![enable(implicit_some, unwrap_newtypes)]\n{original}"),
+            "an extension attribute in front",
+        ),
+    };
+    *text = changed.into_bytes();
+    Some(detail.into())
+}
+
 /// A megabyte of comment or a hundred thousand blank lines between tokens: harmless, but any
 /// later error must still be located in the right line.
 pub fn huge_filler(text: &mut Vec<u8>, rng: &mut Rng) -> Option<String> {
