@@ -109,7 +109,7 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, CliError> {
         };
         let mut sim = scene
             .simulation_with(settings)
-            .map_err(|e| CliError::solver(&scene.file, e))?;
+            .map_err(|e| CliError::solver(scene, e))?;
         let e0 = sim.energy();
         let mut drift: f64 = 0.0;
         let mut events = 0;
@@ -120,7 +120,7 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, CliError> {
         while sim.time() < t_end - 1e-9 * dt {
             let report = sim
                 .step_until(t_end)
-                .map_err(|e| CliError::solver(&scene.file, e))?;
+                .map_err(|e| CliError::solver(scene, e))?;
             drift = drift.max((report.energy - e0).abs());
             events += report.events;
             if jacobians.len() < SAMPLES && sim.counters().steps % sample_every == 0 {

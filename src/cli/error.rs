@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::number_text::{number_text, time_text};
-use crate::scene::SceneError;
+use crate::scene::{Scene, SceneError};
 use crate::solver::SolverError;
 
 use super::seconds;
@@ -19,21 +19,23 @@ pub enum CliError {
     #[error(transparent)]
     Scene(#[from] SceneError),
     /// The simulation could not start or a step failed.
-    #[error("{file}: {source}{}", kept_rows(.kept.as_ref()))]
+    #[error("{site}: {source}{}", kept_rows(.kept.as_ref()))]
     Solver {
-        file: String,
+        /// The scene file, and the joint, body or setting at fault in it where one is.
+        site: Box<FileSite>,
         source: SolverError,
         /// Where the rows written before a failing step are (a file output only).
         kept: Option<RowsKept>,
     },
     /// `t_end / dt` is more steps than a run may take.
     #[error(
-        "{file}: t_end {} s at dt {} s is {steps:.1e} steps, more than {limit:.0e}; use a larger --dt or a shorter --t-end",
+        "{site}: t_end {} s at dt {} s is {steps:.1e} steps, more than {limit:.0e}; use a larger --dt or a shorter --t-end",
         seconds(*.t_end),
         seconds(*.dt)
     )]
     TooManySteps {
-        file: String,
+        /// The scene file, at its `dt` when the file sets it.
+        site: Box<FileSite>,
         t_end: f64,
         dt: f64,
         steps: f64,
@@ -42,7 +44,7 @@ pub enum CliError {
     /// Dopri5 took more steps than its budget ([`run::step_budget`](super::run::step_budget)):
     /// its tolerances cannot be met at steps as large as its smallest step.
     #[error(
-        "{file}: Dopri5 took {steps} steps, its budget (100 t_end / dt + 1e5), to reach t = {} s, {} s a step on average at dt {} s: the tolerances dopri_rtol {} and dopri_atol {} cannot be met at this dopri_min_step {}; loosen them or raise dopri_min_step{}",
+        "{site}: Dopri5 took {steps} steps, its budget (100 t_end / dt + 1e5), to reach t = {} s, {} s a step on average at dt {} s: the tolerances dopri_rtol {} and dopri_atol {} cannot be met at this dopri_min_step {}; loosen them or raise dopri_min_step{}",
         three_digits(*.t),
         three_digits(*.t / *.steps as f64),
         seconds(*.dt),
@@ -52,7 +54,8 @@ pub enum CliError {
         kept_rows(.kept.as_ref())
     )]
     StepBudget {
-        file: String,
+        /// The scene file, at its `dopri_min_step` (else `dopri_rtol`) when the file sets it.
+        site: Box<FileSite>,
         steps: u64,
         budget: u64,
         t: f64,
@@ -116,10 +119,11 @@ pub enum CliError {
 }
 
 impl CliError {
-    /// A solver failure in the scene `file`, with no rows to point at.
-    pub fn solver(file: &str, source: SolverError) -> Self {
+    /// A solver failure in `scene`, located where something in the file is at fault, with no
+    /// rows to point at.
+    pub fn solver(scene: &Scene, source: SolverError) -> Self {
         Self::Solver {
-            file: file.to_string(),
+            site: Box::new(FileSite::of_failure(scene, &source)),
             source,
             kept: None,
         }
@@ -151,6 +155,61 @@ impl CliError {
             path: path.to_path_buf(),
             source,
         }
+    }
+}
+
+/// Where in a scene file a failure points: the file, and the line, column and entry at fault
+/// when something in the file is (`scenes/x.ron:12:9: joint "B"`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileSite {
+    pub file: String,
+    pub line_column: Option<(usize, usize)>,
+    pub entity: Option<String>,
+}
+
+impl FileSite {
+    /// The file alone.
+    pub fn file(file: &str) -> Self {
+        Self {
+            file: file.to_string(),
+            line_column: None,
+            entity: None,
+        }
+    }
+
+    /// Where `scene`'s file is at fault for `error` ([`Scene::locate_failure`]).
+    pub fn of_failure(scene: &Scene, error: &SolverError) -> Self {
+        match scene.locate_failure(error) {
+            Some(located) => Self {
+                file: located.file,
+                line_column: Some((located.line, located.column)),
+                entity: located.entity,
+            },
+            None => Self::file(&scene.file),
+        }
+    }
+
+    /// `scene`'s `solver` setting `field` (the first of `fields` the file writes), else the
+    /// file.
+    pub fn of_setting(scene: &Scene, fields: &[&str]) -> Self {
+        let line_column = fields.iter().find_map(|f| scene.setting_position(f));
+        Self {
+            line_column,
+            ..Self::file(&scene.file)
+        }
+    }
+}
+
+impl fmt::Display for FileSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.file)?;
+        if let Some((line, column)) = self.line_column {
+            write!(f, ":{line}:{column}")?;
+        }
+        if let Some(entity) = &self.entity {
+            write!(f, ": {entity}")?;
+        }
+        Ok(())
     }
 }
 

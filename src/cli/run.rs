@@ -18,7 +18,7 @@ use super::csv_files::{
     CsvOutput, CsvRow, event_columns, trajectory_columns, trajectory_row, write_event_rows,
 };
 use super::energy_check::EnergyCheck;
-use super::error::{CliError, RowsKept, Stream};
+use super::error::{CliError, FileSite, RowsKept, Stream};
 use crate::scene::{Scene, load_scene};
 use crate::solver::{BasisMode, Integrator, Simulation, SolverError, StepReport, branches};
 
@@ -100,19 +100,17 @@ const STEP_BUDGET_EXTRA: f64 = 1e5;
 
 /// Most steps a Dopri5 run to `t_end` at `dt` may take before it stops with an error:
 /// `100 t_end / dt + 1e5`. Dopri5 shortens its steps to meet its tolerances down to
-/// `dopri_min_step * dt`, and with a tiny `dopri_min_step` (1e-300) it would creep on for
-/// ever, writing a row per step (`MAX_STEPS` bounds only `t_end / dt`). RK4 takes `t_end / dt`
-/// steps, plus one per pulse edge (steps end on them), and has no budget.
+/// `dopri_min_step * dt` (at least 1e-6 of dt, `Settings::validate`), so a run whose
+/// tolerances cannot be met could take up to a million times `t_end / dt` steps, writing a row
+/// per step (`MAX_STEPS` bounds only `t_end / dt`); the budget stops it at a hundred. RK4
+/// takes `t_end / dt` steps, plus one per pulse edge (steps end on them), and has no budget.
 ///
 /// Measured with `singulab run scenes/X.ron --integrator dopri5 --t-end 10` on every shipped
 /// scene, steps over `t_end / dt`: at their own dt 1.000 (the pendulums) to 1.026
 /// (`four_bar`); at dt 1e-2, 1.02 to 3.5; at dt 1e-1, 6.8 to 35 (`spatial_pendulum`, 3497
 /// steps, where the tolerances and not dt set the step). No step is shorter than
 /// `dopri_min_step * dt` except those that land on a pulse edge or on `t_end`, so at the
-/// default `dopri_min_step` of 1e-2 the factor of 100 is never reached: the budget stops only
-/// runs whose steps the tolerances push below `dt / 100` with a smaller `dopri_min_step`. The
-/// 1e5 steps beyond cost 2.4 s on the four-bar and 26 s on the 2x3 (release build, with
-/// tolerances and `dopri_min_step` of 1e-300).
+/// default `dopri_min_step` of 1e-2 the factor of 100 is never reached.
 pub fn step_budget(t_end: f64, dt: f64) -> u64 {
     // At most 1e11 + 1e5 (`MAX_STEPS` bounds `t_end / dt`): exact in a u64.
     (STEP_BUDGET_FACTOR * (t_end / dt).ceil() + STEP_BUDGET_EXTRA) as u64
@@ -451,11 +449,15 @@ fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), 
     let t_end = args.t_end.unwrap_or(scene.t_end);
     let sim = scene
         .simulation_with(settings)
-        .map_err(|e| CliError::solver(&scene.file, e))?;
+        .map_err(|e| CliError::solver(scene, e))?;
     let steps = t_end / sim.settings().dt;
     if steps > MAX_STEPS {
+        let site = match args.dt {
+            Some(_) => FileSite::file(&scene.file),
+            None => FileSite::of_setting(scene, &["dt"]),
+        };
         return Err(CliError::TooManySteps {
-            file: scene.file.clone(),
+            site: Box::new(site),
             t_end,
             dt: sim.settings().dt,
             steps,
@@ -588,7 +590,7 @@ impl RunLoop<'_> {
     /// A failed step.
     fn step_failure(&self, t_reached: f64, source: SolverError) -> CliError {
         CliError::Solver {
-            file: self.scene.file.clone(),
+            site: Box::new(FileSite::of_failure(self.scene, &source)),
             source,
             kept: self.rows_kept(t_reached),
         }
@@ -598,7 +600,10 @@ impl RunLoop<'_> {
     fn budget_spent(&self, budget: u64) -> CliError {
         let settings = self.sim.settings();
         CliError::StepBudget {
-            file: self.scene.file.clone(),
+            site: Box::new(FileSite::of_setting(
+                self.scene,
+                &["dopri_min_step", "dopri_rtol", "dopri_atol"],
+            )),
             steps: self.summary.steps,
             budget,
             t: self.sim.time(),
@@ -654,7 +659,14 @@ impl RunLoop<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::draws_progress;
+    use super::{draws_progress, step_budget};
+
+    #[test]
+    fn the_dopri5_budget_is_a_hundred_nominal_steps_and_a_margin() {
+        // t_end / dt = 10 (rounded up from 9.99...): 100 * 10 + 1e5.
+        assert_eq!(step_budget(0.01, 1e-3), 101_000);
+        assert_eq!(step_budget(10.0, 1e-3), 1_100_000);
+    }
 
     #[test]
     fn the_progress_bar_keeps_off_a_csv_on_the_terminal() {

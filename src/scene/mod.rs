@@ -151,6 +151,12 @@ impl Scene {
         }
     }
 
+    /// Line and column of the `solver` setting `field`, if the file writes it.
+    pub fn setting_position(&self, field: &str) -> Option<(usize, usize)> {
+        locate::find_section_field(&self.source, "solver", field)
+            .map(|offset| locate::line_column(&self.source, offset))
+    }
+
     /// A simulation of this scene with other settings.
     pub fn simulation_with(&self, settings: Settings) -> Result<Simulation, SolverError> {
         Simulation::new(

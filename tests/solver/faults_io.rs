@@ -313,46 +313,6 @@ fn names_with_line_breaks_or_control_characters_stay_on_one_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn dopri5_that_cannot_meet_its_tolerances_stops_at_its_step_budget() {
-    // Tolerances and smallest step of 1e-300: Dopri5 creeps on by about 1e-284 s a step.
-    let dir = scratch("budget");
-    let text = four_bar_with(
-        "dt: 1e-3",
-        "dt: 1e-3, integrator: Dopri5, dopri_rtol: 1e-300, dopri_atol: 1e-300, dopri_min_step: 1e-300",
-    );
-    let path = dir.join("creeping.ron");
-    std::fs::write(&path, text).unwrap();
-    let out = dir.join("rows.csv");
-    // t_end / dt = 10: a budget of 100 * 10 + 1e5 steps.
-    let output = singulab(&[
-        "run",
-        &path_text(&path),
-        "--t-end",
-        "0.01",
-        "--every",
-        "1000",
-        "--out",
-        &path_text(&out),
-    ]);
-    assert_one_error_line(
-        &output,
-        &[
-            "creeping.ron",
-            "101000 steps",
-            "dopri_rtol 1e-300",
-            "dopri_atol 1e-300",
-            "cannot be met at this dopri_min_step 1e-300",
-            "rows.csv",
-        ],
-        "Dopri5 at 1e-300",
-    );
-    // The rows up to the budget are kept: the header, t = 0 and every 1000th step.
-    let rows = std::fs::read_to_string(&out).unwrap().lines().count();
-    assert_eq!(rows, 1 + 1 + 101);
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
 /// The four-bar with `loads` (RON list items) and its own settings otherwise.
 fn four_bar_with_loads(loads: &str) -> String {
     four_bar_with("solver:", &format!("loads: [{loads}],\n    solver:"))
@@ -489,6 +449,42 @@ fn notes_follow_the_summary_and_a_failed_run_prints_its_error_alone() {
         &bad,
         &["did not converge", "the stated pose did not fit the joints"],
         "far-off pose, dt 0.5",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A step that fails names the joint it failed at, with its line and column in the scene file,
+/// on the one error line.
+#[test]
+fn a_failed_step_points_at_its_joint_in_the_scene_file() {
+    let dir = scratch("located");
+    // One Newton iteration after a step of 0.3 s cannot bring the fast four-bar back.
+    let text = four_bar_with("dt: 1e-3", "dt: 0.3, newton_max_iterations: 1");
+    let path = dir.join("coarse.ron");
+    std::fs::write(&path, &text).unwrap();
+    let output = singulab(&["run", &path_text(&path), "--out", "/dev/null"]);
+    let line = assert_one_error_line(&output, &["did not converge", "joint \""], "coarse");
+    // `coarse.ron:LINE:COLUMN: joint "NAME": ...`, and the joint's name is at that place.
+    let after = line.split_once("coarse.ron:").expect("the file is named").1;
+    let mut parts = after.splitn(3, ':');
+    let row: usize = parts.next().unwrap().parse().expect("a line number");
+    let column: usize = parts.next().unwrap().parse().expect("a column number");
+    let name = parts
+        .next()
+        .unwrap()
+        .split('"')
+        .nth(1)
+        .expect("a quoted joint");
+    let at: String = text
+        .lines()
+        .nth(row - 1)
+        .unwrap()
+        .chars()
+        .skip(column - 1)
+        .collect();
+    assert!(
+        at.starts_with(&format!("name: \"{name}\"")),
+        "{line} points at {at:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
