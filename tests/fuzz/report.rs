@@ -32,9 +32,9 @@ impl Record {
     }
 }
 
-/// A line every 500 cases, for long runs with `--nocapture`.
+/// A line every 2,000 cases, for long runs with `--nocapture`.
 pub fn progress(done: u64, total: u64, records: &[Record]) {
-    if done.is_multiple_of(500) && done < total {
+    if done.is_multiple_of(2000) && done < total {
         let failed = records.iter().filter(|r| !r.outcome.passed).count();
         eprintln!("fuzz: {done}/{total} cases, {failed} failed");
     }
