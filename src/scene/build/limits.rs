@@ -287,17 +287,16 @@ pub fn check_mass_span(report: &Reporter, mechanism: &Mechanism) -> Result<(), S
     ))
 }
 
-/// The solver settings, valid at the round-off of this scene's constraints as written. A
-/// tolerance not written in the file but too small for the scene is reported at the joint
-/// whose numbers set the round-off.
+/// The solver settings, valid at the round-off of this scene's constraints at the assembled
+/// positions `x0`. A scale-dependent tolerance that the file does not write (its default does
+/// not fit this scene) is reported at the joint whose numbers set the scale.
 pub fn check_solver_settings(
     report: &Reporter,
     spec: &SceneFile,
     mechanism: &Mechanism,
-    x0: &[f64],
+    x0: &DVector<f64>,
 ) -> Result<(), SceneError> {
-    let x0 = DVector::from_column_slice(x0);
-    let Err(e) = spec.solver.validate(mechanism.residual_scale(&x0)) else {
+    let Err(e) = spec.solver.validate(mechanism.residual_scale(x0)) else {
         return Ok(());
     };
     let written = super::super::locate::find_section_field(report.source, "solver", e.field());
@@ -306,19 +305,22 @@ pub fn check_solver_settings(
         SettingsError::BelowRoundOff {
             field: "newton_tolerance" | "dopri_atol",
             ..
+        } | SettingsError::AboveMaximum {
+            field: "newton_tolerance",
+            ..
         }
     );
     if written.is_none()
         && scale_bound
-        && let Some(joint) = mechanism.largest_residual_joint(&x0)
+        && let Some(joint) = mechanism.largest_residual_joint(x0)
     {
         let name = &mechanism.joints()[joint].name;
         return Err(report.joint(
             name,
             None,
             format!(
-                "this joint's numbers are too large for the default {}: {e}; write a larger \
-                 one in `solver`, or bring the mechanism nearer the origin",
+                "the default {} does not fit this scene, whose largest constraint residuals \
+                 are this joint's: {e}; write one in `solver`",
                 e.field()
             ),
         ));
