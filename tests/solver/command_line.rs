@@ -12,26 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use crate::common::scene_path;
-
-fn singulab(args: &[&str]) -> Output {
-    singulab_os(args)
-}
-
-/// `singulab` with arguments that need not be UTF-8.
-fn singulab_os<S: AsRef<OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_singulab"))
-        .args(args)
-        .output()
-        .expect("the singulab binary runs")
-}
-
-/// A scratch directory of its own for each test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("singulab-cli-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
+use crate::common::{scene_path, scratch, singulab, singulab_os};
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);

@@ -46,47 +46,21 @@ pub struct Bound {
     pub unit: &'static str,
 }
 
-pub const LENGTH: Bound = Bound {
-    max: 1e6,
-    unit: "m",
-};
+const fn bound(max: f64, unit: &'static str) -> Bound {
+    Bound { max, unit }
+}
+
+pub const LENGTH: Bound = bound(1e6, "m");
 /// A fraction of a bar's length along it (the point must also be within [`POINT_REACH`]).
-pub const FRACTION: Bound = Bound {
-    max: POINT_REACH,
-    unit: "bar lengths",
-};
-pub const ANGLE: Bound = Bound {
-    max: 1e6,
-    unit: "rad",
-};
-pub const MASS: Bound = Bound {
-    max: 1e12,
-    unit: "kg",
-};
-pub const GRAVITY: Bound = Bound {
-    max: 1e6,
-    unit: "m/s^2",
-};
-pub const FORCE: Bound = Bound {
-    max: 1e12,
-    unit: "N",
-};
-pub const TORQUE: Bound = Bound {
-    max: 1e12,
-    unit: "N m",
-};
-pub const SPEED: Bound = Bound {
-    max: 1e6,
-    unit: "m/s",
-};
-pub const ANGULAR_SPEED: Bound = Bound {
-    max: 1e6,
-    unit: "rad/s",
-};
-pub const TIME: Bound = Bound {
-    max: 1e9,
-    unit: "s",
-};
+pub const FRACTION: Bound = bound(POINT_REACH, "bar lengths");
+pub const ANGLE: Bound = bound(1e6, "rad");
+pub const MASS: Bound = bound(1e12, "kg");
+pub const GRAVITY: Bound = bound(1e6, "m/s^2");
+pub const FORCE: Bound = bound(1e12, "N");
+pub const TORQUE: Bound = bound(1e12, "N m");
+pub const SPEED: Bound = bound(1e6, "m/s");
+pub const ANGULAR_SPEED: Bound = bound(1e6, "rad/s");
+pub const TIME: Bound = bound(1e9, "s");
 
 /// `value` is positive and at most `bound`.
 pub fn check_positive(value: f64, what: &str, bound: Bound) -> Result<(), String> {
