@@ -45,7 +45,8 @@ n - rank), basis_jump (|T_{k+1} - T_k|_F over the step); then per body in scene 
 NAME.x, NAME.y, NAME.theta, NAME.vx, NAME.vy, NAME.omega for bars (centre of mass; theta of the \
 axis from start to end, from +x counter-clockwise) or NAME.x, NAME.y(, NAME.z), NAME.vx, \
 NAME.vy(, NAME.vz) for point masses; then qd1..qdK, the generalized velocities T^T xd in the \
-chosen basis (K degrees of freedom).
+chosen basis (K degrees of freedom at the start; on a step where the rank exceeds the generic \
+rank, which the run warns about, the basis has fewer columns and the last qd cells are empty).
 
 Events CSV: a row per admissible motion and per branch of each singular event: t, rank (at the \
 detection tolerance), deficiency (generic rank minus rank), rho_min (how close to singular the \

@@ -27,7 +27,8 @@ pub enum CliError {
         /// Where the rows written before a failing step are (a file output only).
         kept: Option<RowsKept>,
     },
-    /// `t_end / dt` is more steps than a run may take.
+    /// `t_end / dt` is more steps than a run may take. With `--dt` or `--t-end` among the
+    /// arguments it is a usage error (exit 2).
     #[error(
         "{site}: t_end {} s at dt {} s is {steps:.1e} steps, more than {limit:.0e}; use a larger --dt or a shorter --t-end",
         seconds(*.t_end),
@@ -36,6 +37,7 @@ pub enum CliError {
     TooManySteps {
         /// The scene file, at its `dt` when the file sets it.
         site: Box<FileSite>,
+        from_arguments: bool,
         t_end: f64,
         dt: f64,
         steps: f64,
@@ -119,6 +121,17 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// The process exit code: 2 for a run the arguments made impossible, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Self::TooManySteps {
+                from_arguments: true,
+                ..
+            } => 2,
+            _ => 1,
+        }
+    }
+
     /// A solver failure in `scene`, located where something in the file is at fault, with no
     /// rows to point at.
     pub fn solver(scene: &Scene, source: SolverError) -> Self {

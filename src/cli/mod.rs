@@ -2,7 +2,8 @@
 //! `singulab view` and the bare `singulab` open it (built with the default `app` feature).
 //!
 //! Exit codes: 0 on success (also when the reader of stdout closes it early), 2 for bad
-//! arguments (one line after `singulab: `), 1 for a failure (one line after `singulab: error: `).
+//! arguments (one line after `singulab: `, also when `--dt` or `--t-end` make a run of more
+//! than 1e9 steps), 1 for a failure (one line after `singulab: error: `).
 //! Every line printed is one line whatever names the scene holds (`scene::one_line`). A run's
 //! notes and warnings come after its summary, once it has succeeded; a failed run prints its
 //! error line alone.
@@ -65,8 +66,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
         // `singulab run ... | head`: the reader has what it wanted.
         Ok(()) | Err(CliError::OutputClosed) => 0,
         Err(error) => {
-            eprintln!("singulab: error: {}", one_line(&error.to_string()));
-            1
+            let code = error.exit_code();
+            // Usage errors read `singulab: ...`, failures `singulab: error: ...`.
+            let kind = if code == 1 { "error: " } else { "" };
+            eprintln!("singulab: {kind}{}", one_line(&error.to_string()));
+            code
         }
     }
 }

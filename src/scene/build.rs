@@ -144,8 +144,9 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     limits::check_length_span(&builder.report, &mechanism, &bodies.x0)?;
     limits::check_mass_span(&builder.report, &mechanism)?;
     let stated = builder.stated_velocities(&mechanism)?;
-    builder.check_settings(&mechanism, &bodies.x0)?;
+    builder.check_sections(&mechanism)?;
     let initial = builder.initial_state(&mechanism, bodies.x0, stated)?;
+    limits::check_solver_settings(&builder.report, &spec, &mechanism, &initial.x0)?;
     Ok(Scene {
         file: file_name.to_string(),
         source: Arc::from(source),
@@ -686,10 +687,9 @@ impl<'a> Builder<'a> {
         Ok(stated)
     }
 
-    /// The `solver`, `run` and `view` sections.
-    fn check_settings(&self, mechanism: &Mechanism, x0: &[f64]) -> Result<(), SceneError> {
+    /// The `run` and `view` sections (`solver` is checked at the assembled positions).
+    fn check_sections(&self, mechanism: &Mechanism) -> Result<(), SceneError> {
         let (spec, report) = (self.spec, &self.report);
-        limits::check_solver_settings(report, spec, mechanism, x0)?;
         check_positive(spec.run.t_end, "t_end", TIME)
             .map_err(|m| report.error(Site::SectionField("run", "t_end"), None, m))?;
         if let Some((x, y)) = spec.view.center {
@@ -836,10 +836,22 @@ fn worst_stated<'a>(
     worst
 }
 
+/// The scene's body names for a message: all of them up to [`LISTED_BODIES`], else the first
+/// ones and how many there are.
 fn body_list(spec: &SceneFile) -> String {
-    spec.bodies
+    let names: Vec<String> = spec
+        .bodies
         .iter()
+        .take(LISTED_BODIES)
         .map(|b| format!("\"{}\"", b.name()))
-        .collect::<Vec<_>>()
-        .join(", ")
+        .collect();
+    let more = spec.bodies.len().saturating_sub(LISTED_BODIES);
+    if more == 0 {
+        names.join(", ")
+    } else {
+        format!("{}, … and {more} more", names.join(", "))
+    }
 }
+
+/// Most body names an "unknown body" message lists.
+const LISTED_BODIES: usize = 12;

@@ -335,7 +335,7 @@ impl Settings {
                 field: "newton_tolerance",
                 value: self.newton_tolerance,
                 max: ceiling,
-                why: "a thousandth of this scene's largest coordinate or length",
+                why: "a thousandth of the size of this scene's constraint residuals",
             });
         }
         Ok(())
@@ -348,8 +348,10 @@ fn three_digits(value: f64, round: fn(f64) -> f64) -> f64 {
     if !(value.is_finite() && value > 0.0) {
         return value;
     }
-    let unit = 10f64.powi(value.log10().floor() as i32 - 2);
-    round(value / unit) * unit
+    let exponent = value.log10().floor() as i32 - 2;
+    let digits = round(value / 10f64.powi(exponent));
+    // Read back from text, so that the bound is the decimal number the message shows.
+    format!("{digits}e{exponent}").parse().unwrap_or(value)
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
+use std::process::{Command, Output};
 
 use approx::abs_diff_eq;
 use singulab::scene::{Scene, load_scene};
@@ -36,4 +38,23 @@ pub fn stopping_four_bar() -> Scene {
         "four_bar_stopping.ron: crank1 omega {stated}, closed form {omega}"
     );
     scene
+}
+
+/// Runs the `singulab` binary with `args` (which need not be UTF-8).
+pub fn singulab_os<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_singulab"))
+        .args(args)
+        .output()
+        .expect("the singulab binary runs")
+}
+
+pub fn singulab(args: &[&str]) -> Output {
+    singulab_os(args)
+}
+
+/// A scratch directory of its own for each test (names are unique across the test files).
+pub fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("singulab-test-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
 }

@@ -17,21 +17,7 @@ use singulab::cli::run::{RunSummary, run_scene};
 use singulab::scene::{MAX_SCENE_BYTES, SceneError, load_scene, parse_scene};
 use singulab::solver::BasisMode;
 
-use crate::common::scene_path;
-
-fn singulab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_singulab"))
-        .args(args)
-        .output()
-        .expect("the singulab binary runs")
-}
-
-/// A scratch directory of its own for each test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("singulab-faults-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
+use crate::common::{scene_path, scratch, singulab};
 
 fn four_bar_text() -> String {
     std::fs::read_to_string(scene_path("four_bar")).expect("four_bar.ron")

@@ -46,47 +46,21 @@ pub struct Bound {
     pub unit: &'static str,
 }
 
-pub const LENGTH: Bound = Bound {
-    max: 1e6,
-    unit: "m",
-};
+const fn bound(max: f64, unit: &'static str) -> Bound {
+    Bound { max, unit }
+}
+
+pub const LENGTH: Bound = bound(1e6, "m");
 /// A fraction of a bar's length along it (the point must also be within [`POINT_REACH`]).
-pub const FRACTION: Bound = Bound {
-    max: POINT_REACH,
-    unit: "bar lengths",
-};
-pub const ANGLE: Bound = Bound {
-    max: 1e6,
-    unit: "rad",
-};
-pub const MASS: Bound = Bound {
-    max: 1e12,
-    unit: "kg",
-};
-pub const GRAVITY: Bound = Bound {
-    max: 1e6,
-    unit: "m/s^2",
-};
-pub const FORCE: Bound = Bound {
-    max: 1e12,
-    unit: "N",
-};
-pub const TORQUE: Bound = Bound {
-    max: 1e12,
-    unit: "N m",
-};
-pub const SPEED: Bound = Bound {
-    max: 1e6,
-    unit: "m/s",
-};
-pub const ANGULAR_SPEED: Bound = Bound {
-    max: 1e6,
-    unit: "rad/s",
-};
-pub const TIME: Bound = Bound {
-    max: 1e9,
-    unit: "s",
-};
+pub const FRACTION: Bound = bound(POINT_REACH, "bar lengths");
+pub const ANGLE: Bound = bound(1e6, "rad");
+pub const MASS: Bound = bound(1e12, "kg");
+pub const GRAVITY: Bound = bound(1e6, "m/s^2");
+pub const FORCE: Bound = bound(1e12, "N");
+pub const TORQUE: Bound = bound(1e12, "N m");
+pub const SPEED: Bound = bound(1e6, "m/s");
+pub const ANGULAR_SPEED: Bound = bound(1e6, "rad/s");
+pub const TIME: Bound = bound(1e9, "s");
 
 /// `value` is positive and at most `bound`.
 pub fn check_positive(value: f64, what: &str, bound: Bound) -> Result<(), String> {
@@ -287,17 +261,16 @@ pub fn check_mass_span(report: &Reporter, mechanism: &Mechanism) -> Result<(), S
     ))
 }
 
-/// The solver settings, valid at the round-off of this scene's constraints as written. A
-/// tolerance not written in the file but too small for the scene is reported at the joint
-/// whose numbers set the round-off.
+/// The solver settings, valid at the round-off of this scene's constraints at the assembled
+/// positions `x0`. A scale-dependent tolerance that the file does not write (its default does
+/// not fit this scene) is reported at the joint whose numbers set the scale.
 pub fn check_solver_settings(
     report: &Reporter,
     spec: &SceneFile,
     mechanism: &Mechanism,
-    x0: &[f64],
+    x0: &DVector<f64>,
 ) -> Result<(), SceneError> {
-    let x0 = DVector::from_column_slice(x0);
-    let Err(e) = spec.solver.validate(mechanism.residual_scale(&x0)) else {
+    let Err(e) = spec.solver.validate(mechanism.residual_scale(x0)) else {
         return Ok(());
     };
     let written = super::super::locate::find_section_field(report.source, "solver", e.field());
@@ -306,19 +279,22 @@ pub fn check_solver_settings(
         SettingsError::BelowRoundOff {
             field: "newton_tolerance" | "dopri_atol",
             ..
+        } | SettingsError::AboveMaximum {
+            field: "newton_tolerance",
+            ..
         }
     );
     if written.is_none()
         && scale_bound
-        && let Some(joint) = mechanism.largest_residual_joint(&x0)
+        && let Some(joint) = mechanism.largest_residual_joint(x0)
     {
         let name = &mechanism.joints()[joint].name;
         return Err(report.joint(
             name,
             None,
             format!(
-                "this joint's numbers are too large for the default {}: {e}; write a larger \
-                 one in `solver`, or bring the mechanism nearer the origin",
+                "the default {} does not fit this scene, whose largest constraint residuals \
+                 are this joint's: {e}; write one in `solver`",
                 e.field()
             ),
         ));
