@@ -20,8 +20,11 @@
 //! A case passes when, as the README promises:
 //! - exit 0: every stderr line starts with `singulab: ` (the summary, notes and warnings), and
 //!   every field of both CSVs after the header is a finite number (but the events' `kind`
-//!   word), the trajectory running from t = 0 to exactly t_end: a run that says it succeeded
-//!   must not hand over infinities, NaNs or a cut-short trajectory (a silent wrong result);
+//!   word, and the last `qd` cells of a row whose basis has fewer columns than the generic
+//!   degrees of freedom, as many as the row's `dof` says, which `run --help` allows when the
+//!   run warns that the rank exceeded the generic rank), the trajectory running from t = 0 to
+//!   exactly t_end: a run that says it succeeded must not hand over infinities, NaNs or a
+//!   cut-short trajectory (a silent wrong result);
 //! - exit 1 or 2: stderr is exactly one line starting with `singulab: ` (`singulab: error: `
 //!   for exit 1), because scripts and users read one line; for exit 1 (a bad scene or a failed
 //!   solve) it holds `case.ron:LINE:COLUMN: `, so the author finds what to change.
@@ -42,6 +45,7 @@
 //! ```
 
 mod case;
+mod csv_check;
 mod lexer;
 mod mutations;
 mod outcome;

@@ -9,6 +9,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::case::Case;
+use crate::csv_check;
 
 /// The scene's file name in the case's directory, as the messages must name it.
 pub const SCENE_FILE: &str = "case.ron";
@@ -219,61 +220,26 @@ fn split_number(text: &str) -> Option<(u64, &str)> {
     Some((text[..digits].parse().ok()?, &text[digits..]))
 }
 
-/// Exit 0: every stderr line a `singulab: ` line, and both CSVs finite numbers from t = 0 to
-/// exactly t_end (the events' `kind` column is a word).
+/// Exit 0: every stderr line a `singulab: ` line, and both CSVs as `run --help` describes
+/// them ([`crate::csv_check`]).
 fn classify_success(stderr: &str, dir: &Path) -> Outcome {
     let first = stderr.lines().next().unwrap_or("");
     if let Some(line) = stderr.lines().find(|l| !l.starts_with("singulab: ")) {
         return fail("bad-prefix", line);
     }
-    let checked = check_csv(&dir.join("out.csv"), None)
-        .and_then(|times| check_times(&times))
-        .and_then(|()| check_csv(&dir.join("events.csv"), Some("kind")).map(drop));
-    match checked {
+    match csv_check::check_outputs(dir, stderr, T_END) {
         Ok(()) => pass("ok", first),
         Err((class, why)) => fail(class, &format!("{why}; stderr: {first}")),
     }
 }
 
-type CsvFault = (&'static str, String);
-
-/// The first column of each row, after checking every field but `text_column` is a finite
-/// number.
-fn check_csv(path: &Path, text_column: Option<&str>) -> Result<Vec<f64>, CsvFault> {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let mut reader =
-        csv::Reader::from_path(path).map_err(|e| ("bad-csv", format!("{name}: {e}")))?;
-    let headers = reader
-        .headers()
-        .map_err(|e| ("bad-csv", format!("{name}: {e}")))?
-        .clone();
-    let skip = text_column.and_then(|column| headers.iter().position(|h| h == column));
-    let mut times = Vec::new();
-    for (row, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| ("bad-csv", format!("{name}: {e}")))?;
-        for (column, field) in record.iter().enumerate().filter(|(c, _)| Some(*c) != skip) {
-            let at = || format!("{name} row {} column {}", row + 1, &headers[column]);
-            let value: f64 = field
-                .parse()
-                .map_err(|_| ("bad-csv", format!("{}: {field:?} is not a number", at())))?;
-            if !value.is_finite() {
-                return Err(("non-finite-output", format!("{}: {field}", at())));
-            }
-            if column == 0 {
-                times.push(value);
-            }
-        }
-    }
-    Ok(times)
-}
-
-/// The trajectory runs from t = 0 to exactly t_end.
-fn check_times(times: &[f64]) -> Result<(), CsvFault> {
-    match (times.first(), times.last()) {
-        (Some(&first), Some(&last)) if first == 0.0 && last == T_END => Ok(()),
-        (first, last) => Err((
-            "short-output",
-            format!("out.csv: t from {first:?} to {last:?}, not 0 to {T_END}"),
-        )),
-    }
+#[test]
+fn an_error_is_located_by_file_line_and_column() {
+    assert!(is_located(
+        "singulab: error: case.ron:12:5: joint \"A\": unknown body"
+    ));
+    assert!(!is_located("singulab: error: case.ron: at t = 0.1 s ..."));
+    assert!(!is_located("singulab: error: case.ron:12: no column"));
+    assert!(!is_located("singulab: error: case.ron:0:5: line 0"));
+    assert!(!is_located("singulab: error: other.ron:12:5: another file"));
 }
