@@ -453,10 +453,9 @@ fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), 
     let steps = t_end / sim.settings().dt;
     if steps > MAX_STEPS {
         let from_arguments = args.dt.is_some() || args.t_end.is_some();
-        let site = if from_arguments {
-            FileSite::file(&scene.file)
-        } else {
-            FileSite::of_setting(scene, &["dt"])
+        let site = match args.dt {
+            Some(_) => FileSite::file(&scene.file),
+            None => FileSite::of_setting(scene, &["dt"]),
         };
         return Err(CliError::TooManySteps {
             site: Box::new(site),

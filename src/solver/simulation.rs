@@ -612,6 +612,17 @@ impl Simulation {
 
     /// Advances by one step, shortened if needed so as not to pass `t_limit`.
     pub fn step_until(&mut self, t_limit: f64) -> Result<StepReport, SolverError> {
+        self.take_step(t_limit).map_err(|mut error| {
+            // Newton's round-off is that of the state the step left: a stage predicted far off
+            // (a step that outran the motion) would make any residual look like round-off.
+            if let SolverError::NewtonDiverged { round_off, .. } = &mut error {
+                *round_off = f64::EPSILON * self.mechanism.residual_scale(&self.x);
+            }
+            error
+        })
+    }
+
+    fn take_step(&mut self, t_limit: f64) -> Result<StepReport, SolverError> {
         self.event_count = 0;
         self.excursions.begin_step();
         let mut plan = self.plan_step(t_limit)?;
