@@ -39,16 +39,7 @@ fn edit_element(text: &mut Vec<u8>, rng: &mut Rng, open: usize, remove: bool) ->
         return None;
     }
     let (bytes, with_comma) = element_bytes(&all, text, pick(rng, &items));
-    let shown = show(&text[bytes.clone()]);
-    let line = line_of(text, bytes.start);
-    if remove {
-        splice(text, bytes.start..with_comma, b"");
-        Some(format!("line {line}: removed {shown}"))
-    } else {
-        let copy = [&text[bytes.clone()], b", ".as_slice()].concat();
-        splice(text, bytes.start..bytes.start, &copy);
-        Some(format!("line {line}: doubled {shown}"))
-    }
+    Some(remove_or_double(text, bytes, with_comma, remove))
 }
 
 const SECTIONS: &[&str] = &["bodies", "joints", "loads", "velocities"];
@@ -133,16 +124,7 @@ fn edit_field(text: &mut Vec<u8>, rng: &mut Rng, remove: bool) -> Option<String>
     let name = *pick(rng, &names);
     let end = field_end(&all, text, name);
     let (bytes, with_comma) = element_bytes(&all, text, &(name..end));
-    let shown = show(&text[bytes.clone()]);
-    let line = line_of(text, bytes.start);
-    if remove {
-        splice(text, bytes.start..with_comma, b"");
-        Some(format!("line {line}: removed {shown}"))
-    } else {
-        let copy = [&text[bytes.clone()], b", ".as_slice()].concat();
-        splice(text, bytes.start..bytes.start, &copy);
-        Some(format!("line {line}: doubled {shown}"))
-    }
+    Some(remove_or_double(text, bytes, with_comma, remove))
 }
 
 pub fn field_remove(text: &mut Vec<u8>, rng: &mut Rng) -> Option<String> {
@@ -357,4 +339,24 @@ pub fn many_bodies(text: &mut Vec<u8>, rng: &mut Rng) -> Option<String> {
     };
     splice(text, at..at, joined.as_bytes());
     Some(format!("{count} free bodies added"))
+}
+
+/// Removes the element at `bytes` (with its comma, up to `with_comma`) or writes it twice;
+/// describes what it did.
+fn remove_or_double(
+    text: &mut Vec<u8>,
+    bytes: std::ops::Range<usize>,
+    with_comma: usize,
+    remove: bool,
+) -> String {
+    let shown = show(&text[bytes.clone()]);
+    let line = line_of(text, bytes.start);
+    if remove {
+        splice(text, bytes.start..with_comma, b"");
+        format!("line {line}: removed {shown}")
+    } else {
+        let copy = [&text[bytes.clone()], b", ".as_slice()].concat();
+        splice(text, bytes.start..bytes.start, &copy);
+        format!("line {line}: doubled {shown}")
+    }
 }
