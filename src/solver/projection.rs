@@ -187,9 +187,6 @@ impl Projector {
         x: &mut DVector<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        // The round-off of the positions Newton starts from: a diverging iterate's would be
-        // as large as its error.
-        let round_off = f64::EPSILON * mechanism.residual_scale(x);
         self.project_positions(mechanism, NewtonLimits::of(settings), x, qr)
             .map_err(|(iterations, residual, row)| {
                 // Positions that are no longer numbers are not Newton's failure.
@@ -206,7 +203,9 @@ impl Projector {
                     residual,
                     tolerance: settings.newton_tolerance,
                     joint: mechanism.joint_of_row(row).name.clone(),
-                    round_off,
+                    // At the last iterate; a step's failure is judged at the state it left
+                    // instead (`Simulation::step_until`).
+                    round_off: f64::EPSILON * mechanism.residual_scale(x),
                 }
             })
     }
