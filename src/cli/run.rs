@@ -71,7 +71,7 @@ impl RunSummary {
             factorizations: 0,
             starts_singular: sim.starts_singular(),
             assembly_note: scene.assembly_note(),
-            assembly_far_off: scene.assembly.correction > FAR_OFF_POSE,
+            assembly_far_off: scene.assembled_far_off(),
             energy_drift: 0.0,
             drift_after_pulse: false,
             has_pulses: scene.mechanism.loads().iter().any(|l| l.window.is_some()),
@@ -390,10 +390,6 @@ pub fn draws_progress(stderr_on_terminal: bool, csv_on_terminal: &[bool]) -> boo
     stderr_on_terminal && !csv_on_terminal.contains(&true)
 }
 
-/// A far more than rounding assembly correction (m or rad): the threshold of
-/// `Scene::assembly_note`'s "the stated pose does not fit the joints".
-const FAR_OFF_POSE: f64 = 1e-2;
-
 /// Runs `singulab run` with files or stdout as outputs. Nothing is printed: the caller prints
 /// the summary and its notes on success, the error alone on failure.
 pub fn run(args: &RunArgs) -> Result<RunSummary, CliError> {
@@ -423,7 +419,7 @@ pub fn run(args: &RunArgs) -> Result<RunSummary, CliError> {
 /// told it is printed only after a run that succeeds.
 fn with_far_off_start(scene: &Scene, error: CliError) -> CliError {
     let failed_run = matches!(error, CliError::Solver { .. } | CliError::StepBudget { .. });
-    if failed_run && scene.assembly.correction > FAR_OFF_POSE {
+    if failed_run && scene.assembled_far_off() {
         CliError::FarOffStart {
             source: Box::new(error),
             coordinate: scene.coordinate_name(scene.assembly.coordinate),

@@ -84,11 +84,17 @@ impl Scene {
         format!("coordinate {index}")
     }
 
+    /// Whether assembly moved the stated pose far more than rounding: the pose did not fit
+    /// the joints, and the mechanism starts in another one.
+    pub fn assembled_far_off(&self) -> bool {
+        self.assembly.correction > FAR_OFF_POSE
+    }
+
     /// One line saying how assembly moved the given positions, if it moved them.
     pub fn assembly_note(&self) -> Option<String> {
         let report = &self.assembly;
         (report.correction > 0.0).then(|| {
-            let far = if report.correction > FAR_OFF_POSE {
+            let far = if self.assembled_far_off() {
                 "; far more than rounding: the stated pose does not fit the joints, so the mechanism starts in another pose (check the scene's lengths, angles and pins)"
             } else {
                 ""
