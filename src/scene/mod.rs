@@ -20,9 +20,7 @@ pub use error::{MAX_QUOTED_CHARS, SceneError, one_line};
 pub use format::ViewSpec;
 
 use crate::model::Mechanism;
-use crate::solver::{
-    AssemblyReport, NEWTON_TOLERANCE_ROUND_OFF, Settings, Simulation, SolverError,
-};
+use crate::solver::{AssemblyReport, Settings, Simulation, SolverError};
 use build::{Reporter, Site};
 
 /// The scenes shipped in `scenes/` (file stems), simplest first (pendulums, then the four-bar
@@ -117,9 +115,9 @@ impl Scene {
     }
 
     /// The located form of a solver failure in this scene, `file:line:column: entity:
-    /// message`, if something in the file is at fault: it points at the joint Newton failed at, the body whose numbers stopped being
-    /// numbers or that carries no mass, or the setting at fault (`solver`'s field, when the
-    /// file writes it).
+    /// message`, if something in the file is at fault: it points at the joint Newton failed
+    /// at, the body whose numbers stopped being numbers or that carries no mass, or the
+    /// setting at fault (`solver`'s field, when the file writes it).
     pub fn locate_failure(&self, error: &SolverError) -> Option<SceneError> {
         let report = Reporter {
             file: &self.file,
@@ -131,18 +129,11 @@ impl Scene {
                 .map(|_| report.error(Site::SectionField("solver", field), None, message.clone()))
         };
         match error {
-            SolverError::NewtonDiverged {
-                joint,
-                residual,
-                round_off,
-                ..
-            } => {
-                let tolerance_at_fault = *residual <= NEWTON_TOLERANCE_ROUND_OFF * round_off;
-                tolerance_at_fault
-                    .then(|| setting("newton_tolerance"))
-                    .flatten()
-                    .or_else(|| Some(report.joint(joint, None, message.clone())))
-            }
+            SolverError::NewtonDiverged { joint, .. } => error
+                .newton_tolerance_at_fault()
+                .then(|| setting("newton_tolerance"))
+                .flatten()
+                .or_else(|| Some(report.joint(joint, None, message.clone()))),
             SolverError::NotFinite {
                 body: Some(body), ..
             }

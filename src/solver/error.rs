@@ -118,11 +118,23 @@ fn of_body(body: Option<&str>) -> String {
     body.map_or_else(String::new, |b| format!(" of body \"{b}\""))
 }
 
-/// What to change when Newton did not converge: a residual within the round-off factor of the
-/// positions' round-off is the tolerance's fault (positions far from the origin, or angles
-/// wound up over a long run), anything larger the step's.
+impl SolverError {
+    /// Whether this is Newton failing at round-off: a residual within the round-off factor of
+    /// the positions' round-off is `newton_tolerance`'s fault (positions far from the origin,
+    /// or angles wound up over a long run), anything larger the step's.
+    pub fn newton_tolerance_at_fault(&self) -> bool {
+        matches!(self, Self::NewtonDiverged { residual, round_off, .. }
+            if at_round_off(*residual, *round_off))
+    }
+}
+
+fn at_round_off(residual: f64, round_off: f64) -> bool {
+    residual <= NEWTON_TOLERANCE_ROUND_OFF * round_off
+}
+
+/// What to change when Newton did not converge ([`SolverError::newton_tolerance_at_fault`]).
 fn newton_advice(residual: f64, round_off: f64) -> String {
-    if residual <= NEWTON_TOLERANCE_ROUND_OFF * round_off {
+    if at_round_off(residual, round_off) {
         format!(
             "that is round-off at these positions (about {round_off:.1e}): raise newton_tolerance"
         )
