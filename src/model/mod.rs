@@ -310,9 +310,9 @@ impl Mechanism {
     /// round-off moves the point by `|angle| |offset| eps`) and its ground point; for a
     /// distance row (in m^2, `|r - anchor|^2 - length^2`), the largest of position, anchor and
     /// length times the length (the difference `r - anchor` carries the round-off of the
-    /// larger, and is squared at about the length). Round-off in `c(x)` is a few `f64::EPSILON` times this, so Newton cannot bring a
-    /// residual much below it (`Settings::validate` bounds the tolerances by it). 0 without
-    /// joints.
+    /// larger, and is squared at about the length). Round-off in `c(x)` is a few
+    /// `f64::EPSILON` times this, so Newton cannot bring a residual much below it
+    /// (`Settings::validate` bounds the tolerances by it). 0 without joints.
     pub fn residual_scale(&self, x: &DVector<f64>) -> f64 {
         self.joints
             .iter()

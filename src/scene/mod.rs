@@ -70,16 +70,14 @@ impl Scene {
 
     /// `body.coordinate` name of a coordinate index (`crank1.theta`).
     pub fn coordinate_name(&self, index: usize) -> String {
-        for body in self.mechanism.bodies() {
-            if (body.offset..body.offset + body.dim()).contains(&index) {
-                return format!(
-                    "{}.{}",
-                    body.name,
-                    body.coordinate_names()[index - body.offset]
-                );
-            }
+        match self.mechanism.body_of_coordinate(index) {
+            Some(body) => format!(
+                "{}.{}",
+                body.name,
+                body.coordinate_names()[index - body.offset]
+            ),
+            None => format!("coordinate {index}"),
         }
-        format!("coordinate {index}")
     }
 
     /// Whether assembly moved the stated pose far more than rounding: the pose did not fit

@@ -12,7 +12,7 @@ use crate::model::Mechanism;
 /// Relative rank tolerance used by the assembly Newton iterations.
 const ASSEMBLY_RANK_TOLERANCE: f64 = 1e-8;
 /// Absolute tolerance on every constraint residual after assembly (raised to the round-off of
-/// scenes larger than about 45 m, as `newton_tolerance` must be).
+/// scenes larger than about 140 m, as `newton_tolerance` must be).
 const ASSEMBLY_TOLERANCE: f64 = 1e-12;
 const ASSEMBLY_ITERATIONS: usize = 50;
 

@@ -235,11 +235,7 @@ pub fn check_mass_span(report: &Reporter, mechanism: &Mechanism) -> Result<(), S
         return Ok(());
     }
     let index = diagonal.imin();
-    let Some(body) = mechanism
-        .bodies()
-        .iter()
-        .find(|b| (b.offset..b.offset + b.dim()).contains(&index))
-    else {
+    let Some(body) = mechanism.body_of_coordinate(index) else {
         return Ok(());
     };
     // A light body is at fault by its mass, a heavy short bar by its length.
