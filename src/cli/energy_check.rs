@@ -95,6 +95,8 @@ fn checked_energy(mechanism: &Mechanism, energy: f64, x: &nalgebra::DVector<f64>
                     potential -= torque * x[body.offset + 2];
                 }
             }
+            // Only pushes (pulses) apply spatial torques; a scene cannot state one.
+            LoadKind::SpatialTorque(_) => {}
         }
     }
     energy + potential

@@ -75,7 +75,9 @@ impl RunSummary {
             energy_drift: 0.0,
             drift_after_pulse: false,
             has_pulses: scene.mechanism.loads().iter().any(|l| l.window.is_some()),
-            kinetic_max: scene.mechanism.kinetic_energy(sim.velocities()),
+            kinetic_max: scene
+                .mechanism
+                .kinetic_energy(sim.positions(), sim.velocities()),
         }
     }
 
@@ -84,9 +86,11 @@ impl RunSummary {
         self.steps += 1;
         self.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());
         self.forced_steps += u64::from(report.forced);
-        self.kinetic_max = self
-            .kinetic_max
-            .max(scene.mechanism.kinetic_energy(sim.velocities()));
+        self.kinetic_max = self.kinetic_max.max(
+            scene
+                .mechanism
+                .kinetic_energy(sim.positions(), sim.velocities()),
+        );
     }
 }
 

@@ -96,7 +96,7 @@ fn body_arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) -
                 origin: [x[o], x[o + 1], 0.0],
                 velocity: [column[o], column[o + 1], 0.0],
             }),
-            BodyKind::Point3 => out.push(MotionArrow {
+            BodyKind::Point3 | BodyKind::Rigid { .. } => out.push(MotionArrow {
                 body: index,
                 origin: [x[o], x[o + 1], x[o + 2]],
                 velocity: [column[o], column[o + 1], column[o + 2]],

@@ -63,7 +63,7 @@ impl TracePoint {
                 [x[o] + c * d, x[o + 1] + s * d, 0.0]
             }
             BodyKind::Point2 => [x[o], x[o + 1], 0.0],
-            BodyKind::Point3 => [x[o], x[o + 1], x[o + 2]],
+            BodyKind::Point3 | BodyKind::Rigid { .. } => [x[o], x[o + 1], x[o + 2]],
         }
     }
 }
@@ -620,7 +620,7 @@ impl LiveSession {
                 BodyKind::Bar { .. } | BodyKind::Point2 => {
                     [m * a * column[o], m * a * column[o + 1], 0.0]
                 }
-                BodyKind::Point3 => [
+                BodyKind::Point3 | BodyKind::Rigid { .. } => [
                     m * a * column[o],
                     m * a * column[o + 1],
                     m * a * column[o + 2],
@@ -635,6 +635,13 @@ impl LiveSession {
                 self.sim.add_load(Load {
                     body: index,
                     kind: LoadKind::Torque(body.inertia() * a * column[o + 2]),
+                    window,
+                })?;
+            }
+            if let Some(torque) = mech.push_torque(index, self.sim.positions(), column, a) {
+                self.sim.add_load(Load {
+                    body: index,
+                    kind: LoadKind::SpatialTorque(torque),
                     window,
                 })?;
             }

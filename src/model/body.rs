@@ -1,4 +1,8 @@
-//! Bodies and their coordinates: planar bars `(x, y, theta)` and point masses in 2D or 3D.
+//! Bodies and their coordinates: planar bars `(x, y, theta)`, point masses in 2D or 3D and
+//! spatial rigid bodies `(x, y, z, e0, e1, e2, e3)` (centre of mass and Euler parameters, see
+//! `rigid`).
+
+use nalgebra::Matrix3;
 
 /// What a body is; fixes how many coordinates it owns and its mass matrix block.
 #[derive(Clone, Debug, PartialEq)]
@@ -10,6 +14,9 @@ pub enum BodyKind {
     Point2,
     /// Point mass in space, coordinates `(x, y, z)`.
     Point3,
+    /// Spatial rigid body: its centre of mass `(x, y, z)` and Euler parameters
+    /// `(e0, e1, e2, e3)` body-to-global; `inertia` is the central inertia in body axes.
+    Rigid { inertia: Matrix3<f64> },
 }
 
 /// A body of the mechanism with its place in the coordinate vector.
@@ -28,10 +35,12 @@ impl Body {
         match self.kind {
             BodyKind::Bar { .. } | BodyKind::Point3 => 3,
             BodyKind::Point2 => 2,
+            BodyKind::Rigid { .. } => 7,
         }
     }
 
-    /// Central moment of inertia (`m l^2 / 12` for a slender rod, zero for points).
+    /// Central moment of inertia of a planar body (`m l^2 / 12` for a slender rod, zero for
+    /// points and spatial bodies).
     pub fn inertia(&self) -> f64 {
         match self.kind {
             BodyKind::Bar { length } => self.mass * length * length / 12.0,
@@ -43,8 +52,18 @@ impl Body {
     pub fn translational_dim(&self) -> usize {
         match self.kind {
             BodyKind::Bar { .. } | BodyKind::Point2 => 2,
-            BodyKind::Point3 => 3,
+            BodyKind::Point3 | BodyKind::Rigid { .. } => 3,
         }
+    }
+
+    /// Whether the body is a spatial rigid body (Euler parameters).
+    pub fn is_rigid(&self) -> bool {
+        matches!(self.kind, BodyKind::Rigid { .. })
+    }
+
+    /// Whether the body lives in space (3D point mass or rigid body).
+    pub fn is_spatial(&self) -> bool {
+        matches!(self.kind, BodyKind::Point3 | BodyKind::Rigid { .. })
     }
 
     /// Whether the body rotates (has an angle coordinate).
@@ -58,15 +77,18 @@ impl Body {
             BodyKind::Bar { .. } => &["x", "y", "theta"],
             BodyKind::Point2 => &["x", "y"],
             BodyKind::Point3 => &["x", "y", "z"],
+            BodyKind::Rigid { .. } => &["x", "y", "z", "e0", "e1", "e2", "e3"],
         }
     }
 
-    /// Names of the body's velocity components, as used in CSV headers.
+    /// Names of the body's velocity components, as used in CSV headers: coordinate rates,
+    /// except for a rigid body the angular velocity in global axes instead of `ed`.
     pub fn velocity_names(&self) -> &'static [&'static str] {
         match self.kind {
             BodyKind::Bar { .. } => &["vx", "vy", "omega"],
             BodyKind::Point2 => &["vx", "vy"],
             BodyKind::Point3 => &["vx", "vy", "vz"],
+            BodyKind::Rigid { .. } => &["vx", "vy", "vz", "wx", "wy", "wz"],
         }
     }
 }

@@ -1,10 +1,13 @@
-//! Holonomic, scleronomic constraints and their analytic derivatives.
+//! Holonomic, scleronomic constraints and their analytic derivatives: the planar kinds here,
+//! the spatial ones in `spatial`.
 //!
 //! Each joint contributes rows to `c(x) = 0`, to the Jacobian `A = dc/dx`, and to its time
 //! derivative `dA/dt` along the velocity; the acceleration-level right-hand side is then
 //! `gamma = -(dA/dt) xd` (no explicit time dependence in these joints).
 
 use nalgebra::{DMatrix, DVector, Vector2};
+
+use super::spatial::SpatialJoint;
 
 /// A point fixed on a body, in the body frame: components along the bar's axis and
 /// perpendicular to it, measured from the centre of mass. Point masses only have the origin.
@@ -33,6 +36,12 @@ pub enum JointKind {
         anchor: [f64; 3],
         length: f64,
     },
+    /// A joint between spatial bodies (or a spatial body and the ground), made of primitive
+    /// constraints.
+    Spatial(SpatialJoint),
+    /// A rigid body's Euler parameters stay a unit quaternion, `e.e - 1 = 0` (1 row); added by
+    /// `Mechanism::new` for every rigid body, after the scene's joints.
+    Normalization { body: usize },
 }
 
 /// A named constraint of the mechanism with its first row in `c`.
@@ -47,9 +56,10 @@ pub struct Joint {
 impl Joint {
     /// Number of scalar constraint equations.
     pub fn rows(&self) -> usize {
-        match self.kind {
+        match &self.kind {
             JointKind::Revolute { .. } | JointKind::Pin { .. } => 2,
-            JointKind::Distance { .. } => 1,
+            JointKind::Distance { .. } | JointKind::Normalization { .. } => 1,
+            JointKind::Spatial(spatial) => spatial.rows(),
         }
     }
 }

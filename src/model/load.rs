@@ -7,6 +7,8 @@ pub enum LoadKind {
     Force([f64; 3]),
     /// Torque about the centre of mass of a bar, counter-clockwise positive.
     Torque(f64),
+    /// Torque about the centre of mass of a spatial rigid body, in global axes.
+    SpatialTorque([f64; 3]),
 }
 
 /// A load on one body, always on or active for `start <= t < start + duration`.

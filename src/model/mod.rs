@@ -2,19 +2,26 @@
 //! state (constraint residuals, Jacobian, its time derivative, `gamma`, forces, energy).
 //!
 //! Coordinates: a bar owns `(x, y, theta)` of its centre of mass, a
-//! point mass `(x, y)` or `(x, y, z)`; gravity is a vector of the scene's dimension and the
-//! potential energy datum is the origin.
+//! point mass `(x, y)` or `(x, y, z)`, a spatial rigid body `(x, y, z, e0, e1, e2, e3)` (see
+//! `rigid`); gravity is a vector of the scene's dimension and the potential energy datum is
+//! the origin.
 
 pub mod body;
 pub mod joint;
 pub mod load;
+pub mod mass;
+pub mod rigid;
+pub mod spatial;
 
 pub use body::{Body, BodyKind};
 pub use joint::{Joint, JointKind, LocalPoint};
 pub use load::{Load, LoadKind};
+pub use mass::MassMatrix;
+pub use spatial::{Attachment, Primitive, SpatialJoint, SpatialKind};
 
 use joint::PlanarFrame;
-use nalgebra::{DMatrix, DVector, Vector2};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector2, Vector3, Vector4};
+use spatial::Frames;
 
 /// A constrained mechanism: the static description the solver integrates.
 #[derive(Clone, Debug)]
@@ -25,13 +32,15 @@ pub struct Mechanism {
     gravity: [f64; 3],
     n: usize,
     m: usize,
-    mass_diagonal: DVector<f64>,
+    mass: MassMatrix,
+    motion_weights: DVector<f64>,
     /// For each constraint row, the joint it belongs to.
     row_owner: Vec<usize>,
 }
 
 impl Mechanism {
-    /// Builds the mechanism, assigning coordinate offsets and constraint rows in order.
+    /// Builds the mechanism, assigning coordinate offsets and constraint rows in order, and
+    /// appending one normalisation row per rigid body (joint `BODY.|e|`) after the joints.
     /// Indices inside joints and loads must refer to `bodies` (the scene loader checks names).
     pub fn new(
         mut bodies: Vec<Body>,
@@ -44,6 +53,15 @@ impl Mechanism {
             body.offset = n;
             n += body.dim();
         }
+        for (index, body) in bodies.iter().enumerate() {
+            if body.is_rigid() {
+                joints.push(Joint {
+                    name: format!("{}.|e|", body.name),
+                    kind: JointKind::Normalization { body: index },
+                    row: 0,
+                });
+            }
+        }
         let mut m = 0;
         let mut row_owner = Vec::new();
         for (index, joint) in joints.iter_mut().enumerate() {
@@ -51,15 +69,7 @@ impl Mechanism {
             m += joint.rows();
             row_owner.extend(std::iter::repeat_n(index, joint.rows()));
         }
-        let mut mass_diagonal = DVector::zeros(n);
-        for body in &bodies {
-            for k in 0..body.dim() {
-                mass_diagonal[body.offset + k] = body.mass;
-            }
-            if body.is_bar() {
-                mass_diagonal[body.offset + 2] = body.inertia();
-            }
-        }
+        let (mass, motion_weights) = mass_matrix(&bodies, n);
         Self {
             bodies,
             joints,
@@ -67,7 +77,8 @@ impl Mechanism {
             gravity,
             n,
             m,
-            mass_diagonal,
+            mass,
+            motion_weights,
             row_owner,
         }
     }
@@ -98,9 +109,17 @@ impl Mechanism {
         self.gravity
     }
 
-    /// Diagonal of the mass matrix `M` (`m, m, J` per bar, `m` per point component).
-    pub fn mass_diagonal(&self) -> &DVector<f64> {
-        &self.mass_diagonal
+    /// The mass matrix, with its rotational blocks not yet evaluated (`MassMatrix::update`).
+    pub fn mass_matrix(&self) -> &MassMatrix {
+        &self.mass
+    }
+
+    /// A constant kinetic energy per unit speed along each coordinate (times two), which
+    /// orders new admissible motions: the mass diagonal (`m, m, J` per bar, `m` per
+    /// translation), and for Euler parameters `4 tr(J') / 3`, the mean of `4 G^T J' G` over
+    /// the directions perpendicular to `e`.
+    pub fn motion_weights(&self) -> &DVector<f64> {
+        &self.motion_weights
     }
 
     /// Joint owning constraint row `row`.
@@ -127,11 +146,20 @@ impl Mechanism {
         self.body_of_coordinate(index).map(|b| b.name.clone())
     }
 
-    /// Whether the scene lives in 3D (point masses with three coordinates).
+    /// Whether the scene lives in 3D (point masses with three coordinates, rigid bodies).
     pub fn is_spatial(&self) -> bool {
-        self.bodies
-            .iter()
-            .any(|b| matches!(b.kind, BodyKind::Point3))
+        self.bodies.iter().any(Body::is_spatial)
+    }
+
+    /// Whether any body is a spatial rigid body.
+    pub fn has_rigid_bodies(&self) -> bool {
+        self.bodies.iter().any(Body::is_rigid)
+    }
+
+    fn frames(&self) -> Frames<'_> {
+        Frames {
+            bodies: &self.bodies,
+        }
     }
 
     fn frame(&self, body: usize) -> PlanarFrame {
@@ -179,6 +207,17 @@ impl Mechanism {
                     }
                     c[row] = sq - length * length;
                 }
+                JointKind::Spatial(spatial) => {
+                    let mut row = row;
+                    for primitive in &spatial.primitives {
+                        primitive.residual(&self.frames(), x, row, c);
+                        row += primitive.rows();
+                    }
+                }
+                JointKind::Normalization { body } => {
+                    let e = self.euler_parameters(*body, x);
+                    c[row] = e.dot(&e) - 1.0;
+                }
             }
         }
     }
@@ -207,7 +246,29 @@ impl Mechanism {
                         a[(row, b.offset + k)] = 2.0 * (x[b.offset + k] - anchor[k]);
                     }
                 }
+                JointKind::Spatial(spatial) => self.spatial_jacobian(spatial, x, None, row, a),
+                JointKind::Normalization { body } => {
+                    let o = self.bodies[*body].offset + 3;
+                    for k in 0..4 {
+                        a[(row, o + k)] = 2.0 * x[o + k];
+                    }
+                }
             }
+        }
+    }
+
+    /// A spatial joint's Jacobian rows (or their rate along `rate`) from `row` on.
+    fn spatial_jacobian(
+        &self,
+        spatial: &SpatialJoint,
+        x: &DVector<f64>,
+        rate: Option<&DVector<f64>>,
+        mut row: usize,
+        a: &mut DMatrix<f64>,
+    ) {
+        for primitive in &spatial.primitives {
+            primitive.jacobian(&self.frames(), x, rate, row, a);
+            row += primitive.rows();
         }
     }
 
@@ -236,6 +297,15 @@ impl Mechanism {
                     let b = &self.bodies[*body];
                     for k in 0..b.dim() {
                         adot[(row, b.offset + k)] = 2.0 * xd[b.offset + k];
+                    }
+                }
+                JointKind::Spatial(spatial) => {
+                    self.spatial_jacobian(spatial, x, Some(xd), row, adot);
+                }
+                JointKind::Normalization { body } => {
+                    let o = self.bodies[*body].offset + 3;
+                    for k in 0..4 {
+                        adot[(row, o + k)] = 2.0 * xd[o + k];
                     }
                 }
             }
@@ -272,14 +342,44 @@ impl Mechanism {
                     }
                     gamma[row] = -2.0 * sq;
                 }
+                JointKind::Spatial(spatial) => {
+                    let mut row = row;
+                    for primitive in &spatial.primitives {
+                        primitive.gamma(&self.frames(), x, xd, row, gamma);
+                        row += primitive.rows();
+                    }
+                }
+                JointKind::Normalization { body } => {
+                    let ed = self.euler_parameters(*body, xd);
+                    gamma[row] = -2.0 * ed.dot(&ed);
+                }
             }
         }
     }
 
-    /// Generalized applied forces at time `t` (gravity and the scene's active loads, plus
-    /// `extra` loads) into `f` (length n; overwritten).
-    pub fn forces(&self, t: f64, extra: &[Load], f: &mut DVector<f64>) {
+    /// Generalized forces at time `t` and state `(x, xd)` into `f` (length n; overwritten):
+    /// gravity, the scene's active loads plus `extra` loads, and the rigid bodies' quadratic
+    /// velocity forces.
+    pub fn forces(
+        &self,
+        t: f64,
+        x: &DVector<f64>,
+        xd: &DVector<f64>,
+        extra: &[Load],
+        f: &mut DVector<f64>,
+    ) {
         f.fill(0.0);
+        for body in &self.bodies {
+            if let BodyKind::Rigid { inertia } = &body.kind {
+                let o = body.offset + 3;
+                let (e, ed) = (
+                    self.euler_parameters_at(o, x),
+                    self.euler_parameters_at(o, xd),
+                );
+                let force = rigid::quadratic_velocity_force(&e, &ed, inertia);
+                f.fixed_rows_mut::<4>(o).copy_from(&force);
+            }
+        }
         for body in &self.bodies {
             for k in 0..body.translational_dim() {
                 f[body.offset + k] += body.mass * self.gravity[k];
@@ -299,6 +399,16 @@ impl Mechanism {
                 LoadKind::Torque(torque) => {
                     if body.is_bar() {
                         f[body.offset + 2] += torque;
+                    }
+                }
+                LoadKind::SpatialTorque(torque) => {
+                    if body.is_rigid() {
+                        // Virtual work tau . (2 E de): the generalised force is 2 E^T tau.
+                        let o = body.offset + 3;
+                        let e = self.euler_parameters_at(o, x);
+                        let q = rigid::e_matrix(&e).transpose() * Vector3::from(torque) * 2.0;
+                        let mut target = f.fixed_rows_mut::<4>(o);
+                        target += q;
                     }
                 }
             }
@@ -364,19 +474,43 @@ impl Mechanism {
                     .fold(length.abs(), f64::max);
                 reach * length.abs()
             }
+            JointKind::Spatial(spatial) => spatial
+                .primitives
+                .iter()
+                .map(|p| p.residual_scale(&self.frames(), x))
+                .fold(0.0, f64::max),
+            JointKind::Normalization { .. } => 1.0,
         }
     }
 
-    /// Kinetic energy `xd^T M xd / 2`, in J.
-    pub fn kinetic_energy(&self, xd: &DVector<f64>) -> f64 {
-        (0..self.n)
-            .map(|i| 0.5 * self.mass_diagonal[i] * xd[i] * xd[i])
-            .sum()
+    /// Kinetic energy `xd^T M(x) xd / 2`, in J.
+    pub fn kinetic_energy(&self, x: &DVector<f64>, xd: &DVector<f64>) -> f64 {
+        let diagonal = self.mass.diagonal();
+        let translational: f64 = (0..self.n).map(|i| 0.5 * diagonal[i] * xd[i] * xd[i]).sum();
+        if self.mass.is_diagonal() {
+            return translational;
+        }
+        let rotational: f64 = self
+            .bodies
+            .iter()
+            .filter_map(|body| match &body.kind {
+                BodyKind::Rigid { inertia } => {
+                    let o = body.offset + 3;
+                    let (e, ed) = (
+                        self.euler_parameters_at(o, x),
+                        self.euler_parameters_at(o, xd),
+                    );
+                    Some(rigid::rotational_energy(&e, &ed, inertia))
+                }
+                _ => None,
+            })
+            .sum();
+        translational + rotational
     }
 
     /// Kinetic energy plus gravitational potential energy (datum at the origin), in J.
     pub fn energy(&self, x: &DVector<f64>, xd: &DVector<f64>) -> f64 {
-        let kinetic = self.kinetic_energy(xd);
+        let kinetic = self.kinetic_energy(x, xd);
         let mut potential = 0.0;
         for body in &self.bodies {
             for k in 0..body.translational_dim() {
@@ -390,4 +524,130 @@ impl Mechanism {
     pub fn planar_point(&self, body: usize, point: &LocalPoint, x: &DVector<f64>) -> Vector2<f64> {
         self.frame(body).point(x, point)
     }
+
+    /// The torque (global axes) that gives rigid body `body` the angular acceleration of
+    /// `acceleration` times the motion `column` at `x`: `A J' (2 G column_e) acceleration`, whose
+    /// generalised force is `M_e column_e acceleration`. `None` for other bodies.
+    pub fn push_torque(
+        &self,
+        body: usize,
+        x: &DVector<f64>,
+        column: &DVector<f64>,
+        acceleration: f64,
+    ) -> Option<[f64; 3]> {
+        let BodyKind::Rigid { inertia } = &self.bodies[body].kind else {
+            return None;
+        };
+        let e = self.euler_parameters(body, x);
+        let rate = rigid::body_angular_velocity(&e, &self.euler_parameters(body, column));
+        let torque = rigid::rotation_matrix(&e) * (inertia * rate) * acceleration;
+        Some([torque.x, torque.y, torque.z])
+    }
+
+    /// The Euler parameters of rigid body `body` in `v` (positions, or their rates in `xd`).
+    pub fn euler_parameters(&self, body: usize, v: &DVector<f64>) -> Vector4<f64> {
+        self.euler_parameters_at(self.bodies[body].offset + 3, v)
+    }
+
+    fn euler_parameters_at(&self, offset: usize, v: &DVector<f64>) -> Vector4<f64> {
+        Vector4::new(v[offset], v[offset + 1], v[offset + 2], v[offset + 3])
+    }
+
+    /// Centre of mass and rotation matrix (body axes as columns) of rigid body `body` at `x`.
+    pub fn rigid_pose(&self, body: usize, x: &DVector<f64>) -> (Vector3<f64>, Matrix3<f64>) {
+        let o = self.bodies[body].offset;
+        let r = Vector3::new(x[o], x[o + 1], x[o + 2]);
+        (r, rigid::rotation_matrix(&self.euler_parameters(body, x)))
+    }
+
+    /// Global position of a point fixed in a spatial body or the ground.
+    pub fn spatial_point(&self, at: &Attachment, x: &DVector<f64>) -> Vector3<f64> {
+        self.frames().position(at, true, x)
+    }
+
+    /// Global direction of a vector fixed in a rigid body or the ground.
+    pub fn spatial_vector(&self, at: &Attachment, x: &DVector<f64>) -> Vector3<f64> {
+        self.frames().position(at, false, x)
+    }
+
+    /// The body's velocity components as the CSV columns name them (`velocity_names`): the
+    /// coordinate rates, except a rigid body's angular velocity in global axes for `ed`.
+    pub fn body_velocity(&self, body: usize, x: &DVector<f64>, xd: &DVector<f64>, out: &mut [f64]) {
+        let b = &self.bodies[body];
+        if b.is_rigid() {
+            let o = b.offset;
+            let omega = rigid::global_angular_velocity(
+                &self.euler_parameters(body, x),
+                &self.euler_parameters(body, xd),
+            );
+            out[..3].copy_from_slice(&[xd[o], xd[o + 1], xd[o + 2]]);
+            out[3..6].copy_from_slice(omega.as_slice());
+        } else {
+            out[..b.dim()].copy_from_slice(&xd.as_slice()[b.offset..b.offset + b.dim()]);
+        }
+    }
+
+    /// Velocity coordinates in which stated velocities are completed: `xd` itself, except a
+    /// rigid body's `ed` is written `(lambda, omega)` with `ed = lambda e + E(e)^T omega / 2`
+    /// (`omega` the angular velocity in global axes; `lambda` 0 on the manifold). Columns of
+    /// `a` (a Jacobian at `x`) are brought to these coordinates: `a <- a W`.
+    pub fn jacobian_in_velocity_coordinates(&self, x: &DVector<f64>, a: &mut DMatrix<f64>) {
+        for (index, body) in self.bodies.iter().enumerate().filter(|(_, b)| b.is_rigid()) {
+            let w = velocity_coordinates(&self.euler_parameters(index, x));
+            let o = body.offset + 3;
+            let block = a.columns(o, 4) * w;
+            a.columns_mut(o, 4).copy_from(&block);
+        }
+    }
+
+    /// `xd <- W v`: velocities from the velocity coordinates of
+    /// [`jacobian_in_velocity_coordinates`](Self::jacobian_in_velocity_coordinates).
+    pub fn from_velocity_coordinates(&self, x: &DVector<f64>, v: &mut DVector<f64>) {
+        for (index, body) in self.bodies.iter().enumerate().filter(|(_, b)| b.is_rigid()) {
+            let w = velocity_coordinates(&self.euler_parameters(index, x));
+            let o = body.offset + 3;
+            let ed = w * v.fixed_rows::<4>(o);
+            v.fixed_rows_mut::<4>(o).copy_from(&ed);
+        }
+    }
+}
+
+/// `W = [e, E(e)^T / 2]` at unit `e` (normalised here): `ed = W (lambda, omega)`.
+fn velocity_coordinates(e: &Vector4<f64>) -> nalgebra::Matrix4<f64> {
+    let unit = e.normalize();
+    let mut w = nalgebra::Matrix4::zeros();
+    w.set_column(0, &unit);
+    w.fixed_columns_mut::<3>(1)
+        .copy_from(&(rigid::e_matrix(&unit).transpose() * 0.5));
+    w
+}
+
+/// The mass matrix of `bodies` (n coordinates) and the motion weights (see
+/// `Mechanism::motion_weights`).
+fn mass_matrix(bodies: &[Body], n: usize) -> (MassMatrix, DVector<f64>) {
+    let mut diagonal = DVector::zeros(n);
+    let mut weights = DVector::zeros(n);
+    let mut rotations = Vec::new();
+    for body in bodies {
+        for k in 0..body.dim() {
+            diagonal[body.offset + k] = body.mass;
+        }
+        if body.is_bar() {
+            diagonal[body.offset + 2] = body.inertia();
+        }
+        weights
+            .rows_mut(body.offset, body.dim())
+            .copy_from(&diagonal.rows(body.offset, body.dim()));
+        if let BodyKind::Rigid { inertia } = &body.kind {
+            let o = body.offset + 3;
+            diagonal.rows_mut(o, 4).fill(0.0);
+            weights.rows_mut(o, 4).fill(4.0 * inertia.trace() / 3.0);
+            rotations.push((o, *inertia));
+        }
+    }
+    let mut mass = MassMatrix::diagonal_only(diagonal);
+    for (offset, inertia) in rotations {
+        mass.add_rotation(offset, inertia);
+    }
+    (mass, weights)
 }

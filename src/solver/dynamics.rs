@@ -4,7 +4,8 @@
 //!
 //! `A^T P = Q R` is the factorisation at the state's positions, `Q = [Q1 T]` with `r` normals
 //! (`R` entries above `rank_tolerance`), `gamma = -(dA/dt) xd` the acceleration-level right-hand
-//! side in pivot order and `M` the diagonal mass matrix. `beta''` is the least-norm
+//! side in pivot order and `M` the mass matrix at `x` (diagonal for planar bodies and points,
+//! with a 4 x 4 block per rigid body's Euler parameters; see `model::mass`). `beta''` is the least-norm
 //! acceleration that satisfies the constraints at acceleration level, `T qdd` the tangent part
 //! that the reduced equations of motion give.
 //!
@@ -46,7 +47,7 @@ use super::error::SolverError;
 use super::settings::Settings;
 use crate::linalg::PivotedQr;
 use crate::linalg::cholesky::cholesky_solve_in_place;
-use crate::model::{Load, Mechanism};
+use crate::model::{Load, MassMatrix, Mechanism};
 
 /// What an evaluation of accelerations needs besides the state: the mechanism, the loads
 /// added at run time, and the settings (rank tolerance and normal truncation).
@@ -68,6 +69,8 @@ pub(crate) struct Evaluator {
     rhs_full: DVector<f64>,
     mass_block: DMatrix<f64>,
     rhs: DVector<f64>,
+    /// The mechanism's mass matrix, brought to each evaluation's positions.
+    mass: Option<MassMatrix>,
 }
 
 impl Evaluator {
@@ -82,6 +85,7 @@ impl Evaluator {
             rhs_full: DVector::zeros(n),
             mass_block: DMatrix::zeros(n, n),
             rhs: DVector::zeros(n),
+            mass: None,
         }
     }
 
@@ -104,11 +108,16 @@ impl Evaluator {
         let rank = self.qr.rank(rhs.settings.rank_tolerance);
         let dof = n - rank;
         self.curvature_term(rhs, x, xd);
-        mechanism.forces(t, rhs.extra_loads, &mut self.force);
-        let mass = mechanism.mass_diagonal();
+        mechanism.forces(t, x, xd, rhs.extra_loads, &mut self.force);
+        let mass = self
+            .mass
+            .get_or_insert_with(|| mechanism.mass_matrix().clone());
+        mass.update(x);
+        let diagonal = mass.diagonal();
         for i in 0..n {
-            self.rhs_full[i] = self.force[i] - mass[i] * self.beta[i];
+            self.rhs_full[i] = self.force[i] - diagonal[i] * self.beta[i];
         }
+        mass.subtract_block_product(&self.beta, &mut self.rhs_full);
 
         xdd.copy_from(&self.beta);
         if dof == 0 {
@@ -124,11 +133,12 @@ impl Evaluator {
         };
         project_onto_tangent(
             &tangent,
-            mass,
+            diagonal,
             &self.rhs_full,
             &mut self.mass_block,
             &mut self.rhs,
         );
+        mass.add_block_projection(&tangent, &mut self.mass_block);
         let mut block = self.mass_block.view_mut((0, 0), (dof, dof));
         let mut qdd = self.rhs.rows_mut(0, dof);
         cholesky_solve_in_place(&mut block, &mut qdd).map_err(|e| {
@@ -168,7 +178,8 @@ impl Evaluator {
     }
 }
 
-/// `T^T M T` (with diagonal `M`) into the leading dof x dof block of `mass_block`, and
+/// `T^T M T` (with `M` the diagonal part of the mass matrix) into the leading dof x dof block
+/// of `mass_block`, and
 /// `T^T (f - M beta'')` into the first dof entries of `rhs`, with `T` = `tangent` (n x dof)
 /// and `rhs_full` = `f - M beta''`.
 fn project_onto_tangent(

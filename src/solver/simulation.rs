@@ -502,8 +502,8 @@ impl Simulation {
         }
         self.set_event_state(event)?;
         let unit = direction / norm;
-        let unit_mass = 2.0 * self.mechanism.kinetic_energy(&unit);
-        let kinetic = self.mechanism.kinetic_energy(&self.xd);
+        let unit_mass = 2.0 * self.mechanism.kinetic_energy(&self.x, &unit);
+        let kinetic = self.mechanism.kinetic_energy(&self.x, &self.xd);
         let (speed, target) = match speed {
             Some(s) if s.is_finite() && s > 0.0 => {
                 (s, self.energy() - kinetic + 0.5 * unit_mass * s * s)
@@ -576,7 +576,7 @@ impl Simulation {
         self.updater.update_continued(
             &mut self.continued,
             &pred,
-            self.mechanism.mass_diagonal(),
+            self.mechanism.motion_weights(),
             &end,
         );
         self.detector
@@ -894,7 +894,7 @@ impl Simulation {
         self.updater.update_continued(
             &mut self.continued,
             &prediction,
-            self.mechanism.mass_diagonal(),
+            self.mechanism.motion_weights(),
             &end,
         );
     }
@@ -971,7 +971,7 @@ fn rescale_kinetic_energy(
     target: f64,
 ) {
     let total = mechanism.energy(x, xd);
-    let kinetic = mechanism.kinetic_energy(xd);
+    let kinetic = mechanism.kinetic_energy(x, xd);
     let wanted = kinetic + (target - total);
     if kinetic > 0.0 && wanted > 0.0 && target.is_finite() {
         *xd *= (wanted / kinetic).sqrt();

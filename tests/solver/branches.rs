@@ -138,7 +138,7 @@ fn leaving_a_rest_point_takes_the_energy_asked_for() {
     // At rest, leaving at speed v along the unit direction b asks for the energy
     // V(event) + v^2 (b^T M b) / 2, whatever the steps after do (gravity then works on a
     // conservative system).
-    let mass = sim.mechanism().mass_diagonal().clone();
+    let mass = sim.mechanism().mass_matrix().diagonal().clone();
     let b = fold.direction.normalize();
     let unit_mass: f64 = b.component_mul(&b).dot(&mass);
     let potential = event_energy(&sim, &event);

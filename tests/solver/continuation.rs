@@ -131,7 +131,7 @@ fn constraint_velocity(mechanism: &Mechanism, x: &DVector<f64>, v: &[f64]) -> f6
                     - point_velocity(mechanism, *b, point_b, x, v)
             }
             JointKind::Pin { body, point, .. } => point_velocity(mechanism, *body, point, x, v),
-            JointKind::Distance { .. } => panic!("the linkages have no distance constraints"),
+            _ => panic!("the linkages have only pins and revolute joints"),
         };
         worst = worst.max(d.amax());
     }

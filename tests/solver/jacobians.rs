@@ -533,7 +533,13 @@ fn forces_are_gravity_times_mass_plus_active_loads() {
         (0.75, 0.0),
         (3.0, 0.0),
     ] {
-        mech.forces(t, &[], &mut f);
+        mech.forces(
+            t,
+            &DVector::zeros(mech.n()),
+            &DVector::zeros(mech.n()),
+            &[],
+            &mut f,
+        );
         let want = [2.0 * 0.5, 2.0 * -G, torque, 0.3 * 0.5 + 1.5, 0.3 * -G - 2.0];
         for (i, w) in want.iter().enumerate() {
             assert!(
@@ -549,12 +555,24 @@ fn forces_are_gravity_times_mass_plus_active_loads() {
         kind: LoadKind::Torque(-20.0),
         window: Some((1.0, 1.125)),
     }];
-    mech.forces(1.0625, &extra, &mut f);
+    mech.forces(
+        1.0625,
+        &DVector::zeros(mech.n()),
+        &DVector::zeros(mech.n()),
+        &extra,
+        &mut f,
+    );
     assert!(
         abs_diff_eq!(f[2], -20.0, epsilon = 1e-12),
         "extra torque inside its window"
     );
-    mech.forces(1.125, &extra, &mut f);
+    mech.forces(
+        1.125,
+        &DVector::zeros(mech.n()),
+        &DVector::zeros(mech.n()),
+        &extra,
+        &mut f,
+    );
     assert!(
         abs_diff_eq!(f[2], 0.0, epsilon = 1e-12),
         "extra torque after its window"
@@ -563,7 +581,13 @@ fn forces_are_gravity_times_mass_plus_active_loads() {
     // Spatial: gravity on all three components of a 3D point.
     let mech = Mechanism::new(vec![point3("p", 1.5)], vec![], vec![], [0.1, 0.2, -G]);
     let mut f = DVector::from_element(3, f64::NAN);
-    mech.forces(0.0, &[], &mut f);
+    mech.forces(
+        0.0,
+        &DVector::zeros(mech.n()),
+        &DVector::zeros(mech.n()),
+        &[],
+        &mut f,
+    );
     for (i, w) in [0.15, 0.3, -1.5 * G].iter().enumerate() {
         assert!(
             abs_diff_eq!(f[i], *w, epsilon = 1e-12),
@@ -600,7 +624,13 @@ fn a_scene_torque_pulse_acts_only_in_start_to_start_plus_duration() {
         (0.75, 0.0),
         (1.0, 0.0),
     ] {
-        mech.forces(t, &[], &mut f);
+        mech.forces(
+            t,
+            &DVector::zeros(mech.n()),
+            &DVector::zeros(mech.n()),
+            &[],
+            &mut f,
+        );
         assert!(
             abs_diff_eq!(f[2], torque, epsilon = 1e-12),
             "t = {t}: torque {} but the pulse gives {torque}",

@@ -468,7 +468,12 @@ fn a_push_along_the_continued_motion_at_speed_does_the_work_of_its_force() {
         .into_iter()
         .find(|m| m.role == MotionRole::Continued)
         .unwrap();
-    let mass = session.simulation().mechanism().mass_diagonal().clone();
+    let mass = session
+        .simulation()
+        .mechanism()
+        .mass_matrix()
+        .diagonal()
+        .clone();
     let force: DVector<f64> = mass.component_mul(&continued.column) * (1.0 / 0.05);
     let e0 = session.simulation().energy();
     session.push_along(&continued.column, 1.0, 0.05).unwrap();

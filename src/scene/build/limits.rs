@@ -184,6 +184,12 @@ fn scene_size(mechanism: &Mechanism, x0: &[f64]) -> f64 {
             JointKind::Distance { anchor, length, .. } => {
                 anchor.iter().fold(*length, |a, b| a.max(b.abs()))
             }
+            JointKind::Spatial(spatial) => spatial
+                .primitives
+                .iter()
+                .map(|p| p.attachment_size())
+                .fold(0.0, f64::max),
+            JointKind::Normalization { .. } => 0.0,
         });
     }
     size
@@ -226,7 +232,7 @@ pub fn check_length_span(
 /// The mass matrix's diagonal (masses in kg, bar inertias in kg m^2) spans at most
 /// 1 / [`MASS_SPAN`]; the error names the body with the smallest entry.
 pub fn check_mass_span(report: &Reporter, mechanism: &Mechanism) -> Result<(), SceneError> {
-    let diagonal = mechanism.mass_diagonal();
+    let diagonal = mechanism.motion_weights();
     if diagonal.is_empty() {
         return Ok(());
     }

@@ -412,7 +412,7 @@ impl Simulation {
         self.updater.update_continued(
             &mut self.event_basis,
             &pred,
-            self.mechanism.mass_diagonal(),
+            self.mechanism.motion_weights(),
             &at_detection,
         );
         let event = &mut self.events[slot];
@@ -428,7 +428,7 @@ impl Simulation {
         self.updater.update_continued(
             &mut event.basis,
             &pred,
-            self.mechanism.mass_diagonal(),
+            self.mechanism.motion_weights(),
             &at_running,
         );
         event.traditional_basis.copy_from(traditional0);
