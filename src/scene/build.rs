@@ -158,6 +158,8 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
         settings: spec.solver.clone(),
         t_end: spec.run.t_end,
         view: spec.view.clone(),
+        looks: Vec::new(),
+        traced_points: Vec::new(),
         assembly: initial.assembly,
     })
 }

@@ -9,6 +9,7 @@ mod build;
 mod error;
 pub mod format;
 pub mod locate;
+pub mod look;
 
 use std::io::Read;
 use std::path::Path;
@@ -18,6 +19,7 @@ use nalgebra::DVector;
 
 pub use error::{MAX_QUOTED_CHARS, SceneError, one_line};
 pub use format::ViewSpec;
+pub use look::{BodyLook, Shape};
 
 use crate::model::Mechanism;
 use crate::solver::{AssemblyReport, Settings, Simulation, SolverError};
@@ -54,6 +56,11 @@ pub struct Scene {
     /// Default end time of a run.
     pub t_end: f64,
     pub view: ViewSpec,
+    /// The looks of the spatial rigid bodies, in body order.
+    pub looks: Vec<BodyLook>,
+    /// Points of spatial bodies whose paths the 3D view traces from the start: body index and
+    /// the point in body axes (from the view's `trace_points`).
+    pub traced_points: Vec<(usize, nalgebra::Vector3<f64>)>,
     /// How far assembly moved the given positions.
     pub assembly: AssemblyReport,
 }
