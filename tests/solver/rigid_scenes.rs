@@ -114,3 +114,316 @@ fn slider_travel_stays_within_the_geometric_bounds() {
         assert_abs_diff_eq!(x, xp, epsilon = 2e-4);
     }
 }
+
+/// Angular momentum about the origin, vertical component, and the body spin `omega'_3` of the
+/// top at a state.
+fn top_invariants(sc: &Scene, x: &DVector<f64>, xd: &DVector<f64>) -> (f64, f64) {
+    let (r, rotation) = sc.mechanism.rigid_pose(0, x);
+    let mut v = [0.0; 6];
+    sc.mechanism.body_velocity(0, x, xd, &mut v);
+    let (velocity, omega) = (
+        Vector3::new(v[0], v[1], v[2]),
+        Vector3::new(v[3], v[4], v[5]),
+    );
+    let inertia = Vector3::new(90.0, 90.0, 30.0);
+    let body_omega = rotation.transpose() * omega;
+    let spin_momentum = rotation * body_omega.component_mul(&inertia);
+    let momentum = r.cross(&(velocity * 30.0)) + spin_momentum;
+    (momentum.z, body_omega.z)
+}
+
+#[test]
+fn spin_top_starts_as_written_and_keeps_its_invariants() {
+    let sc = scene("spin_top");
+    assert_eq!(
+        sc.assembly.correction, 0.0,
+        "the written pose fits the sphere"
+    );
+    assert_abs_diff_eq!(
+        sc.x0,
+        DVector::from_vec(vec![0.0, -1.0, 1.0, 1.0, 0.0, 0.0, 0.0]),
+        epsilon = 1e-15
+    );
+    let mut v = [0.0; 6];
+    sc.mechanism.body_velocity(0, &sc.x0, &sc.xd0, &mut v);
+    assert_abs_diff_eq!(
+        &v[..],
+        &[0.0, -0.1, 0.0, 0.1, 0.1, 0.3][..],
+        epsilon = 1e-15
+    );
+    assert!(matches!(sc.looks[0].shape, Shape::Cone { .. }));
+    assert_eq!(
+        sc.traced_points,
+        vec![(0, Vector3::new(0.0, 0.0, -1.0)), (0, Vector3::zeros())]
+    );
+
+    let mut sim = sc.simulation().expect("simulation");
+    let e0 = sim.energy();
+    let (lz0, spin0) = top_invariants(&sc, &sc.x0, &sc.xd0);
+    let (mut energy, mut lz, mut spin, mut sphere, mut norm) =
+        (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    while sim.time() < 2.0 - 1e-12 {
+        sim.step().expect("step");
+        let (x, xd) = (sim.positions(), sim.velocities());
+        let (l, s) = top_invariants(&sc, x, xd);
+        energy = energy.max(((sim.energy() - e0) / e0).abs());
+        lz = lz.max(((l - lz0) / lz0).abs());
+        spin = spin.max(((s - spin0) / spin0).abs());
+        let (r, rotation) = sc.mechanism.rigid_pose(0, x);
+        let tip = r + rotation * Vector3::new(0.0, 0.0, -1.0);
+        sphere = sphere.max((tip.norm() - 1.0).abs());
+        norm = norm.max((x.fixed_rows::<4>(3).norm() - 1.0).abs());
+    }
+    eprintln!(
+        "spin top over 2 s: energy {energy:e}, Lz {lz:e}, spin {spin:e}, sphere {sphere:e} m, |e| - 1 {norm:e}"
+    );
+    assert!(energy < 1e-8 && lz < 1e-8 && spin < 1e-8, "relative drifts");
+    assert!(
+        sphere < 1e-10 && norm < 1e-12,
+        "tip off the sphere or |e| off 1"
+    );
+}
+
+/// Loads `source` (a shipped scene with `from` replaced by `to`, `from` occurring once),
+/// requiring an error.
+fn error_in(name: &str, from: &str, to: &str) -> (String, SceneError) {
+    let text = std::fs::read_to_string(scene_path(name)).expect("shipped scene");
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "test bug: {from:?} must occur once"
+    );
+    let source = text.replacen(from, to, 1);
+    match parse_scene("test.ron", &source) {
+        Ok(_) => panic!("loaded without error: {to}"),
+        Err(e) => (source, e),
+    }
+}
+
+/// The error points at `field` (the source there starts with it), names `entity` (none if
+/// empty) and says `words`; it is one line.
+fn assert_located((source, e): (String, SceneError), field: &str, entity: &str, words: &str) {
+    let line = source.lines().nth(e.line - 1).expect("line");
+    let at: String = line.chars().skip(e.column - 1).collect();
+    assert!(
+        at.starts_with(field),
+        "{e}: points at {at:?}, not {field:?}"
+    );
+    let entity = (!entity.is_empty()).then_some(entity);
+    assert_eq!(e.entity.as_deref(), entity, "{e}");
+    assert!(e.message.contains(words), "{e}: should say {words:?}");
+    assert!(!e.to_string().contains('\n'));
+}
+
+#[test]
+fn bad_inertia_is_a_located_error() {
+    let crank = "Principal(1e-4, 1e-5, 1e-4)";
+    for bad in ["Principal(0.0, 1e-5, 1e-4)", "Principal(1e-4, -1e-5, 1e-4)"] {
+        assert_located(
+            error_in("slider_crank", crank, bad),
+            "inertia:",
+            "body \"crank\"",
+            "positive",
+        );
+    }
+    assert_located(
+        error_in(
+            "slider_crank",
+            "Principal(4e-3, 4e-4, 4e-3)",
+            "Principal(4e-3, 4e-4, 5e-3)",
+        ),
+        "inertia:",
+        "body \"rod\"",
+        "triangle inequality",
+    );
+    let slider = "Principal(1e-4, 1e-4, 1e-4)";
+    assert_located(
+        error_in(
+            "slider_crank",
+            slider,
+            "Matrix((1e-4, 1e-5, 0.0), (0.0, 1e-4, 0.0), (0.0, 0.0, 1e-4))",
+        ),
+        "inertia:",
+        "body \"slider\"",
+        "symmetric",
+    );
+    // Eigenvalues 3e-4, 1e-4 and 0.5e-4: a full matrix is checked on them.
+    assert_located(
+        error_in(
+            "slider_crank",
+            slider,
+            "Matrix((2e-4, 1e-4, 0.0), (1e-4, 2e-4, 0.0), (0.0, 0.0, 0.5e-4))",
+        ),
+        "inertia:",
+        "body \"slider\"",
+        "triangle inequality",
+    );
+}
+
+#[test]
+fn an_orientation_that_is_no_rotation_is_a_located_error() {
+    let axes = "Axes(x: (1.0, 0.0, 0.0), y: (0.0, 0.0, 1.0))";
+    for (bad, words) in [
+        (
+            "Axes(x: (1.0, 0.0, 0.0), y: (0.1, 0.0, 1.0))",
+            "perpendicular",
+        ),
+        (
+            "Axes(x: (0.0, 0.0, 0.0), y: (0.0, 0.0, 1.0))",
+            "zero length",
+        ),
+        (
+            "AxisAngle(axis: (0.0, 0.0, 0.0), angle: 1.0)",
+            "zero length",
+        ),
+    ] {
+        assert_located(
+            error_in("slider_crank", axes, bad),
+            "orientation:",
+            "body \"crank\"",
+            words,
+        );
+    }
+    assert_located(
+        error_in(
+            "spin_top",
+            "Euler(1.0, 0.0, 0.0, 0.0)",
+            "Euler(0.0, 0.0, 0.0, 0.0)",
+        ),
+        "orientation:",
+        "body \"top\"",
+        "no rotation",
+    );
+}
+
+#[test]
+fn written_orientations_agree_and_non_unit_euler_parameters_are_normalised() {
+    let text = std::fs::read_to_string(scene_path("slider_crank")).expect("scene");
+    let axes = "Axes(x: (1.0, 0.0, 0.0), y: (0.0, 0.0, 1.0))";
+    let turned = text.replacen(
+        axes,
+        "AxisAngle(axis: (2.0, 0.0, 0.0), angle: 1.5707963267948966)",
+        1,
+    );
+    let sc = parse_scene("test.ron", &turned).expect("axis and angle");
+    assert_abs_diff_eq!(sc.x0, scene("slider_crank").x0, epsilon = 1e-15);
+
+    let text = std::fs::read_to_string(scene_path("spin_top")).expect("scene");
+    let long = text.replacen("Euler(1.0, 0.0, 0.0, 0.0)", "Euler(2.0, 0.0, 0.0, 0.0)", 1);
+    let sc = parse_scene("test.ron", &long).expect("normalised");
+    assert_eq!(sc.x0[3], 1.0);
+    assert_eq!(sc.assembly.correction, 1.0);
+    let note = sc.assembly_note().expect("the correction is reported");
+    assert!(note.contains("top.e0"), "{note}");
+}
+
+#[test]
+fn bad_spatial_joints_are_located_errors() {
+    let hinge_axis = "At(0.0, 0.1, 0.12), axis: (1.0, 0.0, 0.0)";
+    assert_located(
+        error_in(
+            "slider_crank",
+            hinge_axis,
+            "At(0.0, 0.1, 0.12), axis: (0.0, 0.0, 0.0)",
+        ),
+        "axis:",
+        "joint \"A\"",
+        "zero length",
+    );
+    let arm = "arm_b: (0.0, 2.0, -1.0)";
+    for (bad, words) in [
+        ("arm_b: (0.0, 0.0, 0.0)", "zero length"),
+        ("arm_b: (1.0, 2.0, -1.0)", "perpendicular"),
+    ] {
+        assert_located(
+            error_in("slider_crank", arm, bad),
+            "arm_b:",
+            "joint \"C\"",
+            words,
+        );
+    }
+    assert_located(
+        error_in("slider_crank", "at_b: Point(\"C\")", "at_b: Point(\"D\")"),
+        "at_b:",
+        "joint \"C\"",
+        "unknown point \"D\"",
+    );
+    assert_located(
+        error_in(
+            "slider_crank",
+            "name: \"D\", a: \"slider\"",
+            "name: \"D\", a: \"ground\"",
+        ),
+        "b:",
+        "joint \"D\"",
+        "both sides are the ground",
+    );
+    assert_located(
+        error_in(
+            "slider_crank",
+            "    ],\n    velocities",
+            "        Pin(name: \"P\", body: \"crank\", at: Center, ground: (0.0, 0.0)),\n    ],\n    velocities",
+        ),
+        "body:",
+        "joint \"P\"",
+        "planar",
+    );
+    assert_located(
+        error_in(
+            "four_bar",
+            "    joints: [\n",
+            "    joints: [\n        Spherical(name: \"S\", a: \"crank1\", at_a: Center, b: \"ground\", at_b: At(0.0, 0.0, 0.0)),\n",
+        ),
+        "a:",
+        "joint \"S\"",
+        "planar",
+    );
+}
+
+#[test]
+fn planar_and_spatial_do_not_mix_and_rigid_loads_and_velocities_are_checked() {
+    assert_located(
+        error_in(
+            "four_bar",
+            "    bodies: [\n",
+            "    bodies: [\n        Rigid(name: \"r\", mass: 1.0, inertia: Principal(1.0, 1.0, 1.0), center: (0.0, 0.0, 0.0)),\n",
+        ),
+        "name:",
+        "body \"r\"",
+        "planar",
+    );
+    assert_located(
+        error_in(
+            "slider_crank",
+            "    velocities: [",
+            "    loads: [Torque(name: \"drive\", body: \"crank\", torque: 1.0)],\n    velocities: [",
+        ),
+        "body:",
+        "load \"drive\"",
+        "SpatialTorque",
+    );
+    assert_located(
+        error_in(
+            "slider_crank",
+            "(body: \"crank\", wx: 6.0)",
+            "(body: \"crank\", omega: 6.0)",
+        ),
+        "omega:",
+        "velocity of \"crank\"",
+        "no component `omega`",
+    );
+    assert_located(
+        error_in("spin_top", "\"top:tip\"", "\"top:toe\""),
+        "trace_points:",
+        "",
+        "unknown point \"toe\"",
+    );
+    let text = std::fs::read_to_string(scene_path("slider_crank")).expect("scene");
+    let driven = text.replacen(
+        "    velocities: [",
+        "    loads: [SpatialTorque(name: \"drive\", body: \"crank\", torque: [0.01, 0.0, 0.0])],\n    velocities: [",
+        1,
+    );
+    let sc = parse_scene("test.ron", &driven).expect("a spatial torque on a rigid body");
+    assert_eq!(sc.mechanism.loads().len(), 1);
+}
