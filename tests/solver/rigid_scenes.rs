@@ -427,3 +427,20 @@ fn planar_and_spatial_do_not_mix_and_rigid_loads_and_velocities_are_checked() {
     let sc = parse_scene("test.ron", &driven).expect("a spatial torque on a rigid body");
     assert_eq!(sc.mechanism.loads().len(), 1);
 }
+
+/// README.md's spatial example (its second `ron` block) loads as the shipped slider-crank.
+#[test]
+fn the_readme_spatial_example_is_the_shipped_slider_crank() {
+    let readme = include_str!("../../README.md");
+    let block = readme
+        .split("```ron\n")
+        .nth(2)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a second ron block");
+    let example = parse_scene("README.md", block).unwrap_or_else(|e| panic!("{e}"));
+    let shipped = scene("slider_crank");
+    assert_eq!(example.x0, shipped.x0);
+    assert_eq!(example.xd0, shipped.xd0);
+    assert_eq!(example.looks, shipped.looks);
+    assert_eq!(example.mechanism.joints(), shipped.mechanism.joints());
+}

@@ -7,8 +7,9 @@
 //!   step; 300 bars (n = 900) 371 MB and 1.8 s (`singulab run` on generated chains, release
 //!   build, `/usr/bin/time -v`). Beyond [`MAX_COORDINATES`] it is the wrong tool, and a scene
 //!   is refused before anything of its size is allocated.
-//! - **Magnitudes.** Lengths, coordinates and points at most 1e6 m, masses 1e12 kg, moments of inertia 1e12 kg m^2, gravity
-//!   1e6 m/s^2, loads 1e12 N or N m, speeds 1e6 m/s or rad/s, times 1e9 s: every energy,
+//! - **Magnitudes.** Lengths, coordinates and points at most 1e6 m, masses 1e12 kg, moments
+//!   of inertia 1e12 kg m^2, gravity 1e6 m/s^2, loads 1e12 N or N m, speeds 1e6 m/s or rad/s,
+//!   times 1e9 s: every energy,
 //!   force and acceleration of a scene within these is far from overflowing, so a non-finite
 //!   number can only come from the motion itself.
 //! - **Ratios.** A length below 1e-9 of the scene's size is below what its coordinates
