@@ -81,10 +81,23 @@ impl Builder<'_> {
         }
         let a = self.attachment(bodies, name, "at_a", side_a, ends.at_a)?;
         let b = self.attachment(bodies, name, "at_b", side_b, ends.at_b)?;
+        let kind = self.spatial_kind(name, joint, (side_a, a), (side_b, b))?;
+        Ok(JointKind::Spatial(SpatialJoint::new(kind)))
+    }
+
+    /// The joint's kind from its points and its directions, which are written in global
+    /// axes and fixed here in each side's axes.
+    fn spatial_kind(
+        &self,
+        name: &str,
+        joint: &JointSpec,
+        (side_a, a): (Side, Attachment),
+        (side_b, b): (Side, Attachment),
+    ) -> Result<SpatialKind, SceneError> {
         let axis = |field: &'static str, v: (f64, f64, f64)| {
             direction(v, field).map_err(|m| self.report.joint(name, Some(field), m))
         };
-        let kind = match joint {
+        Ok(match joint {
             JointSpec::Hinge { axis: v, .. } => {
                 let u = axis("axis", *v)?;
                 SpatialKind::Revolute {
@@ -129,8 +142,7 @@ impl Builder<'_> {
                 }
             }
             _ => SpatialKind::Spherical { a, b },
-        };
-        Ok(JointKind::Spatial(SpatialJoint::new(kind)))
+        })
     }
 
     /// A rigid body's point held at `length` from the ground point `anchor`.
