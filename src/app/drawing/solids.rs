@@ -15,10 +15,13 @@ const AROUND: usize = 16;
 const QUARTER: usize = 4;
 
 /// Light falling from above, from the side the camera starts on (world axes, unit length).
-const LIGHT: [f64; 3] = [0.32, -0.42, 0.85];
+const LIGHT: [f64; 3] = [0.55, -0.45, 0.7];
 /// Brightness of a face turned away from the light, and the light's share.
-const AMBIENT: f32 = 0.32;
-const DIFFUSE: f32 = 0.68;
+const AMBIENT: f32 = 0.25;
+const DIFFUSE: f32 = 0.75;
+/// How much darker a surface seen edge-on is than one seen face-on: the outlines of round
+/// solids read against each other and against the background.
+const EDGE_DARKENING: f32 = 0.35;
 
 #[derive(Clone, Copy, Debug)]
 struct Vertex {
@@ -289,15 +292,23 @@ fn screen_triangle(
     }
     let colors = triangle
         .vertices
-        .map(|v| shade(triangle.color, &v.normal, light));
+        .map(|v| shade(triangle.color, &v.normal, light, &(eye - v.position)));
     Some((depth, points, colors))
 }
 
 /// Lambert shading: the colour scaled by the ambient share plus the light's share times the
-/// cosine of the light's incidence.
-fn shade(color: Color32, normal: &Vector3<f64>, light: &Vector3<f64>) -> Color32 {
-    let cosine = normal.normalize().dot(light).max(0.0) as f32;
-    let k = AMBIENT + DIFFUSE * cosine;
+/// cosine of the light's incidence, darkened towards the outline (where the surface turns
+/// away from the viewer, along `to_eye`).
+fn shade(
+    color: Color32,
+    normal: &Vector3<f64>,
+    light: &Vector3<f64>,
+    to_eye: &Vector3<f64>,
+) -> Color32 {
+    let n = normal.normalize();
+    let cosine = n.dot(light).max(0.0) as f32;
+    let facing = n.dot(&to_eye.normalize()).clamp(0.0, 1.0) as f32;
+    let k = (AMBIENT + DIFFUSE * cosine) * (1.0 - EDGE_DARKENING * (1.0 - facing));
     let scale = |c: u8| (f32::from(c) * k).round().clamp(0.0, 255.0) as u8;
     Color32::from_rgba_unmultiplied(
         scale(color.r()),
@@ -357,8 +368,10 @@ mod tests {
     #[test]
     fn shading_is_brightest_towards_the_light() {
         let light = Vector3::from(LIGHT).normalize();
-        let lit = shade(Color32::from_rgb(200, 200, 200), &light, &light);
-        let dark = shade(Color32::from_rgb(200, 200, 200), &(-light), &light);
+        let grey = Color32::from_rgb(200, 200, 200);
+        // Seen face-on: the light's cosine alone.
+        let lit = shade(grey, &light, &light, &light);
+        let dark = shade(grey, &(-light), &light, &(-light));
         assert_eq!(lit.r(), 200);
         assert_eq!(dark.r(), (200.0 * AMBIENT).round() as u8);
     }

@@ -229,37 +229,51 @@ impl RigidView {
             .fold(0.0, f64::max)
     }
 
-    /// Each body's name beside its solid: to the right of its screen outline, at its centre's
-    /// height, or further on when another name is there.
+    /// Each body's name near its centre, at the first of a few spots around it (nearest
+    /// first) that covers no solid's outline point and no name placed before.
     fn place_names(&self, canvas: &Canvas) -> Vec<BodyName> {
+        let outline: Vec<Pos2> = self
+            .solids
+            .positions()
+            .step_by(3)
+            .filter_map(|p| to_screen(canvas, &p))
+            .collect();
         let mut names: Vec<BodyName> = Vec::new();
-        for (body, range) in &self.bodies {
+        for (body, _) in &self.bodies {
             let (centre, _) = canvas.mech.rigid_pose(*body, canvas.x);
             let Some(c) = to_screen(canvas, &centre) else {
                 continue;
             };
-            let right = self
-                .solids
-                .positions_from(range.start)
-                .take(3 * range.len())
-                .filter_map(|p| to_screen(canvas, &p))
-                .map(|p| p.x)
-                .fold(c.x, f32::max);
             let galley = canvas.painter.layout_no_wrap(
                 canvas.mech.bodies()[*body].name.clone(),
                 FontId::proportional(14.0),
                 canvas.palette.text,
             );
             let size = galley.size();
-            let spot = (0..6)
-                .map(|k| {
-                    let at = egui::pos2(right + 8.0, c.y - 0.5 * size.y + k as f32 * size.y);
-                    egui::Rect::from_min_size(at, size)
+            let spots = (1..=8).flat_map(|ring| {
+                let d = 14.0 * ring as f32;
+                [
+                    (1.0, -1.0),
+                    (1.0, 1.0),
+                    (-1.0, -1.0),
+                    (-1.0, 1.0),
+                    (0.0, -1.4),
+                    (0.0, 1.4),
+                ]
+                .map(|(dx, dy)| {
+                    let at = c + egui::vec2(dx * (d + 0.5 * size.x), dy * d);
+                    egui::Rect::from_center_size(at, size)
                 })
-                .find(|r| names.iter().all(|n| !n.rect.intersects(*r)));
-            if let Some(rect) = spot {
-                names.push(BodyName { rect, galley });
-            }
+            });
+            let free = |r: &egui::Rect| {
+                names.iter().all(|n| !n.rect.intersects(*r))
+                    && outline.iter().all(|p| !r.expand(3.0).contains(*p))
+            };
+            let rect = spots
+                .into_iter()
+                .find(free)
+                .unwrap_or_else(|| egui::Rect::from_min_size(c + egui::vec2(10.0, 10.0), size));
+            names.push(BodyName { rect, galley });
         }
         names
     }
@@ -364,7 +378,14 @@ fn add_bodies(pose: &Pose, solids: &mut Solids) -> Vec<(usize, Range<usize>)> {
             Some(Shape::Rod { from, to, radius }) => {
                 solids.capsule(at(from), at(to), *radius, color)
             }
-            Some(Shape::Block { half_size }) => solids.block(centre, &rotation, *half_size, color),
+            Some(Shape::Block { half_size }) => {
+                let color = if holds_joint(pose, body, half_size) {
+                    color.gamma_multiply(0.55)
+                } else {
+                    color
+                };
+                solids.block(centre, &rotation, *half_size, color);
+            }
             Some(Shape::Cone { apex, base, radius }) => {
                 solids.cone(at(apex), at(base), *radius, color)
             }
@@ -374,6 +395,29 @@ fn add_bodies(pose: &Pose, solids: &mut Solids) -> Vec<(usize, Range<usize>)> {
         ranges.push((body, start..solids.len()));
     }
     ranges
+}
+
+/// Whether a joint point of another body lies inside the block of `body` (a slider around
+/// its universal joint): the block is then drawn translucent, so the joint shows.
+fn holds_joint(pose: &Pose, body: usize, half_size: &Vector3<f64>) -> bool {
+    let (centre, rotation) = pose.mech.rigid_pose(body, pose.x);
+    pose.mech.joints().iter().any(|joint| {
+        let JointKind::Spatial(spatial) = &joint.kind else {
+            return false;
+        };
+        let (a, b) = match spatial.kind {
+            SpatialKind::Spherical { a, b }
+            | SpatialKind::Revolute { a, b, .. }
+            | SpatialKind::Universal { a, b, .. } => (a, b),
+            SpatialKind::Translational { .. } | SpatialKind::Distance { .. } => return false,
+        };
+        [a, b].iter().any(|end| {
+            end.body.is_some_and(|other| other != body) && {
+                let local = rotation.transpose() * (pose.mech.spatial_point(end, pose.x) - centre);
+                (0..3).all(|k| local[k].abs() < half_size[k])
+            }
+        })
+    })
 }
 
 /// The joints' symbols: a ball for a spherical joint, a pin along a hinge's axis, the cross of
@@ -464,7 +508,7 @@ fn guide_rail(
     // Where the slider started along the guide (in the guide's frame at the start).
     let start = (mech.spatial_point(&slider, x0) - mech.spatial_point(&guide, x0))
         .dot(&unit_or_x(mech.spatial_vector(&axis, x0)));
-    let margin = 0.35 * sizes.extent;
+    let margin = 0.2 * sizes.extent;
     let (lo, hi) = (start.min(0.0) - margin, start.max(0.0) + margin);
     let thickness = 0.5 * sizes.joint;
     Some(Rail {
@@ -649,7 +693,7 @@ pub(super) fn fit_camera(live: &Live, x: &DVector<f64>, palette: &Palette) -> Or
     let centre = 0.5 * (lo + hi);
     let radius = (0.5 * (hi - lo).norm()).max(1e-3);
     let mut camera = OrbitCamera::looking_at([centre.x, centre.y, centre.z], 1.0);
-    camera.distance = 1.1 * radius / (0.5 * camera.fov_y).sin();
+    camera.distance = 0.95 * radius / (0.5 * camera.fov_y).sin();
     camera
 }
 
