@@ -380,7 +380,7 @@ fn add_bodies(pose: &Pose, solids: &mut Solids) -> Vec<(usize, Range<usize>)> {
             }
             Some(Shape::Block { half_size }) => {
                 let color = if holds_joint(pose, body, half_size) {
-                    color.gamma_multiply(0.55)
+                    color.gamma_multiply(0.8)
                 } else {
                     color
                 };
