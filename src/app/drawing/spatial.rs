@@ -196,7 +196,7 @@ impl RigidView {
         for (body, range) in &self.bodies {
             let (centre, rotation) = canvas.mech.rigid_pose(*body, canvas.x);
             let reach = self.reach(centre, range);
-            let length = reach + 2.0 * self.sizes.joint;
+            let length = 0.6 * reach + 3.0 * self.sizes.joint;
             let Some(o) = to_screen(canvas, &centre) else {
                 continue;
             };
