@@ -250,6 +250,39 @@ mod tests {
         }
     }
 
+    /// The velocity of a point of a rigid body, `rd + omega x (p - r)`, is the rate of its
+    /// position along the column (central differences).
+    #[test]
+    fn rigid_point_velocity_is_the_rate_of_its_position() {
+        use crate::model::{Attachment, Body, Mechanism};
+        let body = Body {
+            name: "block".into(),
+            kind: BodyKind::Rigid {
+                inertia: nalgebra::Matrix3::identity(),
+            },
+            mass: 1.0,
+            offset: 0,
+        };
+        let mech = Mechanism::new(vec![body], Vec::new(), Vec::new(), [0.0, 0.0, -9.81]);
+        let e = nalgebra::Vector4::new(0.8, 0.1, -0.4, 0.2).normalize();
+        let x = DVector::from_vec(vec![0.3, -0.2, 0.5, e[0], e[1], e[2], e[3]]);
+        // An Euler-parameter rate perpendicular to e (as every column of T has).
+        let raw = nalgebra::Vector4::new(0.3, -0.7, 0.2, 0.5);
+        let ed: nalgebra::Vector4<f64> = raw - e * raw.dot(&e);
+        let column = DVector::from_vec(vec![0.4, 0.1, -0.3, ed[0], ed[1], ed[2], ed[3]]);
+        let local = Vector3::new(0.2, -0.1, 0.35);
+        let arrows: Vec<MotionArrow> = arrows_at(&mech, &x, &column, &[(0, local)]);
+        let arrow = arrows.last().expect("an arrow at the point");
+        let at = Attachment {
+            body: Some(0),
+            local,
+        };
+        let h = 1e-6;
+        let position = |s: f64| mech.spatial_point(&at, &(&x + &column * s));
+        let rate = (position(h) - position(-h)) / (2.0 * h);
+        assert_abs_diff_eq!(arrow.velocity.as_slice(), rate.as_slice(), epsilon = 1e-6);
+    }
+
     /// The four-bar has three bars (nine arrow points) and two moving hinges shared by two
     /// bars: seven arrows, one per distinct point.
     #[test]

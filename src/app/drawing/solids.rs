@@ -334,7 +334,8 @@ mod tests {
         let red = Color32::RED;
         let (a, b) = (Vector3::new(0.1, 0.2, 0.3), Vector3::new(0.5, -0.1, 0.4));
         let half = Vector3::new(0.1, 0.2, 0.3);
-        let builders: [(&dyn Fn(&mut Solids), Vector3<f64>); 5] = [
+        type Build<'a> = &'a dyn Fn(&mut Solids);
+        let builders: [(Build, Vector3<f64>); 5] = [
             (&|s| s.capsule(a, b, 0.05, red), 0.5 * (a + b)),
             (&|s| s.cylinder(a, b, 0.05, red), 0.5 * (a + b)),
             (&|s| s.cone(a, b, 0.1, red), a + 0.75 * (b - a)),
