@@ -46,5 +46,7 @@ pub enum AppCommand {
         speed: Option<f64>,
     },
     SetTrace(Option<TracePoint>),
+    /// The points of rigid bodies whose paths are traced: body and point in body axes.
+    SetTracedPoints(Vec<(usize, nalgebra::Vector3<f64>)>),
     ClearTrace,
 }

@@ -91,6 +91,9 @@ fn shortcuts(
     if pressed(KeyCode::KeyL) {
         view.light = !view.light;
     }
+    if pressed(KeyCode::KeyA) && !ctrl {
+        view.show_body_axes = !view.show_body_axes;
+    }
     if pressed(KeyCode::KeyF) {
         view.refit();
     }

@@ -380,6 +380,7 @@ fn view_menu(ui: &mut Ui, view: &mut ViewState) {
     ui.checkbox(&mut view.show_grid, "Grid");
     ui.checkbox(&mut view.show_labels, "Body names");
     ui.checkbox(&mut view.show_trace, "Motion trace");
+    ui.checkbox(&mut view.show_body_axes, "Body axes (rigid bodies)  (A)");
     ui.checkbox(&mut view.show_motions, "Columns of T  (M)");
     ui.checkbox(&mut view.compare_bases, "Plot both bases");
     ui.checkbox(
@@ -1137,6 +1138,10 @@ fn events_panel(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
 /// The point that leaves the motion trace: a body, and along a bar its start, centre, end or
 /// any fraction of its length (coupler curves of a four-bar come from its coupler's points).
 fn trace_controls(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
+    if live.session.scene().mechanism.has_rigid_bodies() {
+        traced_point_controls(ui, live, commands);
+        return;
+    }
     let bodies = live.session.scene().mechanism.bodies();
     let current = live.session.trace_point();
     let mut chosen = current;
@@ -1182,6 +1187,44 @@ fn trace_controls(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
     }
     if chosen != current {
         commands.push(AppCommand::SetTrace(chosen));
+    }
+}
+
+/// The points of rigid bodies whose paths are traced, any number at once: each body's centre
+/// and the named points of its look, toggled on and off.
+fn traced_point_controls(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
+    let scene = live.session.scene();
+    let current = live.session.traced_points();
+    let mut chosen = current.clone();
+    ui.label("Trace points");
+    for (index, body) in scene.mechanism.bodies().iter().enumerate() {
+        if !body.is_rigid() {
+            continue;
+        }
+        let named = scene
+            .looks
+            .iter()
+            .filter(|look| look.body == index)
+            .flat_map(|look| look.points.iter().map(|(name, p)| (name.as_str(), *p)));
+        ui.horizontal_wrapped(|ui| {
+            ui.label(format!("{}:", body.name));
+            for (name, local) in
+                std::iter::once(("centre", nalgebra::Vector3::zeros())).chain(named)
+            {
+                let at = chosen.iter().position(|&(b, p)| b == index && p == local);
+                if ui.selectable_label(at.is_some(), name).clicked() {
+                    match at {
+                        Some(k) => {
+                            chosen.remove(k);
+                        }
+                        None => chosen.push((index, local)),
+                    }
+                }
+            }
+        });
+    }
+    if chosen != current {
+        commands.push(AppCommand::SetTracedPoints(chosen));
     }
 }
 

@@ -438,9 +438,11 @@ fn apply_command(
         }
         AppCommand::Leave { direction, speed } => return session.leave_along(direction, *speed),
         AppCommand::SetTrace(point) => session.set_trace_point(*point),
+        AppCommand::SetTracedPoints(points) => session.set_traced_points(points),
         AppCommand::ClearTrace => {
             let point = session.trace_point();
             session.set_trace_point(point);
+            session.set_traced_points(&session.traced_points());
         }
         // Handled by the files and capture plugins.
         AppCommand::OpenDialog

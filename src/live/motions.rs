@@ -1,11 +1,12 @@
 //! Admissible motions as arrows on the mechanism: for one column `t` of the tangent basis,
 //! the velocity that motion gives each body's ends and centre (`v_p = v_c + omega perp(R p)`
-//! for a bar, the translation for a point mass), and the motions to show: the basis columns in
+//! for a bar, the translation for a point mass, `v_p = rd + omega x (p - r)` at the centre and
+//! chosen points of a spatial rigid body), and the motions to show: the basis columns in
 //! normal running, or, at a singular event, the continued columns and the new ones.
 
-use nalgebra::{DMatrixView, DVector, Vector2};
+use nalgebra::{DMatrixView, DVector, Vector2, Vector3};
 
-use crate::model::{BodyKind, Mechanism};
+use crate::model::{BodyKind, Mechanism, rigid};
 use crate::solver::{BasisMode, SingularEvent, TangentBasis};
 
 /// One arrow: where it starts and the velocity it shows (world units per unit of `qd`).
@@ -45,7 +46,19 @@ const SAME_ARROW: f64 = 1e-6;
 /// The arrows of one motion: each body's centre, and a bar's two ends. A point shared by
 /// several bodies (a hinge) gets one arrow, from the first body that reaches it.
 pub fn arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) -> Vec<MotionArrow> {
-    let all = body_arrows(mechanism, x, column);
+    arrows_at(mechanism, x, column, &[])
+}
+
+/// As [`arrows`], with arrows also at `rigid_points`: points of spatial rigid bodies (body
+/// index, point in body axes from the centre of mass), such as the ends of their solids.
+pub fn arrows_at(
+    mechanism: &Mechanism,
+    x: &DVector<f64>,
+    column: &DVector<f64>,
+    rigid_points: &[(usize, Vector3<f64>)],
+) -> Vec<MotionArrow> {
+    let mut all = body_arrows(mechanism, x, column);
+    all.extend(rigid_point_arrows(mechanism, x, column, rigid_points));
     let extent = all.iter().fold(0.0_f64, |s, a| s.max(max_abs(a.origin)));
     let speed = all.iter().fold(0.0_f64, |s, a| s.max(max_abs(a.velocity)));
     let mut kept: Vec<MotionArrow> = Vec::with_capacity(all.len());
@@ -104,6 +117,36 @@ fn body_arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) -
         }
     }
     out
+}
+
+/// The arrows at points of rigid bodies: `v_p = rd + omega x (p - r)`, with the angular
+/// velocity `omega = 2 E(e) ed` of the column's `ed` (global axes).
+fn rigid_point_arrows<'a>(
+    mechanism: &'a Mechanism,
+    x: &'a DVector<f64>,
+    column: &'a DVector<f64>,
+    points: &'a [(usize, Vector3<f64>)],
+) -> impl Iterator<Item = MotionArrow> + 'a {
+    points.iter().filter_map(move |&(body, local)| {
+        let b = mechanism.bodies().get(body)?;
+        if !b.is_rigid() {
+            return None;
+        }
+        let o = b.offset;
+        let (centre, rotation) = mechanism.rigid_pose(body, x);
+        let omega = rigid::global_angular_velocity(
+            &mechanism.euler_parameters(body, x),
+            &mechanism.euler_parameters(body, column),
+        );
+        let arm = rotation * local;
+        let p = centre + arm;
+        let v = Vector3::new(column[o], column[o + 1], column[o + 2]) + omega.cross(&arm);
+        Some(MotionArrow {
+            body,
+            origin: [p.x, p.y, p.z],
+            velocity: [v.x, v.y, v.z],
+        })
+    })
 }
 
 /// The columns of a running basis, labelled `T1`, `T2`, ...
@@ -205,6 +248,39 @@ mod tests {
                 epsilon = 1e-12
             );
         }
+    }
+
+    /// The velocity of a point of a rigid body, `rd + omega x (p - r)`, is the rate of its
+    /// position along the column (central differences).
+    #[test]
+    fn rigid_point_velocity_is_the_rate_of_its_position() {
+        use crate::model::{Attachment, Body, Mechanism};
+        let body = Body {
+            name: "block".into(),
+            kind: BodyKind::Rigid {
+                inertia: nalgebra::Matrix3::identity(),
+            },
+            mass: 1.0,
+            offset: 0,
+        };
+        let mech = Mechanism::new(vec![body], Vec::new(), Vec::new(), [0.0, 0.0, -9.81]);
+        let e = nalgebra::Vector4::new(0.8, 0.1, -0.4, 0.2).normalize();
+        let x = DVector::from_vec(vec![0.3, -0.2, 0.5, e[0], e[1], e[2], e[3]]);
+        // An Euler-parameter rate perpendicular to e (as every column of T has).
+        let raw = nalgebra::Vector4::new(0.3, -0.7, 0.2, 0.5);
+        let ed: nalgebra::Vector4<f64> = raw - e * raw.dot(&e);
+        let column = DVector::from_vec(vec![0.4, 0.1, -0.3, ed[0], ed[1], ed[2], ed[3]]);
+        let local = Vector3::new(0.2, -0.1, 0.35);
+        let arrows: Vec<MotionArrow> = arrows_at(&mech, &x, &column, &[(0, local)]);
+        let arrow = arrows.last().expect("an arrow at the point");
+        let at = Attachment {
+            body: Some(0),
+            local,
+        };
+        let h = 1e-6;
+        let position = |s: f64| mech.spatial_point(&at, &(&x + &column * s));
+        let rate = (position(h) - position(-h)) / (2.0 * h);
+        assert_abs_diff_eq!(arrow.velocity.as_slice(), rate.as_slice(), epsilon = 1e-6);
     }
 
     /// The four-bar has three bars (nine arrow points) and two moving hinges shared by two

@@ -8,10 +8,10 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use nalgebra::DVector;
+use nalgebra::{DVector, Vector3};
 
 use crate::live::history::{ChannelKind, Extremes, History};
-use crate::model::{BodyKind, Load, LoadKind, Mechanism};
+use crate::model::{Attachment, BodyKind, Load, LoadKind, Mechanism};
 use crate::scene::Scene;
 use crate::solver::{
     BasisMode, Branch, BranchSearch, Settings, Simulation, SingularEvent, SolverError, StepReport,
@@ -65,6 +65,40 @@ impl TracePoint {
             BodyKind::Point2 => [x[o], x[o + 1], 0.0],
             BodyKind::Point3 | BodyKind::Rigid { .. } => [x[o], x[o + 1], x[o + 2]],
         }
+    }
+}
+
+/// A point fixed in a spatial rigid body whose path the 3D view traces: the body, the point in
+/// body axes from its centre of mass, and the path so far.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointTrace {
+    pub body: usize,
+    pub local: Vector3<f64>,
+    pub path: VecDeque<[f64; 3]>,
+}
+
+impl PointTrace {
+    fn new(body: usize, local: Vector3<f64>) -> Self {
+        Self {
+            body,
+            local,
+            path: VecDeque::with_capacity(TRACE_CAPACITY),
+        }
+    }
+}
+
+/// Appends `p` to `path` if it has moved `spacing` from the path's last point (or `always`),
+/// dropping the oldest point when the path is full.
+fn extend_path(path: &mut VecDeque<[f64; 3]>, p: [f64; 3], spacing: f64, always: bool) {
+    let moved = path.back().is_none_or(|last| {
+        let d2: f64 = last.iter().zip(&p).map(|(a, b)| (a - b) * (a - b)).sum();
+        d2 >= spacing * spacing
+    });
+    if always || moved {
+        if path.len() == TRACE_CAPACITY {
+            path.pop_front();
+        }
+        path.push_back(p);
     }
 }
 
@@ -142,6 +176,9 @@ pub struct LiveSession {
     extremes: Extremes,
     trace: VecDeque<[f64; 3]>,
     trace_point: Option<TracePoint>,
+    /// Points of rigid bodies traced besides `trace_point` (the scene's `traced_points` at
+    /// the start).
+    point_traces: Vec<PointTrace>,
     last_report: Option<StepReport>,
     behind: bool,
     /// Simulated time the last frame's [`LiveSession::advance`] achieved while behind (0
@@ -183,6 +220,12 @@ impl LiveSession {
             extremes: Extremes::default(),
             trace: VecDeque::with_capacity(TRACE_CAPACITY),
             trace_point,
+            point_traces: scene
+                .traced_points
+                .iter()
+                .filter(|(body, _)| *body < scene.mechanism.bodies().len())
+                .map(|&(body, local)| PointTrace::new(body, local))
+                .collect(),
             last_report: None,
             behind: false,
             behind_progress: 0.0,
@@ -255,6 +298,31 @@ impl LiveSession {
         self.trace.clear();
     }
 
+    /// The traced points of rigid bodies with their paths.
+    pub fn point_traces(&self) -> &[PointTrace] {
+        &self.point_traces
+    }
+
+    /// The traced points of rigid bodies: body and point in body axes.
+    pub fn traced_points(&self) -> Vec<(usize, Vector3<f64>)> {
+        self.point_traces
+            .iter()
+            .map(|t| (t.body, t.local))
+            .collect()
+    }
+
+    /// Chooses the points of rigid bodies to trace (clears their paths; starts them at the
+    /// current pose). Bodies out of range are left out.
+    pub fn set_traced_points(&mut self, points: &[(usize, Vector3<f64>)]) {
+        let bodies = self.scene.mechanism.bodies().len();
+        self.point_traces = points
+            .iter()
+            .filter(|(body, _)| *body < bodies)
+            .map(|&(body, local)| PointTrace::new(body, local))
+            .collect();
+        self.extend_point_traces(true);
+    }
+
     pub fn last_report(&self) -> Option<&StepReport> {
         self.last_report.as_ref()
     }
@@ -325,6 +393,7 @@ impl LiveSession {
         fresh.speed = self.speed;
         fresh.auto_pause = self.auto_pause;
         fresh.trace_point = self.trace_point;
+        fresh.set_traced_points(&self.traced_points());
         *self = fresh;
         Ok(())
     }
@@ -575,6 +644,9 @@ impl LiveSession {
         self.history.truncate_after(self.sim.time());
         self.extremes.clear();
         self.trace.clear();
+        for trace in &mut self.point_traces {
+            trace.path.clear();
+        }
         self.record();
         self.pause = Some(PauseReason::Event);
         Ok(())
@@ -757,21 +829,31 @@ impl LiveSession {
     /// when it has moved `TRACE_SPACING` of the view's width since the last point (so that a
     /// fast motion, or one the solver runs behind, still leaves a smooth curve).
     fn extend_trace(&mut self, always: bool) {
+        self.extend_point_traces(always);
         let Some(point) = self.trace_point else {
             return;
         };
         let p = point.position(&self.scene.mechanism, self.sim.positions());
-        let spacing = TRACE_SPACING * self.scene.view.width.unwrap_or(1.0);
-        let moved = self.trace.back().is_none_or(|last| {
-            let d2: f64 = last.iter().zip(&p).map(|(a, b)| (a - b) * (a - b)).sum();
-            d2 >= spacing * spacing
-        });
-        if always || moved {
-            if self.trace.len() == TRACE_CAPACITY {
-                self.trace.pop_front();
-            }
-            self.trace.push_back(p);
+        let spacing = self.trace_spacing();
+        extend_path(&mut self.trace, p, spacing, always);
+    }
+
+    /// The rigid bodies' traced points, as [`LiveSession::extend_trace`] the main one.
+    fn extend_point_traces(&mut self, always: bool) {
+        let spacing = self.trace_spacing();
+        let (mech, x) = (&self.scene.mechanism, self.sim.positions());
+        for trace in &mut self.point_traces {
+            let at = Attachment {
+                body: Some(trace.body),
+                local: trace.local,
+            };
+            let p = mech.spatial_point(&at, x);
+            extend_path(&mut trace.path, [p.x, p.y, p.z], spacing, always);
         }
+    }
+
+    fn trace_spacing(&self) -> f64 {
+        TRACE_SPACING * self.scene.view.width.unwrap_or(1.0)
     }
 }
 

@@ -83,7 +83,8 @@ pub(super) fn draw_motions(
 /// pixels per unit of velocity, and the longest of those lengths.
 fn screen_arrows(canvas: &Canvas, column: &DVector<f64>) -> (Vec<(Pos2, egui::Vec2)>, f32) {
     let projection = canvas.projection;
-    let arrows = motions::arrows(canvas.mech, canvas.x, column);
+    let rigid_points = canvas.rigid.map_or(&[][..], |r| r.arrow_points.as_slice());
+    let arrows = motions::arrows_at(canvas.mech, canvas.x, column, rigid_points);
     // Screen length of each arrow per unit of velocity, measured by projecting its tip.
     let probe = 1e-3;
     let mut longest = 0.0f32;

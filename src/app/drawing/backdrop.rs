@@ -5,6 +5,7 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Align2, FontId, Stroke, pos2, vec2};
 
 use super::projection::Projection;
+use super::spatial::{Floor, floor_fill};
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
 use crate::live::PlanarView;
@@ -84,20 +85,31 @@ pub(super) fn format_length(metres: f64) -> String {
     }
 }
 
+/// The floor's grid (and, under a mechanism of rigid bodies, its fill: their shadows fall on
+/// it), and the world axes from the origin.
 pub(super) fn draw_floor(
     painter: &egui::Painter,
     projection: &Projection,
     live: &Live,
     palette: &Palette,
+    floor: &Floor,
+    filled: bool,
 ) {
-    let size = live.session.scene().view.width.unwrap_or(1.0);
-    let half = 0.5 * size;
-    let z = -0.5 * size;
-    let n = 8;
+    if filled && let Some(fill) = floor_fill(projection, floor, palette) {
+        painter.add(fill);
+    }
+    let size = 2.0 * floor.half;
+    let half = floor.half;
+    let [cx, cy] = floor.centre;
+    let z = floor.z;
+    let n = floor.cells;
     let grid = Stroke::new(1.0, palette.grid);
     for i in 0..=n {
         let s = -half + size * i as f64 / n as f64;
-        for (a, b) in [([s, -half, z], [s, half, z]), ([-half, s, z], [half, s, z])] {
+        for (a, b) in [
+            ([cx + s, cy - half, z], [cx + s, cy + half, z]),
+            ([cx - half, cy + s, z], [cx + half, cy + s, z]),
+        ] {
             if let (Some(p), Some(q)) = (projection.to_screen(a), projection.to_screen(b)) {
                 painter.line_segment([p, q], grid);
             }

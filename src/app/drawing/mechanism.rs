@@ -119,6 +119,8 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> Vec<BodyName> {
                 }
             }
             BodyKind::Point2 | BodyKind::Point3 => draw_point_mass(canvas, index, labels),
+            // Drawn as solids by the `spatial` module.
+            BodyKind::Rigid { .. } => {}
         }
     }
     draw_hinges(canvas, &thickness);
@@ -179,7 +181,9 @@ fn draw_links_and_grounds(canvas: &Canvas) {
                     ground_symbol(painter, p, 14.0, canvas.palette);
                 }
             }
-            JointKind::Revolute { .. } => {}
+            JointKind::Revolute { .. }
+            | JointKind::Spatial(_)
+            | JointKind::Normalization { .. } => {}
         }
     }
 }
@@ -256,7 +260,9 @@ fn draw_hinges(canvas: &Canvas, thickness: &Thickness) {
         let (body, point) = match &joint.kind {
             JointKind::Revolute { a, point_a, .. } => (*a, *point_a),
             JointKind::Pin { body, point, .. } => (*body, *point),
-            JointKind::Distance { .. } => continue,
+            JointKind::Distance { .. }
+            | JointKind::Spatial(_)
+            | JointKind::Normalization { .. } => continue,
         };
         let p = body_point(mech, canvas.x, body, &point);
         if let Some(q) = canvas.projection.to_screen(p) {

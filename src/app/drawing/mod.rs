@@ -8,14 +8,17 @@
 //! Everything is painted with egui's painter (anti-aliased fills, strokes and text in one
 //! pass), so Bevy's renderer only needs to host egui. This module owns the view state, the
 //! plugin and the canvas's input and layout; the painting is in the submodules: `projection`
-//! (world to canvas), `backdrop` (grids), `mechanism`, `arrows` (admissible motions) and
-//! `overlay` (legend and time).
+//! (world to canvas), `backdrop` (grids), `mechanism` (planar bars, point masses),
+//! `spatial` (rigid bodies, their joints, shadows on the floor) over `solids` (shaded
+//! triangle meshes), `arrows` (admissible motions) and `overlay` (legend and time).
 
 mod arrows;
 mod backdrop;
 mod mechanism;
 mod overlay;
 mod projection;
+mod solids;
+mod spatial;
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Pos2, Sense, Shape, Stroke, Ui};
@@ -36,6 +39,7 @@ use backdrop::{draw_floor, draw_grid};
 use mechanism::draw_mechanism;
 use overlay::draw_overlay_text;
 use projection::Projection;
+use spatial::{Floor, RigidView};
 
 /// Display choices: none of them touches the physics.
 #[derive(Resource, Clone, Debug)]
@@ -54,6 +58,8 @@ pub struct ViewState {
     pub show_trace: bool,
     pub show_labels: bool,
     pub show_grid: bool,
+    /// Each rigid body's axes from its centre of mass (spatial scenes).
+    pub show_body_axes: bool,
     pub planar: Option<PlanarView>,
     pub orbit: Option<OrbitCamera>,
     /// The scene the view was set up for (from its view hints) on loading.
@@ -99,6 +105,7 @@ impl Default for ViewState {
             show_trace: true,
             show_labels: true,
             show_grid: true,
+            show_body_axes: false,
             planar: None,
             orbit: None,
             fitted_generation: None,
@@ -290,14 +297,22 @@ fn pose_box(live: &Live) -> Option<[[f64; 2]; 2]> {
         match &joint.kind {
             JointKind::Pin { ground, .. } => add([ground.x, ground.y]),
             JointKind::Distance { anchor, .. } => add([anchor[0], anchor[1]]),
-            JointKind::Revolute { .. } => {}
+            JointKind::Revolute { .. }
+            | JointKind::Spatial(_)
+            | JointKind::Normalization { .. } => {}
         }
     }
     (lo[0] <= hi[0]).then_some([lo, hi])
 }
 
+/// The orbit camera of a spatial scene: framing the current pose of rigid bodies, or the
+/// scene's view width about the origin.
 fn fit_orbit(live: &Live) -> OrbitCamera {
     let scene = live.session.scene();
+    if scene.mechanism.has_rigid_bodies() {
+        let palette = Palette::for_theme(false);
+        return spatial::fit_camera(live, live.session.simulation().positions(), palette);
+    }
     let size = scene.view.width.unwrap_or(1.0);
     let mut camera = OrbitCamera::looking_at([0.0, 0.0, 0.0], 1.6 * size);
     camera.target = [0.0, 0.0, -0.25 * size];
@@ -314,6 +329,8 @@ struct Canvas<'a> {
     mech: &'a Mechanism,
     /// The positions drawn (interpolated between solver steps).
     x: &'a DVector<f64>,
+    /// The rigid bodies' solids in this pose (scenes with rigid bodies).
+    rigid: Option<&'a RigidView>,
 }
 
 /// Paints the canvas, with the motions of `basis`, in the remaining space of `ui` and
@@ -341,6 +358,9 @@ pub fn draw_canvas(
     let painter = painter.with_clip_rect(rect);
     let mut x = std::mem::take(&mut view.display_x);
     live.session.display_positions(overstep, &mut x);
+    let rigid = mech
+        .has_rigid_bodies()
+        .then(|| RigidView::build(live, &x, palette));
     let canvas = Canvas {
         painter: &painter,
         projection: &projection,
@@ -348,6 +368,7 @@ pub fn draw_canvas(
         palette,
         mech,
         x: &x,
+        rigid: rigid.as_ref(),
     };
     let scale_bar = if view.show_grid {
         draw_backdrop(&canvas, live)
@@ -395,8 +416,8 @@ fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) 
     }
 }
 
-/// A drag pans the planar view (orbits the spatial one); the wheel or a pinch zooms, the
-/// planar view about the cursor.
+/// A drag pans the planar view (orbits the spatial one, which a middle or Shift drag pans);
+/// the wheel or a pinch zooms, the planar view about the cursor.
 fn navigate(ui: &Ui, response: &egui::Response, live: &Live, view: &mut ViewState, spatial: bool) {
     let rect = response.rect;
     let width = f64::from(rect.width());
@@ -407,7 +428,12 @@ fn navigate(ui: &Ui, response: &egui::Response, live: &Live, view: &mut ViewStat
     let zoom = f64::from(pinch) * (f64::from(scroll) * 0.0025).exp();
     if spatial {
         let camera = view.orbit.get_or_insert_with(|| fit_orbit(live));
-        if response.dragged() {
+        let shift = ui.ctx().input(|i| i.modifiers.shift);
+        if response.dragged_by(egui::PointerButton::Middle)
+            || (shift && response.dragged_by(egui::PointerButton::Primary))
+        {
+            spatial::pan_camera(camera, response.drag_delta(), rect.height());
+        } else if response.dragged() {
             let d = response.drag_delta();
             camera.orbit(-f64::from(d.x) * 0.01, f64::from(d.y) * 0.01);
         }
@@ -459,7 +485,20 @@ fn canvas_projection(live: &Live, view: &ViewState, rect: egui::Rect, spatial: b
 fn draw_backdrop(canvas: &Canvas, live: &Live) -> Option<egui::Rect> {
     match canvas.projection {
         Projection::Orbit { .. } => {
-            draw_floor(canvas.painter, canvas.projection, live, canvas.palette);
+            let size = live.session.scene().view.width.unwrap_or(1.0);
+            let floor = canvas.rigid.map_or(Floor::of_view(size), |r| r.floor);
+            let (painter, projection) = (canvas.painter, canvas.projection);
+            draw_floor(
+                painter,
+                projection,
+                live,
+                canvas.palette,
+                &floor,
+                canvas.rigid.is_some(),
+            );
+            if let Some(rigid) = canvas.rigid {
+                rigid.draw_on_floor(canvas);
+            }
             None
         }
         Projection::Planar {
@@ -477,19 +516,22 @@ fn draw_backdrop(canvas: &Canvas, live: &Live) -> Option<egui::Rect> {
     }
 }
 
-/// The path of the traced point.
+/// The paths of the traced point and of the rigid bodies' traced points.
 fn draw_trace(canvas: &Canvas, live: &Live) {
-    let points: Vec<Pos2> = live
-        .session
-        .trace()
-        .iter()
-        .filter_map(|p| canvas.projection.to_screen(*p))
-        .collect();
-    if points.len() > 1 {
-        canvas.painter.add(Shape::line(
-            points,
-            Stroke::new(1.5, canvas.palette.trace.gamma_multiply(0.8)),
-        ));
+    let session = &live.session;
+    let paths =
+        std::iter::once(session.trace()).chain(session.point_traces().iter().map(|t| &t.path));
+    for path in paths {
+        let points: Vec<Pos2> = path
+            .iter()
+            .filter_map(|p| canvas.projection.to_screen(*p))
+            .collect();
+        if points.len() > 1 {
+            canvas.painter.add(Shape::line(
+                points,
+                Stroke::new(1.5, canvas.palette.trace.gamma_multiply(0.8)),
+            ));
+        }
     }
 }
 
@@ -503,7 +545,10 @@ fn draw_mechanism_and_motions(
     overstep: f64,
     scale_bar: Option<egui::Rect>,
 ) {
-    let names = draw_mechanism(canvas, view.show_labels);
+    let names = match canvas.rigid {
+        Some(rigid) => rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
+        None => draw_mechanism(canvas, view.show_labels),
+    };
     let shown = shown_motions(live, view, basis);
     if view.hidden_motions.len() < shown.len() {
         view.hidden_motions.resize(shown.len(), false);

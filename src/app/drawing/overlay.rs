@@ -132,7 +132,11 @@ fn draw_legend(
         drawn.push(painter.text(
             pos2(rect.left() + 12.0, y + 2.0),
             Align2::LEFT_TOP,
-            "arrows: velocity of bar ends and centres, longest arrow of each motion same length",
+            if canvas.rigid.is_some() {
+                "arrows: velocity of body centres, solid ends and named points, longest arrow of each motion same length"
+            } else {
+                "arrows: velocity of bar ends and centres, longest arrow of each motion same length"
+            },
             FontId::proportional(12.0),
             palette.text.gamma_multiply(0.6),
         ));

@@ -2,6 +2,8 @@
 
 use bevy_egui::egui::{Pos2, pos2};
 
+use nalgebra::Vector3;
+
 use crate::live::{OrbitCamera, PlanarView};
 
 /// Maps world points to the canvas.
@@ -55,4 +57,33 @@ impl Projection {
             }),
         }
     }
+
+    /// The orbit camera's eye (`None` for the planar view).
+    pub(super) fn eye(&self) -> Option<Vector3<f64>> {
+        match self {
+            Projection::Planar { .. } => None,
+            Projection::Orbit { camera, .. } => Some(orbit_eye(camera)),
+        }
+    }
+}
+
+/// Where the orbit camera's eye is: `distance` from the target along the direction of its
+/// yaw and pitch.
+pub(super) fn orbit_eye(camera: &OrbitCamera) -> Vector3<f64> {
+    Vector3::from(camera.target) + camera.distance * orbit_back(camera)
+}
+
+/// The unit vector from the orbit camera's target to its eye.
+fn orbit_back(camera: &OrbitCamera) -> Vector3<f64> {
+    let (sy, cy) = camera.yaw.sin_cos();
+    let (sp, cp) = camera.pitch.sin_cos();
+    Vector3::new(cp * cy, cp * sy, sp)
+}
+
+/// The orbit camera's right and up unit vectors (z up).
+pub(super) fn orbit_right_up(camera: &OrbitCamera) -> (Vector3<f64>, Vector3<f64>) {
+    let (sy, cy) = camera.yaw.sin_cos();
+    let right = Vector3::new(-sy, cy, 0.0);
+    let up = right.cross(&-orbit_back(camera));
+    (right, up)
 }
