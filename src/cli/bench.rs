@@ -6,15 +6,17 @@
 //!
 //! # The shipped scenes
 //!
-//! Nine scenes with the parameters and initial conditions of their sources (Zhou et al. 2023,
-//! sect. 3, for the pendulums; Masarati et al. 2023, sect. 3, and Quro 2023, table 5.1, for the
+//! Nine linkages and pendulums with the parameters and initial conditions of their sources
+//! (Zhou et al. 2023, sect. 3, for the pendulums; Masarati et al. 2023, sect. 3, and Quro 2023, table 5.1, for the
 //! linkages): `planar_pendulum`, `redundant_pendulum` (the same constraint written twice),
 //! `spatial_pendulum`, `four_bar`, `double_four_bar` (the IFToMM benchmark A02),
 //! `modified_double_four_bar`, `modified_triple_four_bar`, `modified_2x2` and `modified_2x3`
 //! (two stacked stages, two degrees of freedom). A tenth, `four_bar_stopping`, is the
 //! experiment of Quro 2023, sect. 5.2.2: the four-bar launched from hanging down with just the
 //! energy to reach its flat pose (crank rate `-sqrt(4 g / I)`, `I = 5/3`, checked in
-//! `tests/solver/common.rs`), where it stops and can be pushed onto the fold.
+//! `tests/solver/common.rs`), where it stops and can be pushed onto the fold. Two spatial
+//! scenes of rigid bodies in Euler parameters follow Zhou et al. 2023: `slider_crank` (the
+//! IFToMM spatial slider-crank, sect. 3.2) and `spin_top` (sect. 3.4).
 //!
 //! # What it measures
 //!
@@ -33,6 +35,8 @@
 //! | modified_2x2 | 24 | 24 | 22 | 2 | 21 / 20 | 22 | 3072 | 1.36e-6 |
 //! | modified_2x3 | 30 | 32 | 28 | 2 | 27 / 26 | 27 | 5172 | 3.41e-6 |
 //! | four_bar_stopping | 9 | 8 | 8 | 1 | 7 | 9 | 32 | 2.34e-8 |
+//! | slider_crank | 21 | 20 | 20 | 1 | - | 0 | 2885 | 6.94e-8 |
+//! | spin_top | 7 | 2 | 2 | 5 | - | 0 | 25 | 3.20e-7 |
 //!
 //! - *n*, *m*, *rank* (generic) and *dof* are printed by the bench and asserted, with the
 //!   *singular rank*, by `cargo test --test solver ranks`. The singular rank (not printed) is
