@@ -7,8 +7,8 @@
 //! # The shipped scenes
 //!
 //! Nine linkages and pendulums with the parameters and initial conditions of their sources
-//! (Zhou et al. 2023, sect. 3, for the pendulums; Masarati et al. 2023, sect. 3, and Quro 2023, table 5.1, for the
-//! linkages): `planar_pendulum`, `redundant_pendulum` (the same constraint written twice),
+//! (Zhou et al. 2023, sect. 3, for the pendulums; Masarati et al. 2023, sect. 3, and Quro
+//! 2023, table 5.1, for the linkages): `planar_pendulum`, `redundant_pendulum` (the same constraint written twice),
 //! `spatial_pendulum`, `four_bar`, `double_four_bar` (the IFToMM benchmark A02),
 //! `modified_double_four_bar`, `modified_triple_four_bar`, `modified_2x2` and `modified_2x3`
 //! (two stacked stages, two degrees of freedom). A tenth, `four_bar_stopping`, is the
