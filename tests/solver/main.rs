@@ -16,6 +16,8 @@ mod pulses;
 mod ranks;
 mod readme;
 mod reference;
+mod rigid_dynamics;
+mod rigid_kinematics;
 mod scene_errors;
 // The unit tests' generator, shared by file rather than exported by the library.
 #[expect(dead_code, reason = "these tests use neither `vector` nor `symmetric`")]
