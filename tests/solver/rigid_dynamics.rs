@@ -13,13 +13,15 @@
 use std::sync::Arc;
 
 use approx::assert_abs_diff_eq;
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix4, Quaternion, Vector3, Vector4};
-use singulab::model::{Body, BodyKind, MassMatrix, Mechanism, rigid};
+use nalgebra::{
+    DMatrix, DVector, Matrix3, Matrix4, Quaternion, Rotation3, UnitQuaternion, Vector3, Vector4,
+};
+use singulab::model::{Attachment, Body, BodyKind, MassMatrix, Mechanism, SpatialKind, rigid};
 use singulab::solver::{Settings, Simulation};
 
 use crate::rigid_kinematics::{
-    body_rate, g_transpose_times, quaternion, reference_rotation, rigid_body, tangent_rates,
-    unit_quaternion,
+    body_rate, g_transpose_times, quaternion, reference_rotation, rigid_body, spatial,
+    tangent_rates, unit_quaternion,
 };
 use crate::test_rng::Rng;
 
@@ -327,4 +329,405 @@ fn free_body_conserves_energy_angular_momentum_and_norm() {
         total < 2e-8,
         "energy drift {total:e} J (round-off of m g z, 1e4 J)"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The IFToMM spatial slider-crank (Zhou et al. 2023, sect. 3.2) reduced to its crank angle.
+//
+// Geometry: the crank turns by theta about +x at A = (0, 0.1, 0.12), B = A + 0.08 (0, -sin,
+// cos); C = (xc, 0, 0) with |BC| = 0.3, xc > 0; the rod's axis u = (C - B) / 0.3 and its cross
+// arm a = x × u / |x × u| (perpendicular to the slider's arm, global x, and to the rod) fix
+// the rod's orientation; the slider translates. With the rod's inertia symmetric about its
+// axis (J_t = 4e-3 across, J_a = 4e-4 along), its kinetic energy per unit theta-rate squared is
+// J_t |u × u'|^2 + J_a s^2, with s = omega.u the spin, read off the arm:
+// s = a'.(u × a) = (x × u').(u × a) / |x × u|. The crank turns about its body x
+// (J = 1e-4). So, with ' = d/dtheta, M(theta) = sum m |r'|^2 + 1e-4 + J_t |u × u'|^2 + J_a s^2,
+// V(theta) = g (m_crank z_crank + m_rod z_rod), and Lagrange's equation of
+// L = M theta_dot^2 / 2 - V is theta_ddot = (-V' - M' theta_dot^2 / 2) / M.
+
+const CRANK: (f64, f64) = (0.12, 1e-4);
+const ROD: (f64, f64, f64) = (0.5, 4e-3, 4e-4);
+const SLIDER_MASS: f64 = 2.0;
+const ROD_LENGTH: f64 = 0.3;
+const CRANK_LENGTH: f64 = 0.08;
+const PIVOT: Vector3<f64> = Vector3::new(0.0, 0.1, 0.12);
+
+/// The positions and their theta-derivatives of the crank's free end `B`, the slider `C` and
+/// the rod's axis and arm at crank angle `theta`.
+struct SliderCrankPose {
+    b: (Vector3<f64>, Vector3<f64>),
+    c: (Vector3<f64>, Vector3<f64>),
+    axis: (Vector3<f64>, Vector3<f64>),
+    arm: Vector3<f64>,
+    /// The rod's spin about its axis per unit theta.
+    spin: f64,
+}
+
+fn slider_crank_pose(theta: f64) -> SliderCrankPose {
+    let (s, c) = theta.sin_cos();
+    let b = PIVOT + Vector3::new(0.0, -s, c) * CRANK_LENGTH;
+    let db = Vector3::new(0.0, -c, -s) * CRANK_LENGTH;
+    let xc = (ROD_LENGTH * ROD_LENGTH - b.y * b.y - b.z * b.z).sqrt();
+    let dxc = -(b.y * db.y + b.z * db.z) / xc;
+    let (point_c, dc) = (Vector3::new(xc, 0.0, 0.0), Vector3::new(dxc, 0.0, 0.0));
+    let u = (point_c - b) / ROD_LENGTH;
+    let du = (dc - db) / ROD_LENGTH;
+    let across = Vector3::x().cross(&u);
+    let arm = across / across.norm();
+    let spin = Vector3::x().cross(&du).dot(&u.cross(&arm)) / across.norm();
+    SliderCrankPose {
+        b: (b, db),
+        c: (point_c, dc),
+        axis: (u, du),
+        arm,
+        spin,
+    }
+}
+
+/// `M(theta)`: twice the kinetic energy per unit crank rate squared.
+fn generalized_mass(theta: f64) -> f64 {
+    let pose = slider_crank_pose(theta);
+    let crank_centre_rate = pose.b.1 * 0.5;
+    let rod_centre_rate = (pose.b.1 + pose.c.1) * 0.5;
+    let (u, du) = pose.axis;
+    CRANK.0 * crank_centre_rate.norm_squared()
+        + CRANK.1
+        + ROD.0 * rod_centre_rate.norm_squared()
+        + ROD.1 * u.cross(&du).norm_squared()
+        + ROD.2 * pose.spin * pose.spin
+        + SLIDER_MASS * pose.c.1.norm_squared()
+}
+
+/// `V(theta)` and `V'(theta)` (the slider stays at z = 0).
+fn potential(theta: f64) -> (f64, f64) {
+    let (s, c) = theta.sin_cos();
+    let crank_z = PIVOT.z + 0.5 * CRANK_LENGTH * c;
+    let rod_z = 0.5 * (PIVOT.z + CRANK_LENGTH * c);
+    let v = G * (CRANK.0 * crank_z + ROD.0 * rod_z);
+    let dv = -G * (CRANK.0 * 0.5 + ROD.0 * 0.5) * CRANK_LENGTH * s;
+    (v, dv)
+}
+
+/// `(theta_dot, theta_ddot)` from Lagrange's equation; `M'` by the four-point stencil of the
+/// closed-form `M` (step 1e-3: truncation and round-off near 1e-13 relative).
+fn crank_rates(state: [f64; 2]) -> [f64; 2] {
+    let [theta, rate] = state;
+    let h = 1e-3;
+    let dm = (generalized_mass(theta - 2.0 * h) - 8.0 * generalized_mass(theta - h)
+        + 8.0 * generalized_mass(theta + h)
+        - generalized_mass(theta + 2.0 * h))
+        / (12.0 * h);
+    let (_, dv) = potential(theta);
+    [
+        rate,
+        (-dv - 0.5 * dm * rate * rate) / generalized_mass(theta),
+    ]
+}
+
+/// The reduced model integrated by classical RK4 (fixed step `h`).
+struct CrankReference {
+    t: f64,
+    state: [f64; 2],
+    h: f64,
+}
+
+impl CrankReference {
+    fn advance_to(&mut self, t: f64) {
+        while self.t < t - 1e-12 {
+            let h = self.h.min(t - self.t);
+            let at = |s: [f64; 2], k: [f64; 2], f: f64| [s[0] + f * k[0], s[1] + f * k[1]];
+            let k1 = crank_rates(self.state);
+            let k2 = crank_rates(at(self.state, k1, 0.5 * h));
+            let k3 = crank_rates(at(self.state, k2, 0.5 * h));
+            let k4 = crank_rates(at(self.state, k3, h));
+            for i in 0..2 {
+                self.state[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+            }
+            self.t += h;
+        }
+    }
+
+    fn slider_x(&self) -> f64 {
+        slider_crank_pose(self.state[0]).c.0.x
+    }
+
+    fn energy(&self) -> f64 {
+        let [theta, rate] = self.state;
+        0.5 * generalized_mass(theta) * rate * rate + potential(theta).0
+    }
+}
+
+/// Euler parameters of a rotation matrix (nalgebra).
+fn parameters_of(rotation: Matrix3<f64>) -> Vector4<f64> {
+    let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rotation));
+    Vector4::new(q.w, q.i, q.j, q.k)
+}
+
+/// `ed = (0, omega) e / 2`: the rates of `e` turning at `omega` (global axes).
+fn rates_of(e: &Vector4<f64>, omega: &Vector3<f64>) -> Vector4<f64> {
+    let q = Quaternion::from_imag(*omega) * quaternion(e) * 0.5;
+    Vector4::new(q.w, q.i, q.j, q.k)
+}
+
+/// Writes a rigid body's pose and velocity at `offset`.
+fn set_body(
+    state: (&mut DVector<f64>, &mut DVector<f64>),
+    offset: usize,
+    pose: (Vector3<f64>, Matrix3<f64>),
+    velocity: (Vector3<f64>, Vector3<f64>),
+) {
+    let e = parameters_of(pose.1);
+    state.0.fixed_rows_mut::<3>(offset).copy_from(&pose.0);
+    state.0.fixed_rows_mut::<4>(offset + 3).copy_from(&e);
+    state.1.fixed_rows_mut::<3>(offset).copy_from(&velocity.0);
+    state
+        .1
+        .fixed_rows_mut::<4>(offset + 3)
+        .copy_from(&rates_of(&e, &velocity.1));
+}
+
+fn at(body: Option<usize>, x: f64, y: f64, z: f64) -> Attachment {
+    Attachment {
+        body,
+        local: Vector3::new(x, y, z),
+    }
+}
+
+/// The slider-crank of DESIGN's data written with `Mechanism::new` (crank, rod, slider; body
+/// y along the crank and the rod, body x along the crank's axis and the rod's cross arm), at
+/// theta = 0 turning at `rate`.
+fn slider_crank_in_code(rate: f64) -> (Mechanism, DVector<f64>, DVector<f64>) {
+    let (crank, rod, slider) = (Some(0), Some(1), Some(2));
+    let bodies = vec![
+        rigid_body(
+            "crank",
+            CRANK.0,
+            Matrix3::from_diagonal(&Vector3::new(1e-4, 1e-5, 1e-4)),
+        ),
+        rigid_body(
+            "rod",
+            ROD.0,
+            Matrix3::from_diagonal(&Vector3::new(ROD.1, ROD.2, ROD.1)),
+        ),
+        rigid_body("slider", SLIDER_MASS, Matrix3::identity() * 1e-4),
+    ];
+    let (half_crank, half_rod) = (0.5 * CRANK_LENGTH, 0.5 * ROD_LENGTH);
+    let joints = vec![
+        spatial(
+            "A",
+            SpatialKind::Revolute {
+                a: at(crank, 0.0, -half_crank, 0.0),
+                b: at(None, PIVOT.x, PIVOT.y, PIVOT.z),
+                axis_a: at(crank, 1.0, 0.0, 0.0),
+                axis_b: at(None, 1.0, 0.0, 0.0),
+            },
+        ),
+        spatial(
+            "B",
+            SpatialKind::Spherical {
+                a: at(crank, 0.0, half_crank, 0.0),
+                b: at(rod, 0.0, -half_rod, 0.0),
+            },
+        ),
+        spatial(
+            "C",
+            SpatialKind::Universal {
+                a: at(rod, 0.0, half_rod, 0.0),
+                b: at(slider, 0.0, 0.0, 0.0),
+                arm_a: at(rod, 1.0, 0.0, 0.0),
+                arm_b: at(slider, 1.0, 0.0, 0.0),
+            },
+        ),
+        spatial(
+            "D",
+            SpatialKind::Translational {
+                a: at(slider, 0.0, 0.0, 0.0),
+                b: at(None, 0.0, 0.0, 0.0),
+                axis_a: at(slider, 1.0, 0.0, 0.0),
+                axis_b: at(None, 1.0, 0.0, 0.0),
+                lock_a: at(slider, 0.0, 1.0, 0.0),
+                lock_b: at(None, 0.0, 0.0, 1.0),
+            },
+        ),
+    ];
+    let mechanism = Mechanism::new(bodies, joints, vec![], GRAVITY);
+    let (mut x, mut xd) = (DVector::zeros(21), DVector::zeros(21));
+    let pose = slider_crank_pose(0.0);
+    let crank_axes = Matrix3::from_columns(&[Vector3::x(), Vector3::z(), -Vector3::y()]);
+    let crank_centre = (PIVOT + pose.b.0) * 0.5;
+    set_body(
+        (&mut x, &mut xd),
+        0,
+        (crank_centre, crank_axes),
+        (pose.b.1 * 0.5 * rate, Vector3::x() * rate),
+    );
+    let (u, du) = pose.axis;
+    let rod_axes = Matrix3::from_columns(&[pose.arm, u, pose.arm.cross(&u)]);
+    let rod_rate = (u.cross(&du) + u * pose.spin) * rate;
+    let rod_centre = (
+        (pose.b.0 + pose.c.0) * 0.5,
+        (pose.b.1 + pose.c.1) * 0.5 * rate,
+    );
+    set_body(
+        (&mut x, &mut xd),
+        7,
+        (rod_centre.0, rod_axes),
+        (rod_centre.1, rod_rate),
+    );
+    set_body(
+        (&mut x, &mut xd),
+        14,
+        (pose.c.0, Matrix3::identity()),
+        (pose.c.1 * rate, Vector3::zeros()),
+    );
+    (mechanism, x, xd)
+}
+
+/// What a slider-crank run measured.
+#[derive(Debug, Default)]
+struct SliderCrankRun {
+    /// Largest |x_slider - reference| over the first 5 s.
+    against_reference: f64,
+    travel: (f64, f64),
+    /// Local extremes of the slider's x (parabola through three steps): time, value.
+    extremes: Vec<(f64, f64)>,
+    /// Largest |E - E0| / |E0| and ||e| - 1| over the run.
+    energy: f64,
+    norm: f64,
+    steps: usize,
+}
+
+fn run_slider_crank(
+    sim: &mut Simulation,
+    t_end: f64,
+    reference: &mut CrankReference,
+) -> SliderCrankRun {
+    let mechanism = sim.mechanism().clone();
+    let slider = mechanism.bodies()[mechanism.body_index("slider").expect("slider")].offset;
+    let energy0 = sim.energy();
+    let mut run = SliderCrankRun {
+        travel: (f64::INFINITY, f64::NEG_INFINITY),
+        ..SliderCrankRun::default()
+    };
+    let mut samples = vec![(0.0, sim.positions()[slider])];
+    while sim.time() < t_end - 1e-9 {
+        sim.step().expect("step");
+        let (t, x) = (sim.time(), sim.positions());
+        run.steps += 1;
+        if t <= 5.0 + 1e-9 {
+            reference.advance_to(t);
+            run.against_reference = run
+                .against_reference
+                .max((x[slider] - reference.slider_x()).abs());
+        }
+        run.travel = (run.travel.0.min(x[slider]), run.travel.1.max(x[slider]));
+        run.energy = run
+            .energy
+            .max((sim.energy() - energy0).abs() / energy0.abs());
+        for body in mechanism.bodies() {
+            run.norm = run
+                .norm
+                .max((x.rows(body.offset + 3, 4).norm() - 1.0).abs());
+        }
+        samples.push((t, x[slider]));
+    }
+    for w in samples.windows(3) {
+        let [(t0, x0), (t1, x1), (_, x2)] = [w[0], w[1], w[2]];
+        if (x1 - x0) * (x2 - x1) < 0.0 || (x1 - x0 != 0.0 && x2 == x1) {
+            // Vertex of the parabola through three equally spaced samples.
+            let h = t1 - t0;
+            let curvature = x0 - 2.0 * x1 + x2;
+            let shift = 0.5 * h * (x0 - x2) / curvature;
+            run.extremes
+                .push((t1 + shift, x1 - (x2 - x0) * (x2 - x0) / (8.0 * curvature)));
+        }
+    }
+    run
+}
+
+/// The published extremes of the slider's x (Gonzalez, the benchmark's reference solution,
+/// quoted by Zhou et al. 2023, sect. 3.2): time, value; maximum first.
+const PUBLISHED_EXTREMES: [(f64, f64); 4] = [
+    (0.27, 0.290059),
+    (0.50, 0.184953),
+    (0.85, 0.290120),
+    (1.08, 0.184955),
+];
+
+/// The slider's travel from the geometry: xc^2 = 0.0592 + 0.016 sin - 0.0192 cos, whose
+/// extremes are 0.0592 -/+ sqrt(0.016^2 + 0.0192^2).
+fn geometric_travel() -> (f64, f64) {
+    let amplitude = (0.016f64.powi(2) + 0.0192f64.powi(2)).sqrt();
+    ((0.0592 - amplitude).sqrt(), (0.0592 + amplitude).sqrt())
+}
+
+fn check_slider_crank(what: &str, sim: &mut Simulation, dt: f64) {
+    let mut reference = CrankReference {
+        t: 0.0,
+        state: [0.0, 6.0],
+        h: (dt / 4.0).min(2.5e-5),
+    };
+    let reference_energy0 = reference.energy();
+    let energy0 = sim.energy();
+    let run = run_slider_crank(sim, 10.0, &mut reference);
+    let (low, high) = geometric_travel();
+    println!(
+        "{what}, {} steps of {dt:e} s: slider x against the 1-dof reduction (5 s) {:.2e} m; \
+         travel {:.7} .. {:.7} m (geometry {low:.7} .. {high:.7}); extremes {:?}; energy drift \
+         {:.2e} (relative, 10 s); ||e| - 1| {:.1e}; E0 {energy0:.15} J (reduction \
+         {reference_energy0:.15} J); reduction's own energy drift {:.1e}",
+        run.steps,
+        run.against_reference,
+        run.travel.0,
+        run.travel.1,
+        &run.extremes[..4],
+        run.energy,
+        run.norm,
+        (reference.energy() - reference_energy0).abs() / reference_energy0
+    );
+    assert!(
+        (energy0 - reference_energy0).abs() < 1e-12 * energy0,
+        "{what}: initial energy"
+    );
+    assert!(
+        run.against_reference < 1e-6,
+        "{what}: slider off the reduction by {:e} m",
+        run.against_reference
+    );
+    assert!(
+        run.travel.0 >= 0.1849519 - 1e-7 && run.travel.1 <= 0.2901600 + 1e-7,
+        "{what}: travel {:?}",
+        run.travel
+    );
+    for (found, published) in run.extremes.iter().zip(PUBLISHED_EXTREMES) {
+        assert!(
+            (found.0 - published.0).abs() <= 0.01 && (found.1 - published.1).abs() <= 2e-4,
+            "{what}: extreme {found:?}, published {published:?}"
+        );
+    }
+    assert!(run.energy < 1e-8, "{what}: energy drift {:e}", run.energy);
+    assert!(run.norm < 1e-12, "{what}: |e| - 1 up to {:e}", run.norm);
+}
+
+#[test]
+fn slider_crank_in_code_follows_its_one_degree_of_freedom_reduction() {
+    let (mechanism, x0, xd0) = slider_crank_in_code(6.0);
+    let dt = 1e-4;
+    let settings = Settings {
+        dt,
+        ..Settings::default()
+    };
+    let mut sim =
+        Simulation::new(Arc::new(mechanism), x0, xd0, settings).expect("slider-crank starts");
+    let n = sim.mechanism().n();
+    assert_eq!(
+        (
+            n,
+            sim.mechanism().m(),
+            sim.generic_rank(),
+            n - sim.generic_rank()
+        ),
+        (21, 20, 20, 1)
+    );
+    check_slider_crank("slider-crank (in code)", &mut sim, dt);
 }
