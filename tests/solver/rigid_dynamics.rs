@@ -19,6 +19,7 @@ use nalgebra::{
 use singulab::model::{Attachment, Body, BodyKind, MassMatrix, Mechanism, SpatialKind, rigid};
 use singulab::solver::{Settings, Simulation};
 
+use crate::common::scene;
 use crate::rigid_kinematics::{
     body_rate, g_transpose_times, quaternion, reference_rotation, rigid_body, spatial,
     tangent_rates, unit_quaternion,
@@ -730,4 +731,163 @@ fn slider_crank_in_code_follows_its_one_degree_of_freedom_reduction() {
         (21, 20, 20, 1)
     );
     check_slider_crank("slider-crank (in code)", &mut sim, dt);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The spin top (Zhou et al. 2023, sect. 3.4, after Haug): its tip on the unit sphere about the
+// origin. Gravity acts at the centre and is vertical; the constraint force acts at the tip
+// along the tip's position, so neither has a moment about the vertical through the origin:
+// L_z = m (r × rd)_z + (A J' omega')_z is conserved. In body axes the tip force's moment about
+// the centre, u0 × F with u0 = (0, 0, -1), has no third component, and J'_1 = J'_2, so Euler's
+// third equation is J'_3 omegad'_3 = 0: the body spin is conserved.
+
+const TOP_MASS: f64 = 30.0;
+const TOP_INERTIA: [f64; 3] = [90.0, 90.0, 30.0];
+const TIP: Vector3<f64> = Vector3::new(0.0, 0.0, -1.0);
+
+/// The spin top written with `Mechanism::new`: centre (0, -1, 1), e = (1, 0, 0, 0),
+/// omega' = (0.1, 0.1, 0.3), rd = (0, -0.1, 0) (DESIGN's reading of the printed state).
+fn spin_top_in_code() -> (Mechanism, DVector<f64>, DVector<f64>) {
+    let top = Some(0);
+    let inertia = Matrix3::from_diagonal(&Vector3::from(TOP_INERTIA));
+    let joints = vec![spatial(
+        "tip",
+        SpatialKind::Distance {
+            a: at(top, TIP.x, TIP.y, TIP.z),
+            b: at(None, 0.0, 0.0, 0.0),
+            length: 1.0,
+        },
+    )];
+    let mechanism = Mechanism::new(
+        vec![rigid_body("top", TOP_MASS, inertia)],
+        joints,
+        vec![],
+        GRAVITY,
+    );
+    let (mut x, mut xd) = (DVector::zeros(7), DVector::zeros(7));
+    let pose = (Vector3::new(0.0, -1.0, 1.0), Matrix3::identity());
+    let velocity = (Vector3::new(0.0, -0.1, 0.0), Vector3::new(0.1, 0.1, 0.3));
+    set_body((&mut x, &mut xd), 0, pose, velocity);
+    (mechanism, x, xd)
+}
+
+/// The top's invariants at a state, from quaternion algebra: energy, L_z about the origin,
+/// the body spin omega'_3, and the tip's distance from the origin minus one.
+fn top_invariants(x: &DVector<f64>, xd: &DVector<f64>) -> [f64; 4] {
+    let (e, ed) = (
+        x.fixed_rows::<4>(3).into_owned(),
+        xd.fixed_rows::<4>(3).into_owned(),
+    );
+    let (r, rd) = (
+        x.fixed_rows::<3>(0).into_owned(),
+        xd.fixed_rows::<3>(0).into_owned(),
+    );
+    let inertia = Matrix3::from_diagonal(&Vector3::from(TOP_INERTIA));
+    let omega = body_rate(&e, &ed);
+    let rotation = reference_rotation(&e);
+    let energy = 0.5 * TOP_MASS * rd.norm_squared()
+        + 0.5 * omega.dot(&(inertia * omega))
+        + TOP_MASS * G * r.z;
+    let momentum = TOP_MASS * r.cross(&rd).z + (rotation * (inertia * omega)).z;
+    [energy, momentum, omega.z, (r + rotation * TIP).norm() - 1.0]
+}
+
+fn check_spin_top(what: &str, sim: &mut Simulation, dt: f64) {
+    let start = top_invariants(sim.positions(), sim.velocities());
+    let mut drift = [0.0f64; 4];
+    let mut norm = 0.0f64;
+    let mut steps = 0;
+    while sim.time() < 10.0 - 1e-9 {
+        sim.step().expect("step");
+        steps += 1;
+        let now = top_invariants(sim.positions(), sim.velocities());
+        for k in 0..3 {
+            drift[k] = drift[k].max((now[k] - start[k]).abs() / start[k].abs());
+        }
+        drift[3] = drift[3].max(now[3].abs());
+        norm = norm.max((sim.positions().rows(3, 4).norm() - 1.0).abs());
+    }
+    println!(
+        "{what}, {steps} steps of {dt:e} s: energy {:.2e}, L_z {:.2e}, omega'_3 {:.2e} (relative \
+         drifts over 10 s; E0 {:.6} J, L_z0 {:.6}, omega'_3 {:.6}); tip off the sphere {:.1e} m; \
+         ||e| - 1| {norm:.1e}",
+        drift[0], drift[1], drift[2], start[0], start[1], start[2], drift[3]
+    );
+    assert!(
+        start[3].abs() < 1e-14,
+        "{what}: the tip starts off the sphere"
+    );
+    for (k, name) in ["energy", "L_z", "omega'_3"].iter().enumerate() {
+        assert!(drift[k] < 1e-8, "{what}: {name} drifts by {:e}", drift[k]);
+    }
+    assert!(
+        drift[3] < 1e-10,
+        "{what}: the tip leaves the sphere by {:e} m",
+        drift[3]
+    );
+    assert!(norm < 1e-12, "{what}: |e| - 1 up to {norm:e}");
+}
+
+#[test]
+fn spin_top_in_code_conserves_its_invariants() {
+    let (mechanism, x0, xd0) = spin_top_in_code();
+    let dt = 1e-4;
+    let settings = Settings {
+        dt,
+        ..Settings::default()
+    };
+    let mut sim = Simulation::new(Arc::new(mechanism), x0, xd0, settings).expect("spin top starts");
+    let n = sim.mechanism().n();
+    assert_eq!(
+        (
+            n,
+            sim.mechanism().m(),
+            sim.generic_rank(),
+            n - sim.generic_rank()
+        ),
+        (7, 2, 2, 5)
+    );
+    check_spin_top("spin top (in code)", &mut sim, dt);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shipped scenes, at their own settings.
+
+#[test]
+fn slider_crank_scene_follows_its_one_degree_of_freedom_reduction() {
+    let sc = scene("slider_crank");
+    let mut sim = sc.simulation().expect("slider_crank.ron starts");
+    let n = sc.mechanism.n();
+    let sizes = (
+        n,
+        sc.mechanism.m(),
+        sim.generic_rank(),
+        n - sim.generic_rank(),
+    );
+    assert_eq!(sizes, (21, 20, 20, 1), "slider_crank.ron: n, m, rank, dof");
+    check_slider_crank("slider_crank.ron", &mut sim, sc.settings.dt);
+}
+
+#[test]
+fn spin_top_scene_conserves_its_invariants() {
+    let sc = scene("spin_top");
+    let mut sim = sc.simulation().expect("spin_top.ron starts");
+    let n = sc.mechanism.n();
+    let sizes = (
+        n,
+        sc.mechanism.m(),
+        sim.generic_rank(),
+        n - sim.generic_rank(),
+    );
+    assert_eq!(sizes, (7, 2, 2, 5), "spin_top.ron: n, m, rank, dof");
+    // The stated initial state (Zhou et al. 2023, sect. 3.4, as DESIGN reads it): E0 = m g +
+    // m |rd|^2 / 2 + omega'.J' omega' / 2, L_z0 = J'_3 omega'_3, omega'_3 = 0.3.
+    let start = top_invariants(sim.positions(), sim.velocities());
+    let expected = [
+        TOP_MASS * G + 0.15 + 0.5 * (90.0 * 0.01 * 2.0 + 30.0 * 0.09),
+        9.0,
+        0.3,
+    ];
+    assert_abs_diff_eq!(&start[..3], &expected[..], epsilon = 1e-12);
+    check_spin_top("spin_top.ron", &mut sim, sc.settings.dt);
 }
