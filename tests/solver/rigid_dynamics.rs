@@ -21,7 +21,7 @@ use singulab::solver::{Settings, Simulation};
 
 use crate::common::scene;
 use crate::rigid_kinematics::{
-    body_rate, g_transpose_times, quaternion, reference_rotation, rigid_body, spatial,
+    body_rate, g_transpose_times, quaternion, rates_of, reference_rotation, rigid_body, spatial,
     tangent_rates, unit_quaternion,
 };
 use crate::test_rng::Rng;
@@ -461,12 +461,6 @@ impl CrankReference {
 /// Euler parameters of a rotation matrix (nalgebra).
 fn parameters_of(rotation: Matrix3<f64>) -> Vector4<f64> {
     let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rotation));
-    Vector4::new(q.w, q.i, q.j, q.k)
-}
-
-/// `ed = (0, omega) e / 2`: the rates of `e` turning at `omega` (global axes).
-fn rates_of(e: &Vector4<f64>, omega: &Vector3<f64>) -> Vector4<f64> {
-    let q = Quaternion::from_imag(*omega) * quaternion(e) * 0.5;
     Vector4::new(q.w, q.i, q.j, q.k)
 }
 

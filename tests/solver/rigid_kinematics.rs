@@ -583,3 +583,192 @@ fn spatial_jacobian_rate_and_gamma_against_differences() {
         worst[0], worst[1], worst[2], worst[3]
     );
 }
+
+/// `ed = (0, omega) e / 2`: the rates of `e` turning at `omega` (global axes).
+pub fn rates_of(e: &Vector4<f64>, omega: &Vector3<f64>) -> Vector4<f64> {
+    let q = Quaternion::from_imag(*omega) * quaternion(e) * 0.5;
+    Vector4::new(q.w, q.i, q.j, q.k)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Each joint kind between a rigid body and the ground, assembled at a random pose: the
+// residual vanishes, the rows are independent (rank = rows + the normalisation row), and the
+// motions the joint is meant to allow (Nikravesh 1988, sect. 7.3) are in the null space of A,
+// so that they are all of it: spherical 3 (any turn about the joint point), revolute 1 (a turn
+// about the axis), universal 2 (turns about either arm), translational 1 (a slide along the
+// axis), distance 5 (any turn about the point, and slides across the line to the anchor).
+
+/// A rigid body at a random pose and the ground, with the joint's global geometry.
+struct Assembled {
+    r: Vector3<f64>,
+    e: Vector4<f64>,
+    /// The joint point, the axis (or the body's arm) and a perpendicular (the ground's arm),
+    /// in global axes.
+    point: Vector3<f64>,
+    axis: Vector3<f64>,
+    across: Vector3<f64>,
+}
+
+impl Assembled {
+    fn new(rng: &mut Rng) -> Self {
+        let axis = vector3(rng).normalize();
+        let across = axis.cross(&vector3(rng)).normalize();
+        Self {
+            r: vector3(rng),
+            e: unit_quaternion(rng),
+            point: vector3(rng),
+            axis,
+            across,
+        }
+    }
+
+    /// A global point or direction in body axes.
+    fn local_point(&self, p: Vector3<f64>) -> Attachment {
+        let local = reference_rotation(&self.e).transpose() * (p - self.r);
+        Attachment { body: B0, local }
+    }
+
+    fn local_vector(&self, v: Vector3<f64>) -> Attachment {
+        let local = reference_rotation(&self.e).transpose() * v;
+        Attachment { body: B0, local }
+    }
+
+    fn state(&self) -> DVector<f64> {
+        DVector::from_iterator(7, self.r.iter().chain(self.e.iter()).copied())
+    }
+
+    /// The velocity of the body turning at `omega` about the joint point moving at `v`.
+    fn motion(&self, v: Vector3<f64>, omega: Vector3<f64>) -> DVector<f64> {
+        let rd = v + omega.cross(&(self.r - self.point));
+        let ed = rates_of(&self.e, &omega);
+        DVector::from_iterator(7, rd.iter().chain(ed.iter()).copied())
+    }
+}
+
+fn ground(local: Vector3<f64>) -> Attachment {
+    Attachment {
+        body: GROUND,
+        local,
+    }
+}
+
+/// The joint kinds at the assembled pose `g`, with the motions each allows.
+fn assembled_joints(g: &Assembled, rng: &mut Rng) -> Vec<(SpatialKind, Vec<DVector<f64>>)> {
+    let zero = Vector3::zeros();
+    let third = g.axis.cross(&g.across);
+    let turns = |axes: &[Vector3<f64>]| -> Vec<DVector<f64>> {
+        axes.iter().map(|w| g.motion(zero, *w)).collect()
+    };
+    let anchor = g.point + vector3(rng);
+    let to_anchor = anchor - g.point;
+    let (slide1, slide2) = {
+        let u = to_anchor.cross(&g.axis).normalize();
+        (u, to_anchor.cross(&u).normalize())
+    };
+    let mut distance = turns(&[g.axis, g.across, third]);
+    distance.extend([g.motion(slide1, zero), g.motion(slide2, zero)]);
+    vec![
+        (
+            SpatialKind::Spherical {
+                a: g.local_point(g.point),
+                b: ground(g.point),
+            },
+            turns(&[g.axis, g.across, third]),
+        ),
+        (
+            SpatialKind::Revolute {
+                a: g.local_point(g.point),
+                b: ground(g.point),
+                axis_a: g.local_vector(g.axis * 0.7),
+                axis_b: ground(g.axis * 1.3),
+            },
+            turns(&[g.axis]),
+        ),
+        (
+            SpatialKind::Universal {
+                a: g.local_point(g.point),
+                b: ground(g.point),
+                arm_a: g.local_vector(g.axis),
+                arm_b: ground(g.across),
+            },
+            turns(&[g.axis, g.across]),
+        ),
+        (
+            SpatialKind::Translational {
+                a: g.local_point(g.point),
+                b: ground(g.point),
+                axis_a: g.local_vector(g.axis),
+                axis_b: ground(g.axis * 2.0),
+                lock_a: g.local_vector(g.across),
+                lock_b: ground(third),
+            },
+            vec![g.motion(g.axis, zero)],
+        ),
+        (
+            SpatialKind::Distance {
+                a: g.local_point(g.point),
+                b: ground(anchor),
+                length: to_anchor.norm(),
+            },
+            distance,
+        ),
+    ]
+}
+
+fn rank(a: &DMatrix<f64>) -> usize {
+    let singular = a.clone().svd(false, false).singular_values;
+    let largest = singular.max();
+    singular.iter().filter(|s| **s > 1e-10 * largest).count()
+}
+
+#[test]
+fn assembled_joints_allow_exactly_their_motions() {
+    let mut rng = Rng::new(106);
+    let inertia = Matrix3::identity();
+    let mut worst = (0.0f64, 0.0f64);
+    for _ in 0..20 {
+        let g = Assembled::new(&mut rng);
+        for (kind, motions) in assembled_joints(&g, &mut rng) {
+            let joint = spatial("J", kind);
+            let rows = match &joint.kind {
+                JointKind::Spatial(s) => s.rows(),
+                _ => unreachable!(),
+            };
+            let mechanism = Mechanism::new(
+                vec![rigid_body("b", 1.0, inertia)],
+                vec![joint],
+                vec![],
+                GRAVITY,
+            );
+            let x = g.state();
+            let residual = residual_of(&mechanism, &x).amax();
+            assert!(
+                residual < 1e-14,
+                "{kind:?}: residual {residual:e} when assembled"
+            );
+            let a = jacobian_of(&mechanism, &x);
+            assert_eq!(rank(&a), rows + 1, "{kind:?}: dependent rows");
+            assert_eq!(
+                motions.len(),
+                6 - rows,
+                "{kind:?}: the test lists every motion"
+            );
+            let motion_matrix = DMatrix::from_columns(&motions);
+            assert_eq!(
+                rank(&motion_matrix),
+                motions.len(),
+                "{kind:?}: the motions are independent"
+            );
+            let leak = (&a * &motion_matrix).amax();
+            assert!(
+                leak < 1e-14,
+                "{kind:?}: an allowed motion violates A xd = 0 by {leak:e}"
+            );
+            worst = (worst.0.max(residual), worst.1.max(leak));
+        }
+    }
+    println!(
+        "assembled joints: residual {:.1e}, A xd on allowed motions {:.1e}",
+        worst.0, worst.1
+    );
+}
