@@ -16,7 +16,9 @@ use approx::assert_abs_diff_eq;
 use nalgebra::{
     DMatrix, DVector, Matrix3, Matrix4, Quaternion, Rotation3, UnitQuaternion, Vector3, Vector4,
 };
-use singulab::model::{Attachment, Body, BodyKind, MassMatrix, Mechanism, SpatialKind, rigid};
+use singulab::model::{
+    Attachment, Body, BodyKind, Load, LoadKind, MassMatrix, Mechanism, SpatialKind, rigid,
+};
 use singulab::solver::{Settings, Simulation};
 
 use crate::common::scene;
@@ -235,6 +237,88 @@ fn mass_matrix_products_are_the_dense_products() {
         leading += projected;
         assert_abs_diff_eq!(after, expected, epsilon = 1e-13);
     }
+}
+
+/// `2 (0, tau) e` as a 4-vector: the generalised force of a torque `tau` (global axes) on the
+/// Euler parameters, by virtual work: `omega = 2 imag(ed e*)`, and right multiplication by
+/// `e*` is the transpose of that by `e`.
+fn torque_force(e: &Vector4<f64>, tau: &Vector3<f64>) -> Vector4<f64> {
+    let q = Quaternion::from_imag(*tau) * quaternion(e) * 2.0;
+    Vector4::new(q.w, q.i, q.j, q.k)
+}
+
+// The generalised forces by their power: gravity and a force at the centre do work at rd, a
+// torque at omega, and the quadratic velocity force none (G(ed) ed = 0). The push torque of a
+// motion `c` is the torque whose generalised force is `M_e c_e a`; the angular velocity in the
+// CSV (`body_velocity`) is omega in global axes; `ed = lambda e + E^T omega / 2` in the
+// velocity coordinates.
+#[test]
+fn forces_torques_and_velocity_coordinates_of_a_rigid_body() {
+    let mut rng = Rng::new(205);
+    let (force, tau) = ([0.3, -1.2, 0.8], [0.5, 0.25, -2.0]);
+    let loads = vec![
+        Load {
+            body: 0,
+            kind: LoadKind::Force(force),
+            window: None,
+        },
+        Load {
+            body: 0,
+            kind: LoadKind::SpatialTorque(tau),
+            window: None,
+        },
+    ];
+    let inertia = random_inertia(&mut rng);
+    let mechanism = Mechanism::new(vec![rigid_body("b", 1.7, inertia)], vec![], loads, GRAVITY);
+    let mut worst = 0.0f64;
+    for _ in 0..50 {
+        let (x, xd) = random_motion(&mut rng, &mechanism);
+        let (e, ed) = (
+            x.fixed_rows::<4>(3).into_owned(),
+            xd.fixed_rows::<4>(3).into_owned(),
+        );
+        let omega = reference_rotation(&e) * body_rate(&e, &ed);
+        let mut f = DVector::zeros(7);
+        mechanism.forces(0.0, &x, &xd, &[], &mut f);
+        let weight = Vector3::from(GRAVITY) * 1.7;
+        let power = (Vector3::from(force) + weight).dot(&xd.fixed_rows::<3>(0))
+            + Vector3::from(tau).dot(&omega);
+        let error = (f.dot(&xd) - power).abs();
+        assert!(error < 1e-13, "power of the forces off by {error:e}");
+        worst = worst.max(error);
+
+        let mut velocity = [0.0; 6];
+        mechanism.body_velocity(0, &x, &xd, &mut velocity);
+        assert_abs_diff_eq!(&velocity[3..], omega.as_slice(), epsilon = 1e-14);
+
+        let (column, acceleration) = (DVector::from_fn(7, |_, _| rng.next()), 1.3);
+        let push = Vector3::from(
+            mechanism
+                .push_torque(0, &x, &column, acceleration)
+                .expect("rigid"),
+        );
+        let column_e = column.fixed_rows::<4>(3).into_owned();
+        let wanted = reference_g(&e).transpose()
+            * inertia
+            * reference_g(&e)
+            * column_e
+            * (4.0 * acceleration);
+        assert_abs_diff_eq!(torque_force(&e, &push), wanted, epsilon = 1e-13);
+
+        // v = (rd, lambda, omega) to xd, and A W v = A xd.
+        let v = DVector::from_fn(7, |_, _| rng.next());
+        let mut rates = v.clone();
+        mechanism.from_velocity_coordinates(&x, &mut rates);
+        let rates_e = rates.fixed_rows::<4>(3).into_owned();
+        assert_abs_diff_eq!(rates_e.dot(&e), v[3], epsilon = 1e-14);
+        let turning = reference_rotation(&e) * body_rate(&e, &rates_e);
+        assert_abs_diff_eq!(turning, v.fixed_rows::<3>(4).into_owned(), epsilon = 1e-14);
+        let mut a = DMatrix::from_fn(3, 7, |_, _| rng.next());
+        let direct = &a * &rates;
+        mechanism.jacobian_in_velocity_coordinates(&x, &mut a);
+        assert_abs_diff_eq!(&a * &v, direct, epsilon = 1e-14);
+    }
+    println!("generalised forces against their power: {worst:.1e}");
 }
 
 /// A free body's state: its angular momentum about the centre of mass in global axes,
