@@ -17,7 +17,7 @@ use nalgebra::{
     DMatrix, DVector, Matrix3, Matrix4, Quaternion, Rotation3, UnitQuaternion, Vector3, Vector4,
 };
 use singulab::model::{
-    Attachment, Body, BodyKind, Load, LoadKind, MassMatrix, Mechanism, SpatialKind, rigid,
+    Attachment, Body, BodyKind, Joint, Load, LoadKind, MassMatrix, Mechanism, SpatialKind, rigid,
 };
 use singulab::solver::{Settings, Simulation};
 
@@ -334,29 +334,26 @@ fn angular_momentum(inertia: &Matrix3<f64>, x: &DVector<f64>, xd: &DVector<f64>)
 #[test]
 fn free_body_conserves_energy_angular_momentum_and_norm() {
     let mut rng = Rng::new(204);
-    let inertia = random_inertia(&mut rng);
-    let mass = 2.0;
-    let mechanism = Arc::new(Mechanism::new(
+    let (inertia, mass) = (random_inertia(&mut rng), 2.0);
+    let mechanism = Mechanism::new(
         vec![rigid_body("free", mass, inertia)],
         vec![],
         vec![],
         GRAVITY,
-    ));
-    let e0 = unit_quaternion(&mut rng);
-    let omega0 = Vector3::new(1.0, -2.0, 0.7);
-    // ed = (0, omega) e / 2: the rate of e turned by omega in global axes.
-    let rates = Quaternion::from_imag(omega0) * quaternion(&e0) * 0.5;
+    );
     let (r0, v0) = (Vector3::new(0.1, -0.2, 0.3), Vector3::new(0.5, 0.2, 1.0));
-    let x0 = DVector::from_column_slice(&[r0.x, r0.y, r0.z, e0[0], e0[1], e0[2], e0[3]]);
-    let xd0 = DVector::from_column_slice(&[v0.x, v0.y, v0.z, rates.w, rates.i, rates.j, rates.k]);
+    let (mut x0, mut xd0) = (DVector::zeros(7), DVector::zeros(7));
+    let axes = reference_rotation(&unit_quaternion(&mut rng));
+    let omega0 = Vector3::new(1.0, -2.0, 0.7);
+    set_body((&mut x0, &mut xd0), 0, (r0, axes), (v0, omega0));
     let settings = Settings {
         dt: 1e-3,
         ..Settings::default()
     };
-    let mut sim = Simulation::new(mechanism.clone(), x0.clone(), xd0.clone(), settings)
+    let mut sim = Simulation::new(Arc::new(mechanism), x0.clone(), xd0.clone(), settings)
         .expect("a free body starts");
     assert_eq!(
-        (mechanism.n(), mechanism.m(), sim.generic_rank()),
+        (sim.mechanism().n(), sim.mechanism().m(), sim.generic_rank()),
         (7, 1, 1)
     );
 
@@ -576,7 +573,6 @@ fn at(body: Option<usize>, x: f64, y: f64, z: f64) -> Attachment {
 /// y along the crank and the rod, body x along the crank's axis and the rod's cross arm), at
 /// theta = 0 turning at `rate`.
 fn slider_crank_in_code(rate: f64) -> (Mechanism, DVector<f64>, DVector<f64>) {
-    let (crank, rod, slider) = (Some(0), Some(1), Some(2));
     let bodies = vec![
         rigid_body(
             "crank",
@@ -590,8 +586,45 @@ fn slider_crank_in_code(rate: f64) -> (Mechanism, DVector<f64>, DVector<f64>) {
         ),
         rigid_body("slider", SLIDER_MASS, Matrix3::identity() * 1e-4),
     ];
+    let mechanism = Mechanism::new(bodies, slider_crank_joints(), vec![], GRAVITY);
+    let (mut x, mut xd) = (DVector::zeros(21), DVector::zeros(21));
+    let pose = slider_crank_pose(0.0);
+    let crank_axes = Matrix3::from_columns(&[Vector3::x(), Vector3::z(), -Vector3::y()]);
+    let crank_centre = (PIVOT + pose.b.0) * 0.5;
+    set_body(
+        (&mut x, &mut xd),
+        0,
+        (crank_centre, crank_axes),
+        (pose.b.1 * 0.5 * rate, Vector3::x() * rate),
+    );
+    let (u, du) = pose.axis;
+    let rod_axes = Matrix3::from_columns(&[pose.arm, u, pose.arm.cross(&u)]);
+    let rod_rate = (u.cross(&du) + u * pose.spin) * rate;
+    let rod_centre = (
+        (pose.b.0 + pose.c.0) * 0.5,
+        (pose.b.1 + pose.c.1) * 0.5 * rate,
+    );
+    set_body(
+        (&mut x, &mut xd),
+        7,
+        (rod_centre.0, rod_axes),
+        (rod_centre.1, rod_rate),
+    );
+    set_body(
+        (&mut x, &mut xd),
+        14,
+        (pose.c.0, Matrix3::identity()),
+        (pose.c.1 * rate, Vector3::zeros()),
+    );
+    (mechanism, x, xd)
+}
+
+/// The slider-crank's joints: revolute A to the ground about x, spherical B, universal C
+/// (the rod's arm its body x, the slider's global x), translational D along x.
+fn slider_crank_joints() -> Vec<Joint> {
+    let (crank, rod, slider) = (Some(0), Some(1), Some(2));
     let (half_crank, half_rod) = (0.5 * CRANK_LENGTH, 0.5 * ROD_LENGTH);
-    let joints = vec![
+    vec![
         spatial(
             "A",
             SpatialKind::Revolute {
@@ -628,38 +661,7 @@ fn slider_crank_in_code(rate: f64) -> (Mechanism, DVector<f64>, DVector<f64>) {
                 lock_b: at(None, 0.0, 0.0, 1.0),
             },
         ),
-    ];
-    let mechanism = Mechanism::new(bodies, joints, vec![], GRAVITY);
-    let (mut x, mut xd) = (DVector::zeros(21), DVector::zeros(21));
-    let pose = slider_crank_pose(0.0);
-    let crank_axes = Matrix3::from_columns(&[Vector3::x(), Vector3::z(), -Vector3::y()]);
-    let crank_centre = (PIVOT + pose.b.0) * 0.5;
-    set_body(
-        (&mut x, &mut xd),
-        0,
-        (crank_centre, crank_axes),
-        (pose.b.1 * 0.5 * rate, Vector3::x() * rate),
-    );
-    let (u, du) = pose.axis;
-    let rod_axes = Matrix3::from_columns(&[pose.arm, u, pose.arm.cross(&u)]);
-    let rod_rate = (u.cross(&du) + u * pose.spin) * rate;
-    let rod_centre = (
-        (pose.b.0 + pose.c.0) * 0.5,
-        (pose.b.1 + pose.c.1) * 0.5 * rate,
-    );
-    set_body(
-        (&mut x, &mut xd),
-        7,
-        (rod_centre.0, rod_axes),
-        (rod_centre.1, rod_rate),
-    );
-    set_body(
-        (&mut x, &mut xd),
-        14,
-        (pose.c.0, Matrix3::identity()),
-        (pose.c.1 * rate, Vector3::zeros()),
-    );
-    (mechanism, x, xd)
+    ]
 }
 
 /// What a slider-crank run measured.

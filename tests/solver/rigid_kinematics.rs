@@ -240,9 +240,92 @@ fn attach(rng: &mut Rng, body: Option<usize>) -> Attachment {
     Attachment { body, local }
 }
 
+/// Every primitive alone: its name and the bodies of its attachments (`a`, `b`; for dot-2
+/// `axis`, `from`, `to`).
+const PRIMITIVES: [(&str, [Option<usize>; 3]); 11] = [
+    ("coincidence b0-b1", [B0, B1, GROUND]),
+    ("coincidence b1-ground", [B1, GROUND, GROUND]),
+    ("coincidence b0-point", [B0, POINT, GROUND]),
+    ("dot-1 b0-b1", [B0, B1, GROUND]),
+    ("dot-1 ground-b1", [GROUND, B1, GROUND]),
+    ("dot-2 b0 from b1 to b0", [B0, B1, B0]),
+    ("dot-2 ground from b0 to b1", [GROUND, B0, B1]),
+    ("dot-2 b1 from ground to point", [B1, GROUND, POINT]),
+    ("distance b0-b1", [B0, B1, GROUND]),
+    ("distance b1-ground", [B1, GROUND, GROUND]),
+    ("distance point-b0", [POINT, B0, GROUND]),
+];
+
+fn random_primitive(rng: &mut Rng, name: &str, bodies: [Option<usize>; 3]) -> Primitive {
+    let [a, b, c] = bodies.map(|body| attach(rng, body));
+    match name.split(' ').next() {
+        Some("coincidence") => Primitive::Coincidence { a, b },
+        Some("dot-1") => Primitive::Dot1 { a, b },
+        Some("dot-2") => Primitive::Dot2 {
+            axis: a,
+            from: b,
+            to: c,
+        },
+        _ => Primitive::Distance {
+            a,
+            b,
+            length: rng.uniform(0.5, 1.5),
+        },
+    }
+}
+
+/// Each joint kind between `a` and `b`, with random attachments.
+fn random_joints(
+    rng: &mut Rng,
+    a: Option<usize>,
+    b: Option<usize>,
+) -> [(&'static str, SpatialKind); 5] {
+    let mut at = |body| attach(rng, body);
+    [
+        ("spherical", SpatialKind::Spherical { a: at(a), b: at(b) }),
+        (
+            "revolute",
+            SpatialKind::Revolute {
+                a: at(a),
+                b: at(b),
+                axis_a: at(a),
+                axis_b: at(b),
+            },
+        ),
+        (
+            "universal",
+            SpatialKind::Universal {
+                a: at(a),
+                b: at(b),
+                arm_a: at(a),
+                arm_b: at(b),
+            },
+        ),
+        (
+            "translational",
+            SpatialKind::Translational {
+                a: at(a),
+                b: at(b),
+                axis_a: at(a),
+                axis_b: at(b),
+                lock_a: at(a),
+                lock_b: at(b),
+            },
+        ),
+        (
+            "distance",
+            SpatialKind::Distance {
+                a: at(a),
+                b: at(b),
+                length: 0.9,
+            },
+        ),
+    ]
+}
+
 /// Every primitive alone (between the bodies, to the ground, with the point mass) and every
-/// joint kind between two rigid bodies and between a rigid body and the ground, with random
-/// attachments.
+/// joint kind between two rigid bodies and between a rigid body and the ground (either way
+/// round), with random attachments.
 fn test_mechanism(rng: &mut Rng) -> Mechanism {
     let inertia = Matrix3::from_diagonal(&Vector3::new(1.0, 2.0, 2.5));
     let bodies = vec![
@@ -255,131 +338,17 @@ fn test_mechanism(rng: &mut Rng) -> Mechanism {
             offset: 0,
         },
     ];
-    let mut at = |body| attach(rng, body);
-    let primitives = vec![
-        (
-            "coincidence b0-b1",
-            Primitive::Coincidence {
-                a: at(B0),
-                b: at(B1),
-            },
-        ),
-        (
-            "coincidence b1-ground",
-            Primitive::Coincidence {
-                a: at(B1),
-                b: at(GROUND),
-            },
-        ),
-        (
-            "coincidence b0-point",
-            Primitive::Coincidence {
-                a: at(B0),
-                b: at(POINT),
-            },
-        ),
-        (
-            "dot-1 b0-b1",
-            Primitive::Dot1 {
-                a: at(B0),
-                b: at(B1),
-            },
-        ),
-        (
-            "dot-1 ground-b1",
-            Primitive::Dot1 {
-                a: at(GROUND),
-                b: at(B1),
-            },
-        ),
-        (
-            "dot-2 b0 from b1 to b0",
-            Primitive::Dot2 {
-                axis: at(B0),
-                from: at(B1),
-                to: at(B0),
-            },
-        ),
-        (
-            "dot-2 ground from b0 to b1",
-            Primitive::Dot2 {
-                axis: at(GROUND),
-                from: at(B0),
-                to: at(B1),
-            },
-        ),
-        (
-            "dot-2 b1 from ground to point",
-            Primitive::Dot2 {
-                axis: at(B1),
-                from: at(GROUND),
-                to: at(POINT),
-            },
-        ),
-        (
-            "distance b0-b1",
-            Primitive::Distance {
-                a: at(B0),
-                b: at(B1),
-                length: 0.8,
-            },
-        ),
-        (
-            "distance b1-ground",
-            Primitive::Distance {
-                a: at(B1),
-                b: at(GROUND),
-                length: 1.3,
-            },
-        ),
-        (
-            "distance point-b0",
-            Primitive::Distance {
-                a: at(POINT),
-                b: at(B0),
-                length: 0.5,
-            },
-        ),
-    ];
-    let mut joints: Vec<Joint> = primitives
-        .into_iter()
-        .map(|(name, p)| primitive(name, p))
+    let mut joints: Vec<Joint> = PRIMITIVES
+        .iter()
+        .map(|(name, on)| primitive(name, random_primitive(rng, name, *on)))
         .collect();
-    for (name, a, b) in [
+    for (between, a, b) in [
         ("b0-b1", B0, B1),
         ("b1-ground", B1, GROUND),
         ("ground-b0", GROUND, B0),
     ] {
-        let kinds = [
-            SpatialKind::Spherical { a: at(a), b: at(b) },
-            SpatialKind::Revolute {
-                a: at(a),
-                b: at(b),
-                axis_a: at(a),
-                axis_b: at(b),
-            },
-            SpatialKind::Universal {
-                a: at(a),
-                b: at(b),
-                arm_a: at(a),
-                arm_b: at(b),
-            },
-            SpatialKind::Translational {
-                a: at(a),
-                b: at(b),
-                axis_a: at(a),
-                axis_b: at(b),
-                lock_a: at(a),
-                lock_b: at(b),
-            },
-            SpatialKind::Distance {
-                a: at(a),
-                b: at(b),
-                length: 0.9,
-            },
-        ];
-        for kind in kinds {
-            joints.push(spatial(&format!("{kind:?} {name}"), kind));
+        for (kind, joint) in random_joints(rng, a, b) {
+            joints.push(spatial(&format!("{kind} {between}"), joint));
         }
     }
     Mechanism::new(bodies, joints, vec![], GRAVITY)
