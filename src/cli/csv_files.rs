@@ -128,11 +128,15 @@ pub(super) fn trajectory_row(
     row.display(n - rank);
     row.number(basis_jump);
     let (x, xd) = (sim.positions(), sim.velocities());
-    for body in sim.mechanism().bodies() {
-        for values in [x, xd] {
-            for k in 0..body.dim() {
-                row.number(values[body.offset + k]);
-            }
+    let mechanism = sim.mechanism();
+    let mut velocity = [0.0; 7];
+    for (index, body) in mechanism.bodies().iter().enumerate() {
+        for k in 0..body.dim() {
+            row.number(x[body.offset + k]);
+        }
+        mechanism.body_velocity(index, x, xd, &mut velocity);
+        for v in &velocity[..body.velocity_names().len()] {
+            row.number(*v);
         }
     }
     let qd = sim.basis(mode).qd();
