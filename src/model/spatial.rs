@@ -309,10 +309,6 @@ impl Frames<'_> {
 
     /// Adds `weight^T d(value)/dx` to row `row` of `a`; with `rate`, adds
     /// `weight^T d/dt(d(value)/dx)` instead (the Jacobian's rate along `xd`).
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one row of one attachment's Jacobian"
-    )]
     pub fn add_row(
         &self,
         at: &Attachment,

@@ -4,16 +4,20 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use nalgebra::{DVector, Vector2};
+use nalgebra::{DVector, Vector2, Vector3};
 
 mod limits;
+mod rigid;
+mod spatial;
 
 use limits::{
     ANGLE, ANGULAR_SPEED, FORCE, FRACTION, GRAVITY, LENGTH, MASS, SPEED, TIME, TORQUE,
     check_bounded, check_positive, check_reach,
 };
+use rigid::{RigidInfo, RigidSpec};
 
-use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile};
+use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile, VelocitySpec};
+use super::look::BodyLook;
 use super::{Scene, SceneError, locate};
 use crate::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, LocalPoint, Mechanism};
 use crate::solver::{AssemblyReport, SolverError, assemble_positions, complete_velocities};
@@ -143,9 +147,12 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     let mechanism = Mechanism::new(bodies.list, joints, loads, builder.gravity());
     limits::check_length_span(&builder.report, &mechanism, &bodies.x0)?;
     limits::check_mass_span(&builder.report, &mechanism)?;
-    let stated = builder.stated_velocities(&mechanism)?;
-    builder.check_sections(&mechanism)?;
-    let initial = builder.initial_state(&mechanism, bodies.x0, stated)?;
+    let stated = builder.stated_velocities(&mechanism, &bodies.rigid)?;
+    let traced_points = builder.check_sections(&mechanism, &bodies.rigid)?;
+    let looks = builder.looks(&mechanism, &bodies.rigid)?;
+    let normalisation = bodies.normalisation;
+    let mut initial = builder.initial_state(&mechanism, bodies.x0, stated)?;
+    include_normalisation(&mut initial.assembly, normalisation);
     limits::check_solver_settings(&builder.report, &spec, &mechanism, &initial.x0)?;
     Ok(Scene {
         file: file_name.to_string(),
@@ -158,8 +165,8 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
         settings: spec.solver.clone(),
         t_end: spec.run.t_end,
         view: spec.view.clone(),
-        looks: Vec::new(),
-        traced_points: Vec::new(),
+        looks,
+        traced_points,
         assembly: initial.assembly,
     })
 }
@@ -178,6 +185,10 @@ struct Bodies<'a> {
     /// Initial coordinates as written, body after body.
     x0: Vec<f64>,
     index_of: HashMap<&'a str, usize>,
+    /// What joints and looks need of each rigid body (`None` for other bodies).
+    rigid: Vec<Option<RigidInfo>>,
+    /// The largest change normalising written Euler parameters made, and its coordinate.
+    normalisation: (f64, usize),
 }
 
 /// The stated initial velocity components (the others zero, to be completed).
@@ -271,6 +282,8 @@ impl<'a> Builder<'a> {
             list: Vec::new(),
             x0: Vec::new(),
             index_of: HashMap::new(),
+            rigid: Vec::new(),
+            normalisation: (0.0, 0),
         };
         let mut seen = HashSet::new();
         for (index, body) in self.spec.bodies.iter().enumerate() {
@@ -295,9 +308,55 @@ impl<'a> Builder<'a> {
                     bodies.x0.extend_from_slice(position);
                     bodies.list.push(point);
                 }
+                BodySpec::Rigid {
+                    mass,
+                    inertia,
+                    center,
+                    orientation,
+                    points,
+                    shape,
+                    ..
+                } => self.rigid(
+                    &mut bodies,
+                    &RigidSpec {
+                        name,
+                        mass: *mass,
+                        inertia,
+                        center: *center,
+                        orientation: orientation.as_ref(),
+                        points,
+                        shape: shape.as_ref(),
+                    },
+                )?,
             }
+            bodies.rigid.resize(bodies.list.len(), None);
         }
         Ok(bodies)
+    }
+
+    /// A rigid body (spatial scenes only), its pose and what its joints need.
+    fn rigid(&self, bodies: &mut Bodies, spec: &RigidSpec) -> Result<(), SceneError> {
+        if self.dimension != 3 {
+            return Err(self.report.body(
+                spec.name,
+                "name",
+                "rigid bodies are spatial; this scene's gravity makes it planar (give 3 components)"
+                    .into(),
+            ));
+        }
+        let checked =
+            rigid::check_rigid(spec).map_err(|(field, m)| self.report.body(spec.name, field, m))?;
+        if checked.normalisation > bodies.normalisation.0 {
+            let e = &checked.pose[3..];
+            let moved = (0..4)
+                .max_by(|&i, &j| e[i].abs().total_cmp(&e[j].abs()))
+                .unwrap_or(0);
+            bodies.normalisation = (checked.normalisation, bodies.x0.len() + 3 + moved);
+        }
+        bodies.x0.extend_from_slice(&checked.pose);
+        bodies.list.push(checked.body);
+        bodies.rigid.push(Some(checked.info));
+        Ok(())
     }
 
     /// A bar and its pose `[x, y, angle]` from its start end or centre (exactly one given).
@@ -412,14 +471,19 @@ impl<'a> Builder<'a> {
         field: &str,
         body: usize,
     ) -> Result<(), SceneError> {
-        if matches!(bodies.list[body].kind, BodyKind::Point3) {
-            Err(self.report.joint(
+        match bodies.list[body].kind {
+            BodyKind::Point3 => Err(self.report.joint(
                 joint,
                 Some(field),
                 "revolute joints and pins are planar; use Distance for a spatial point".into(),
-            ))
-        } else {
-            Ok(())
+            )),
+            BodyKind::Rigid { .. } => Err(self.report.joint(
+                joint,
+                Some(field),
+                "revolute joints and pins are planar; a rigid body needs Spherical, Hinge,                  Universal, Translational or Distance"
+                    .into(),
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -472,19 +536,22 @@ impl<'a> Builder<'a> {
             }
             JointSpec::Distance {
                 body,
+                at,
                 anchor,
                 length,
                 ..
-            } => self.distance_joint(bodies, name, body, anchor, *length)?,
+            } => self.distance_joint(bodies, name, body, at.as_ref(), anchor, *length)?,
+            _ => self.spatial_joint(bodies, name, joint)?,
         })
     }
 
-    /// A point mass held at `length` from `anchor`.
+    /// A point mass, or a rigid body's point `at`, held at `length` from `anchor`.
     fn distance_joint(
         &self,
         bodies: &Bodies,
         name: &str,
         body: &str,
+        at: Option<&super::format::SpatialPointSpec>,
         anchor: &[f64],
         length: f64,
     ) -> Result<JointKind, SceneError> {
@@ -497,14 +564,14 @@ impl<'a> Builder<'a> {
                 "Distance constrains a point mass; a bar needs Pin or Revolute".into(),
             ));
         }
-        if anchor.len() != bodies.list[i].dim() {
+        if anchor.len() != bodies.list[i].translational_dim() {
             return Err(report.joint(
                 name,
                 Some("anchor"),
                 format!(
                     "anchor has {} components, body \"{body}\" has {}",
                     anchor.len(),
-                    bodies.list[i].dim()
+                    bodies.list[i].translational_dim()
                 ),
             ));
         }
@@ -512,6 +579,17 @@ impl<'a> Builder<'a> {
             .map_err(|m| report.joint(name, Some("anchor"), m))?;
         check_positive(length, "length", LENGTH)
             .map_err(|m| report.joint(name, Some("length"), m))?;
+        if bodies.list[i].is_rigid() {
+            let anchor = Vector3::from_column_slice(anchor);
+            return self.rigid_distance(bodies, name, i, at, anchor, length);
+        }
+        if at.is_some_and(|at| *at != super::format::SpatialPointSpec::Center) {
+            return Err(report.joint(
+                name,
+                Some("at"),
+                "a point mass has only its centre (`Center`) as a joint point".into(),
+            ));
+        }
         let mut point = [0.0; 3];
         point[..anchor.len()].copy_from_slice(anchor);
         Ok(JointKind::Distance {
@@ -530,6 +608,12 @@ impl<'a> Builder<'a> {
             self.check_name("loads", "load", index, name, &mut seen)?;
             let (body, start, duration) = match load {
                 LoadSpec::Torque {
+                    body,
+                    start,
+                    duration,
+                    ..
+                }
+                | LoadSpec::SpatialTorque {
                     body,
                     start,
                     duration,
@@ -593,6 +677,29 @@ impl<'a> Builder<'a> {
     fn load_kind(&self, body: &Body, name: &str, load: &LoadSpec) -> Result<LoadKind, SceneError> {
         let report = &self.report;
         match load {
+            LoadSpec::Torque { .. } if body.is_rigid() => Err(report.load(
+                name,
+                "body",
+                "`Torque` is a planar torque (one number); a rigid body takes a torque vector as                  `SpatialTorque(name, body, torque: [tx, ty, tz])` in global axes"
+                    .into(),
+            )),
+            LoadSpec::SpatialTorque { .. } if !body.is_rigid() => Err(report.load(
+                name,
+                "body",
+                "a spatial torque needs a rigid body (`Rigid`)".into(),
+            )),
+            LoadSpec::SpatialTorque { torque, .. } => {
+                let &[tx, ty, tz] = torque.as_slice() else {
+                    return Err(report.load(
+                        name,
+                        "torque",
+                        format!("torque has {} components, a spatial torque 3", torque.len()),
+                    ));
+                };
+                check_bounded(torque, "torque", TORQUE)
+                    .map_err(|m| report.load(name, "torque", m))?;
+                Ok(LoadKind::SpatialTorque([tx, ty, tz]))
+            }
             LoadSpec::Torque { torque, .. } => {
                 if !body.is_bar() {
                     return Err(report.load(
@@ -626,8 +733,14 @@ impl<'a> Builder<'a> {
     }
 
     /// The stated initial velocity components, each checked: a component the body has,
-    /// finite, stated once.
-    fn stated_velocities(&self, mechanism: &Mechanism) -> Result<StatedVelocities, SceneError> {
+    /// finite, stated once. A rigid body's are in the velocity coordinates of the completion
+    /// (`Mechanism::jacobian_in_velocity_coordinates`): `vx, vy, vz`, then the angular velocity
+    /// in global axes in slots 4 to 6 (slot 3, the rate of `|e|`, is never stated).
+    fn stated_velocities(
+        &self,
+        mechanism: &Mechanism,
+        rigid: &[Option<RigidInfo>],
+    ) -> Result<StatedVelocities, SceneError> {
         let n = mechanism.n();
         let mut stated = StatedVelocities {
             xd0: DVector::zeros(n),
@@ -646,28 +759,28 @@ impl<'a> Builder<'a> {
                 return Err(at(Some("body"), self.unknown_body(&velocity.body)));
             };
             let body = &mechanism.bodies()[i];
-            let components = [
-                ("vx", velocity.vx, Some(0)),
-                ("vy", velocity.vy, Some(1)),
-                (
-                    "vz",
-                    velocity.vz,
-                    matches!(body.kind, BodyKind::Point3).then_some(2),
-                ),
-                ("omega", velocity.omega, body.is_bar().then_some(2)),
-            ];
+            let components = velocity_components(body, velocity, rigid[i].as_ref());
             for (field, value, slot) in components {
                 let Some(value) = value else { continue };
                 let Some(slot) = slot else {
+                    let hint = if body.is_rigid() && field == "omega" {
+                        " (a rigid body's angular velocity is `wx`, `wy`, `wz` in global axes \
+                         or `omega_body: (x, y, z)` in its body axes)"
+                    } else {
+                        ""
+                    };
                     return Err(at(
                         Some(field),
-                        format!("body \"{}\" has no component `{field}`", velocity.body),
+                        format!(
+                            "body \"{}\" has no component `{field}`{hint}",
+                            velocity.body
+                        ),
                     ));
                 };
-                let bound = if field == "omega" {
-                    ANGULAR_SPEED
-                } else {
+                let bound = if matches!(field, "vx" | "vy" | "vz") {
                     SPEED
+                } else {
+                    ANGULAR_SPEED
                 };
                 check_bounded(&[value], field, bound).map_err(|m| at(Some(field), m))?;
                 let index = body.offset + slot;
@@ -690,7 +803,12 @@ impl<'a> Builder<'a> {
     }
 
     /// The `run` and `view` sections (`solver` is checked at the assembled positions).
-    fn check_sections(&self, mechanism: &Mechanism) -> Result<(), SceneError> {
+    /// Returns the points to trace in the 3D view.
+    fn check_sections(
+        &self,
+        mechanism: &Mechanism,
+        rigid: &[Option<RigidInfo>],
+    ) -> Result<Vec<(usize, Vector3<f64>)>, SceneError> {
         let (spec, report) = (self.spec, &self.report);
         check_positive(spec.run.t_end, "t_end", TIME)
             .map_err(|m| report.error(Site::SectionField("run", "t_end"), None, m))?;
@@ -712,7 +830,67 @@ impl<'a> Builder<'a> {
                 format!("trace names unknown body \"{trace}\""),
             ));
         }
-        Ok(())
+        spec.view
+            .trace_points
+            .iter()
+            .map(|traced| {
+                self.traced_point(mechanism, rigid, traced)
+                    .map_err(|m| report.error(Site::SectionField("view", "trace_points"), None, m))
+            })
+            .collect()
+    }
+
+    /// A traced point `"body"` (its centre of mass) or `"body:point"` of a spatial body.
+    fn traced_point(
+        &self,
+        mechanism: &Mechanism,
+        rigid: &[Option<RigidInfo>],
+        traced: &str,
+    ) -> Result<(usize, Vector3<f64>), String> {
+        let (body, point) = match traced.split_once(':') {
+            Some((body, point)) => (body, Some(point)),
+            None => (traced, None),
+        };
+        let index = mechanism
+            .body_index(body)
+            .ok_or_else(|| format!("trace_points: {}", self.unknown_body(body)))?;
+        if !mechanism.bodies()[index].is_spatial() {
+            return Err(format!(
+                "trace_points: body \"{body}\" is planar; the 3D view traces spatial bodies \
+                 (use `trace` for planar ones)"
+            ));
+        }
+        let local = match (point, &rigid[index]) {
+            (None, _) => Vector3::zeros(),
+            (Some(point), Some(info)) => {
+                rigid::body_point(info, &super::format::SpatialPointSpec::Point(point.into()))
+                    .map_err(|m| format!("trace_points \"{traced}\": {m}"))?
+            }
+            (Some(_), None) => {
+                return Err(format!(
+                    "trace_points \"{traced}\": a point mass has no named points"
+                ));
+            }
+        };
+        Ok((index, local))
+    }
+
+    /// The looks of the rigid bodies, in body order.
+    fn looks(
+        &self,
+        mechanism: &Mechanism,
+        rigid: &[Option<RigidInfo>],
+    ) -> Result<Vec<BodyLook>, SceneError> {
+        rigid
+            .iter()
+            .enumerate()
+            .filter_map(|(index, info)| info.as_ref().map(|info| (index, info)))
+            .map(|(index, info)| {
+                rigid::look(mechanism, index, info).map_err(|(field, m)| {
+                    self.report.body(&mechanism.bodies()[index].name, field, m)
+                })
+            })
+            .collect()
     }
 
     /// Assembles the written positions `x0` and completes the stated velocities.
@@ -794,6 +972,46 @@ impl<'a> Builder<'a> {
                  {why}: state fewer components"
             ),
         )
+    }
+}
+
+/// The components a velocity entry may state for `body`: field, value and slot (`None` where
+/// the body has no such component). A rigid body's `omega_body` is turned to global axes at
+/// its orientation as written.
+fn velocity_components(
+    body: &Body,
+    velocity: &VelocitySpec,
+    rigid: Option<&RigidInfo>,
+) -> Vec<(&'static str, Option<f64>, Option<usize>)> {
+    let is_rigid = body.is_rigid();
+    let mut components = vec![
+        ("vx", velocity.vx, Some(0)),
+        ("vy", velocity.vy, Some(1)),
+        ("vz", velocity.vz, body.is_spatial().then_some(2)),
+        ("omega", velocity.omega, body.is_bar().then_some(2)),
+        ("wx", velocity.wx, is_rigid.then_some(4)),
+        ("wy", velocity.wy, is_rigid.then_some(5)),
+        ("wz", velocity.wz, is_rigid.then_some(6)),
+    ];
+    if let Some(omega) = velocity.omega_body {
+        let global = rigid.map(|info| info.rotation * rigid::vector(omega));
+        for k in 0..3 {
+            components.push((
+                "omega_body",
+                Some(global.map_or(f64::NAN, |g| g[k])),
+                global.map(|_| 4 + k),
+            ));
+        }
+    }
+    components
+}
+
+/// Counts normalising written Euler parameters as part of assembly's correction (the larger
+/// change is reported).
+fn include_normalisation(report: &mut AssemblyReport, (change, coordinate): (f64, usize)) {
+    if change > report.correction {
+        report.correction = change;
+        report.coordinate = coordinate;
     }
 }
 

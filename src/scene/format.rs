@@ -1,6 +1,8 @@
 //! The RON scene format as serde types (what an author writes). Validation and the conversion
 //! to a `Mechanism` live in `build`.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 
 use crate::solver::Settings;
@@ -52,14 +54,86 @@ pub enum BodySpec {
         mass: f64,
         position: Vec<f64>,
     },
+    /// Spatial rigid body: central inertia in body axes, centre of mass, orientation of the
+    /// body axes (identity when absent), named points in body axes from the centre of mass,
+    /// and the solid it is drawn as (derived from its joints when absent).
+    Rigid {
+        name: String,
+        mass: f64,
+        inertia: InertiaSpec,
+        center: (f64, f64, f64),
+        #[serde(default)]
+        orientation: Option<OrientationSpec>,
+        #[serde(default)]
+        points: BTreeMap<String, (f64, f64, f64)>,
+        #[serde(default)]
+        shape: Option<ShapeSpec>,
+    },
 }
 
 impl BodySpec {
     pub fn name(&self) -> &str {
         match self {
-            Self::Bar { name, .. } | Self::Point { name, .. } => name,
+            Self::Bar { name, .. } | Self::Point { name, .. } | Self::Rigid { name, .. } => name,
         }
     }
+}
+
+/// Central inertia of a rigid body in its body axes, kg m^2.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub enum InertiaSpec {
+    /// Principal moments about the body's x, y and z axes.
+    Principal(f64, f64, f64),
+    /// The full symmetric matrix, row by row.
+    Matrix((f64, f64, f64), (f64, f64, f64), (f64, f64, f64)),
+}
+
+/// Orientation of a rigid body: its body axes in global coordinates.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub enum OrientationSpec {
+    /// Euler parameters `(e0, e1, e2, e3)` body-to-global (normalised on load).
+    Euler(f64, f64, f64, f64),
+    /// A rotation by `angle` (rad) about `axis` (global, any length but zero).
+    AxisAngle { axis: (f64, f64, f64), angle: f64 },
+    /// The body's x and y axes in global coordinates (perpendicular, any lengths but zero).
+    Axes {
+        x: (f64, f64, f64),
+        y: (f64, f64, f64),
+    },
+}
+
+/// A point of a spatial body: in body axes from its centre of mass; on the ground side of a
+/// joint, global coordinates (`At` only).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub enum SpatialPointSpec {
+    Center,
+    /// A point declared in the body's `points`.
+    Point(String),
+    /// Coordinates in body axes from the centre of mass (global on the ground).
+    At(f64, f64, f64),
+}
+
+/// The solid a rigid body is drawn as (points in body axes).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub enum ShapeSpec {
+    /// A rod with rounded ends.
+    Rod {
+        from: SpatialPointSpec,
+        to: SpatialPointSpec,
+        radius: f64,
+    },
+    /// A box about the centre of mass, edges (full lengths) along the body axes.
+    Block { size: (f64, f64, f64) },
+    /// A cone from its apex to the centre of its base disk.
+    Cone {
+        apex: SpatialPointSpec,
+        base: SpatialPointSpec,
+        radius: f64,
+    },
+    /// A ball about the centre of mass.
+    Ball { radius: f64 },
 }
 
 /// A point on a body.
@@ -95,21 +169,68 @@ pub enum JointSpec {
         at: PointSpec,
         ground: (f64, f64),
     },
-    /// Point-mass distance constraint `|r - anchor|^2 - length^2 = 0`.
+    /// Distance constraint `|p - anchor|^2 - length^2 = 0`: `p` the point mass, or the point
+    /// `at` of a rigid body (its centre when absent).
     Distance {
         name: String,
         body: String,
+        #[serde(default)]
+        at: Option<SpatialPointSpec>,
         anchor: Vec<f64>,
         length: f64,
+    },
+    /// Spatial ball joint: point `at_a` of `a` coincides with point `at_b` of `b` (either
+    /// body may be `"ground"`, whose points are global).
+    Spherical {
+        name: String,
+        a: String,
+        at_a: SpatialPointSpec,
+        b: String,
+        at_b: SpatialPointSpec,
+    },
+    /// Spatial revolute joint: a ball joint that turns only about `axis` (global, at the pose
+    /// as written).
+    Hinge {
+        name: String,
+        a: String,
+        at_a: SpatialPointSpec,
+        b: String,
+        at_b: SpatialPointSpec,
+        axis: (f64, f64, f64),
+    },
+    /// Cardan joint: a ball joint whose cross arms `arm_a` (fixed in `a`) and `arm_b` (fixed in
+    /// `b`) stay perpendicular; arms global at the pose as written.
+    Universal {
+        name: String,
+        a: String,
+        at_a: SpatialPointSpec,
+        b: String,
+        at_b: SpatialPointSpec,
+        arm_a: (f64, f64, f64),
+        arm_b: (f64, f64, f64),
+    },
+    /// Prismatic joint: `at_a` slides relative to `at_b` along `axis` (global, at the pose as
+    /// written), without rotation.
+    Translational {
+        name: String,
+        a: String,
+        at_a: SpatialPointSpec,
+        b: String,
+        at_b: SpatialPointSpec,
+        axis: (f64, f64, f64),
     },
 }
 
 impl JointSpec {
     pub fn name(&self) -> &str {
         match self {
-            Self::Revolute { name, .. } | Self::Pin { name, .. } | Self::Distance { name, .. } => {
-                name
-            }
+            Self::Revolute { name, .. }
+            | Self::Pin { name, .. }
+            | Self::Distance { name, .. }
+            | Self::Spherical { name, .. }
+            | Self::Hinge { name, .. }
+            | Self::Universal { name, .. }
+            | Self::Translational { name, .. } => name,
         }
     }
 }
@@ -122,6 +243,16 @@ pub enum LoadSpec {
         name: String,
         body: String,
         torque: f64,
+        #[serde(default)]
+        start: Option<f64>,
+        #[serde(default)]
+        duration: Option<f64>,
+    },
+    /// Torque on a rigid body, global axes (three components).
+    SpatialTorque {
+        name: String,
+        body: String,
+        torque: Vec<f64>,
         #[serde(default)]
         start: Option<f64>,
         #[serde(default)]
@@ -141,7 +272,9 @@ pub enum LoadSpec {
 impl LoadSpec {
     pub fn name(&self) -> &str {
         match self {
-            Self::Torque { name, .. } | Self::Force { name, .. } => name,
+            Self::Torque { name, .. }
+            | Self::SpatialTorque { name, .. }
+            | Self::Force { name, .. } => name,
         }
     }
 }
@@ -159,6 +292,17 @@ pub struct VelocitySpec {
     pub vz: Option<f64>,
     #[serde(default)]
     pub omega: Option<f64>,
+    /// A rigid body's angular velocity in global axes.
+    #[serde(default)]
+    pub wx: Option<f64>,
+    #[serde(default)]
+    pub wy: Option<f64>,
+    #[serde(default)]
+    pub wz: Option<f64>,
+    /// A rigid body's angular velocity in its body axes (all three components), turned to
+    /// global axes at the orientation as written.
+    #[serde(default)]
+    pub omega_body: Option<(f64, f64, f64)>,
 }
 
 /// Defaults for a run of the scene.
@@ -184,4 +328,7 @@ pub struct ViewSpec {
     pub width: Option<f64>,
     /// Body whose centre of mass leaves a trace.
     pub trace: Option<String>,
+    /// Points of rigid bodies the 3D view traces: `"body"` (its centre of mass) or
+    /// `"body:point"` (a point declared on it).
+    pub trace_points: Vec<String>,
 }

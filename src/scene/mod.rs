@@ -26,8 +26,8 @@ use crate::solver::{AssemblyReport, Settings, Simulation, SolverError};
 use build::{Reporter, Site};
 
 /// The scenes shipped in `scenes/` (file stems), simplest first (pendulums, then the four-bar
-/// family).
-pub const SHIPPED_SCENES: [&str; 9] = [
+/// family, then the spatial rigid bodies).
+pub const SHIPPED_SCENES: [&str; 11] = [
     "planar_pendulum",
     "redundant_pendulum",
     "spatial_pendulum",
@@ -37,6 +37,8 @@ pub const SHIPPED_SCENES: [&str; 9] = [
     "modified_triple_four_bar",
     "modified_2x2",
     "modified_2x3",
+    "slider_crank",
+    "spin_top",
 ];
 
 /// A loaded scene, ready to start a simulation.

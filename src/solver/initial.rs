@@ -164,8 +164,12 @@ pub fn complete_velocities(
     })
 }
 
-/// The minimum-norm completion of the unstated components at `x` (into `xd`, with `a`
-/// holding `A(x)` afterwards); returns `A xd`.
+/// The minimum-norm completion of the unstated components at `x`; returns `A xd`. Stated and
+/// completed components are velocity coordinates (`Mechanism::jacobian_in_velocity_coordinates`:
+/// a rigid body's angular velocity in global axes for its `ed`, so that an author states
+/// `wx, wy, wz` and the rate of `|e|` is completed, to zero); `xd` holds the coordinate rates
+/// afterwards, and `a` the Jacobian in velocity coordinates. Without rigid bodies both are
+/// plain `xd` and `A(x)`.
 fn complete_at(
     mechanism: &Mechanism,
     x: &DVector<f64>,
@@ -175,6 +179,7 @@ fn complete_at(
 ) -> DVector<f64> {
     let (n, m) = (mechanism.n(), mechanism.m());
     mechanism.jacobian(x, a);
+    mechanism.jacobian_in_velocity_coordinates(x, a);
     let unknown: Vec<usize> = (0..n).filter(|&i| !stated[i]).collect();
     for &i in &unknown {
         xd[i] = 0.0;
@@ -198,5 +203,7 @@ fn complete_at(
             xd[i] = u[k];
         }
     }
-    &*a * &*xd
+    let residual = &*a * &*xd;
+    mechanism.from_velocity_coordinates(x, xd);
+    residual
 }

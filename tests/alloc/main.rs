@@ -256,6 +256,21 @@ fn main() {
             expects_events: false,
         },
         Case {
+            label: "slider_crank (scene settings)",
+            scene: "slider_crank",
+            settings: |s| s,
+            expects_events: false,
+        },
+        Case {
+            label: "spin_top (Dopri5)",
+            scene: "spin_top",
+            settings: |s| Settings {
+                integrator: Integrator::Dopri5,
+                ..s
+            },
+            expects_events: false,
+        },
+        Case {
             label: "double_four_bar (Dopri5)",
             scene: "double_four_bar",
             settings: |s| Settings {

@@ -18,6 +18,7 @@ mod readme;
 mod reference;
 mod rigid_dynamics;
 mod rigid_kinematics;
+mod rigid_scenes;
 mod scene_errors;
 // The unit tests' generator, shared by file rather than exported by the library.
 #[expect(dead_code, reason = "these tests use neither `vector` nor `symmetric`")]

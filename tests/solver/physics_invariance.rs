@@ -129,7 +129,8 @@ fn accelerations_do_not_depend_on_the_basis() {
             at_events += report.events;
         }
         assert!(checked > 20, "{name}: only {checked} states checked");
-        if !name.contains("pendulum") {
+        // The pendulums and the spatial rigid-body scenes pass no singular configuration.
+        if !name.contains("pendulum") && !scene.mechanism.has_rigid_bodies() {
             assert!(at_events > 0, "{name}: no singular configuration passed");
         }
     }

@@ -1,4 +1,4 @@
-//! Checks the sizes and ranks of the nine shipped scenes: `n`, `m`, the generic rank reported by
+//! Checks the sizes and ranks of the shipped scenes: `n`, `m`, the generic rank reported by
 //! `Simulation::generic_rank()` and `dof = n - rank`, then the rank of `A` at the flat (singular)
 //! configurations and at a generic pose, computed with `PivotedQr` (relative tolerance 1e-10).
 //!
@@ -31,13 +31,13 @@ struct Row {
     generic_rank: usize,
     dof: usize,
     /// Rank with one stage flat, and with both stages flat (equal for single-stage scenes);
-    /// `None` for the pendulums ("-" in the table).
+    /// `None` for the pendulums and the spatial scenes ("-" in the table).
     singular: Option<(usize, usize)>,
 }
 
 /// Sizes and ranks from Quro 2023, table 5.1 (pendulums: Zhou et al. 2023, sect. 3), copied by
 /// hand.
-const TABLE: [Row; 9] = [
+const TABLE: [Row; 11] = [
     Row {
         scene: "planar_pendulum",
         bodies: 1,
@@ -118,6 +118,27 @@ const TABLE: [Row; 9] = [
         generic_rank: 28,
         dof: 2,
         singular: Some((27, 26)),
+    },
+    // Zhou et al. 2023, sect. 3.2: 21 coordinates, 20 constraints (17 joint rows and one
+    // normalisation per body), one degree of freedom.
+    Row {
+        scene: "slider_crank",
+        bodies: 3,
+        n: 21,
+        m: 20,
+        generic_rank: 20,
+        dof: 1,
+        singular: None,
+    },
+    // Zhou et al. 2023, sect. 3.4: 7 coordinates, the tip-on-sphere and normalisation rows.
+    Row {
+        scene: "spin_top",
+        bodies: 1,
+        n: 7,
+        m: 2,
+        generic_rank: 2,
+        dof: 5,
+        singular: None,
     },
 ];
 

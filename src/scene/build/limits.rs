@@ -7,8 +7,9 @@
 //!   step; 300 bars (n = 900) 371 MB and 1.8 s (`singulab run` on generated chains, release
 //!   build, `/usr/bin/time -v`). Beyond [`MAX_COORDINATES`] it is the wrong tool, and a scene
 //!   is refused before anything of its size is allocated.
-//! - **Magnitudes.** Lengths, coordinates and points at most 1e6 m, masses 1e12 kg, gravity
-//!   1e6 m/s^2, loads 1e12 N or N m, speeds 1e6 m/s or rad/s, times 1e9 s: every energy,
+//! - **Magnitudes.** Lengths, coordinates and points at most 1e6 m, masses 1e12 kg, moments
+//!   of inertia 1e12 kg m^2, gravity 1e6 m/s^2, loads 1e12 N or N m, speeds 1e6 m/s or rad/s,
+//!   times 1e9 s: every energy,
 //!   force and acceleration of a scene within these is far from overflowing, so a non-finite
 //!   number can only come from the motion itself.
 //! - **Ratios.** A length below 1e-9 of the scene's size is below what its coordinates
@@ -55,6 +56,8 @@ pub const LENGTH: Bound = bound(1e6, "m");
 pub const FRACTION: Bound = bound(POINT_REACH, "bar lengths");
 pub const ANGLE: Bound = bound(1e6, "rad");
 pub const MASS: Bound = bound(1e12, "kg");
+/// A rigid body's moment of inertia (the mass span bounds it from below, relative to the rest).
+pub const INERTIA: Bound = bound(1e12, "kg m^2");
 pub const GRAVITY: Bound = bound(1e6, "m/s^2");
 pub const FORCE: Bound = bound(1e12, "N");
 pub const TORQUE: Bound = bound(1e12, "N m");
@@ -129,16 +132,27 @@ pub fn check_size(report: &Reporter, spec: &SceneFile) -> Result<(), SceneError>
         .map(|body| match body {
             BodySpec::Bar { .. } => 3,
             BodySpec::Point { position, .. } => position.len(),
+            BodySpec::Rigid { .. } => 7,
         })
         .sum();
+    // A rigid body adds its normalisation row.
+    let normalisations = spec
+        .bodies
+        .iter()
+        .filter(|body| matches!(body, BodySpec::Rigid { .. }))
+        .count();
     let m: usize = spec
         .joints
         .iter()
         .map(|joint| match joint {
             JointSpec::Revolute { .. } | JointSpec::Pin { .. } => 2,
             JointSpec::Distance { .. } => 1,
+            JointSpec::Spherical { .. } => 3,
+            JointSpec::Universal { .. } => 4,
+            JointSpec::Hinge { .. } | JointSpec::Translational { .. } => 5,
         })
-        .sum();
+        .sum::<usize>()
+        + normalisations;
     let why = "the solver is dense: memory grows as n^2 (178 MB at 600 coordinates) and a \
                step's time as n^3 (0.5 s at 600)";
     if n > MAX_COORDINATES {
