@@ -8,7 +8,13 @@
 //!   parameters by virtual work (see `mass_block_and_quadratic_force_are_newton_euler`);
 //! - a free body: its centre of mass moves on the parabola `r0 + v0 t + g t^2 / 2`, and its
 //!   energy, its angular momentum about the centre of mass in global axes `A J' omega'` and
-//!   `|e|` are conserved.
+//!   `|e|` are conserved;
+//! - `scenes/slider_crank.ron`: a one-degree-of-freedom reduction in the crank angle derived
+//!   and integrated here (RK4), the slider's travel from the geometry, the published extremes
+//!   (Gonzalez, the IFToMM benchmark's reference solution, as quoted by Zhou et al. 2023,
+//!   sect. 3.2);
+//! - `scenes/spin_top.ron`: energy, the vertical angular momentum about the origin and the
+//!   body spin are invariants of the top (derived where they are checked).
 
 use std::sync::Arc;
 
@@ -16,14 +22,12 @@ use approx::assert_abs_diff_eq;
 use nalgebra::{
     DMatrix, DVector, Matrix3, Matrix4, Quaternion, Rotation3, UnitQuaternion, Vector3, Vector4,
 };
-use singulab::model::{
-    Attachment, Body, BodyKind, Joint, Load, LoadKind, MassMatrix, Mechanism, SpatialKind, rigid,
-};
+use singulab::model::{Body, BodyKind, Load, LoadKind, MassMatrix, Mechanism, rigid};
 use singulab::solver::{Settings, Simulation};
 
 use crate::common::scene;
 use crate::rigid_kinematics::{
-    body_rate, g_transpose_times, quaternion, rates_of, reference_rotation, rigid_body, spatial,
+    body_rate, g_transpose_times, quaternion, rates_of, reference_rotation, rigid_body,
     tangent_rates, unit_quaternion,
 };
 use crate::test_rng::Rng;
@@ -440,7 +444,6 @@ struct SliderCrankPose {
     b: (Vector3<f64>, Vector3<f64>),
     c: (Vector3<f64>, Vector3<f64>),
     axis: (Vector3<f64>, Vector3<f64>),
-    arm: Vector3<f64>,
     /// The rod's spin about its axis per unit theta.
     spin: f64,
 }
@@ -461,7 +464,6 @@ fn slider_crank_pose(theta: f64) -> SliderCrankPose {
         b: (b, db),
         c: (point_c, dc),
         axis: (u, du),
-        arm,
         spin,
     }
 }
@@ -560,108 +562,6 @@ fn set_body(
         .1
         .fixed_rows_mut::<4>(offset + 3)
         .copy_from(&rates_of(&e, &velocity.1));
-}
-
-fn at(body: Option<usize>, x: f64, y: f64, z: f64) -> Attachment {
-    Attachment {
-        body,
-        local: Vector3::new(x, y, z),
-    }
-}
-
-/// The slider-crank of DESIGN's data written with `Mechanism::new` (crank, rod, slider; body
-/// y along the crank and the rod, body x along the crank's axis and the rod's cross arm), at
-/// theta = 0 turning at `rate`.
-fn slider_crank_in_code(rate: f64) -> (Mechanism, DVector<f64>, DVector<f64>) {
-    let bodies = vec![
-        rigid_body(
-            "crank",
-            CRANK.0,
-            Matrix3::from_diagonal(&Vector3::new(1e-4, 1e-5, 1e-4)),
-        ),
-        rigid_body(
-            "rod",
-            ROD.0,
-            Matrix3::from_diagonal(&Vector3::new(ROD.1, ROD.2, ROD.1)),
-        ),
-        rigid_body("slider", SLIDER_MASS, Matrix3::identity() * 1e-4),
-    ];
-    let mechanism = Mechanism::new(bodies, slider_crank_joints(), vec![], GRAVITY);
-    let (mut x, mut xd) = (DVector::zeros(21), DVector::zeros(21));
-    let pose = slider_crank_pose(0.0);
-    let crank_axes = Matrix3::from_columns(&[Vector3::x(), Vector3::z(), -Vector3::y()]);
-    let crank_centre = (PIVOT + pose.b.0) * 0.5;
-    set_body(
-        (&mut x, &mut xd),
-        0,
-        (crank_centre, crank_axes),
-        (pose.b.1 * 0.5 * rate, Vector3::x() * rate),
-    );
-    let (u, du) = pose.axis;
-    let rod_axes = Matrix3::from_columns(&[pose.arm, u, pose.arm.cross(&u)]);
-    let rod_rate = (u.cross(&du) + u * pose.spin) * rate;
-    let rod_centre = (
-        (pose.b.0 + pose.c.0) * 0.5,
-        (pose.b.1 + pose.c.1) * 0.5 * rate,
-    );
-    set_body(
-        (&mut x, &mut xd),
-        7,
-        (rod_centre.0, rod_axes),
-        (rod_centre.1, rod_rate),
-    );
-    set_body(
-        (&mut x, &mut xd),
-        14,
-        (pose.c.0, Matrix3::identity()),
-        (pose.c.1 * rate, Vector3::zeros()),
-    );
-    (mechanism, x, xd)
-}
-
-/// The slider-crank's joints: revolute A to the ground about x, spherical B, universal C
-/// (the rod's arm its body x, the slider's global x), translational D along x.
-fn slider_crank_joints() -> Vec<Joint> {
-    let (crank, rod, slider) = (Some(0), Some(1), Some(2));
-    let (half_crank, half_rod) = (0.5 * CRANK_LENGTH, 0.5 * ROD_LENGTH);
-    vec![
-        spatial(
-            "A",
-            SpatialKind::Revolute {
-                a: at(crank, 0.0, -half_crank, 0.0),
-                b: at(None, PIVOT.x, PIVOT.y, PIVOT.z),
-                axis_a: at(crank, 1.0, 0.0, 0.0),
-                axis_b: at(None, 1.0, 0.0, 0.0),
-            },
-        ),
-        spatial(
-            "B",
-            SpatialKind::Spherical {
-                a: at(crank, 0.0, half_crank, 0.0),
-                b: at(rod, 0.0, -half_rod, 0.0),
-            },
-        ),
-        spatial(
-            "C",
-            SpatialKind::Universal {
-                a: at(rod, 0.0, half_rod, 0.0),
-                b: at(slider, 0.0, 0.0, 0.0),
-                arm_a: at(rod, 1.0, 0.0, 0.0),
-                arm_b: at(slider, 1.0, 0.0, 0.0),
-            },
-        ),
-        spatial(
-            "D",
-            SpatialKind::Translational {
-                a: at(slider, 0.0, 0.0, 0.0),
-                b: at(None, 0.0, 0.0, 0.0),
-                axis_a: at(slider, 1.0, 0.0, 0.0),
-                axis_b: at(None, 1.0, 0.0, 0.0),
-                lock_a: at(slider, 0.0, 1.0, 0.0),
-                lock_b: at(None, 0.0, 0.0, 1.0),
-            },
-        ),
-    ]
 }
 
 /// What a slider-crank run measured.
@@ -790,29 +690,6 @@ fn check_slider_crank(what: &str, sim: &mut Simulation, dt: f64) {
     assert!(run.norm < 1e-12, "{what}: |e| - 1 up to {:e}", run.norm);
 }
 
-#[test]
-fn slider_crank_in_code_follows_its_one_degree_of_freedom_reduction() {
-    let (mechanism, x0, xd0) = slider_crank_in_code(6.0);
-    let dt = 1e-4;
-    let settings = Settings {
-        dt,
-        ..Settings::default()
-    };
-    let mut sim =
-        Simulation::new(Arc::new(mechanism), x0, xd0, settings).expect("slider-crank starts");
-    let n = sim.mechanism().n();
-    assert_eq!(
-        (
-            n,
-            sim.mechanism().m(),
-            sim.generic_rank(),
-            n - sim.generic_rank()
-        ),
-        (21, 20, 20, 1)
-    );
-    check_slider_crank("slider-crank (in code)", &mut sim, dt);
-}
-
 // ---------------------------------------------------------------------------------------------
 // The spin top (Zhou et al. 2023, sect. 3.4, after Haug): its tip on the unit sphere about the
 // origin. Gravity acts at the centre and is vertical; the constraint force acts at the tip
@@ -824,32 +701,6 @@ fn slider_crank_in_code_follows_its_one_degree_of_freedom_reduction() {
 const TOP_MASS: f64 = 30.0;
 const TOP_INERTIA: [f64; 3] = [90.0, 90.0, 30.0];
 const TIP: Vector3<f64> = Vector3::new(0.0, 0.0, -1.0);
-
-/// The spin top written with `Mechanism::new`: centre (0, -1, 1), e = (1, 0, 0, 0),
-/// omega' = (0.1, 0.1, 0.3), rd = (0, -0.1, 0) (DESIGN's reading of the printed state).
-fn spin_top_in_code() -> (Mechanism, DVector<f64>, DVector<f64>) {
-    let top = Some(0);
-    let inertia = Matrix3::from_diagonal(&Vector3::from(TOP_INERTIA));
-    let joints = vec![spatial(
-        "tip",
-        SpatialKind::Distance {
-            a: at(top, TIP.x, TIP.y, TIP.z),
-            b: at(None, 0.0, 0.0, 0.0),
-            length: 1.0,
-        },
-    )];
-    let mechanism = Mechanism::new(
-        vec![rigid_body("top", TOP_MASS, inertia)],
-        joints,
-        vec![],
-        GRAVITY,
-    );
-    let (mut x, mut xd) = (DVector::zeros(7), DVector::zeros(7));
-    let pose = (Vector3::new(0.0, -1.0, 1.0), Matrix3::identity());
-    let velocity = (Vector3::new(0.0, -0.1, 0.0), Vector3::new(0.1, 0.1, 0.3));
-    set_body((&mut x, &mut xd), 0, pose, velocity);
-    (mechanism, x, xd)
-}
 
 /// The top's invariants at a state, from quaternion algebra: energy, L_z about the origin,
 /// the body spin omega'_3, and the tip's distance from the origin minus one.
@@ -906,28 +757,6 @@ fn check_spin_top(what: &str, sim: &mut Simulation, dt: f64) {
         drift[3]
     );
     assert!(norm < 1e-12, "{what}: |e| - 1 up to {norm:e}");
-}
-
-#[test]
-fn spin_top_in_code_conserves_its_invariants() {
-    let (mechanism, x0, xd0) = spin_top_in_code();
-    let dt = 1e-4;
-    let settings = Settings {
-        dt,
-        ..Settings::default()
-    };
-    let mut sim = Simulation::new(Arc::new(mechanism), x0, xd0, settings).expect("spin top starts");
-    let n = sim.mechanism().n();
-    assert_eq!(
-        (
-            n,
-            sim.mechanism().m(),
-            sim.generic_rank(),
-            n - sim.generic_rank()
-        ),
-        (7, 2, 2, 5)
-    );
-    check_spin_top("spin top (in code)", &mut sim, dt);
 }
 
 // ---------------------------------------------------------------------------------------------
