@@ -16,6 +16,8 @@ mod pulses;
 mod ranks;
 mod readme;
 mod reference;
+mod rigid_dynamics;
+mod rigid_kinematics;
 mod rigid_scenes;
 mod scene_errors;
 // The unit tests' generator, shared by file rather than exported by the library.
