@@ -44,15 +44,18 @@ y = 0 or z = 0), residual (|c|_inf after projection), rank and dof (the rank the
 n - rank), basis_jump (|T_{k+1} - T_k|_F over the step); then per body in scene order \
 NAME.x, NAME.y, NAME.theta, NAME.vx, NAME.vy, NAME.omega for bars (centre of mass; theta of the \
 axis from start to end, from +x counter-clockwise) or NAME.x, NAME.y(, NAME.z), NAME.vx, \
-NAME.vy(, NAME.vz) for point masses; then qd1..qdK, the generalized velocities T^T xd in the \
-chosen basis (K degrees of freedom at the start; on a step where the rank exceeds the generic \
+NAME.vy(, NAME.vz) for point masses or NAME.x, NAME.y, NAME.z, NAME.e0..NAME.e3, NAME.vx, \
+NAME.vy, NAME.vz, NAME.wx, NAME.wy, NAME.wz for spatial rigid bodies (centre of mass; Euler \
+parameters, body to global; angular velocity in global axes, rad/s); then qd1..qdK, the \
+generalized velocities T^T xd in the chosen basis (mixed units: m/s, rad/s for bars, 1/s for \
+Euler-parameter rates; either sign) (K degrees of freedom at the start; on a step where the rank exceeds the generic \
 rank, which the run warns about, the basis has fewer columns and the last qd cells are empty).
 
 Events CSV: a row per admissible motion and per branch of each singular event: t, rank (at the \
 detection tolerance), deficiency (generic rank minus rank), rho_min (how close to singular the \
 located state is), motion (1, 2, ...), kind (continued, new, branch, or traditional with \
 --basis traditional), then the unit motion per coordinate (NAME.dx, NAME.dy, NAME.dtheta or \
-NAME.dz; either sign).";
+NAME.dz, NAME.de0..NAME.de3; either sign).";
 
 /// Options of `singulab run`.
 #[derive(Args, Clone, Debug, PartialEq)]

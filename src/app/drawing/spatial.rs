@@ -508,8 +508,12 @@ fn guide_rail(
     // Where the slider started along the guide (in the guide's frame at the start).
     let start = (mech.spatial_point(&slider, x0) - mech.spatial_point(&guide, x0))
         .dot(&unit_or_x(mech.spatial_vector(&axis, x0)));
-    let margin = 0.2 * sizes.extent;
-    let (lo, hi) = (start.min(0.0) - margin, start.max(0.0) + margin);
+    let now = (mech.spatial_point(&slider, x) - origin).dot(&d);
+    // Long enough for a stroke of the mechanism's size, and never shorter than where the
+    // slider is (a slider off the end of its guide reads as a fault).
+    let margin = 0.4 * sizes.extent;
+    let lo = (start.min(0.0) - margin).min(now - 0.1 * sizes.extent);
+    let hi = (start.max(0.0) + margin).max(now + 0.1 * sizes.extent);
     let thickness = 0.5 * sizes.joint;
     Some(Rail {
         centre: origin + 0.5 * (lo + hi) * d,
