@@ -96,20 +96,4 @@ impl MassMatrix {
             }
         }
     }
-
-    /// `v^T M v / 2` at the configuration of the last `update`.
-    pub fn kinetic_energy(&self, v: &DVector<f64>) -> f64 {
-        let diagonal: f64 = (0..v.len())
-            .map(|i| 0.5 * self.diagonal[i] * v[i] * v[i])
-            .sum();
-        let blocks: f64 = self
-            .rotations
-            .iter()
-            .map(|r| {
-                let w = v.fixed_rows::<4>(r.offset);
-                0.5 * w.dot(&(r.block * w))
-            })
-            .sum();
-        diagonal + blocks
-    }
 }

@@ -5,9 +5,9 @@
 //! `A^T P = Q R` is the factorisation at the state's positions, `Q = [Q1 T]` with `r` normals
 //! (`R` entries above `rank_tolerance`), `gamma = -(dA/dt) xd` the acceleration-level right-hand
 //! side in pivot order and `M` the mass matrix at `x` (diagonal for planar bodies and points,
-//! with a 4 x 4 block per rigid body's Euler parameters; see `model::mass`). `beta''` is the least-norm
-//! acceleration that satisfies the constraints at acceleration level, `T qdd` the tangent part
-//! that the reduced equations of motion give.
+//! with a 4 x 4 block per rigid body's Euler parameters; see `model::mass`). `beta''` is the
+//! least-norm acceleration that satisfies the constraints at acceleration level, `T qdd` the
+//! tangent part that the reduced equations of motion give.
 //!
 //! # One factorisation, two bases
 //!
@@ -70,11 +70,12 @@ pub(crate) struct Evaluator {
     mass_block: DMatrix<f64>,
     rhs: DVector<f64>,
     /// The mechanism's mass matrix, brought to each evaluation's positions.
-    mass: Option<MassMatrix>,
+    mass: MassMatrix,
 }
 
 impl Evaluator {
-    pub fn new(n: usize, m: usize) -> Self {
+    pub fn new(mechanism: &Mechanism) -> Self {
+        let (n, m) = (mechanism.n(), mechanism.m());
         Self {
             qr: PivotedQr::new(n, m),
             gamma: DVector::zeros(m),
@@ -85,7 +86,7 @@ impl Evaluator {
             rhs_full: DVector::zeros(n),
             mass_block: DMatrix::zeros(n, n),
             rhs: DVector::zeros(n),
-            mass: None,
+            mass: mechanism.mass_matrix().clone(),
         }
     }
 
@@ -109,15 +110,10 @@ impl Evaluator {
         let dof = n - rank;
         self.curvature_term(rhs, x, xd);
         mechanism.forces(t, x, xd, rhs.extra_loads, &mut self.force);
-        let mass = self
-            .mass
-            .get_or_insert_with(|| mechanism.mass_matrix().clone());
+        let mass = &mut self.mass;
         mass.update(x);
-        let diagonal = mass.diagonal();
-        for i in 0..n {
-            self.rhs_full[i] = self.force[i] - diagonal[i] * self.beta[i];
-        }
-        mass.subtract_block_product(&self.beta, &mut self.rhs_full);
+        self.rhs_full.copy_from(&self.force);
+        mass.subtract_product(&self.beta, &mut self.rhs_full);
 
         xdd.copy_from(&self.beta);
         if dof == 0 {
@@ -133,7 +129,7 @@ impl Evaluator {
         };
         project_onto_tangent(
             &tangent,
-            diagonal,
+            mass.diagonal(),
             &self.rhs_full,
             &mut self.mass_block,
             &mut self.rhs,
@@ -178,10 +174,9 @@ impl Evaluator {
     }
 }
 
-/// `T^T M T` (with `M` the diagonal part of the mass matrix) into the leading dof x dof block
-/// of `mass_block`, and
-/// `T^T (f - M beta'')` into the first dof entries of `rhs`, with `T` = `tangent` (n x dof)
-/// and `rhs_full` = `f - M beta''`.
+/// `T^T D T` (with `D` the diagonal part of the mass matrix; the caller adds the rotational
+/// blocks) into the leading dof x dof block of `mass_block`, and `T^T (f - M beta'')` into the
+/// first dof entries of `rhs`, with `T` = `tangent` (n x dof) and `rhs_full` = `f - M beta''`.
 fn project_onto_tangent(
     tangent: &DMatrixView<f64>,
     mass: &DVector<f64>,
@@ -272,7 +267,7 @@ mod tests {
         let mechanism = &scene.mechanism;
         let n = mechanism.n();
         let [x, xd, exact] = branch_state(theta, n);
-        let mut evaluator = Evaluator::new(n, mechanism.m());
+        let mut evaluator = Evaluator::new(mechanism);
         let mut a = DMatrix::zeros(mechanism.m(), n);
         mechanism.jacobian(&x, &mut a);
         evaluator.qr.factorize_transposed(&a);

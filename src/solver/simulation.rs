@@ -227,7 +227,7 @@ impl Simulation {
             search_next_step: false,
             adaptive_h: 0.0,
             counters: WorkCounters::default(),
-            evaluator: Evaluator::new(n, m),
+            evaluator: Evaluator::new(&mechanism),
             stepper: Stepper::new(n, m),
             projector: Projector::new(n, m),
             qr_state: PivotedQr::new(n, m),
