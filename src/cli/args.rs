@@ -47,9 +47,10 @@ axis from start to end, from +x counter-clockwise) or NAME.x, NAME.y(, NAME.z), 
 NAME.vy(, NAME.vz) for point masses or NAME.x, NAME.y, NAME.z, NAME.e0..NAME.e3, NAME.vx, \
 NAME.vy, NAME.vz, NAME.wx, NAME.wy, NAME.wz for spatial rigid bodies (centre of mass; Euler \
 parameters, body to global; angular velocity in global axes, rad/s); then qd1..qdK, the \
-generalized velocities T^T xd in the chosen basis (mixed units: m/s, rad/s for bars, 1/s for \
-Euler-parameter rates; either sign) (K degrees of freedom at the start; on a step where the rank exceeds the generic \
-rank, which the run warns about, the basis has fewer columns and the last qd cells are empty).
+generalized velocities T^T xd in the chosen basis, either sign, in mixed units (m/s, rad/s \
+for bars, 1/s for Euler-parameter rates). K is the degrees of freedom at the start; on a step \
+where the rank exceeds the generic rank, which the run warns about, the basis has fewer \
+columns and the last qd cells are empty.
 
 Events CSV: a row per admissible motion and per branch of each singular event: t, rank (at the \
 detection tolerance), deficiency (generic rank minus rank), rho_min (how close to singular the \

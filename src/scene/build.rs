@@ -480,7 +480,8 @@ impl<'a> Builder<'a> {
             BodyKind::Rigid { .. } => Err(self.report.joint(
                 joint,
                 Some(field),
-                "revolute joints and pins are planar; a rigid body needs Spherical, Hinge,                  Universal, Translational or Distance"
+                "revolute joints and pins are planar; a rigid body needs Spherical, Hinge, \
+                 Universal, Translational or Distance"
                     .into(),
             )),
             _ => Ok(()),
@@ -680,7 +681,8 @@ impl<'a> Builder<'a> {
             LoadSpec::Torque { .. } if body.is_rigid() => Err(report.load(
                 name,
                 "body",
-                "`Torque` is a planar torque (one number); a rigid body takes a torque vector as                  `SpatialTorque(name, body, torque: [tx, ty, tz])` in global axes"
+                "`Torque` is a planar torque (one number); a rigid body takes a torque vector as \
+                 `SpatialTorque(name, body, torque: [tx, ty, tz])` in global axes"
                     .into(),
             )),
             LoadSpec::SpatialTorque { .. } if !body.is_rigid() => Err(report.load(
