@@ -91,7 +91,7 @@ fn checked_energy(mechanism: &Mechanism, energy: f64, x: &nalgebra::DVector<f64>
                 }
             }
             LoadKind::Torque(torque) => {
-                if body.is_bar() {
+                if body.has_angle() {
                     potential -= torque * x[body.offset + 2];
                 }
             }

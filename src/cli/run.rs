@@ -472,7 +472,7 @@ fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), 
 /// `|c|_inf` of the constraints at the start (0 without constraints).
 fn initial_residual(scene: &Scene, sim: &Simulation) -> f64 {
     let mut c = nalgebra::DVector::zeros(scene.mechanism.m());
-    scene.mechanism.residual(sim.positions(), &mut c);
+    scene.mechanism.residual(sim.time(), sim.positions(), &mut c);
     if c.is_empty() { 0.0 } else { c.amax() }
 }
 

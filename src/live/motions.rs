@@ -104,7 +104,7 @@ fn body_arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) -
                     });
                 }
             }
-            BodyKind::Point2 => out.push(MotionArrow {
+            BodyKind::Point2 | BodyKind::Plate { .. } => out.push(MotionArrow {
                 body: index,
                 origin: [x[o], x[o + 1], 0.0],
                 velocity: [column[o], column[o + 1], 0.0],

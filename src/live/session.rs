@@ -62,7 +62,7 @@ impl TracePoint {
                 let d = (self.along - 0.5) * length;
                 [x[o] + c * d, x[o + 1] + s * d, 0.0]
             }
-            BodyKind::Point2 => [x[o], x[o + 1], 0.0],
+            BodyKind::Point2 | BodyKind::Plate { .. } => [x[o], x[o + 1], 0.0],
             BodyKind::Point3 | BodyKind::Rigid { .. } => [x[o], x[o + 1], x[o + 2]],
         }
     }
@@ -689,7 +689,7 @@ impl LiveSession {
             let o = body.offset;
             let m = body.mass;
             let force = match body.kind {
-                BodyKind::Bar { .. } | BodyKind::Point2 => {
+                BodyKind::Bar { .. } | BodyKind::Plate { .. } | BodyKind::Point2 => {
                     [m * a * column[o], m * a * column[o + 1], 0.0]
                 }
                 BodyKind::Point3 | BodyKind::Rigid { .. } => [
@@ -703,7 +703,7 @@ impl LiveSession {
                 kind: LoadKind::Force(force),
                 window,
             })?;
-            if body.is_bar() {
+            if body.has_angle() {
                 self.sim.add_load(Load {
                     body: index,
                     kind: LoadKind::Torque(body.inertia() * a * column[o + 2]),

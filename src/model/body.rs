@@ -1,4 +1,4 @@
-//! Bodies and their coordinates: planar bars `(x, y, theta)`, point masses in 2D or 3D and
+//! Bodies and their coordinates: planar bars and plates `(x, y, theta)`, point masses in 2D or 3D and
 //! spatial rigid bodies `(x, y, z, e0, e1, e2, e3)` (centre of mass and Euler parameters, see
 //! `rigid`).
 
@@ -10,6 +10,9 @@ pub enum BodyKind {
     /// Uniform slender rod of the given length; coordinates `(x, y, theta)` of its centre of
     /// mass, `theta` the absolute angle of the axis from its start end to its end end.
     Bar { length: f64 },
+    /// Planar rigid body of any shape with the given central moment of inertia (kg m^2);
+    /// coordinates `(x, y, theta)` of its centre of mass and the angle of its body axes.
+    Plate { inertia: f64 },
     /// Point mass in the plane, coordinates `(x, y)`.
     Point2,
     /// Point mass in space, coordinates `(x, y, z)`.
@@ -33,7 +36,7 @@ impl Body {
     /// Number of coordinates the body owns.
     pub fn dim(&self) -> usize {
         match self.kind {
-            BodyKind::Bar { .. } | BodyKind::Point3 => 3,
+            BodyKind::Bar { .. } | BodyKind::Plate { .. } | BodyKind::Point3 => 3,
             BodyKind::Point2 => 2,
             BodyKind::Rigid { .. } => 7,
         }
@@ -44,6 +47,7 @@ impl Body {
     pub fn inertia(&self) -> f64 {
         match self.kind {
             BodyKind::Bar { length } => self.mass * length * length / 12.0,
+            BodyKind::Plate { inertia } => inertia,
             _ => 0.0,
         }
     }
@@ -51,7 +55,7 @@ impl Body {
     /// Number of translational coordinates (2 in the plane, 3 in space).
     pub fn translational_dim(&self) -> usize {
         match self.kind {
-            BodyKind::Bar { .. } | BodyKind::Point2 => 2,
+            BodyKind::Bar { .. } | BodyKind::Plate { .. } | BodyKind::Point2 => 2,
             BodyKind::Point3 | BodyKind::Rigid { .. } => 3,
         }
     }
@@ -66,15 +70,15 @@ impl Body {
         matches!(self.kind, BodyKind::Point3 | BodyKind::Rigid { .. })
     }
 
-    /// Whether the body rotates (has an angle coordinate).
-    pub fn is_bar(&self) -> bool {
-        matches!(self.kind, BodyKind::Bar { .. })
+    /// Whether the body rotates in the plane (a bar or a plate: it has an angle coordinate).
+    pub fn has_angle(&self) -> bool {
+        matches!(self.kind, BodyKind::Bar { .. } | BodyKind::Plate { .. })
     }
 
     /// Names of the body's coordinates, as used in CSV headers.
     pub fn coordinate_names(&self) -> &'static [&'static str] {
         match self.kind {
-            BodyKind::Bar { .. } => &["x", "y", "theta"],
+            BodyKind::Bar { .. } | BodyKind::Plate { .. } => &["x", "y", "theta"],
             BodyKind::Point2 => &["x", "y"],
             BodyKind::Point3 => &["x", "y", "z"],
             BodyKind::Rigid { .. } => &["x", "y", "z", "e0", "e1", "e2", "e3"],
@@ -85,7 +89,7 @@ impl Body {
     /// except for a rigid body the angular velocity in global axes instead of `ed`.
     pub fn velocity_names(&self) -> &'static [&'static str] {
         match self.kind {
-            BodyKind::Bar { .. } => &["vx", "vy", "omega"],
+            BodyKind::Bar { .. } | BodyKind::Plate { .. } => &["vx", "vy", "omega"],
             BodyKind::Point2 => &["vx", "vy"],
             BodyKind::Point3 => &["vx", "vy", "vz"],
             BodyKind::Rigid { .. } => &["vx", "vy", "vz", "wx", "wy", "wz"],

@@ -1,12 +1,16 @@
-//! Holonomic, scleronomic constraints and their analytic derivatives: the planar kinds here,
-//! the spatial ones in `spatial`.
+//! The constraint kinds and the planar kernels they share (the prismatic joint, the driver and
+//! the knife edge in `planar`, the spatial joints in `spatial`).
 //!
-//! Each joint contributes rows to `c(x) = 0`, to the Jacobian `A = dc/dx`, and to its time
-//! derivative `dA/dt` along the velocity; the acceleration-level right-hand side is then
-//! `gamma = -(dA/dt) xd` (no explicit time dependence in these joints).
+//! Each joint contributes rows to the Jacobian `A` and to its time derivative `dA/dt` along the
+//! velocity. Position-level rows come from `c(x, t) = 0` with `A = dc/dx`; only a driver's row
+//! depends on time, `c = g(x) - d(t)`, so that `A xd = d'(t)` on it and the
+//! acceleration-level right-hand side is `gamma = -(dA/dt) xd + d''(t)`. Velocity-level
+//! (Pfaffian) rows, the knife edge's, are `A(x) xd = 0` with no position-level form: their
+//! residual is zero, and Newton's position correction leaves them out.
 
 use nalgebra::{DMatrix, DVector, Vector2};
 
+use super::driver::DriverLaw;
 use super::spatial::SpatialJoint;
 
 /// A point fixed on a body, in the body frame: components along the bar's axis and
@@ -40,6 +44,37 @@ pub enum JointKind {
         anchor: [f64; 3],
         length: f64,
     },
+    /// Planar translational joint between two bodies with an angle: point `point_a` of `a`
+    /// stays on the line through point `point_b` of `b` along `axis` (a unit vector in `b`'s
+    /// axes), and `theta_a - theta_b` stays `angle` (2 rows: the offset across the axis, then
+    /// the angle; Wojtyra and Frączek 2013, eq. 42).
+    Prismatic {
+        a: usize,
+        point_a: LocalPoint,
+        b: usize,
+        point_b: LocalPoint,
+        axis: Vector2<f64>,
+        angle: f64,
+    },
+    /// Driver of a prismatic joint: the distance from point `point_a` of `a` to point `point_b`
+    /// of `b`, along `axis` fixed in `b`, follows `law` (1 rheonomic row,
+    /// `(Q - P) . (R_b axis) - d(t) = 0`; Wojtyra and Frączek 2013, eq. 43).
+    Driver {
+        a: usize,
+        point_a: LocalPoint,
+        b: usize,
+        point_b: LocalPoint,
+        axis: Vector2<f64>,
+        law: DriverLaw,
+    },
+    /// Knife edge: the velocity of `point` of `body` along `normal` (a unit vector in body
+    /// axes, across the edge) is zero (1 velocity-level row; Wojtyra and Frączek 2013,
+    /// eq. 30).
+    KnifeEdge {
+        body: usize,
+        point: LocalPoint,
+        normal: Vector2<f64>,
+    },
     /// A joint between spatial bodies (or a spatial body and the ground), made of primitive
     /// constraints.
     Spatial(SpatialJoint),
@@ -61,9 +96,27 @@ impl Joint {
     /// Number of scalar constraint equations.
     pub fn rows(&self) -> usize {
         match &self.kind {
-            JointKind::Revolute { .. } | JointKind::Pin { .. } => 2,
-            JointKind::Distance { .. } | JointKind::Normalization { .. } => 1,
+            JointKind::Revolute { .. } | JointKind::Pin { .. } | JointKind::Prismatic { .. } => 2,
+            JointKind::Distance { .. }
+            | JointKind::Normalization { .. }
+            | JointKind::Driver { .. }
+            | JointKind::KnifeEdge { .. } => 1,
             JointKind::Spatial(spatial) => spatial.rows(),
+        }
+    }
+
+    /// Whether the joint's rows are velocity-level (`A(x) xd = 0` without a position form).
+    pub fn is_velocity_level(&self) -> bool {
+        matches!(self.kind, JointKind::KnifeEdge { .. })
+    }
+
+    /// Whether the joint's reaction includes a moment (planar `mz`, spatial `mx, my, mz`) as
+    /// well as a force: the joints that stop a relative rotation.
+    pub fn carries_moment(&self) -> bool {
+        match &self.kind {
+            JointKind::Prismatic { .. } => true,
+            JointKind::Spatial(spatial) => spatial.carries_moment(),
+            _ => false,
         }
     }
 }

@@ -7,19 +7,24 @@
 //! the origin.
 
 pub mod body;
+pub mod driver;
 pub mod joint;
 pub mod load;
 pub mod mass;
+mod planar;
+pub mod reaction;
 pub mod rigid;
 pub mod spatial;
 
 pub use body::{Body, BodyKind};
+pub use driver::{DriverLaw, SmoothStep};
 pub use joint::{Joint, JointKind, LocalPoint};
 pub use load::{Load, LoadKind};
 pub use mass::MassMatrix;
 pub use spatial::{Attachment, Primitive, SpatialJoint, SpatialKind};
 
-use joint::PlanarFrame;
+use joint::{PlanarFrame, perp};
+use planar::{BodyPoint, KnifeEdgeRow, ProjectedOffset, RowEntries, relative_angle_entries};
 use nalgebra::{DMatrix, DVector, Matrix3, Vector2, Vector3, Vector4};
 use spatial::Frames;
 
@@ -36,6 +41,10 @@ pub struct Mechanism {
     motion_weights: DVector<f64>,
     /// For each constraint row, the joint it belongs to.
     row_owner: Vec<usize>,
+    /// Whether any joint's rows are velocity-level.
+    velocity_rows: bool,
+    /// Whether a driver's law moves (`A xd = b` with `b` not zero).
+    rheonomic: bool,
 }
 
 impl Mechanism {
@@ -70,7 +79,13 @@ impl Mechanism {
             row_owner.extend(std::iter::repeat_n(index, joint.rows()));
         }
         let (mass, motion_weights) = mass_matrix(&bodies, n);
+        let velocity_rows = joints.iter().any(Joint::is_velocity_level);
+        let rheonomic = joints
+            .iter()
+            .any(|j| matches!(&j.kind, JointKind::Driver { law, .. } if law.moves()));
         Self {
+            velocity_rows,
+            rheonomic,
             bodies,
             joints,
             loads,
@@ -166,15 +181,113 @@ impl Mechanism {
         let b = &self.bodies[body];
         PlanarFrame {
             offset: b.offset,
-            rotates: b.is_bar(),
+            rotates: b.has_angle(),
         }
     }
 
-    /// Constraint residuals `c(x)` into `c` (length m).
-    pub fn residual(&self, x: &DVector<f64>, c: &mut DVector<f64>) {
+    fn body_point(&self, body: usize, local: &LocalPoint) -> BodyPoint {
+        BodyPoint {
+            offset: self.bodies[body].offset,
+            local: *local,
+        }
+    }
+
+    /// The projected offset of a prismatic joint or driver (`planar`), along `direction` in
+    /// `b`'s axes.
+    fn projected_offset(
+        &self,
+        (a, point_a): (usize, &LocalPoint),
+        (b, point_b): (usize, &LocalPoint),
+        direction: Vector2<f64>,
+    ) -> ProjectedOffset {
+        ProjectedOffset {
+            p: self.body_point(a, point_a),
+            q: self.body_point(b, point_b),
+            direction,
+        }
+    }
+
+    fn knife_edge(&self, body: usize, point: &LocalPoint, normal: &Vector2<f64>) -> KnifeEdgeRow {
+        KnifeEdgeRow {
+            point: self.body_point(body, point),
+            normal: *normal,
+        }
+    }
+
+    /// Whether some rows are velocity-level (knife edges).
+    pub fn has_velocity_rows(&self) -> bool {
+        self.velocity_rows
+    }
+
+    /// Zeroes the velocity-level rows of a Jacobian, leaving the position-level ones that
+    /// Newton's correction and assembly use.
+    pub fn clear_velocity_rows(&self, a: &mut DMatrix<f64>) {
+        for joint in self.joints.iter().filter(|j| j.is_velocity_level()) {
+            a.rows_mut(joint.row, joint.rows()).fill(0.0);
+        }
+    }
+
+    /// Whether some constraint depends on time (a driver whose law moves).
+    pub fn is_rheonomic(&self) -> bool {
+        self.rheonomic
+    }
+
+    /// The velocity-level right-hand side `b` with `A xd = b` (length m): `d'(t)` on driver
+    /// rows, zero elsewhere.
+    pub fn velocity_rhs(&self, t: f64, b: &mut DVector<f64>) {
+        b.fill(0.0);
+        for joint in &self.joints {
+            if let JointKind::Driver { law, .. } = &joint.kind {
+                b[joint.row] = law.at(t)[1];
+            }
+        }
+    }
+
+    /// The power the drivers put into the mechanism at time `t` with multipliers `lambda`
+    /// (`M xdd + A^T lambda = f`): the constraint forces' power is `-lambda . (A xd)`, and
+    /// `A xd` is `d'(t)` on driver rows and zero on all others.
+    pub fn driver_power(&self, t: f64, lambda: &DVector<f64>) -> f64 {
+        self.joints
+            .iter()
+            .filter_map(|joint| match &joint.kind {
+                JointKind::Driver { law, .. } => Some(-lambda[joint.row] * law.at(t)[1]),
+                _ => None,
+            })
+            .sum()
+    }
+
+    /// Constraint residuals `c(x, t)` into `c` (length m); zero on velocity-level rows.
+    pub fn residual(&self, t: f64, x: &DVector<f64>, c: &mut DVector<f64>) {
         for joint in &self.joints {
             let row = joint.row;
             match &joint.kind {
+                JointKind::Prismatic {
+                    a,
+                    point_a,
+                    b,
+                    point_b,
+                    axis,
+                    angle,
+                } => {
+                    let across = perp(axis);
+                    c[row] = self
+                        .projected_offset((*a, point_a), (*b, point_b), across)
+                        .value(x);
+                    let (o_a, o_b) = (self.bodies[*a].offset, self.bodies[*b].offset);
+                    c[row + 1] = x[o_a + 2] - x[o_b + 2] - angle;
+                }
+                JointKind::Driver {
+                    a,
+                    point_a,
+                    b,
+                    point_b,
+                    axis,
+                    law,
+                } => {
+                    let offset = self.projected_offset((*a, point_a), (*b, point_b), *axis);
+                    c[row] = offset.value(x) - law.at(t)[0];
+                }
+                JointKind::KnifeEdge { .. } => c[row] = 0.0,
                 JointKind::Revolute {
                     a,
                     point_a,
@@ -246,6 +359,9 @@ impl Mechanism {
                         a[(row, b.offset + k)] = 2.0 * (x[b.offset + k] - anchor[k]);
                     }
                 }
+                JointKind::Prismatic { .. } | JointKind::Driver { .. } | JointKind::KnifeEdge { .. } => {
+                    self.add_planar_rows(joint, x, None, a);
+                }
                 JointKind::Spatial(spatial) => self.spatial_jacobian(spatial, x, None, row, a),
                 JointKind::Normalization { body } => {
                     let o = self.bodies[*body].offset + 3;
@@ -253,6 +369,69 @@ impl Mechanism {
                         a[(row, o + k)] = 2.0 * x[o + k];
                     }
                 }
+            }
+        }
+    }
+
+    /// The Jacobian entries of a prismatic joint, driver or knife edge (or their rate along
+    /// `rate`), one `RowEntries` per row; `None` for other joints.
+    fn planar_rows(
+        &self,
+        joint: &Joint,
+        x: &DVector<f64>,
+        rate: Option<&DVector<f64>>,
+    ) -> Option<[Option<RowEntries>; 2]> {
+        match &joint.kind {
+            JointKind::Prismatic {
+                a,
+                point_a,
+                b,
+                point_b,
+                axis,
+                ..
+            } => {
+                let offset = self.projected_offset((*a, point_a), (*b, point_b), perp(axis));
+                let angle = relative_angle_entries(self.bodies[*a].offset, self.bodies[*b].offset);
+                let angle = if rate.is_none() { Some(angle) } else { None };
+                Some([Some(offset.entries(x, rate)), angle])
+            }
+            JointKind::Driver {
+                a,
+                point_a,
+                b,
+                point_b,
+                axis,
+                ..
+            } => {
+                let offset = self.projected_offset((*a, point_a), (*b, point_b), *axis);
+                Some([Some(offset.entries(x, rate)), None])
+            }
+            JointKind::KnifeEdge {
+                body,
+                point,
+                normal,
+            } => Some([
+                Some(self.knife_edge(*body, point, normal).entries(x, rate)),
+                None,
+            ]),
+            _ => None,
+        }
+    }
+
+    /// Adds the rows of [`planar_rows`](Self::planar_rows) into `a` from the joint's row on.
+    fn add_planar_rows(
+        &self,
+        joint: &Joint,
+        x: &DVector<f64>,
+        rate: Option<&DVector<f64>>,
+        a: &mut DMatrix<f64>,
+    ) {
+        let Some(rows) = self.planar_rows(joint, x, rate) else {
+            return;
+        };
+        for (k, entries) in rows.iter().enumerate() {
+            for &(column, value) in entries.iter().flat_map(RowEntries::iter) {
+                a[(joint.row + k, column)] += value;
             }
         }
     }
@@ -299,6 +478,9 @@ impl Mechanism {
                         adot[(row, b.offset + k)] = 2.0 * xd[b.offset + k];
                     }
                 }
+                JointKind::Prismatic { .. } | JointKind::Driver { .. } | JointKind::KnifeEdge { .. } => {
+                    self.add_planar_rows(joint, x, Some(xd), adot);
+                }
                 JointKind::Spatial(spatial) => {
                     self.spatial_jacobian(spatial, x, Some(xd), row, adot);
                 }
@@ -312,12 +494,40 @@ impl Mechanism {
         }
     }
 
-    /// Acceleration-level right-hand side `gamma = -(dA/dt) xd` into `gamma` (length m), so that
-    /// `A xdd = gamma` on the constraint manifold.
-    pub fn gamma(&self, x: &DVector<f64>, xd: &DVector<f64>, gamma: &mut DVector<f64>) {
+    /// Acceleration-level right-hand side `gamma = -(dA/dt) xd` (plus `d''(t)` on driver rows)
+    /// into `gamma` (length m), so that `A xdd = gamma` on the constraint manifold.
+    pub fn gamma(&self, t: f64, x: &DVector<f64>, xd: &DVector<f64>, gamma: &mut DVector<f64>) {
         for joint in &self.joints {
             let row = joint.row;
             match &joint.kind {
+                JointKind::Prismatic {
+                    a,
+                    point_a,
+                    b,
+                    point_b,
+                    axis,
+                    ..
+                } => {
+                    let offset = self.projected_offset((*a, point_a), (*b, point_b), perp(axis));
+                    gamma[row] = offset.gamma(x, xd);
+                    gamma[row + 1] = 0.0;
+                }
+                JointKind::Driver {
+                    a,
+                    point_a,
+                    b,
+                    point_b,
+                    axis,
+                    law,
+                } => {
+                    let offset = self.projected_offset((*a, point_a), (*b, point_b), *axis);
+                    gamma[row] = offset.gamma(x, xd) + law.at(t)[2];
+                }
+                JointKind::KnifeEdge {
+                    body,
+                    point,
+                    normal,
+                } => gamma[row] = self.knife_edge(*body, point, normal).gamma(x, xd),
                 JointKind::Revolute {
                     a,
                     point_a,
@@ -397,7 +607,7 @@ impl Mechanism {
                     }
                 }
                 LoadKind::Torque(torque) => {
-                    if body.is_bar() {
+                    if body.has_angle() {
                         f[body.offset + 2] += torque;
                     }
                 }
@@ -444,7 +654,7 @@ impl Mechanism {
         let point_scale = |body: usize, point: &LocalPoint| {
             let b = &self.bodies[body];
             let position = x[b.offset].abs().max(x[b.offset + 1].abs());
-            let angle = if b.is_bar() {
+            let angle = if b.has_angle() {
                 x[b.offset + 2].abs()
             } else {
                 0.0
@@ -479,6 +689,24 @@ impl Mechanism {
                 .iter()
                 .map(|p| p.residual_scale(&self.frames(), x))
                 .fold(0.0, f64::max),
+            JointKind::Prismatic {
+                a,
+                point_a,
+                b,
+                point_b,
+                ..
+            } => point_scale(*a, point_a).max(point_scale(*b, point_b)),
+            JointKind::Driver {
+                a,
+                point_a,
+                b,
+                point_b,
+                law,
+                ..
+            } => point_scale(*a, point_a)
+                .max(point_scale(*b, point_b))
+                .max(law.magnitude()),
+            JointKind::KnifeEdge { .. } => 0.0,
             JointKind::Normalization { .. } => 1.0,
         }
     }
@@ -632,7 +860,7 @@ fn mass_matrix(bodies: &[Body], n: usize) -> (MassMatrix, DVector<f64>) {
         for k in 0..body.dim() {
             diagonal[body.offset + k] = body.mass;
         }
-        if body.is_bar() {
+        if body.has_angle() {
             diagonal[body.offset + 2] = body.inertia();
         }
         weights

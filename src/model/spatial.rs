@@ -184,6 +184,25 @@ impl SpatialJoint {
         self.primitives.iter().map(Primitive::rows).sum()
     }
 
+    /// Whether the joint stops a relative rotation (its reaction includes a moment).
+    pub fn carries_moment(&self) -> bool {
+        !matches!(
+            self.kind,
+            SpatialKind::Spherical { .. } | SpatialKind::Distance { .. }
+        )
+    }
+
+    /// The two attachment points, on the first body and on the second (or the ground).
+    pub fn points(&self) -> (Attachment, Attachment) {
+        match self.kind {
+            SpatialKind::Spherical { a, b }
+            | SpatialKind::Revolute { a, b, .. }
+            | SpatialKind::Universal { a, b, .. }
+            | SpatialKind::Translational { a, b, .. }
+            | SpatialKind::Distance { a, b, .. } => (a, b),
+        }
+    }
+
     /// The bodies the joint connects (ground as `None`).
     pub fn bodies(&self) -> (Option<usize>, Option<usize>) {
         match self.kind {

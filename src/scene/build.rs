@@ -558,7 +558,7 @@ impl<'a> Builder<'a> {
     ) -> Result<JointKind, SceneError> {
         let report = &self.report;
         let i = self.joint_body(bodies, name, "body", body)?;
-        if bodies.list[i].is_bar() {
+        if bodies.list[i].has_angle() {
             return Err(report.joint(
                 name,
                 Some("body"),
@@ -703,7 +703,7 @@ impl<'a> Builder<'a> {
                 Ok(LoadKind::SpatialTorque([tx, ty, tz]))
             }
             LoadSpec::Torque { torque, .. } => {
-                if !body.is_bar() {
+                if !body.has_angle() {
                     return Err(report.load(
                         name,
                         "body",
@@ -905,7 +905,7 @@ impl<'a> Builder<'a> {
         let report = &self.report;
         let mut x0 = DVector::from_vec(x0);
         let written = x0.clone();
-        let mut assembly = assemble_positions(mechanism, &mut x0).map_err(|e| match &e {
+        let mut assembly = assemble_positions(mechanism, 0.0, &mut x0).map_err(|e| match &e {
             SolverError::AssemblyFailed {
                 iterations,
                 residual,
@@ -931,6 +931,7 @@ impl<'a> Builder<'a> {
         let stated_xd = xd0.clone();
         assembly.velocity_change = complete_velocities(
             mechanism,
+            0.0,
             &x0,
             &mask,
             &mut xd0,
@@ -990,7 +991,7 @@ fn velocity_components(
         ("vx", velocity.vx, Some(0)),
         ("vy", velocity.vy, Some(1)),
         ("vz", velocity.vz, body.is_spatial().then_some(2)),
-        ("omega", velocity.omega, body.is_bar().then_some(2)),
+        ("omega", velocity.omega, body.has_angle().then_some(2)),
         ("wx", velocity.wx, is_rigid.then_some(4)),
         ("wy", velocity.wy, is_rigid.then_some(5)),
         ("wz", velocity.wz, is_rigid.then_some(6)),
@@ -1042,7 +1043,7 @@ fn worst_stated<'a>(
     let mut worst: Option<(&StatedComponent, Option<f64>)> = None;
     for c in components {
         stated[c.coordinate] = false;
-        let completed = complete_velocities(mechanism, x, &stated, &mut xd.clone(), None);
+        let completed = complete_velocities(mechanism, 0.0, x, &stated, &mut xd.clone(), None);
         stated[c.coordinate] = true;
         let left = match completed {
             Ok(_) => None,

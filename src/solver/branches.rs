@@ -164,8 +164,9 @@ fn second_order_forms(
         for q in p..k {
             let plus = basis.column(p) + basis.column(q);
             let minus = basis.column(p) - basis.column(q);
-            mechanism.gamma(&event.x, &plus, &mut gamma_plus);
-            mechanism.gamma(&event.x, &minus, &mut gamma_minus);
+            // A driver's d''(t) is the same in both and cancels.
+            mechanism.gamma(event.t, &event.x, &plus, &mut gamma_plus);
+            mechanism.gamma(event.t, &event.x, &minus, &mut gamma_minus);
             pairs[p * k + q] = (&gamma_plus - &gamma_minus) * 0.25;
         }
     }

@@ -108,7 +108,7 @@ impl Evaluator {
         let n = mechanism.n();
         let rank = self.qr.rank(rhs.settings.rank_tolerance);
         let dof = n - rank;
-        self.curvature_term(rhs, x, xd);
+        self.curvature_term(rhs, t, x, xd);
         mechanism.forces(t, x, xd, rhs.extra_loads, &mut self.force);
         let mass = &mut self.mass;
         mass.update(x);
@@ -158,12 +158,12 @@ impl Evaluator {
 
     /// `beta''` into `self.beta`, over the normals whose `R` entry is above the truncation
     /// (Masarati et al. 2023, eq. 10).
-    fn curvature_term(&mut self, rhs: &Rhs, x: &DVector<f64>, xd: &DVector<f64>) {
+    fn curvature_term(&mut self, rhs: &Rhs, t: f64, x: &DVector<f64>, xd: &DVector<f64>) {
         let settings = rhs.settings;
         let curvature_rank = self
             .qr
             .rank(settings.normal_truncation.max(settings.rank_tolerance));
-        rhs.mechanism.gamma(x, xd, &mut self.gamma);
+        rhs.mechanism.gamma(t, x, xd, &mut self.gamma);
         self.qr.to_pivot_order(&self.gamma, &mut self.gamma_piv);
         self.qr.normal_solve(
             curvature_rank,

@@ -1,5 +1,6 @@
-//! Initial conditions: assembling positions onto the constraint manifold and completing the
-//! velocities an author stated so that `A xd = 0`.
+//! Initial conditions: assembling positions onto the constraint manifold (the position-level
+//! rows, at the start time) and completing the velocities an author stated so that
+//! `A xd = b` (every row; `b` is a driver's `d'(t)`, zero elsewhere).
 
 use nalgebra::{DMatrix, DVector};
 
@@ -61,19 +62,20 @@ fn worst_row(c: &DVector<f64>) -> usize {
 /// so the residuals after it point anywhere.
 pub fn assemble_positions(
     mechanism: &Mechanism,
+    t: f64,
     x: &mut DVector<f64>,
 ) -> Result<AssemblyReport, SolverError> {
     let (n, m) = (mechanism.n(), mechanism.m());
     let given = x.clone();
     let mut c = DVector::zeros(m);
-    mechanism.residual(x, &mut c);
+    mechanism.residual(t, x, &mut c);
     let initial_residual = if m == 0 { 0.0 } else { c.amax() };
     let written_joint = (m > 0).then(|| mechanism.joint_of_row(worst_row(&c)).name.clone());
     let mut projector = Projector::new(n, m);
     let mut qr = PivotedQr::new(n, m);
     let limits = assembly_newton(mechanism, x);
     let outcome = projector
-        .project_positions(mechanism, limits, x, &mut qr)
+        .project_positions(mechanism, limits, t, x, &mut qr)
         .map_err(|(iterations, residual, row)| SolverError::AssemblyFailed {
             iterations,
             residual,
@@ -82,7 +84,7 @@ pub fn assemble_positions(
                 .unwrap_or_else(|| mechanism.joint_of_row(row).name.clone()),
         })?;
     // Redundant rows left out of Newton must hold too, or the geometry is inconsistent.
-    mechanism.residual(x, &mut c);
+    mechanism.residual(t, x, &mut c);
     if m > 0 && (c.amax().is_nan() || c.amax() > 1e3 * limits.tolerance) {
         return Err(SolverError::AssemblyFailed {
             iterations: outcome.iterations,
@@ -101,9 +103,9 @@ pub fn assemble_positions(
     })
 }
 
-/// Completes velocities: the components with `stated[i]` keep `xd[i]`, the others are the
-/// minimum-norm solution of `A_u xd_u = -A_s xd_s` (A at `x`). Fails when the stated components
-/// alone already violate the constraints.
+/// Completes velocities at time `t`: the components with `stated[i]` keep `xd[i]`, the others
+/// are the minimum-norm solution of `A_u xd_u = b - A_s xd_s` (A at `x`). Fails when the stated
+/// components alone already violate the constraints.
 ///
 /// `written` is the pose as written and how far assembly moved it, when it had to. Stated
 /// velocities that fit the written pose (up to what that move explains) may no longer fit the
@@ -112,6 +114,7 @@ pub fn assemble_positions(
 /// when all fit).
 pub fn complete_velocities(
     mechanism: &Mechanism,
+    t: f64,
     x: &DVector<f64>,
     stated: &[bool],
     xd: &mut DVector<f64>,
@@ -124,7 +127,7 @@ pub fn complete_velocities(
         // (A changes by about `correction` per unit of velocity): a pin 1 mm off leaves 2e-6,
         // opposite crank rates on a parallelogram 8.
         let mut at_written = xd.clone();
-        let residual = complete_at(mechanism, written_x, stated, &mut at_written, &mut a);
+        let residual = complete_at(mechanism, t, written_x, stated, &mut at_written, &mut a);
         let scale = at_written.amax().max(1.0);
         let allowed = (VELOCITY_TOLERANCE + WRITTEN_SLACK * correction) * scale;
         if m > 0 && (residual.amax().is_nan() || residual.amax() > allowed) {
@@ -134,7 +137,7 @@ pub fn complete_velocities(
             });
         }
     }
-    let residual = complete_at(mechanism, x, stated, xd, &mut a);
+    let residual = complete_at(mechanism, t, x, stated, xd, &mut a);
     if m == 0 {
         return Ok(0.0);
     }
@@ -148,12 +151,14 @@ pub fn complete_velocities(
         let mut x_copy = x.clone();
         let mut qr = PivotedQr::new(n, m);
         let limits = assembly_newton(mechanism, x);
-        let projected = projector.project_positions(mechanism, limits, &mut x_copy, &mut qr);
+        let projected = projector.project_positions(mechanism, limits, t, &mut x_copy, &mut qr);
         if projected.is_ok() {
             let rank = qr.rank(ASSEMBLY_RANK_TOLERANCE);
-            projector.project_velocities(&qr, rank, xd);
+            projector.project_velocities(mechanism, t, &qr, rank, xd);
             mechanism.jacobian(x, &mut a);
-            if (&a * &*xd).amax() <= tolerance {
+            let mut b = DVector::zeros(m);
+            mechanism.velocity_rhs(t, &mut b);
+            if (&a * &*xd - b).amax() <= tolerance {
                 return Ok((&*xd - before).amax());
             }
         }
@@ -164,7 +169,7 @@ pub fn complete_velocities(
     })
 }
 
-/// The minimum-norm completion of the unstated components at `x`; returns `A xd`. Stated and
+/// The minimum-norm completion of the unstated components at `x`; returns `A xd - b`. Stated and
 /// completed components are velocity coordinates (`Mechanism::jacobian_in_velocity_coordinates`:
 /// a rigid body's angular velocity in global axes for its `ed`, so that an author states
 /// `wx, wy, wz` and the rate of `|e|` is completed, to zero); `xd` holds the coordinate rates
@@ -172,6 +177,7 @@ pub fn complete_velocities(
 /// plain `xd` and `A(x)`.
 fn complete_at(
     mechanism: &Mechanism,
+    t: f64,
     x: &DVector<f64>,
     stated: &[bool],
     xd: &mut DVector<f64>,
@@ -184,9 +190,11 @@ fn complete_at(
     for &i in &unknown {
         xd[i] = 0.0;
     }
+    let mut required = DVector::zeros(m);
+    mechanism.velocity_rhs(t, &mut required);
     if m > 0 && !unknown.is_empty() {
-        // b = -A_s xd_s, with the unknown components zeroed above.
-        let b = -(&*a * &*xd);
+        // b - A_s xd_s, with the unknown components zeroed above.
+        let b = &required - &*a * &*xd;
         let mut a_u = DMatrix::zeros(m, unknown.len());
         for (k, &i) in unknown.iter().enumerate() {
             a_u.set_column(k, &a.column(i));
@@ -203,7 +211,7 @@ fn complete_at(
             xd[i] = u[k];
         }
     }
-    let residual = &*a * &*xd;
+    let residual = &*a * &*xd - required;
     mechanism.from_velocity_coordinates(x, xd);
     residual
 }

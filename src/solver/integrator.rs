@@ -309,7 +309,7 @@ impl Stepper {
             evaluator.qr.copy_from(step.start);
             let rank = evaluator.qr.rank(rhs.settings.rank_tolerance);
             self.projector
-                .project_velocities(&evaluator.qr, rank, &mut self.xd_stage);
+                .project_velocities(rhs.mechanism, t_stage, &evaluator.qr, rank, &mut self.xd_stage);
         } else {
             let outcome = self.projector.project_stage(
                 rhs.mechanism,

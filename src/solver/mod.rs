@@ -15,6 +15,7 @@
 //! | `events.rs`, `simulation/locate.rs` | the indicator `rho`, detection, telling configurations apart, the search, the event state |
 //! | `branches.rs` | the branches through a singular configuration (second-order conditions) |
 //! | `simulation.rs` | one step; pulses landing on their edges; leaving along a branch; no allocation per step |
+//! | `reactions.rs` | Lagrange multipliers (minimum norm), self-stress modes, which joint reactions are unique |
 //! | `settings.rs`, `initial.rs`, `error.rs` | settings and their ranges, initial conditions, typed failures |
 //!
 //! These modules are private (their items are re-exported here), so `cargo doc` shows their
@@ -30,6 +31,7 @@ mod initial;
 mod integrator;
 mod predictor;
 mod projection;
+mod reactions;
 mod settings;
 mod simulation;
 
@@ -39,6 +41,9 @@ pub use error::SolverError;
 pub use events::{EventDetector, LocatedMinimum, SingularEvent, parabola_minimum};
 pub use initial::{AssemblyReport, assemble_positions, complete_velocities};
 pub use projection::ProjectionOutcome;
+pub use reactions::{
+    ComponentSolvability, JointSolvability, Reactions, SOLVABILITY_TOLERANCE, solvability,
+};
 pub use settings::{
     BasisMode, DETECTION_TOLERANCE_MAX, DOPRI_MIN_STEP_MIN, DOPRI_RTOL_MAX, Integrator,
     NEWTON_MAX_ITERATIONS_MAX, NEWTON_TOLERANCE_MAX, NEWTON_TOLERANCE_ROUND_OFF,

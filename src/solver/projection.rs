@@ -1,7 +1,14 @@
 //! Constraint stabilisation after each accepted step: Newton on positions
 //! along the constraint normals, `x <- x - Q1 R1^{-T} c_piv[0..r]`, then projection of the
-//! velocities onto the tangent space, `xd <- xd - Q1 Q1^T xd` (only scleronomic constraints
-//! exist, so `beta' = 0` and the projected velocity has no normal part at all).
+//! velocities onto the tangent space, `xd <- xd - Q1 Q1^T xd + beta'` with
+//! `beta' = Q1 R1^{-T} b_piv[0..r]` (Masarati et al. 2023, eq. 9), where `A xd = b` is `d'(t)`
+//! on driver rows and zero elsewhere (`beta'` is zero, and skipped, without drivers).
+//!
+//! Newton sees the position-level rows only: velocity-level rows (knife edges) have no
+//! position form, so they are zeroed in its Jacobian and fall to the end of the pivoting. The
+//! iterate that ends the loop is then refactorised with all rows, for the velocity projection,
+//! the tangent bases, the accelerations and the events; without velocity-level rows the last
+//! Newton factorisation serves as it is.
 //!
 //! Newton refactorises `A^T` at every iterate (rather than keeping the step's `Q1` as Zhou et al.
 //! 2023, eqs. 18-19, do): the factorisation is needed at the final positions anyway, for the
@@ -112,6 +119,7 @@ pub(crate) struct Projector {
     y: Vec<f64>,
     dx: DVector<f64>,
     normal_velocity: DVector<f64>,
+    b: DVector<f64>,
 }
 
 impl Projector {
@@ -123,6 +131,7 @@ impl Projector {
             y: vec![0.0; m.max(1)],
             dx: DVector::zeros(n),
             normal_velocity: DVector::zeros(n),
+            b: DVector::zeros(m),
         }
     }
 
@@ -144,7 +153,7 @@ impl Projector {
     ) -> Result<ProjectionOutcome, SolverError> {
         let outcome = self.newton_at(mechanism, settings, t, x, qr)?;
         let rank = qr.rank(settings.rank_tolerance);
-        self.project_velocities(qr, rank, xd);
+        self.project_velocities(mechanism, t, qr, rank, xd);
         Ok(outcome)
     }
 
@@ -173,7 +182,7 @@ impl Projector {
             .min(STAGE_VELOCITY_TRUNCATION)
             .max(settings.rank_tolerance);
         let rank = qr.rank(keep_below);
-        self.project_velocities(qr, rank, xd);
+        self.project_velocities(mechanism, t, qr, rank, xd);
         Ok(outcome)
     }
 
@@ -187,7 +196,7 @@ impl Projector {
         x: &mut DVector<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        self.project_positions(mechanism, NewtonLimits::of(settings), x, qr)
+        self.project_positions(mechanism, NewtonLimits::of(settings), t, x, qr)
             .map_err(|(iterations, residual, row)| {
                 // Positions that are no longer numbers are not Newton's failure.
                 if let Some(body) = mechanism.non_finite_body(x) {
@@ -210,19 +219,21 @@ impl Projector {
             })
     }
 
-    /// Newton iterations on positions, leaving `qr` factorised (with `Q`) at the last iterate.
-    /// On failure returns (iterations, residual, worst row).
+    /// Newton iterations on positions at time `t`, leaving `qr` factorised (with `Q`, all rows)
+    /// at the last iterate. On failure returns (iterations, residual, worst row).
     pub fn project_positions(
         &mut self,
         mechanism: &Mechanism,
         limits: NewtonLimits,
+        t: f64,
         x: &mut DVector<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, (usize, f64, usize)> {
         let mut iterations = 0;
         loop {
-            mechanism.residual(x, &mut self.c);
+            mechanism.residual(t, x, &mut self.c);
             mechanism.jacobian(x, &mut self.a);
+            mechanism.clear_velocity_rows(&mut self.a);
             // Q is formed only for the iterate that ends the loop; the corrections need just
             // the reflectors.
             qr.factorize_without_q(&self.a);
@@ -234,7 +245,7 @@ impl Projector {
                 return Err((iterations, independent, 0));
             }
             if independent <= limits.tolerance {
-                qr.form_q();
+                self.factorize_all_rows(mechanism, x, qr);
                 return Ok(ProjectionOutcome {
                     iterations,
                     independent_residual: independent,
@@ -252,8 +263,27 @@ impl Projector {
         }
     }
 
-    /// `xd <- xd - Q1 Q1^T xd` with `Q1` the first `rank` columns of `Q`.
-    pub fn project_velocities(&mut self, qr: &PivotedQr, rank: usize, xd: &mut DVector<f64>) {
+    /// Forms `Q` of the last Newton iterate, or refactorises with every row (and the full
+    /// Jacobian in `self.a`) when Newton left velocity-level rows out.
+    fn factorize_all_rows(&mut self, mechanism: &Mechanism, x: &DVector<f64>, qr: &mut PivotedQr) {
+        if mechanism.has_velocity_rows() {
+            mechanism.jacobian(x, &mut self.a);
+            qr.factorize_transposed(&self.a);
+        } else {
+            qr.form_q();
+        }
+    }
+
+    /// `xd <- xd - Q1 Q1^T xd + Q1 R1^{-T} b_piv` with `Q1` the first `rank` columns of `Q` and
+    /// `b` the velocity right-hand side at `t` (the last term only for drivers).
+    pub fn project_velocities(
+        &mut self,
+        mechanism: &Mechanism,
+        t: f64,
+        qr: &PivotedQr,
+        rank: usize,
+        xd: &mut DVector<f64>,
+    ) {
         if rank == 0 {
             return;
         }
@@ -263,5 +293,16 @@ impl Projector {
         self.normal_velocity
             .gemv(1.0, &q1, &self.dx.rows(0, rank), 0.0);
         *xd -= &self.normal_velocity;
+        if mechanism.is_rheonomic() {
+            mechanism.velocity_rhs(t, &mut self.b);
+            qr.to_pivot_order(&self.b, &mut self.c_piv);
+            qr.normal_solve(
+                rank,
+                self.c_piv.as_slice(),
+                &mut self.y,
+                &mut self.normal_velocity,
+            );
+            *xd += &self.normal_velocity;
+        }
     }
 }

@@ -67,6 +67,7 @@ use super::events::{EventDetector, Excursions, MAX_EVENTS_PER_STEP, SingularEven
 use super::integrator::{Step, Stepper};
 use super::predictor::BasisPredictor;
 use super::projection::{ProjectionOutcome, Projector};
+use super::reactions::Reactions;
 use super::settings::{BasisMode, Integrator, Predictor, Settings};
 use crate::linalg::PivotedQr;
 use crate::model::{Load, Mechanism};
@@ -176,6 +177,8 @@ pub struct Simulation {
     a_next: DMatrix<f64>,
     x_next: DVector<f64>,
     xd_next: DVector<f64>,
+    /// Accelerations of the current state, when asked for (`solve_reactions`).
+    accelerations: DVector<f64>,
     av: DVector<f64>,
     predictor: BasisPredictor,
     updater: BasisUpdater,
@@ -235,6 +238,7 @@ impl Simulation {
             a_next: DMatrix::zeros(m, n),
             x_next: DVector::zeros(n),
             xd_next: DVector::zeros(n),
+            accelerations: DVector::zeros(n),
             av: DVector::zeros(m),
             predictor: BasisPredictor::new(n, m),
             updater: BasisUpdater::new(n),
@@ -443,6 +447,36 @@ impl Simulation {
         };
         evaluator.acceleration(&rhs, self.t, &self.x, &self.xd, tangent, &mut xdd)?;
         Ok(xdd)
+    }
+
+    /// The minimum-norm Lagrange multipliers and the self-stress modes of the current state
+    /// into `reactions`, at the rank the dynamics uses (see `reactions`); no allocation.
+    pub fn solve_reactions(&mut self, reactions: &mut Reactions) -> Result<(), SolverError> {
+        self.evaluator.qr.copy_from(&self.qr_state);
+        let rhs = Rhs {
+            mechanism: &self.mechanism,
+            extra_loads: &self.extra_loads,
+            settings: &self.settings,
+        };
+        let rank = self.evaluator.acceleration(
+            &rhs,
+            self.t,
+            &self.x,
+            &self.xd,
+            None,
+            &mut self.accelerations,
+        )?;
+        reactions.solve(
+            &self.mechanism,
+            &self.qr_state,
+            rank,
+            self.t,
+            &self.x,
+            &self.xd,
+            &self.accelerations,
+            &self.extra_loads,
+        );
+        Ok(())
     }
 
     /// Kinetic plus gravitational potential energy of the current state.

@@ -108,7 +108,7 @@ fn point_velocity(
     let b = &mechanism.bodies()[body];
     let o = b.offset;
     let mut out = Vector2::new(v[o], v[o + 1]);
-    if b.is_bar() {
+    if b.has_angle() {
         let (s, c) = x[o + 2].sin_cos();
         let rp = Vector2::new(c * p.x - s * p.y, s * p.x + c * p.y);
         out += v[o + 2] * Vector2::new(-rp.y, rp.x);

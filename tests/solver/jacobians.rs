@@ -350,7 +350,7 @@ fn states(mechanism: &Mechanism, count: usize, seed: u64) -> Vec<(DVector<f64>, 
             for body in mechanism.bodies() {
                 for k in 0..body.dim() {
                     let i = body.offset + k;
-                    let angle = body.is_bar() && k == 2;
+                    let angle = body.has_angle() && k == 2;
                     x[i] = if angle {
                         rng.uniform(-PI, PI)
                     } else {
@@ -366,7 +366,7 @@ fn states(mechanism: &Mechanism, count: usize, seed: u64) -> Vec<(DVector<f64>, 
 
 fn residual_of(mechanism: &Mechanism, x: &DVector<f64>) -> DVector<f64> {
     let mut c = DVector::from_element(mechanism.m(), f64::NAN);
-    mechanism.residual(x, &mut c);
+    mechanism.residual(0.0, x, &mut c);
     c
 }
 
@@ -487,7 +487,7 @@ fn gamma_is_minus_the_second_derivative_of_c_along_a_straight_line() {
             let second = (-c(2.0 * h) + c(h) * 16.0 - c(0.0) * 30.0 + c(-h) * 16.0 - c(-2.0 * h))
                 / (12.0 * h * h);
             let mut gamma = DVector::from_element(mech.m(), f64::NAN);
-            mech.gamma(&x, &xd, &mut gamma);
+            mech.gamma(0.0, &x, &xd, &mut gamma);
             let minus_gamma = -gamma;
             assert_close(
                 "-gamma",

@@ -237,7 +237,7 @@ fn csv_starts_at_zero_and_ends_exactly_at_t_end() {
             // Row 0 is t = 0, before any step: the residual of the initial positions.
             None => {
                 let mut c = nalgebra::DVector::zeros(sim.mechanism().m());
-                sim.mechanism().residual(sim.positions(), &mut c);
+                sim.mechanism().residual(sim.time(), sim.positions(), &mut c);
                 (c.amax(), sim.rank(), 0.0)
             }
         };

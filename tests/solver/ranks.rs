@@ -259,7 +259,7 @@ fn pose(s: &Scene, roles: &[Role], phi1: f64, phi2: f64) -> DVector<f64> {
 fn rank_at(s: &Scene, x: &DVector<f64>, what: &str) -> usize {
     let mech = &s.mechanism;
     let mut c = DVector::from_element(mech.m(), f64::NAN);
-    mech.residual(x, &mut c);
+    mech.residual(0.0, x, &mut c);
     assert!(
         c.amax() < 1e-12,
         "{}: the {what} pose violates the constraints by {:.3e}",

@@ -440,7 +440,7 @@ fn worst_row(mechanism: &Mechanism, d: &DMatrix<f64>) -> (f64, String) {
 
 fn residual_of(mechanism: &Mechanism, x: &DVector<f64>) -> DVector<f64> {
     let mut c = DVector::zeros(mechanism.m());
-    mechanism.residual(x, &mut c);
+    mechanism.residual(0.0, x, &mut c);
     c
 }
 
@@ -522,7 +522,7 @@ fn spatial_jacobian_rate_and_gamma_against_differences() {
         worst[1] = worst[1].max(error);
 
         let mut gamma = DVector::zeros(m);
-        mechanism.gamma(&x, &xd, &mut gamma);
+        mechanism.gamma(0.0, &x, &xd, &mut gamma);
         let expected = -(&adot_differences * &xd);
         let (error, row) = worst_row(
             &mechanism,

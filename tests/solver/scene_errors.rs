@@ -727,7 +727,7 @@ fn every_shipped_scene_loads_assembled() {
     for name in SCENES {
         let s: Scene = scene(name);
         let mut c = DVector::from_element(s.mechanism.m(), f64::NAN);
-        s.mechanism.residual(&s.x0, &mut c);
+        s.mechanism.residual(0.0, &s.x0, &mut c);
         assert!(
             abs_diff_eq!(c.amax(), 0.0, epsilon = 1e-10),
             "{name}: |c(x0)| = {:.3e}",
@@ -754,7 +754,7 @@ fn a_slightly_misplaced_crank_is_assembled() {
         s.assembly.initial_residual
     );
     let mut c = DVector::from_element(s.mechanism.m(), f64::NAN);
-    s.mechanism.residual(&s.x0, &mut c);
+    s.mechanism.residual(0.0, &s.x0, &mut c);
     assert!(
         abs_diff_eq!(c.amax(), 0.0, epsilon = 1e-12),
         "|c(x0)| = {:.3e}",

@@ -118,7 +118,9 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> Vec<BodyName> {
                     place_bar_name(canvas, index, [pa, pb], radius, &mut names);
                 }
             }
-            BodyKind::Point2 | BodyKind::Point3 => draw_point_mass(canvas, index, labels),
+            BodyKind::Point2 | BodyKind::Point3 | BodyKind::Plate { .. } => {
+                draw_point_mass(canvas, index, labels);
+            }
             // Drawn as solids by the `spatial` module.
             BodyKind::Rigid { .. } => {}
         }
@@ -182,6 +184,9 @@ fn draw_links_and_grounds(canvas: &Canvas) {
                 }
             }
             JointKind::Revolute { .. }
+            | JointKind::Prismatic { .. }
+            | JointKind::Driver { .. }
+            | JointKind::KnifeEdge { .. }
             | JointKind::Spatial(_)
             | JointKind::Normalization { .. } => {}
         }
@@ -260,7 +265,10 @@ fn draw_hinges(canvas: &Canvas, thickness: &Thickness) {
         let (body, point) = match &joint.kind {
             JointKind::Revolute { a, point_a, .. } => (*a, *point_a),
             JointKind::Pin { body, point, .. } => (*body, *point),
-            JointKind::Distance { .. }
+            JointKind::Prismatic { .. }
+            | JointKind::Driver { .. }
+            | JointKind::KnifeEdge { .. }
+            | JointKind::Distance { .. }
             | JointKind::Spatial(_)
             | JointKind::Normalization { .. } => continue,
         };

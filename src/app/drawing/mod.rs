@@ -298,6 +298,9 @@ fn pose_box(live: &Live) -> Option<[[f64; 2]; 2]> {
             JointKind::Pin { ground, .. } => add([ground.x, ground.y]),
             JointKind::Distance { anchor, .. } => add([anchor[0], anchor[1]]),
             JointKind::Revolute { .. }
+            | JointKind::Prismatic { .. }
+            | JointKind::Driver { .. }
+            | JointKind::KnifeEdge { .. }
             | JointKind::Spatial(_)
             | JointKind::Normalization { .. } => {}
         }

@@ -203,6 +203,13 @@ fn scene_size(mechanism: &Mechanism, x0: &[f64]) -> f64 {
                 .iter()
                 .map(|p| p.attachment_size())
                 .fold(0.0, f64::max),
+            JointKind::Prismatic {
+                point_a, point_b, ..
+            }
+            | JointKind::Driver {
+                point_a, point_b, ..
+            } => point_a.amax().max(point_b.amax()),
+            JointKind::KnifeEdge { point, .. } => point.amax(),
             JointKind::Normalization { .. } => 0.0,
         });
     }
