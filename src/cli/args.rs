@@ -1,4 +1,4 @@
-//! The command line's grammar (clap): `singulab [view | run | bench]`, the options of each, and
+//! The command line's grammar (clap): `singulab [view | run | analyze | bench]`, the options of each, and
 //! the checks on their values. Paths are taken as the OS gives them (not necessarily UTF-8).
 
 use std::ffi::{OsStr, OsString};
@@ -32,6 +32,8 @@ pub enum Command {
     View(ViewArgs),
     /// Integrate a scene without the visualizer and write its trajectory and singular events as CSV
     Run(RunArgs),
+    /// Report a scene's redundancy, self-stress modes and which joint reactions are unique
+    Analyze(AnalyzeArgs),
     /// Time the solver on scenes and print the README's table (build with --release)
     Bench(BenchArgs),
 }
@@ -56,7 +58,9 @@ Events CSV: a row per admissible motion and per branch of each singular event: t
 detection tolerance), deficiency (generic rank minus rank), rho_min (how close to singular the \
 located state is), motion (1, 2, ...), kind (continued, new, branch, or traditional with \
 --basis traditional), then the unit motion per coordinate (NAME.dx, NAME.dy, NAME.dtheta or \
-NAME.dz, NAME.de0..NAME.de3; either sign).";
+NAME.dz, NAME.de0..NAME.de3; either sign).
+
+Reactions CSV (--reactions): a row with each trajectory row: t, then per joint in scene order its reaction on the joint's first body (the second's, reversed, when the first is the ground), in global axes: JOINT.fx, JOINT.fy (N) for planar joints, JOINT.fx, JOINT.fy, JOINT.fz for spatial ones, and for the joints that stop a relative rotation (prismatic, hinge, universal, translational) the moment about the joint's point, JOINT.mz or JOINT.mx, JOINT.my, JOINT.mz (N m). A prismatic joint's driver is the joint NAME.driver (its force along the axis). Where constraints are redundant the values are the minimum-norm multipliers' (one choice among infinitely many for the reactions `singulab analyze` calls not unique). Scenes with drivers end with driver_power (W, the power the drivers put in) and driver_work (J, its integral since t = 0).";
 
 /// Options of `singulab run`.
 #[derive(Args, Clone, Debug, PartialEq)]
@@ -89,6 +93,9 @@ pub struct RunArgs {
     /// Singular events CSV file (-: stdout, when --out names a file)
     #[arg(long, value_name = "FILE.csv", value_parser = events_value())]
     pub events: Option<EventsOutput>,
+    /// Joint reactions CSV file (columns below)
+    #[arg(long, value_name = "FILE.csv", value_parser = path_value())]
+    pub reactions: Option<PathBuf>,
 }
 
 /// Where `--events` writes the events CSV.
@@ -97,6 +104,36 @@ pub enum EventsOutput {
     /// `--events -`, only when the trajectory goes to a file.
     Stdout,
     File(PathBuf),
+}
+
+/// What `singulab analyze --help` says about its output.
+const ANALYZE_OUTPUT: &str = "\
+Prints n (coordinates), m (constraint rows: position-level and velocity-level), the rank of the \
+position-level rows, of the velocity-level rows and of all rows, the redundancy p = m - rank, \
+the degrees of freedom n - rank, each self-stress mode (a unit basis vector of the left null \
+space of the constraint Jacobian A: multipliers that load the joints without moving anything; \
+entries per joint row, JOINT#k for the joint's k-th row), and per joint and reaction component \
+its minimum-norm value and whether it is unique (the same for every solution of the rigid \
+model) or not unique (the self-stress modes change it: the rigid model does not determine it; \
+Wojtyra and Fraczek 2013). With --json the same as one JSON object: scene, t, n, m, \
+position_rows, velocity_rows, rank_position, rank_velocity, rank, redundancy, dof, tolerance \
+(relative, for uniqueness), row_names (m strings), self_stress_modes (p arrays of m numbers, in \
+row order), joints (name, unique, components: name, value, unique, largest_change: the most a \
+unit self-stress mode changes it).";
+
+/// Options of `singulab analyze`.
+#[derive(Args, Clone, Debug, PartialEq)]
+#[command(after_help = ANALYZE_OUTPUT)]
+pub struct AnalyzeArgs {
+    /// The scene file
+    #[arg(value_name = "SCENE.ron")]
+    pub scene: PathBuf,
+    /// Run the scene to this simulated time first (passing singular events) [default: its start]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    pub time: Option<f64>,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options of `singulab bench`.

@@ -148,6 +148,47 @@ pub(super) fn trajectory_row(
     }
 }
 
+/// Columns of the reactions CSV: `t`, each joint's reaction components in scene order, and
+/// for scenes with drivers `driver_power` and `driver_work`.
+pub(super) fn reaction_columns(scene: &Scene) -> Vec<String> {
+    let mechanism = &scene.mechanism;
+    let mut columns = vec!["t".to_string()];
+    for (index, joint) in mechanism.joints().iter().enumerate() {
+        for name in mechanism.reaction_components(index) {
+            columns.push(format!("{}.{name}", joint.name));
+        }
+    }
+    if mechanism.is_rheonomic() {
+        columns.extend(["driver_power", "driver_work"].map(String::from));
+    }
+    columns
+}
+
+/// One reactions row: the reactions from `lambda` (minimum norm) at the current state, with
+/// the Jacobian `a` there; `driver` is the drivers' power and work for scenes with drivers.
+pub(super) fn reactions_row(
+    row: &mut CsvRow,
+    sim: &Simulation,
+    a: &nalgebra::DMatrix<f64>,
+    lambda: &nalgebra::DVector<f64>,
+    driver: Option<(f64, f64)>,
+) {
+    row.clear();
+    row.number(sim.time());
+    let mechanism = sim.mechanism();
+    let mut values = [0.0; 6];
+    for joint in 0..mechanism.joints().len() {
+        let count = mechanism.joint_reaction(joint, sim.positions(), a, lambda, &mut values);
+        for v in &values[..count] {
+            row.number(*v);
+        }
+    }
+    if let Some((power, work)) = driver {
+        row.number(power);
+        row.number(work);
+    }
+}
+
 /// Columns of the events CSV: one row per admissible motion of each event.
 pub(super) fn event_columns(scene: &Scene) -> Vec<String> {
     let mut columns: Vec<String> = ["t", "rank", "deficiency", "rho_min", "motion", "kind"]

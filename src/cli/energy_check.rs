@@ -11,6 +11,8 @@
 //! and each window passed sets the reference anew to the energy at the end of its last step
 //! (the first reference is the energy at the start). Steps end on every window's edges
 //! (`Simulation::step_until`), so a step is either inside a window or outside all of them.
+//! Drivers do work too, all the time: for scenes with drivers the caller passes the energy less
+//! the drivers' work so far (`cli::reaction_log`), which the same check holds constant.
 
 use crate::model::{LoadKind, Mechanism};
 

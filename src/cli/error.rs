@@ -233,8 +233,10 @@ pub enum Stream {
     Trajectory,
     /// The singular events (`--events`).
     Events,
-    /// `bench`'s table on stdout.
+    /// `bench`'s table or `analyze`'s report on stdout.
     Table,
+    /// The joint reactions (`--reactions`).
+    Reactions,
 }
 
 impl fmt::Display for Stream {
@@ -243,6 +245,7 @@ impl fmt::Display for Stream {
             Self::Trajectory => "output",
             Self::Events => "events",
             Self::Table => "table",
+            Self::Reactions => "reactions",
         })
     }
 }

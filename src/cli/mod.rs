@@ -1,4 +1,5 @@
-//! The command line: `singulab run` and `singulab bench` work without the visualizer;
+//! The command line: `singulab run`, `singulab analyze` and `singulab bench` work without the
+//! visualizer;
 //! `singulab view` and the bare `singulab` open it (built with the default `app` feature).
 //!
 //! Exit codes: 0 on success (also when the reader of stdout closes it early), 2 for bad
@@ -8,11 +9,13 @@
 //! notes and warnings come after its summary, once it has succeeded; a failed run prints its
 //! error line alone.
 
+pub mod analyze;
 pub mod args;
 pub mod bench;
 mod csv_files;
 mod energy_check;
 pub mod error;
+mod reaction_log;
 pub mod run;
 
 use std::ffi::OsString;
@@ -96,6 +99,10 @@ fn execute(command: Option<Command>) -> Result<(), CliError> {
         None => open_visualizer(None),
         Some(Command::View(view)) => open_visualizer(Some(view)),
         Some(Command::Run(run)) => run::run(&run).map(|summary| print_summary(&summary)),
+        Some(Command::Analyze(analyze)) => {
+            run::stdout_output(error::Stream::Table)?;
+            analyze::analyze(&analyze)
+        }
         Some(Command::Bench(bench)) => {
             // The table goes to stdout: refused up front if stdout is closed.
             run::stdout_output(error::Stream::Table)?;
@@ -137,6 +144,11 @@ fn print_summary(summary: &RunSummary) {
              the one you mean), and the first step keeps only their part along it"
         ));
     }
+    if let Some(work) = summary.driver_work {
+        note(&format!(
+            "the drivers did {work:.6e} J of work on the mechanism (driver_power and driver_work              in --reactions); the energy check compares the energy less that work with its start"
+        ));
+    }
     warn_about_energy(summary);
     if summary.steps_above_generic_rank > 0 {
         eprintln!(
@@ -167,9 +179,14 @@ fn warn_about_energy(summary: &RunSummary) {
     } else {
         ""
     };
+    let what = if summary.driver_work.is_some() {
+        "the energy less the drivers' work drifted by"
+    } else {
+        "the energy drifted by"
+    };
     eprintln!(
-        "singulab: warning: the energy drifted by {drift:.3e} J although the scene conserves \
-         it{scope} (largest kinetic energy {:.6} J); {why}",
+        "singulab: warning: {what} {drift:.3e} J although the scene conserves it{scope} \
+         (largest kinetic energy {:.6} J); {why}",
         summary.kinetic_max
     );
 }

@@ -19,6 +19,7 @@ use super::csv_files::{
 };
 use super::energy_check::EnergyCheck;
 use super::error::{CliError, FileSite, RowsKept, Stream};
+use super::reaction_log::{LogError, ReactionLog};
 use crate::scene::{Scene, load_scene};
 use crate::solver::{BasisMode, Integrator, Simulation, SolverError, StepReport, branches};
 
@@ -56,6 +57,9 @@ pub struct RunSummary {
     pub has_pulses: bool,
     /// Largest kinetic energy over the steps (the scale of the energy warning).
     pub kinetic_max: f64,
+    /// The work the drivers did over the run, for scenes with drivers (the energy check then
+    /// compares the energy less this work with its start).
+    pub driver_work: Option<f64>,
 }
 
 impl RunSummary {
@@ -78,6 +82,7 @@ impl RunSummary {
             kinetic_max: scene
                 .mechanism
                 .kinetic_energy(sim.positions(), sim.velocities()),
+            driver_work: None,
         }
     }
 
@@ -166,7 +171,7 @@ type NamedOutput<'a> = (&'static str, &'a Path, Option<FileIdentity>);
 /// Refuses outputs that are the scene or each other.
 fn refuse_shared_files(
     scene: Option<&FileIdentity>,
-    outputs: &[NamedOutput; 2],
+    outputs: &[NamedOutput],
 ) -> Result<(), CliError> {
     for (flag, path, identity) in outputs {
         if identity.is_some() && identity.as_ref() == scene {
@@ -176,11 +181,15 @@ fn refuse_shared_files(
             });
         }
     }
-    let [(_, out, out_identity), (_, _, events_identity)] = outputs;
-    if out_identity.is_some() && out_identity == events_identity {
-        return Err(CliError::SameOutputs {
-            path: out.to_path_buf(),
-        });
+    for (k, (_, path, identity)) in outputs.iter().enumerate() {
+        let shared = outputs[k + 1..]
+            .iter()
+            .any(|(_, _, other)| other == identity);
+        if identity.is_some() && shared {
+            return Err(CliError::SameOutputs {
+                path: path.to_path_buf(),
+            });
+        }
     }
     Ok(())
 }
@@ -207,6 +216,7 @@ fn check_outputs(args: &RunArgs) -> Result<(), CliError> {
         &[
             output("--out", args.out.as_deref()),
             output("--events", events_path(args)),
+            output("--reactions", args.reactions.as_deref()),
         ],
     )
 }
@@ -324,12 +334,13 @@ fn opened_identity(file: &File, path: &Path) -> Option<FileIdentity> {
         .and_then(|meta| existing_identity(path, &meta))
 }
 
-/// The run's two outputs, opened and emptied, with whether each is a terminal.
+/// The run's outputs, opened and emptied, with whether each is a terminal.
 struct Outputs {
     trajectory: Box<dyn Write>,
     trajectory_on_terminal: bool,
     events: Option<Box<dyn Write>>,
     events_on_terminal: bool,
+    reactions: Option<Box<dyn Write>>,
 }
 
 impl Outputs {
@@ -346,6 +357,10 @@ impl Outputs {
             Some(path) => Some((open_output_file(path)?, path)),
             None => None,
         };
+        let reactions_file = match args.reactions.as_deref() {
+            Some(path) => Some((open_output_file(path)?, path)),
+            None => None,
+        };
         fn opened<'a>(flag: &'static str, file: &Option<(File, &'a Path)>) -> NamedOutput<'a> {
             match file {
                 Some((file, path)) => (flag, path, opened_identity(file, path)),
@@ -354,7 +369,11 @@ impl Outputs {
         }
         refuse_shared_files(
             path_identity(&args.scene).as_ref(),
-            &[opened("--out", &out_file), opened("--events", &events_file)],
+            &[
+                opened("--out", &out_file),
+                opened("--events", &events_file),
+                opened("--reactions", &reactions_file),
+            ],
         )?;
         let (trajectory, trajectory_on_terminal) = match out_file {
             Some((file, path)) => start_file_output(file, path)?,
@@ -369,11 +388,16 @@ impl Outputs {
             Some((events, terminal)) => (Some(events), terminal),
             None => (None, false),
         };
+        let reactions = match reactions_file {
+            Some((file, path)) => Some(start_file_output(file, path)?.0),
+            None => None,
+        };
         Ok(Self {
             trajectory,
             trajectory_on_terminal,
             events,
             events_on_terminal,
+            reactions,
         })
     }
 
@@ -383,6 +407,10 @@ impl Outputs {
             .map_err(|e| CliError::write(Stream::Trajectory, e))?;
         if let Some(w) = self.events.as_mut() {
             w.flush().map_err(|e| CliError::write(Stream::Events, e))?;
+        }
+        if let Some(w) = self.reactions.as_mut() {
+            w.flush()
+                .map_err(|e| CliError::write(Stream::Reactions, e))?;
         }
         Ok(())
     }
@@ -410,6 +438,10 @@ pub fn run(args: &RunArgs) -> Result<RunSummary, CliError> {
         &mut outputs.trajectory,
         outputs
             .events
+            .as_mut()
+            .map(|w| w.as_mut() as &mut dyn Write),
+        outputs
+            .reactions
             .as_mut()
             .map(|w| w.as_mut() as &mut dyn Write),
         progress,
@@ -469,22 +501,40 @@ fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), 
     Ok((sim, t_end))
 }
 
+/// A failure of the reactions log: the solver's, located as a step's, or the output's.
+fn log_failure(scene: &Scene, kept: Option<RowsKept>, error: LogError) -> CliError {
+    match error {
+        LogError::Solver(source) => CliError::Solver {
+            site: Box::new(FileSite::of_failure(scene, &source)),
+            source,
+            kept,
+        },
+        LogError::Output(e) => e,
+    }
+}
+
 /// `|c|_inf` of the constraints at the start (0 without constraints).
 fn initial_residual(scene: &Scene, sim: &Simulation) -> f64 {
     let mut c = nalgebra::DVector::zeros(scene.mechanism.m());
-    scene.mechanism.residual(sim.time(), sim.positions(), &mut c);
+    scene
+        .mechanism
+        .residual(sim.time(), sim.positions(), &mut c);
     if c.is_empty() { 0.0 } else { c.amax() }
 }
 
-/// Integrates `scene` with the options of `args`, writing CSV to `out` and `events`.
-pub fn run_scene(
-    scene: &Scene,
-    args: &RunArgs,
-    out: &mut dyn Write,
-    events: Option<&mut dyn Write>,
+/// Integrates `scene` with the options of `args`, writing CSV to `out`, `events` and
+/// `reactions`.
+pub fn run_scene<'a>(
+    scene: &'a Scene,
+    args: &'a RunArgs,
+    out: &'a mut dyn Write,
+    events: Option<&'a mut dyn Write>,
+    reactions: Option<&'a mut dyn Write>,
     progress: bool,
 ) -> Result<RunSummary, CliError> {
-    let (sim, t_end) = start_simulation(scene, args)?;
+    let (mut sim, t_end) = start_simulation(scene, args)?;
+    let reactions =
+        ReactionLog::new(scene, &mut sim, reactions).map_err(|e| log_failure(scene, None, e))?;
     let dof = scene.mechanism.n() - sim.generic_rank();
     let mut trajectory = CsvOutput::new(out, Stream::Trajectory);
     trajectory.write_header(&trajectory_columns(scene, dof))?;
@@ -505,6 +555,7 @@ pub fn run_scene(
     let mut run = RunLoop {
         scene,
         args,
+        reactions,
         energy: EnergyCheck::new(&scene.mechanism, sim.positions(), sim.velocities()),
         sim,
         trajectory,
@@ -524,6 +575,8 @@ pub fn run_scene(
     if let Some(events) = run.events.as_mut() {
         events.flush()?;
     }
+    run.reactions.flush()?;
+    run.summary.driver_work = scene.mechanism.is_rheonomic().then(|| run.reactions.work());
     run.summary.factorizations = run.sim.counters().factorizations;
     run.summary.energy_drift = run.energy.drift();
     run.summary.drift_after_pulse = run.energy.drift_after_pulse();
@@ -537,6 +590,7 @@ struct RunLoop<'a> {
     sim: Simulation,
     trajectory: CsvOutput<'a>,
     events: Option<CsvOutput<'a>>,
+    reactions: ReactionLog<'a>,
     row: CsvRow,
     summary: RunSummary,
     energy: EnergyCheck,
@@ -563,11 +617,15 @@ impl RunLoop<'_> {
                 .step_until(self.t_end)
                 .map_err(|e| self.step_failure(t_reached, e))?;
             self.summary.record_step(self.scene, &self.sim, &report);
+            let due = self.row_due();
+            self.reactions
+                .record_step(&mut self.sim, due)
+                .map_err(|e| log_failure(self.scene, self.rows_kept(t_reached), e))?;
             self.energy.record_step(
                 &self.scene.mechanism,
                 t_reached,
                 self.sim.time(),
-                report.energy,
+                report.energy - self.reactions.work(),
                 self.sim.positions(),
             );
             self.write_events()?;
@@ -635,10 +693,15 @@ impl RunLoop<'_> {
         Ok(())
     }
 
-    /// Writes the row of the last step every `--every` steps and at the end.
-    fn write_row_if_due(&mut self, report: &StepReport) -> Result<(), CliError> {
+    /// Whether the last step's row is due: every `--every` steps and at the end.
+    fn row_due(&self) -> bool {
         let last = self.sim.time() >= self.t_end - self.end_slack;
-        if last || self.summary.steps.is_multiple_of(self.args.every as u64) {
+        last || self.summary.steps.is_multiple_of(self.args.every as u64)
+    }
+
+    /// Writes the row of the last step when it is due.
+    fn write_row_if_due(&mut self, report: &StepReport) -> Result<(), CliError> {
+        if self.row_due() {
             let jump = match self.args.basis {
                 BasisMode::Traditional => report.traditional.jump,
                 BasisMode::Continued => report.continued.jump,

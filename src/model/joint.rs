@@ -19,10 +19,6 @@ pub type LocalPoint = Vector2<f64>;
 
 /// The kinds of constraint a scene can use.
 #[derive(Clone, Debug, PartialEq)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "a scene has a few joints, built once; a box would only add a step to every match"
-)]
 pub enum JointKind {
     /// Revolute joint between two planar bodies: the two local points coincide (2 rows).
     Revolute {

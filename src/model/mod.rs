@@ -24,8 +24,8 @@ pub use mass::MassMatrix;
 pub use spatial::{Attachment, Primitive, SpatialJoint, SpatialKind};
 
 use joint::{PlanarFrame, perp};
-use planar::{BodyPoint, KnifeEdgeRow, ProjectedOffset, RowEntries, relative_angle_entries};
 use nalgebra::{DMatrix, DVector, Matrix3, Vector2, Vector3, Vector4};
+use planar::{BodyPoint, KnifeEdgeRow, ProjectedOffset, RowEntries, relative_angle_entries};
 use spatial::Frames;
 
 /// A constrained mechanism: the static description the solver integrates.
@@ -359,7 +359,9 @@ impl Mechanism {
                         a[(row, b.offset + k)] = 2.0 * (x[b.offset + k] - anchor[k]);
                     }
                 }
-                JointKind::Prismatic { .. } | JointKind::Driver { .. } | JointKind::KnifeEdge { .. } => {
+                JointKind::Prismatic { .. }
+                | JointKind::Driver { .. }
+                | JointKind::KnifeEdge { .. } => {
                     self.add_planar_rows(joint, x, None, a);
                 }
                 JointKind::Spatial(spatial) => self.spatial_jacobian(spatial, x, None, row, a),
@@ -478,7 +480,9 @@ impl Mechanism {
                         adot[(row, b.offset + k)] = 2.0 * xd[b.offset + k];
                     }
                 }
-                JointKind::Prismatic { .. } | JointKind::Driver { .. } | JointKind::KnifeEdge { .. } => {
+                JointKind::Prismatic { .. }
+                | JointKind::Driver { .. }
+                | JointKind::KnifeEdge { .. } => {
                     self.add_planar_rows(joint, x, Some(xd), adot);
                 }
                 JointKind::Spatial(spatial) => {

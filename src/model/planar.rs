@@ -113,8 +113,7 @@ impl ProjectedOffset {
                     -w_rate,
                     -(w_rate.dot(&perp(&rho_a)) - w.dot(&rho_a) * omega_a),
                     w_rate,
-                    w_rate.dot(&perp(&rho_b)) - w.dot(&rho_b) * omega_b
-                        + delta_rate.dot(&perp(&w))
+                    w_rate.dot(&perp(&rho_b)) - w.dot(&rho_b) * omega_b + delta_rate.dot(&perp(&w))
                         - delta.dot(&w) * omega_b,
                 )
             }

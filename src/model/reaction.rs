@@ -134,7 +134,10 @@ impl Mechanism {
                 let force = Vector2::new(g[0], g[1]);
                 let arm = point.xy() - centre.xy();
                 let moment = g[2] - (arm.x * force.y - arm.y * force.x);
-                (Vector3::new(force.x, force.y, 0.0), Vector3::new(0.0, 0.0, moment))
+                (
+                    Vector3::new(force.x, force.y, 0.0),
+                    Vector3::new(0.0, 0.0, moment),
+                )
             }
             BodyKind::Point2 => (Vector3::new(g[0], g[1], 0.0), Vector3::zeros()),
             BodyKind::Point3 => (Vector3::new(g[0], g[1], g[2]), Vector3::zeros()),

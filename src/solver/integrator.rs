@@ -308,8 +308,13 @@ impl Stepper {
             // Only the velocity projection (at the current rank tolerance) is repeated.
             evaluator.qr.copy_from(step.start);
             let rank = evaluator.qr.rank(rhs.settings.rank_tolerance);
-            self.projector
-                .project_velocities(rhs.mechanism, t_stage, &evaluator.qr, rank, &mut self.xd_stage);
+            self.projector.project_velocities(
+                rhs.mechanism,
+                t_stage,
+                &evaluator.qr,
+                rank,
+                &mut self.xd_stage,
+            );
         } else {
             let outcome = self.projector.project_stage(
                 rhs.mechanism,

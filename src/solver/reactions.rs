@@ -104,10 +104,6 @@ impl Reactions {
 
     /// The minimum-norm multipliers at `(t, x, xd)` with accelerations `xdd`, from the
     /// factorisation `qr` of `A(x)^T` (with `Q`) at rank `rank`; also finds the modes.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the state, its accelerations and loads, and the factorisation are all inputs"
-    )]
     pub fn solve(
         &mut self,
         mechanism: &Mechanism,

@@ -559,7 +559,11 @@ impl Simulation {
         self.x.axpy(distance, &unit, 1.0);
         self.xd.copy_from(&(&unit * speed));
         self.project_current()?;
-        rescale_kinetic_energy(&self.mechanism, &self.x, &mut self.xd, target);
+        // With a driver the velocity has a prescribed part and the energy is not conserved:
+        // the speed asked for is kept as it is.
+        if !self.mechanism.is_rheonomic() {
+            rescale_kinetic_energy(&self.mechanism, &self.x, &mut self.xd, target);
+        }
         self.continue_bases_from(event, h);
         // The jump is kept as a step from the event state along the branch, so that the first
         // search of `rho` covers it: a singular configuration inside it was skipped unseen

@@ -357,9 +357,11 @@ fn run_text(text: &str, t_end: f64, dt: f64) -> (RunSummary, Vec<f64>) {
         every: 1,
         out: None,
         events: None,
+        reactions: None,
     };
     let mut out = Vec::new();
-    let summary = run_scene(&scene, &args, &mut out, None, false).unwrap_or_else(|e| panic!("{e}"));
+    let summary =
+        run_scene(&scene, &args, &mut out, None, None, false).unwrap_or_else(|e| panic!("{e}"));
     let csv = String::from_utf8(out).unwrap();
     let energy = csv
         .lines()

@@ -28,9 +28,10 @@ fn run_csv(name: &str, basis: BasisMode, t_end: f64, every: usize) -> (String, R
         every,
         out: None,
         events: None,
+        reactions: None,
     };
     let mut out = Vec::new();
-    let summary = run_scene(&scene, &args, &mut out, None, false).expect("run");
+    let summary = run_scene(&scene, &args, &mut out, None, None, false).expect("run");
     (String::from_utf8(out).expect("utf-8"), summary)
 }
 
@@ -237,7 +238,8 @@ fn csv_starts_at_zero_and_ends_exactly_at_t_end() {
             // Row 0 is t = 0, before any step: the residual of the initial positions.
             None => {
                 let mut c = nalgebra::DVector::zeros(sim.mechanism().m());
-                sim.mechanism().residual(sim.time(), sim.positions(), &mut c);
+                sim.mechanism()
+                    .residual(sim.time(), sim.positions(), &mut c);
                 (c.amax(), sim.rank(), 0.0)
             }
         };
@@ -387,9 +389,10 @@ fn events_csv_lists_the_motions_and_branches_of_each_event() {
         every: 1000,
         out: None,
         events: None,
+        reactions: None,
     };
     let (mut out, mut events) = (Vec::new(), Vec::new());
-    run_scene(&scene, &args, &mut out, Some(&mut events), false).expect("run");
+    run_scene(&scene, &args, &mut out, Some(&mut events), None, false).expect("run");
     let header = singulab::cli::run::events_header(&scene);
     let columns: Vec<&str> = header.split(',').collect();
     assert_eq!(
@@ -434,7 +437,15 @@ fn events_csv_lists_the_motions_and_branches_of_each_event() {
         ..args
     };
     let (mut out, mut events) = (Vec::new(), Vec::new());
-    run_scene(&scene, &traditional, &mut out, Some(&mut events), false).expect("run");
+    run_scene(
+        &scene,
+        &traditional,
+        &mut out,
+        Some(&mut events),
+        None,
+        false,
+    )
+    .expect("run");
     let text = String::from_utf8(events).unwrap();
     let kinds: Vec<&str> = text
         .lines()
