@@ -60,10 +60,16 @@ fn the_reactions_csv_of_the_four_bar_matches_its_free_body_balances() {
     let (header, rows) = read_csv(&reactions);
     assert_eq!(
         header,
-        ["t", "O1.fx", "O1.fy", "O2.fx", "O2.fy", "A.fx", "A.fy", "B.fx", "B.fy"]
+        [
+            "t", "O1.fx", "O1.fy", "O2.fx", "O2.fy", "A.fx", "A.fy", "B.fx", "B.fy"
+        ]
     );
     let (_, trajectory) = read_csv(&out);
-    assert_eq!(rows.len(), trajectory.len(), "a reactions row per trajectory row");
+    assert_eq!(
+        rows.len(),
+        trajectory.len(),
+        "a reactions row per trajectory row"
+    );
     let first = &rows[0];
     let expected = [0.0, 0.0, -1.285, 0.0, -1.285, 0.0, 3.095, 0.0, 3.095];
     for (k, (got, want)) in first.iter().zip(expected).enumerate() {
