@@ -6,6 +6,7 @@ mod close_events;
 mod command_line;
 mod common;
 mod continuation;
+mod driver_work;
 mod faults_io;
 mod faults_numbers;
 mod jacobians;
