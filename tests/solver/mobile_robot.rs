@@ -14,8 +14,10 @@
 //!   `B_X` of eq. 38 (their Frobenius norm does not depend on the basis of the modes);
 //! - reactions (sect. 4.4): the paper's three variants delete rows 6 & 21, 18 & 21 or 19 & 21
 //!   (1-based) and solve `[M A_r^T; A_r 0] [xdd; lambda_r] = [f; gamma_r]` with nalgebra's LU,
-//!   `M` from table 2; and the minimum-norm multipliers as nalgebra's pseudo-inverse of `A^T`
-//!   applied to `f - M xdd`.
+//!   `M` from table 2; the minimum-norm multipliers as nalgebra's pseudo-inverse of `A^T`
+//!   applied to `f - M xdd`; the accelerations as differences of the run's velocities; and
+//!   Newton-Euler for every body (each joint's force and moment act on its first body, their
+//!   opposites on its second).
 
 use std::sync::Arc;
 
@@ -513,6 +515,59 @@ fn motion_accelerations(sim: &Simulation, h: f64) -> DVector<f64> {
     (xd1 * 4.0 - xd0 * 3.0 - ahead.velocities()) / (2.0 * h)
 }
 
+/// The first and second body of each joint, in `JOINTS` order (table 3's `i` and `j`; table 1's
+/// body for a knife edge, which has no second body).
+const JOINT_BODIES: [(usize, Option<usize>); 14] = [
+    (6, Some(0)),
+    (1, Some(0)),
+    (2, Some(0)),
+    (3, Some(1)),
+    (4, Some(2)),
+    (5, Some(3)),
+    (5, Some(4)),
+    (5, Some(0)),
+    (5, Some(0)),
+    (1, None),
+    (2, None),
+    (0, None),
+    (0, None),
+    (6, None),
+];
+
+/// Newton-Euler for every body with the joints' reactions (force `F` on the first body and
+/// moment `M` about the joint's point `P`; the second body takes `-F` at `P` and `-M`): the
+/// largest of `|m a - sum F|` and `|J alpha - sum (M + (P - r) x F)|`, with table 2's masses.
+fn newton_euler_imbalance(
+    mechanism: &Mechanism,
+    x: &DVector<f64>,
+    xdd: &DVector<f64>,
+    reactions: &[Vec<f64>],
+) -> f64 {
+    let mut force = [Vector2::zeros(); 7];
+    let mut moment = [0.0; 7];
+    for (j, &(first, second)) in JOINT_BODIES.iter().enumerate() {
+        let r = &reactions[j];
+        let f = Vector2::new(r[0], r[1]);
+        let about_point = r.get(2).copied().unwrap_or(0.0);
+        let p = mechanism.reaction_point(j, x).expect("a planar joint").xy();
+        for (body, sign) in [(Some(first), 1.0), (second, -1.0)] {
+            let Some(b) = body else { continue };
+            let arm = p - Vector2::new(x[3 * b], x[3 * b + 1]);
+            force[b] += f * sign;
+            moment[b] += sign * (about_point + arm.x * f.y - arm.y * f.x);
+        }
+    }
+    (0..7)
+        .map(|b| {
+            let (mass, inertia) = MASSES[b];
+            let linear = Vector2::new(xdd[3 * b], xdd[3 * b + 1]) * mass - force[b];
+            linear
+                .amax()
+                .max((inertia * xdd[3 * b + 2] - moment[b]).abs())
+        })
+        .fold(0.0, f64::max)
+}
+
 /// The paper's variants (sect. 4.4): rows 6 & 21, 18 & 21, 19 & 21, 0-based here.
 const VARIANTS: [[usize; 2]; 3] = [[5, 20], [17, 20], [18, 20]];
 
@@ -586,6 +641,7 @@ fn robot_reactions_match_the_papers_reduced_equations() {
     let mut sim = robot_run(1e-3);
     let mut reactions = Reactions::new(sim.mechanism());
     let mut worst = [0.0f64; 3];
+    let mut balance = 0.0f64;
     // Per non-unique joint, the least over states of the largest difference between the paper's
     // variants and of that between them and the minimum-norm solution, relative to the largest
     // reaction.
@@ -597,6 +653,17 @@ fn robot_reactions_match_the_papers_reduced_equations() {
             *w = w.max(e);
         }
         let scale = all[0].iter().flatten().fold(0.0f64, |s, v| s.max(v.abs()));
+        // Every solution, minimum-norm or not, balances every body.
+        let xdd = sim.accelerations_with_tangent(None).expect("accelerations");
+        for reactions in &all {
+            let imbalance =
+                newton_euler_imbalance(sim.mechanism(), sim.positions(), &xdd, reactions);
+            assert!(
+                imbalance < 1e-12 * scale.max(1.0),
+                "t = {t}: a body is off balance by {imbalance:e}"
+            );
+            balance = balance.max(imbalance / scale);
+        }
         for (j, name) in JOINTS
             .iter()
             .enumerate()
@@ -622,7 +689,7 @@ fn robot_reactions_match_the_papers_reduced_equations() {
     }
     println!(
         "lambda off the pseudo-inverse {:.1e}, reduced xdd off the solver's {:.1e}, unique \
-         reactions off the solver's {:.1e} (relative)",
+         reactions off the solver's {:.1e}, Newton-Euler imbalance {balance:.1e} (relative)",
         worst[0], worst[1], worst[2]
     );
     for (j, name) in JOINTS
