@@ -14,6 +14,7 @@ mod pendulums;
 mod physics_invariance;
 mod pulses;
 mod ranks;
+mod reactions;
 mod readme;
 mod reference;
 mod rigid_dynamics;
