@@ -22,7 +22,7 @@
 //! components only, so the horizontal ones are unique; at 60 degrees `e` has both
 //! components, and none is.
 
-use std::f64::consts::{FRAC_PI_2, FRAC_PI_3};
+use std::f64::consts::{FRAC_PI_2, FRAC_PI_3, PI};
 
 use approx::{abs_diff_eq, assert_abs_diff_eq};
 use nalgebra::{DMatrix, DVector, Vector2};
@@ -645,6 +645,39 @@ fn solvability_tolerance_in_terms_of_the_crank_angle() {
                 "delta {delta}: {name}"
             );
             assert!(!verdict.components[1].unique, "delta {delta}: {name} fy");
+        }
+    }
+}
+
+/// At the flat poses (every bar on the x axis, cranks along +x or -x: the singular
+/// configurations) the left null space grows. With every pin on one line, a bar with pins at
+/// its two ends and no load can only carry equal and opposite forces along that line: a
+/// vertical pair would turn it. So every self-stress is horizontal, and the vertical
+/// components are unique. Horizontally, each bar's pin forces need only cancel: four-bar,
+/// `F_A = s`, `F_O1 = F_B = -s`, `F_O2 = s` (p = 1, from 0); A02, one such chain per coupler,
+/// meeting at the middle crank's pivot, `F_O2 = -(F_B1 + F_A2)` (p = 2, from 0); modified
+/// double four-bar, tip forces `a_i` on the cranks with `sum a_i = 0` (p = 2, from 1). Every
+/// pin is in one of these chains, so no horizontal component is unique.
+#[test]
+fn flat_poses_add_horizontal_self_stress() {
+    for (name, p) in [
+        ("four_bar", 1),
+        ("double_four_bar", 2),
+        ("modified_double_four_bar", 2),
+    ] {
+        let scene = scene(name);
+        let mechanism = &scene.mechanism;
+        for phi in [0.0, PI] {
+            let label = format!("{name} flat at {phi}");
+            let state = Analysed::of(&mut simulation_at(&scene, phi, 0.0), label.clone());
+            assert_eq!(state.reactions.redundancy(), p, "{label}");
+            for verdict in &state.verdicts {
+                let joint = &mechanism.joints()[verdict.joint].name;
+                let [fx, fy] = verdict.components.as_slice() else {
+                    panic!("{label}: {joint} has {:?}", verdict.components)
+                };
+                assert!(!fx.unique && fy.unique, "{label}: {joint} {fx:?} {fy:?}");
+            }
         }
     }
 }
