@@ -18,6 +18,7 @@ mod planar_joints;
 mod pulses;
 mod ranks;
 mod reaction_cli;
+mod reactions;
 mod readme;
 mod reference;
 mod rigid_dynamics;
