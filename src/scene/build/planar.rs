@@ -23,10 +23,10 @@ pub const DRIVER_SUFFIX: &str = ".driver";
 /// Named points of a plate as written, body axes from the centre of mass.
 pub type NamedPoints = BTreeMap<String, (f64, f64)>;
 
-/// A driver's `d(0)` may miss the distance as written by this much (m), as assembly's note
-/// calls a pose far off; a larger miss is an error, not a pose to move.
+/// A driver's `d(0)` may miss the distance as written by this much (m, the size at which
+/// assembly's note calls a pose far off) or by [`DRIVER_RELATIVE_MISS`] of the driver's size,
+/// whichever is smaller; a larger miss is an error, not a pose to move.
 const DRIVER_MISS: f64 = 1e-2;
-/// ... or by this fraction of the driver's size, whichever is smaller.
 const DRIVER_RELATIVE_MISS: f64 = 1e-3;
 
 /// The point `spec` of a planar body of kind `kind` (`named` its declared points, if a plate).
