@@ -7,19 +7,21 @@ use std::sync::Arc;
 use nalgebra::{DVector, Vector2, Vector3};
 
 mod limits;
+mod planar;
 mod rigid;
 mod spatial;
 
 use limits::{
-    ANGLE, ANGULAR_SPEED, FORCE, FRACTION, GRAVITY, LENGTH, MASS, SPEED, TIME, TORQUE,
-    check_bounded, check_positive, check_reach,
+    ANGLE, ANGULAR_SPEED, FORCE, GRAVITY, LENGTH, MASS, SPEED, TIME, TORQUE, check_bounded,
+    check_positive,
 };
+use planar::{NamedPoints, PlateSpec};
 use rigid::{RigidInfo, RigidSpec};
 
-use super::format::{BodySpec, JointSpec, LoadSpec, PointSpec, SceneFile, VelocitySpec};
+use super::format::{BodySpec, JointSpec, LoadSpec, SceneFile, VelocitySpec};
 use super::look::BodyLook;
 use super::{Scene, SceneError, locate};
-use crate::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, LocalPoint, Mechanism};
+use crate::model::{Body, BodyKind, Joint, JointKind, Load, LoadKind, Mechanism};
 use crate::solver::{AssemblyReport, SolverError, assemble_positions, complete_velocities};
 
 /// Where an error points: a named entry (and a field in it), an item of a list, or a section.
@@ -30,6 +32,9 @@ pub(super) enum Site<'a> {
     Field(&'a str),
     /// A field of a top-level struct (`solver`, `run`, `view`), else that struct.
     SectionField(&'a str, &'a str),
+    /// Section, entry name, field, and which occurrence of the field inside the entry (the
+    /// `start` of a driver's third step).
+    NthField(&'a str, &'a str, &'a str, usize),
 }
 
 /// What is wrong with a body, joint or load name, if anything. It must not be empty, and it
@@ -65,6 +70,9 @@ impl Reporter<'_> {
             Site::SectionField(section, field) => {
                 locate::locate_section_field(self.source, section, field).unwrap_or(0)
             }
+            Site::NthField(section, name, field, nth) => {
+                locate::locate_nth_field(self.source, section, name, field, nth)
+            }
         };
         let (line, column) = locate::line_column(self.source, offset);
         SceneError {
@@ -84,12 +92,21 @@ impl Reporter<'_> {
         )
     }
 
+    /// An error at joint `name`'s entry, or at the `driver` (or `field` inside it) of the
+    /// prismatic joint whose driver it is.
     pub fn joint(&self, name: &str, field: Option<&str>, message: String) -> SceneError {
-        self.error(
-            Site::Named("joints", name, 0, field),
-            Some(format!("joint \"{name}\"")),
-            message,
-        )
+        let entity = Some(format!("joint \"{name}\""));
+        if let Some(prismatic) = name.strip_suffix(planar::DRIVER_SUFFIX)
+            && !locate::has_entry(self.source, "joints", name)
+        {
+            let field = field.filter(|&f| f != "name").unwrap_or("driver");
+            return self.error(
+                Site::Named("joints", prismatic, 0, Some(field)),
+                entity,
+                message,
+            );
+        }
+        self.error(Site::Named("joints", name, 0, field), entity, message)
     }
 
     fn load(&self, name: &str, field: &str, message: String) -> SceneError {
@@ -98,38 +115,6 @@ impl Reporter<'_> {
             Some(format!("load \"{name}\"")),
             message,
         )
-    }
-}
-
-/// Local point on a body of the given kind.
-fn local_point(kind: &BodyKind, spec: PointSpec) -> Result<LocalPoint, String> {
-    match kind {
-        BodyKind::Bar { length } => {
-            let half = 0.5 * length;
-            let point = match spec {
-                PointSpec::Start => Vector2::new(-half, 0.0),
-                PointSpec::End => Vector2::new(half, 0.0),
-                PointSpec::Center => Vector2::zeros(),
-                PointSpec::Fraction(f) => {
-                    check_bounded(&[f], "a fraction along the bar", FRACTION)?;
-                    Vector2::new((f - 0.5) * length, 0.0)
-                }
-                PointSpec::Along(d) => {
-                    check_bounded(&[d], "a distance along the bar", LENGTH)?;
-                    Vector2::new(d - half, 0.0)
-                }
-                PointSpec::Offset(a, b) => {
-                    check_bounded(&[a, b], "an offset", LENGTH)?;
-                    Vector2::new(a, b)
-                }
-            };
-            check_reach(point.norm(), *length)?;
-            Ok(point)
-        }
-        _ => match spec {
-            PointSpec::Center | PointSpec::Offset(0.0, 0.0) => Ok(Vector2::zeros()),
-            _ => Err("a point mass has only its centre (`Center`) as a joint point".into()),
-        },
     }
 }
 
@@ -145,6 +130,7 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     let joints = builder.joints(&bodies)?;
     let loads = builder.loads(&bodies)?;
     let mechanism = Mechanism::new(bodies.list, joints, loads, builder.gravity());
+    planar::check_drivers(&builder.report, &mechanism, &bodies.x0)?;
     limits::check_length_span(&builder.report, &mechanism, &bodies.x0)?;
     limits::check_mass_span(&builder.report, &mechanism)?;
     let stated = builder.stated_velocities(&mechanism, &bodies.rigid)?;
@@ -187,8 +173,18 @@ struct Bodies<'a> {
     index_of: HashMap<&'a str, usize>,
     /// What joints and looks need of each rigid body (`None` for other bodies).
     rigid: Vec<Option<RigidInfo>>,
+    /// The named points of each plate as written (`None` for other bodies).
+    named: Vec<Option<&'a NamedPoints>>,
     /// The largest change normalising written Euler parameters made, and its coordinate.
     normalisation: (f64, usize),
+}
+
+impl Bodies<'_> {
+    /// The angle of planar body `index` as written.
+    fn written_angle(&self, index: usize) -> f64 {
+        let offset: usize = self.list[..index].iter().map(Body::dim).sum();
+        self.x0[offset + 2]
+    }
 }
 
 /// The stated initial velocity components (the others zero, to be completed).
@@ -283,6 +279,7 @@ impl<'a> Builder<'a> {
             x0: Vec::new(),
             index_of: HashMap::new(),
             rigid: Vec::new(),
+            named: Vec::new(),
             normalisation: (0.0, 0),
         };
         let mut seen = HashSet::new();
@@ -290,48 +287,80 @@ impl<'a> Builder<'a> {
             let name = body.name();
             self.check_name("bodies", "body", index, name, &mut seen)?;
             bodies.index_of.insert(name, bodies.list.len());
-            match body {
-                BodySpec::Bar {
-                    length,
-                    mass,
-                    start,
-                    center,
-                    angle,
-                    ..
-                } => {
-                    let (bar, pose) = self.bar(name, *length, *mass, *start, *center, *angle)?;
-                    bodies.x0.extend_from_slice(&pose);
-                    bodies.list.push(bar);
-                }
-                BodySpec::Point { mass, position, .. } => {
-                    let point = self.point_mass(name, *mass, position)?;
-                    bodies.x0.extend_from_slice(position);
-                    bodies.list.push(point);
-                }
-                BodySpec::Rigid {
-                    mass,
-                    inertia,
-                    center,
-                    orientation,
-                    points,
-                    shape,
-                    ..
-                } => self.rigid(
-                    &mut bodies,
-                    &RigidSpec {
-                        name,
-                        mass: *mass,
-                        inertia,
-                        center: *center,
-                        orientation: orientation.as_ref(),
-                        points,
-                        shape: shape.as_ref(),
-                    },
-                )?,
-            }
+            self.body(&mut bodies, name, body)?;
             bodies.rigid.resize(bodies.list.len(), None);
+            bodies.named.resize(bodies.list.len(), None);
         }
         Ok(bodies)
+    }
+
+    /// Body `name` as written, with its pose, appended to `bodies`.
+    fn body(
+        &self,
+        bodies: &mut Bodies<'a>,
+        name: &str,
+        body: &'a BodySpec,
+    ) -> Result<(), SceneError> {
+        match body {
+            BodySpec::Bar {
+                length,
+                mass,
+                start,
+                center,
+                angle,
+                ..
+            } => {
+                let (bar, pose) = self.bar(name, *length, *mass, *start, *center, *angle)?;
+                bodies.x0.extend_from_slice(&pose);
+                bodies.list.push(bar);
+            }
+            BodySpec::Point { mass, position, .. } => {
+                let point = self.point_mass(name, *mass, position)?;
+                bodies.x0.extend_from_slice(position);
+                bodies.list.push(point);
+            }
+            BodySpec::Rigid {
+                mass,
+                inertia,
+                center,
+                orientation,
+                points,
+                shape,
+                ..
+            } => self.rigid(
+                bodies,
+                &RigidSpec {
+                    name,
+                    mass: *mass,
+                    inertia,
+                    center: *center,
+                    orientation: orientation.as_ref(),
+                    points,
+                    shape: shape.as_ref(),
+                },
+            )?,
+            BodySpec::Plate {
+                mass,
+                inertia,
+                center,
+                angle,
+                points,
+                ..
+            } => {
+                let (plate, pose) = self.plate(&PlateSpec {
+                    name,
+                    mass: *mass,
+                    inertia: *inertia,
+                    center: *center,
+                    angle: *angle,
+                    points,
+                })?;
+                bodies.x0.extend_from_slice(&pose);
+                bodies.list.push(plate);
+                bodies.named.push(Some(points));
+            }
+        }
+        Ok(())
     }
 
     /// A rigid body (spatial scenes only), its pose and what its joints need.
@@ -440,11 +469,20 @@ impl<'a> Builder<'a> {
         for (index, joint) in self.spec.joints.iter().enumerate() {
             let name = joint.name();
             self.check_name("joints", "joint", index, name, &mut seen)?;
+            let kind = self.joint_kind(bodies, name, joint)?;
+            let driver = match joint {
+                JointSpec::Prismatic {
+                    driver: Some(driver),
+                    ..
+                } => Some(self.driver(name, &kind, driver)?),
+                _ => None,
+            };
             joints.push(Joint {
                 name: name.to_string(),
-                kind: self.joint_kind(bodies, name, joint)?,
+                kind,
                 row: 0,
             });
+            joints.extend(driver);
         }
         Ok(joints)
     }
@@ -496,10 +534,8 @@ impl<'a> Builder<'a> {
         joint: &JointSpec,
     ) -> Result<JointKind, SceneError> {
         let report = &self.report;
-        let point = |body: usize, spec: PointSpec, field: &str| {
-            local_point(&bodies.list[body].kind, spec)
-                .map_err(|m| report.joint(name, Some(field), m))
-        };
+        let point =
+            |body: usize, spec, field: &str| self.planar_point(bodies, name, field, body, spec);
         Ok(match joint {
             JointSpec::Revolute {
                 a, at_a, b, at_b, ..
@@ -517,9 +553,9 @@ impl<'a> Builder<'a> {
                 self.check_planar(bodies, name, "b", ib)?;
                 JointKind::Revolute {
                     a: ia,
-                    point_a: point(ia, *at_a, "at_a")?,
+                    point_a: point(ia, at_a, "at_a")?,
                     b: ib,
-                    point_b: point(ib, *at_b, "at_b")?,
+                    point_b: point(ib, at_b, "at_b")?,
                 }
             }
             JointSpec::Pin {
@@ -531,7 +567,7 @@ impl<'a> Builder<'a> {
                     .map_err(|m| report.joint(name, Some("ground"), m))?;
                 JointKind::Pin {
                     body: i,
-                    point: point(i, *at, "at")?,
+                    point: point(i, at, "at")?,
                     ground: Vector2::new(ground.0, ground.1),
                 }
             }
@@ -542,6 +578,10 @@ impl<'a> Builder<'a> {
                 length,
                 ..
             } => self.distance_joint(bodies, name, body, at.as_ref(), anchor, *length)?,
+            JointSpec::Prismatic { .. } => self.prismatic(bodies, name, joint)?,
+            JointSpec::KnifeEdge {
+                body, at, normal, ..
+            } => self.knife_edge(bodies, name, body, at, *normal)?,
             _ => self.spatial_joint(bodies, name, joint)?,
         })
     }
@@ -562,7 +602,7 @@ impl<'a> Builder<'a> {
             return Err(report.joint(
                 name,
                 Some("body"),
-                "Distance constrains a point mass; a bar needs Pin or Revolute".into(),
+                "Distance constrains a point mass; a bar or a plate needs Pin or Revolute".into(),
             ));
         }
         if anchor.len() != bodies.list[i].translational_dim() {
@@ -707,7 +747,7 @@ impl<'a> Builder<'a> {
                     return Err(report.load(
                         name,
                         "body",
-                        "a torque needs a bar; point masses do not rotate".into(),
+                        "a torque needs a bar or a plate; point masses do not rotate".into(),
                     ));
                 }
                 check_bounded(&[*torque], "torque", TORQUE)

@@ -69,12 +69,27 @@ pub enum BodySpec {
         #[serde(default)]
         shape: Option<ShapeSpec>,
     },
+    /// Planar rigid body of any shape: central moment of inertia (kg m^2), centre of mass,
+    /// `angle` of its body axes (rad, from +x counter-clockwise) and named points in body axes
+    /// from the centre of mass.
+    Plate {
+        name: String,
+        mass: f64,
+        inertia: f64,
+        center: (f64, f64),
+        angle: f64,
+        #[serde(default)]
+        points: BTreeMap<String, (f64, f64)>,
+    },
 }
 
 impl BodySpec {
     pub fn name(&self) -> &str {
         match self {
-            Self::Bar { name, .. } | Self::Point { name, .. } | Self::Rigid { name, .. } => name,
+            Self::Bar { name, .. }
+            | Self::Point { name, .. }
+            | Self::Rigid { name, .. }
+            | Self::Plate { name, .. } => name,
         }
     }
 }
@@ -136,8 +151,9 @@ pub enum ShapeSpec {
     Ball { radius: f64 },
 }
 
-/// A point on a body.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+/// A point on a planar body. Bars have `Start`, `End`, `Fraction`, `Along`; plates have named
+/// points (`Point`); both have `Center` and `Offset`; a point mass has only its centre.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
 pub enum PointSpec {
     Start,
     End,
@@ -148,6 +164,8 @@ pub enum PointSpec {
     Along(f64),
     /// Offset from the centre of mass in the body frame (along the axis, perpendicular).
     Offset(f64, f64),
+    /// A point declared in a plate's `points`.
+    Point(String),
 }
 
 /// A joint between bodies or to the ground.
@@ -219,6 +237,48 @@ pub enum JointSpec {
         at_b: SpatialPointSpec,
         axis: (f64, f64, f64),
     },
+    /// Planar prismatic joint between two bodies with an angle: `at_a` stays on the line
+    /// through `at_b` along `axis` (in `b`'s body axes, any length but zero), and their
+    /// relative angle stays as written. A `driver` adds the joint `NAME.driver`, which
+    /// prescribes the distance from `at_a` to `at_b` along the axis (Wojtyra and Frączek 2013,
+    /// eq. 43).
+    Prismatic {
+        name: String,
+        a: String,
+        at_a: PointSpec,
+        b: String,
+        at_b: PointSpec,
+        axis: (f64, f64),
+        #[serde(default)]
+        driver: Option<DriverSpec>,
+    },
+    /// Planar knife edge: the velocity of point `at` of `body` along `normal` (in body axes,
+    /// any length but zero) is zero (Wojtyra and Frączek 2013, eq. 30).
+    KnifeEdge {
+        name: String,
+        body: String,
+        at: PointSpec,
+        normal: (f64, f64),
+    },
+}
+
+/// A prescribed motion `d(t) = constant + sum amplitude S(t; start, end)`, `S` the quintic
+/// smooth step from 0 at `start` to 1 at `end`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename = "Driver", deny_unknown_fields)]
+pub struct DriverSpec {
+    pub constant: f64,
+    #[serde(default)]
+    pub steps: Vec<StepSpec>,
+}
+
+/// One smooth step of a driver's law: `amplitude` (m) from `start` to `end` (s).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(rename = "Step", deny_unknown_fields)]
+pub struct StepSpec {
+    pub amplitude: f64,
+    pub start: f64,
+    pub end: f64,
 }
 
 impl JointSpec {
@@ -230,7 +290,9 @@ impl JointSpec {
             | Self::Spherical { name, .. }
             | Self::Hinge { name, .. }
             | Self::Universal { name, .. }
-            | Self::Translational { name, .. } => name,
+            | Self::Translational { name, .. }
+            | Self::Prismatic { name, .. }
+            | Self::KnifeEdge { name, .. } => name,
         }
     }
 }

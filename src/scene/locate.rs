@@ -269,6 +269,37 @@ pub fn locate_entry(
         .unwrap_or(entry.name_offset)
 }
 
+/// The first entry named `name` in the list `section`, if any.
+fn find_entry(source: &str, mask: &[bool], section: &str, name: &str) -> Option<Entry> {
+    let (open, close) = section_span(source, mask, section)?;
+    entries(source, mask)
+        .into_iter()
+        .find(|e| e.open > open && e.close < close && e.name == name)
+}
+
+/// Whether the list `section` has an entry named `name`.
+pub fn has_entry(source: &str, section: &str, name: &str) -> bool {
+    find_entry(source, &code_mask(source), section, name).is_some()
+}
+
+/// Offset of the `nth` (0-based) occurrence of `field` inside the first entry named `name`
+/// of the list `section` (the `start` of a driver's third step), else of its first
+/// occurrence, else as [`locate_entry`] without a field.
+pub fn locate_nth_field(source: &str, section: &str, name: &str, field: &str, nth: usize) -> usize {
+    let mask = code_mask(source);
+    let Some(entry) = find_entry(source, &mask, section, name) else {
+        return locate_entry(source, section, name, 0, None);
+    };
+    let inside: Vec<usize> = field_offsets(source, &mask, field)
+        .filter(|&i| i > entry.open && i < entry.close)
+        .collect();
+    inside
+        .get(nth)
+        .or(inside.first())
+        .copied()
+        .unwrap_or(entry.name_offset)
+}
+
 /// Offset of the `index`-th entry (0-based) of the top-level list field `list`, e.g. the third
 /// element of `velocities`, or of the field `field` inside it.
 pub fn locate_list_item(source: &str, list: &str, index: usize, field: Option<&str>) -> usize {
@@ -384,6 +415,20 @@ mod tests {
         let source = r#"(bodies: [Bar(name: "say \"hi\", \\o/", mass: 1.0)])"#;
         let offset = locate_entry(source, "bodies", r#"say "hi", \o/"#, 0, Some("mass"));
         assert_eq!(&source[offset..offset + 5], "mass:");
+    }
+
+    #[test]
+    fn nth_field_inside_an_entry() {
+        let source = r#"(joints: [P(name: "H", d: (steps: [(start: 1.0), (start: 2.0)]))])"#;
+        let offset = locate_nth_field(source, "joints", "H", "start", 1);
+        assert_eq!(&source[offset..offset + 10], "start: 2.0");
+        // Past the last occurrence: the first; a missing field: the name.
+        let offset = locate_nth_field(source, "joints", "H", "start", 5);
+        assert_eq!(&source[offset..offset + 10], "start: 1.0");
+        let offset = locate_nth_field(source, "joints", "H", "end", 0);
+        assert_eq!(&source[offset..offset + 5], "name:");
+        assert!(has_entry(source, "joints", "H"));
+        assert!(!has_entry(source, "joints", "H.driver"));
     }
 
     #[test]

@@ -26,8 +26,9 @@ use crate::solver::{AssemblyReport, Settings, Simulation, SolverError};
 use build::{Reporter, Site};
 
 /// The scenes shipped in `scenes/` (file stems), simplest first (pendulums, then the four-bar
-/// family, then the spatial rigid bodies).
-pub const SHIPPED_SCENES: [&str; 11] = [
+/// family, then the spatial rigid bodies, then the mobile robot with its knife edges and
+/// driver).
+pub const SHIPPED_SCENES: [&str; 12] = [
     "planar_pendulum",
     "redundant_pendulum",
     "spatial_pendulum",
@@ -39,6 +40,7 @@ pub const SHIPPED_SCENES: [&str; 11] = [
     "modified_2x3",
     "slider_crank",
     "spin_top",
+    "mobile_robot",
 ];
 
 /// A loaded scene, ready to start a simulation.

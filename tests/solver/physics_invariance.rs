@@ -130,8 +130,12 @@ fn accelerations_do_not_depend_on_the_basis() {
             at_events += report.events;
         }
         assert!(checked > 20, "{name}: only {checked} states checked");
-        // The pendulums and the spatial rigid-body scenes pass no singular configuration.
-        if !name.contains("pendulum") && !scene.mechanism.has_rigid_bodies() {
+        // The pendulums, the spatial rigid-body scenes and the mobile robot pass no singular
+        // configuration.
+        if !name.contains("pendulum")
+            && !scene.mechanism.has_rigid_bodies()
+            && name != "mobile_robot"
+        {
             assert!(at_events > 0, "{name}: no singular configuration passed");
         }
     }
@@ -347,11 +351,15 @@ fn a_torque_at_the_singularity_leaves_the_parallelogram_branch() {
 /// keep. Integrating a partial step onto the singular configuration gave 1.2e-3 J here.
 #[test]
 fn event_states_conserve_energy() {
-    // Energy is conserved on every scene (no loads): an event state, placed between two
-    // accepted steps, must be as close to the initial energy as the steps around it (plus
-    // round-off), whatever the interpolation and projection did to it.
+    // Energy is conserved on every scene without a moving driver (no loads): an event state,
+    // placed between two accepted steps, must be as close to the initial energy as the steps
+    // around it (plus round-off), whatever the interpolation and projection did to it. A
+    // driver (the mobile robot's) does work.
     for name in SCENES {
         let scene = scene(name);
+        if scene.mechanism.is_rheonomic() {
+            continue;
+        }
         let mut sim = scene.simulation().unwrap();
         let e0 = sim.energy();
         let mut before = 0.0f64;

@@ -2,8 +2,9 @@
 //! `Simulation::generic_rank()` and `dof = n - rank`, then the rank of `A` at the flat (singular)
 //! configurations and at a generic pose, computed with `PivotedQr` (relative tolerance 1e-10).
 //!
-//! References: the numbers are those of Quro 2023, table 5.1, and of
-//! Masarati et al. 2023 and Zhou et al. 2023, sect. 3. The flat and
+//! References: the numbers are those of Quro 2023, table 5.1, of
+//! Masarati et al. 2023 and Zhou et al. 2023, sect. 3, and of Wojtyra and Frączek 2013,
+//! eqs. 28-36 (the mobile robot). The flat and
 //! generic poses are built in this file from the geometry stated in the same section (ground
 //! pivots at x = 0, 1, 2 (, 3), 1 m cranks vertical at start, horizontal couplers that
 //! translate, stacked cranks hinged on the first coupler), not from the solver; each pose is
@@ -35,9 +36,9 @@ struct Row {
     singular: Option<(usize, usize)>,
 }
 
-/// Sizes and ranks from Quro 2023, table 5.1 (pendulums: Zhou et al. 2023, sect. 3), copied by
-/// hand.
-const TABLE: [Row; 11] = [
+/// Sizes and ranks from Quro 2023, table 5.1 (pendulums: Zhou et al. 2023, sect. 3; the robot:
+/// Wojtyra and Frączek 2013, sect. 4.2), copied by hand.
+const TABLE: [Row; 12] = [
     Row {
         scene: "planar_pendulum",
         bodies: 1,
@@ -138,6 +139,20 @@ const TABLE: [Row; 11] = [
         m: 2,
         generic_rank: 2,
         dof: 5,
+        singular: None,
+    },
+    // Wojtyra and Frączek 2013, eqs. 28-36: 7 planar bodies, n = 21 (eq. 28); 17 holonomic rows
+    // (7 revolute joints of 2, the prismatic joint's 2 and its driver's 1, eq. 29) and h = 5
+    // knife edges, m = 22 (eq. 33); rank(C) = 20, p = 2 (eqs. 35-36). The tangent space has
+    // 21 - 20 = 1 direction: the driver fixes the steering, the knife edges leave the
+    // platform's speed along its heading.
+    Row {
+        scene: "mobile_robot",
+        bodies: 7,
+        n: 21,
+        m: 22,
+        generic_rank: 20,
+        dof: 1,
         singular: None,
     },
 ];
@@ -386,5 +401,42 @@ fn a_start_at_the_flat_pose_still_has_the_generic_rank() {
             Some((both_flat, want)),
             "{name}: singular start"
         );
+    }
+}
+
+/// Rank of a matrix by column-pivoted QR of its transpose.
+fn rank_of(a: &DMatrix<f64>) -> usize {
+    let mut qr = PivotedQr::new(a.ncols(), a.nrows());
+    qr.factorize_transposed(a);
+    qr.rank(RANK_TOLERANCE)
+}
+
+/// The mobile robot's rows in the paper's order (Wojtyra and Frączek 2013, eq. 37: A..G, H,
+/// the driver, W1..W5) and its ranks (eq. 35): the 17 position-level rows have rank 17, the 5
+/// knife edges rank 4, all 22 rank 20, at q0 and (the paper: at any nonsingular configuration)
+/// along the run.
+#[test]
+fn the_mobile_robot_rows_and_ranks_are_the_papers() {
+    let s = scene("mobile_robot");
+    let mech = &s.mechanism;
+    let names: Vec<&str> = mech.joints().iter().map(|j| j.name.as_str()).collect();
+    let want = [
+        "A", "B", "C", "D", "E", "F", "G", "H", "H.driver", "W1", "W2", "W3", "W4", "W5",
+    ];
+    assert_eq!(names, want);
+    let rows: Vec<usize> = mech.joints().iter().map(|j| j.row).collect();
+    assert_eq!(rows, [0, 2, 4, 6, 8, 10, 12, 14, 16, 17, 18, 19, 20, 21]);
+    let mut sim = s.simulation().unwrap();
+    let mut a = DMatrix::zeros(mech.m(), mech.n());
+    for t in [0.0, 1.5, 3.0, 6.5, 12.0] {
+        while sim.time() < t - 1e-9 {
+            sim.step().unwrap();
+        }
+        mech.jacobian(sim.positions(), &mut a);
+        let position = a.rows(0, 17).into_owned();
+        let knife_edges = a.rows(17, 5).into_owned();
+        assert_eq!(rank_of(&position), 17, "rank(Phi_q) at t = {t}");
+        assert_eq!(rank_of(&knife_edges), 4, "rank(Psi) at t = {t}");
+        assert_eq!(rank_of(&a), 20, "rank(C) at t = {t}");
     }
 }

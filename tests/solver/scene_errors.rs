@@ -929,3 +929,334 @@ fn stated_velocities_start_exactly_as_written() {
         assert_eq!(sim.velocities()[index], omega, "{name}: {body}.omega");
     }
 }
+
+/// Two plates on a driven prismatic joint, a knife edge and a free point mass, in the plane
+/// without gravity. Lines: 5 base, 6 slide, 7 bob, 10 the prismatic joint H (fields at
+/// columns: `name:` 19, `a:` 30, `at_a:` 42, `b:` 60, `at_b:` 71, `axis:` 89), 11 its driver
+/// (`driver:` 13, `constant:` 28, `steps:` 44; first step `amplitude:` 57, `start:` 73, `end:`
+/// 85; second step `amplitude:` 101, `start:` 118, `end:` 130), 12 the knife edge W (`name:`
+/// 19, `body:` 30, `at:` 44, `normal:` 56). On line 5, `Plate(` is 9-14, so `name:` is at 15,
+/// `mass:` 29, `inertia:` 40, `center:` 54, `angle:` 74, `points:` 86.
+const SLIDER: &str = r#"Scene(
+    title: "test slider",
+    gravity: [0.0, 0.0],
+    bodies: [
+        Plate(name: "base", mass: 2.0, inertia: 0.1, center: (0.0, 0.0), angle: 0.0, points: {"Q": (0.0, -0.5)}),
+        Plate(name: "slide", mass: 1.0, inertia: 0.01, center: (0.0, 0.0), angle: 0.0, points: {"P": (0.0, 0.5)}),
+        Point(name: "bob", mass: 1.0, position: [0.0, 0.0]),
+    ],
+    joints: [
+        Prismatic(name: "H", a: "slide", at_a: Point("P"), b: "base", at_b: Point("Q"), axis: (0.0, 1.0),
+            driver: Driver(constant: -1.0, steps: [Step(amplitude: 0.1, start: 1.0, end: 2.0), Step(amplitude: -0.1, start: 3.0, end: 4.0)])),
+        KnifeEdge(name: "W", body: "base", at: Center, normal: (0.0, 1.0)),
+    ],
+)"#;
+
+/// `SLIDER` with `from` (once in it) replaced by `to`.
+fn slider(from: &str, to: &str) -> String {
+    variant_of(SLIDER, from, to)
+}
+
+#[test]
+fn plates_prismatic_joint_driver_and_knife_edge_load() {
+    use singulab::model::{BodyKind, DriverLaw, JointKind, SmoothStep};
+    let s = parse_scene(FILE, SLIDER).unwrap_or_else(|e| panic!("{e}"));
+    let mech = &s.mechanism;
+    assert_eq!(mech.n(), 8);
+    assert_eq!(mech.m(), 4, "prismatic 2, driver 1, knife edge 1");
+    assert_eq!(mech.bodies()[0].kind, BodyKind::Plate { inertia: 0.1 });
+    let names: Vec<&str> = mech.joints().iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["H", "H.driver", "W"]);
+    let JointKind::Driver { axis, law, .. } = &mech.joints()[1].kind else {
+        panic!("H.driver is not a driver: {:?}", mech.joints()[1]);
+    };
+    assert_eq!(axis.as_slice(), [0.0, 1.0]);
+    let step = |amplitude, start, end| SmoothStep {
+        amplitude,
+        start,
+        end,
+    };
+    let want = DriverLaw {
+        constant: -1.0,
+        steps: vec![step(0.1, 1.0, 2.0), step(-0.1, 3.0, 4.0)],
+    };
+    assert_eq!(*law, want);
+    // The written pose fits: d(0) = (Q - P) . (0, 1) = -0.5 - 0.5.
+    assert_eq!(s.assembly.correction, 0.0);
+    // A direction of any length is normalised, in b's axes.
+    let s = parse_scene(FILE, &slider("axis: (0.0, 1.0)", "axis: (0.0, 3.0)"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let JointKind::Prismatic { axis, angle, .. } = &s.mechanism.joints()[0].kind else {
+        panic!("H is not prismatic");
+    };
+    assert_eq!((axis.as_slice(), *angle), ([0.0, 1.0].as_slice(), 0.0));
+}
+
+#[test]
+fn plates_take_planar_velocities() {
+    // The base's rate is stated; the prismatic joint keeps the slide's equal to it.
+    let src = variant_of(
+        SLIDER,
+        "    ],\n)",
+        "    ],\n    velocities: [(body: \"base\", vx: 0.1, omega: 0.2)],\n)",
+    );
+    let s = parse_scene(FILE, &src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((s.xd0[0], s.xd0[2]), (0.1, 0.2));
+    assert!(abs_diff_eq!(s.xd0[5], 0.2, epsilon = 1e-12), "{}", s.xd0);
+}
+
+#[test]
+fn unknown_body_or_body_without_an_angle_in_a_prismatic_joint() {
+    let src = slider(r#"b: "base""#, r#"b: "bse""#);
+    check(
+        &load_error(&src),
+        &src,
+        (10, 60),
+        r#"b: "bse""#,
+        Some(r#"joint "H""#),
+        &["unknown body", r#""bse""#],
+    );
+    let src = slider(r#"a: "slide""#, r#"a: "bob""#);
+    check(
+        &load_error(&src),
+        &src,
+        (10, 30),
+        r#"a: "bob""#,
+        Some(r#"joint "H""#),
+        &["point mass", "angle", "Plate"],
+    );
+    let src = slider(r#"body: "base""#, r#"body: "bob""#);
+    check(
+        &load_error(&src),
+        &src,
+        (12, 30),
+        r#"body: "bob""#,
+        Some(r#"joint "W""#),
+        &["point mass", "angle"],
+    );
+}
+
+#[test]
+fn zero_or_non_finite_directions_are_rejected() {
+    for (axis, words) in [
+        ("(0.0, 0.0)", ["axis", "zero length"]),
+        ("(NaN, 1.0)", ["axis", "finite"]),
+        ("(0.0, inf)", ["axis", "finite"]),
+    ] {
+        let src = slider("axis: (0.0, 1.0)", &format!("axis: {axis}"));
+        check(
+            &load_error(&src),
+            &src,
+            (10, 89),
+            "axis:",
+            Some(r#"joint "H""#),
+            &words,
+        );
+    }
+    let src = slider("normal: (0.0, 1.0)", "normal: (0.0, -0.0)");
+    check(
+        &load_error(&src),
+        &src,
+        (12, 56),
+        "normal:",
+        Some(r#"joint "W""#),
+        &["normal", "zero length"],
+    );
+}
+
+#[test]
+fn points_of_plates_and_bars() {
+    let src = slider(r#"at_a: Point("P")"#, r#"at_a: Point("X")"#);
+    check(
+        &load_error(&src),
+        &src,
+        (10, 42),
+        "at_a:",
+        Some(r#"joint "H""#),
+        &[r#"unknown point "X""#, r#""P""#],
+    );
+    let src = slider(r#"at_b: Point("Q")"#, "at_b: End");
+    check(
+        &load_error(&src),
+        &src,
+        (10, 71),
+        "at_b:",
+        Some(r#"joint "H""#),
+        &["plate has no start or end"],
+    );
+    // Offsets work on plates: the same point as "Q".
+    let s = parse_scene(
+        FILE,
+        &slider(r#"at_b: Point("Q")"#, "at_b: Offset(0.0, -0.5)"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.assembly.correction, 0.0);
+    // Bars have no named points (line 12 of FOUR_BAR, `at_a:` at column 42).
+    let src = variant(
+        r#"at_a: End, b: "coupler", at_b: Start"#,
+        r#"at_a: Point("A"), b: "coupler", at_b: Start"#,
+    );
+    check(
+        &load_error(&src),
+        &src,
+        (12, 42),
+        "at_a:",
+        Some(r#"joint "A""#),
+        &["bar has no named points"],
+    );
+}
+
+#[test]
+fn plate_numbers_are_checked_at_their_field() {
+    for (from, to, column, token, words) in [
+        (
+            "inertia: 0.1",
+            "inertia: -0.1",
+            40,
+            "inertia:",
+            ["inertia", "positive"],
+        ),
+        ("mass: 2.0", "mass: NaN", 29, "mass:", ["mass", "finite"]),
+        (
+            "angle: 0.0, points: {\"Q\"",
+            "angle: inf, points: {\"Q\"",
+            74,
+            "angle:",
+            ["angle", "finite"],
+        ),
+        (
+            "(0.0, -0.5)}",
+            "(0.0, 1e300)}",
+            86,
+            "points:",
+            ["point \"Q\"", "at most"],
+        ),
+    ] {
+        let src = slider(from, to);
+        check(
+            &load_error(&src),
+            &src,
+            (5, column),
+            token,
+            Some(r#"body "base""#),
+            &words,
+        );
+    }
+}
+
+#[test]
+fn driver_steps_are_checked_at_their_field() {
+    // The second step's fields (line 11): `amplitude:` 101, `start:` 118, `end:` 130.
+    for (from, to, column, token, words) in [
+        (
+            "start: 3.0, end: 4.0",
+            "start: 3.0, end: 3.0",
+            130,
+            "end:",
+            ["step 2", "end after it starts"],
+        ),
+        (
+            "start: 3.0, end: 4.0",
+            "start: 3.0, end: 2.5",
+            130,
+            "end:",
+            ["step 2", "end after it starts"],
+        ),
+        (
+            "amplitude: -0.1",
+            "amplitude: NaN",
+            101,
+            "amplitude:",
+            ["step 2", "finite"],
+        ),
+        (
+            "start: 3.0",
+            "start: -inf",
+            118,
+            "start:",
+            ["step 2", "finite"],
+        ),
+        // A 0.1 m rise in 1e-5 s accelerates at 5.8e9 m/s^2.
+        (
+            "start: 3.0, end: 4.0",
+            "start: 3.0, end: 3.00001",
+            130,
+            "end:",
+            ["step 2", "make it longer"],
+        ),
+    ] {
+        let src = slider(from, to);
+        check(
+            &load_error(&src),
+            &src,
+            (11, column),
+            token,
+            Some(r#"joint "H.driver""#),
+            &words,
+        );
+    }
+    let src = slider("constant: -1.0", "constant: NaN");
+    check(
+        &load_error(&src),
+        &src,
+        (11, 28),
+        "constant:",
+        Some(r#"joint "H.driver""#),
+        &["constant", "finite"],
+    );
+}
+
+#[test]
+fn too_many_driver_steps() {
+    let steps: Vec<String> = (0..1001)
+        .map(|k| format!("Step(amplitude: 0.0, start: {k}.0, end: {k}.5)"))
+        .collect();
+    let src = slider(
+        "steps: [Step(amplitude: 0.1, start: 1.0, end: 2.0), Step(amplitude: -0.1, start: 3.0, end: 4.0)]",
+        &format!("steps: [{}]", steps.join(", ")),
+    );
+    check(
+        &load_error(&src),
+        &src,
+        (11, 44),
+        "steps:",
+        Some(r#"joint "H.driver""#),
+        &["1001 steps", "more than 1000"],
+    );
+}
+
+#[test]
+fn a_driver_that_does_not_fit_the_pose_names_the_driver() {
+    // d = (Q - P) . axis is -1 m as written; +1 is the sign slip this catches. The error is
+    // the driver joint's, located at the law's constant inside H.
+    let src = slider("constant: -1.0", "constant: 1.0");
+    check(
+        &load_error(&src),
+        &src,
+        (11, 28),
+        "constant:",
+        Some(r#"joint "H.driver""#),
+        &["d(0) = 1 m", "is -1 m", "constant"],
+    );
+    // A miss of rounding size is assembled like any joint's.
+    let s = parse_scene(FILE, &slider("constant: -1.0", "constant: -1.0001"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        abs_diff_eq!(s.assembly.initial_residual, 1e-4, epsilon = 1e-9),
+        "{:?}",
+        s.assembly
+    );
+}
+
+#[test]
+fn a_joint_named_like_a_driver_is_rejected() {
+    let src = slider(r#"KnifeEdge(name: "W""#, r#"KnifeEdge(name: "H.driver""#);
+    check(
+        &load_error(&src),
+        &src,
+        (12, 19),
+        r#"name: "H.driver""#,
+        Some(r#"joint "H.driver""#),
+        &["taken by the driver", r#""H""#],
+    );
+}

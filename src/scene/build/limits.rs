@@ -9,7 +9,7 @@
 //!   is refused before anything of its size is allocated.
 //! - **Magnitudes.** Lengths, coordinates and points at most 1e6 m, masses 1e12 kg, moments
 //!   of inertia 1e12 kg m^2, gravity 1e6 m/s^2, loads 1e12 N or N m, speeds 1e6 m/s or rad/s,
-//!   times 1e9 s: every energy,
+//!   times 1e9 s, a driver step's peak rate 1e6 m/s and acceleration 1e6 m/s^2: every energy,
 //!   force and acceleration of a scene within these is far from overflowing, so a non-finite
 //!   number can only come from the motion itself.
 //! - **Ratios.** A length below 1e-9 of the scene's size is below what its coordinates
@@ -17,14 +17,17 @@
 //!   overflow, `Fraction(1e308)`); a mass-matrix entry below 1e-12 of the largest leaves a
 //!   direction of motion with almost no mass, which the Cholesky factor of `T^T M T` cannot
 //!   tell from none.
+//! - **Drivers.** A driver's law is evaluated at every stage of every step, each of its smooth
+//!   steps in turn: at most [`MAX_DRIVER_STEPS`] of them, which cost far less than one
+//!   factorisation and are more than a scripted manoeuvre needs.
 //! - **Tolerances** are bounded by `Settings::validate`, the absolute ones against the
 //!   round-off of this scene's constraints (`Mechanism::residual_scale`).
 
 use nalgebra::DVector;
 
-use super::super::format::{BodySpec, JointSpec, SceneFile};
+use super::super::format::{BodySpec, DriverSpec, JointSpec, SceneFile};
 use super::{Reporter, Site};
-use crate::model::{BodyKind, JointKind, Mechanism};
+use crate::model::{BodyKind, DriverLaw, JointKind, Mechanism, SmoothStep};
 use crate::number_text::number_text;
 use crate::scene::SceneError;
 use crate::solver::SettingsError;
@@ -39,6 +42,8 @@ pub const LENGTH_SPAN: f64 = 1e-9;
 pub const POINT_REACH: f64 = 1e3;
 /// The smallest mass-matrix diagonal entry relative to the largest.
 pub const MASS_SPAN: f64 = 1e-12;
+/// Most smooth steps in a driver's law.
+pub const MAX_DRIVER_STEPS: usize = 1000;
 
 /// The largest magnitude of a kind of quantity, with its unit.
 #[derive(Clone, Copy, Debug)]
@@ -62,6 +67,8 @@ pub const GRAVITY: Bound = bound(1e6, "m/s^2");
 pub const FORCE: Bound = bound(1e12, "N");
 pub const TORQUE: Bound = bound(1e12, "N m");
 pub const SPEED: Bound = bound(1e6, "m/s");
+/// A driver's prescribed acceleration, as large as the largest gravity.
+pub const ACCELERATION: Bound = bound(1e6, "m/s^2");
 pub const ANGULAR_SPEED: Bound = bound(1e6, "rad/s");
 pub const TIME: Bound = bound(1e9, "s");
 
@@ -130,7 +137,7 @@ pub fn check_size(report: &Reporter, spec: &SceneFile) -> Result<(), SceneError>
         .bodies
         .iter()
         .map(|body| match body {
-            BodySpec::Bar { .. } => 3,
+            BodySpec::Bar { .. } | BodySpec::Plate { .. } => 3,
             BodySpec::Point { position, .. } => position.len(),
             BodySpec::Rigid { .. } => 7,
         })
@@ -146,7 +153,8 @@ pub fn check_size(report: &Reporter, spec: &SceneFile) -> Result<(), SceneError>
         .iter()
         .map(|joint| match joint {
             JointSpec::Revolute { .. } | JointSpec::Pin { .. } => 2,
-            JointSpec::Distance { .. } => 1,
+            JointSpec::Distance { .. } | JointSpec::KnifeEdge { .. } => 1,
+            JointSpec::Prismatic { driver, .. } => 2 + usize::from(driver.is_some()),
             JointSpec::Spherical { .. } => 3,
             JointSpec::Universal { .. } => 4,
             JointSpec::Hinge { .. } | JointSpec::Translational { .. } => 5,
@@ -265,9 +273,12 @@ pub fn check_mass_span(report: &Reporter, mechanism: &Mechanism) -> Result<(), S
     let Some(body) = mechanism.body_of_coordinate(index) else {
         return Ok(());
     };
-    // A light body is at fault by its mass, a heavy short bar by its length.
+    // A light body is at fault by its mass, a heavy short bar by its length, a plate by its
+    // moment of inertia.
     let (field, what, value) = if body.mass < MASS_SPAN * largest {
         ("mass", "mass", body.mass)
+    } else if let BodyKind::Plate { inertia } = body.kind {
+        ("inertia", "moment of inertia", inertia)
     } else {
         ("length", "moment of inertia (m l^2 / 12)", smallest)
     };
@@ -282,6 +293,91 @@ pub fn check_mass_span(report: &Reporter, mechanism: &Mechanism) -> Result<(), S
             number_text(largest)
         ),
     ))
+}
+
+/// An error in a driver's law: the field at fault, which occurrence of it in the joint's entry
+/// (the `start` of the third step is the third `start`), and the message.
+pub struct LawError {
+    pub field: &'static str,
+    pub nth: usize,
+    pub message: String,
+}
+
+/// A quintic smooth step of height `a` and width `w` rises at most at `15 a / (8 w)`
+/// (halfway) and accelerates at most at `10 a / (sqrt(3) w^2)` (at `s = (3 - sqrt 3) / 6`).
+const STEP_PEAK_RATE: f64 = 1.875;
+const STEP_PEAK_ACCELERATION: f64 = 5.773_502_691_896_258;
+
+/// A driver's law as written: finite numbers within the bounds, at most [`MAX_DRIVER_STEPS`]
+/// steps, each ending after it starts, with a peak rate and acceleration within [`SPEED`] and
+/// [`ACCELERATION`] (a narrower step is a jump the integrator cannot follow).
+pub fn check_driver_law(spec: &DriverSpec) -> Result<DriverLaw, LawError> {
+    let error = |field, nth, message| LawError {
+        field,
+        nth,
+        message,
+    };
+    check_bounded(&[spec.constant], "the constant", LENGTH).map_err(|m| error("constant", 0, m))?;
+    if spec.steps.len() > MAX_DRIVER_STEPS {
+        return Err(error(
+            "steps",
+            0,
+            format!(
+                "the law has {} steps, more than {MAX_DRIVER_STEPS}: every stage of every time \
+                 step evaluates them all",
+                spec.steps.len()
+            ),
+        ));
+    }
+    let mut steps = Vec::with_capacity(spec.steps.len());
+    for (k, step) in spec.steps.iter().enumerate() {
+        let which = |what: &str| format!("step {}: {what}", k + 1);
+        check_bounded(&[step.amplitude], &which("amplitude"), LENGTH)
+            .map_err(|m| error("amplitude", k, m))?;
+        check_bounded(&[step.start], &which("start"), TIME).map_err(|m| error("start", k, m))?;
+        check_bounded(&[step.end], &which("end"), TIME).map_err(|m| error("end", k, m))?;
+        if step.end <= step.start {
+            return Err(error(
+                "end",
+                k,
+                format!(
+                    "step {}: it must end after it starts (start {} s, end {} s)",
+                    k + 1,
+                    number_text(step.start),
+                    number_text(step.end)
+                ),
+            ));
+        }
+        let width = step.end - step.start;
+        let rate = STEP_PEAK_RATE * step.amplitude.abs() / width;
+        let acceleration = STEP_PEAK_ACCELERATION * step.amplitude.abs() / width / width;
+        if rate > SPEED.max || acceleration > ACCELERATION.max {
+            return Err(error(
+                "end",
+                k,
+                format!(
+                    "step {}: a rise of {} m in {} s peaks at {} m/s and {} m/s^2, more than \
+                     {} m/s or {} m/s^2: make it longer or lower",
+                    k + 1,
+                    number_text(step.amplitude),
+                    number_text(width),
+                    number_text(rate),
+                    number_text(acceleration),
+                    number_text(SPEED.max),
+                    number_text(ACCELERATION.max)
+                ),
+            ));
+        }
+        steps.push(SmoothStep {
+            amplitude: step.amplitude,
+            start: step.start,
+            end: step.end,
+        });
+    }
+    Ok(DriverLaw {
+        constant: spec.constant,
+        steps,
+    })
 }
 
 /// The solver settings, valid at the round-off of this scene's constraints at the assembled
