@@ -11,7 +11,7 @@ use std::time::Instant;
 use nalgebra::{DVector, Vector3};
 
 use crate::live::history::{ChannelKind, Extremes, History};
-use crate::model::{Attachment, BodyKind, Load, LoadKind, Mechanism};
+use crate::model::{BodyKind, Load, LoadKind, Mechanism};
 use crate::scene::Scene;
 use crate::solver::{
     BasisMode, Branch, BranchSearch, Settings, Simulation, SingularEvent, SolverError, StepReport,
@@ -843,11 +843,7 @@ impl LiveSession {
         let spacing = self.trace_spacing();
         let (mech, x) = (&self.scene.mechanism, self.sim.positions());
         for trace in &mut self.point_traces {
-            let at = Attachment {
-                body: Some(trace.body),
-                local: trace.local,
-            };
-            let p = mech.spatial_point(&at, x);
+            let p = mech.point_of_body(trace.body, &trace.local, x);
             extend_path(&mut trace.path, [p.x, p.y, p.z], spacing, always);
         }
     }

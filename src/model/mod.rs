@@ -797,6 +797,29 @@ impl Mechanism {
         self.frames().position(at, true, x)
     }
 
+    /// Global position of a point fixed in any body, in its body axes from its centre of mass
+    /// (a planar body's in its plane, `z` ignored; z = 0 in the result).
+    pub fn point_of_body(
+        &self,
+        body: usize,
+        local: &Vector3<f64>,
+        x: &DVector<f64>,
+    ) -> Vector3<f64> {
+        let b = &self.bodies[body];
+        if b.is_spatial() {
+            self.spatial_point(
+                &Attachment {
+                    body: Some(body),
+                    local: *local,
+                },
+                x,
+            )
+        } else {
+            let p = self.planar_point(body, &local.xy(), x);
+            Vector3::new(p.x, p.y, 0.0)
+        }
+    }
+
     /// Global direction of a vector fixed in a rigid body or the ground.
     pub fn spatial_vector(&self, at: &Attachment, x: &DVector<f64>) -> Vector3<f64> {
         self.frames().position(at, false, x)

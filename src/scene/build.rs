@@ -134,7 +134,7 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     limits::check_length_span(&builder.report, &mechanism, &bodies.x0)?;
     limits::check_mass_span(&builder.report, &mechanism)?;
     let stated = builder.stated_velocities(&mechanism, &bodies.rigid)?;
-    let traced_points = builder.check_sections(&mechanism, &bodies.rigid)?;
+    let traced_points = builder.check_sections(&mechanism, &bodies.rigid, &bodies.named)?;
     let looks = builder.looks(&mechanism, &bodies.rigid)?;
     let normalisation = bodies.normalisation;
     let mut initial = builder.initial_state(&mechanism, bodies.x0, stated)?;
@@ -845,11 +845,12 @@ impl<'a> Builder<'a> {
     }
 
     /// The `run` and `view` sections (`solver` is checked at the assembled positions).
-    /// Returns the points to trace in the 3D view.
+    /// Returns the points to trace (points of spatial bodies and plates).
     fn check_sections(
         &self,
         mechanism: &Mechanism,
         rigid: &[Option<RigidInfo>],
+        named: &[Option<&NamedPoints>],
     ) -> Result<Vec<(usize, Vector3<f64>)>, SceneError> {
         let (spec, report) = (self.spec, &self.report);
         check_positive(spec.run.t_end, "t_end", TIME)
@@ -876,17 +877,19 @@ impl<'a> Builder<'a> {
             .trace_points
             .iter()
             .map(|traced| {
-                self.traced_point(mechanism, rigid, traced)
+                self.traced_point(mechanism, rigid, named, traced)
                     .map_err(|m| report.error(Site::SectionField("view", "trace_points"), None, m))
             })
             .collect()
     }
 
-    /// A traced point `"body"` (its centre of mass) or `"body:point"` of a spatial body.
+    /// A traced point `"body"` (its centre of mass) or `"body:point"` of a spatial body or a
+    /// plate.
     fn traced_point(
         &self,
         mechanism: &Mechanism,
         rigid: &[Option<RigidInfo>],
+        named: &[Option<&NamedPoints>],
         traced: &str,
     ) -> Result<(usize, Vector3<f64>), String> {
         let (body, point) = match traced.split_once(':') {
@@ -896,10 +899,19 @@ impl<'a> Builder<'a> {
         let index = mechanism
             .body_index(body)
             .ok_or_else(|| format!("trace_points: {}", self.unknown_body(body)))?;
+        if let Some(points) = named.get(index).copied().flatten() {
+            let local = match point {
+                None => (0.0, 0.0),
+                Some(point) => *points.get(point).ok_or_else(|| {
+                    format!("trace_points \"{traced}\": plate \"{body}\" has no point \"{point}\"")
+                })?,
+            };
+            return Ok((index, Vector3::new(local.0, local.1, 0.0)));
+        }
         if !mechanism.bodies()[index].is_spatial() {
             return Err(format!(
-                "trace_points: body \"{body}\" is planar; the 3D view traces spatial bodies \
-                 (use `trace` for planar ones)"
+                "trace_points: body \"{body}\" is a bar or a planar point; trace_points takes \
+                 spatial bodies and plates (use `trace` for bars)"
             ));
         }
         let local = match (point, &rigid[index]) {

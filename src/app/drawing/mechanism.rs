@@ -118,13 +118,17 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> Vec<BodyName> {
                     place_bar_name(canvas, index, [pa, pb], radius, &mut names);
                 }
             }
-            BodyKind::Point2 | BodyKind::Point3 | BodyKind::Plate { .. } => {
-                draw_point_mass(canvas, index, labels);
+            BodyKind::Plate { .. } => {
+                let centre = body_point(mech, canvas.x, index, &nalgebra::Vector2::zeros());
+                let width = thickness.at(canvas.projection, centre) * COUPLER_WIDTH;
+                super::plates::draw_plate(canvas, index, width);
             }
+            BodyKind::Point2 | BodyKind::Point3 => draw_point_mass(canvas, index, labels),
             // Drawn as solids by the `spatial` module.
             BodyKind::Rigid { .. } => {}
         }
     }
+    super::plates::draw_planar_joints(canvas);
     draw_hinges(canvas, &thickness);
     names
 }

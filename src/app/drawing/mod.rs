@@ -16,6 +16,7 @@ mod arrows;
 mod backdrop;
 mod mechanism;
 mod overlay;
+mod plates;
 mod projection;
 mod solids;
 mod spatial;

@@ -1,0 +1,203 @@
+//! Planar plates and the joints that have no hinge symbol: a plate is drawn as the convex
+//! hull of the points its revolute joints, pins and knife edges use (a rounded link when they
+//! are collinear); a knife edge as a wheel, a dark rounded segment across its normal at the
+//! contact point; a prismatic joint as its slot, a line from the guide's point along the axis
+//! through the slider's point, with `d(t)` beside it when a driver moves it.
+
+use bevy_egui::egui::{Align2, FontId, Pos2, Shape, Stroke};
+use nalgebra::Vector2;
+
+use super::Canvas;
+use super::mechanism::{body_point, stadium};
+use crate::model::{JointKind, LocalPoint, Mechanism};
+
+/// Half the length of a knife edge's wheel, in metres.
+const WHEEL_HALF_LENGTH: f64 = 0.04;
+
+/// The points of `body` that its revolute joints, pins and knife edges use (body axes).
+fn plate_points(mech: &Mechanism, body: usize) -> Vec<LocalPoint> {
+    let mut points = vec![LocalPoint::zeros()];
+    for joint in mech.joints() {
+        match &joint.kind {
+            JointKind::Revolute {
+                a,
+                point_a,
+                b,
+                point_b,
+            } => {
+                if *a == body {
+                    points.push(*point_a);
+                }
+                if *b == body {
+                    points.push(*point_b);
+                }
+            }
+            JointKind::Pin {
+                body: on, point, ..
+            }
+            | JointKind::KnifeEdge {
+                body: on, point, ..
+            } if *on == body => points.push(*point),
+            _ => {}
+        }
+    }
+    points
+}
+
+/// Convex hull (Andrew's monotone chain) of screen points, counter-clockwise.
+fn convex_hull(mut points: Vec<Pos2>) -> Vec<Pos2> {
+    points.sort_by(|p, q| p.x.total_cmp(&q.x).then(p.y.total_cmp(&q.y)));
+    points.dedup_by(|p, q| (*p - *q).length() < 0.5);
+    if points.len() < 3 {
+        return points;
+    }
+    let cross = |o: Pos2, a: Pos2, b: Pos2| (a - o).x * (b - o).y - (a - o).y * (b - o).x;
+    let mut hull: Vec<Pos2> = Vec::with_capacity(2 * points.len());
+    for pass in [points.clone(), points.into_iter().rev().collect()] {
+        let start = hull.len();
+        for p in pass {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    hull
+}
+
+/// Paints plate `index`: its hull filled, or a rounded link between its two farthest points.
+pub(super) fn draw_plate(canvas: &Canvas, index: usize, width: f32) {
+    let points: Vec<Pos2> = plate_points(canvas.mech, index)
+        .iter()
+        .filter_map(|p| {
+            let world = body_point(canvas.mech, canvas.x, index, p);
+            canvas.projection.to_screen(world)
+        })
+        .collect();
+    let hull = convex_hull(points);
+    let (fill, edge) = (canvas.palette.bar_fill, canvas.palette.bar_edge);
+    let outline = Stroke::new(1.5, edge);
+    let thin = hull.len() < 3 || hull_area(&hull) < (width * width) as f32;
+    if thin {
+        let (a, b) = farthest_pair(&hull);
+        canvas.painter.add(Shape::convex_polygon(
+            stadium(a, b, 0.5 * width),
+            fill,
+            outline,
+        ));
+    } else {
+        // A rounded outline: the hull stroked as wide as a bar, then filled.
+        let mut closed = hull.clone();
+        closed.push(hull[0]);
+        canvas
+            .painter
+            .add(Shape::line(closed, Stroke::new(width, edge)));
+        canvas
+            .painter
+            .add(Shape::convex_polygon(hull, fill, Stroke::NONE));
+    }
+}
+
+fn hull_area(hull: &[Pos2]) -> f32 {
+    let n = hull.len();
+    0.5 * (0..n)
+        .map(|i| {
+            let (p, q) = (hull[i], hull[(i + 1) % n]);
+            p.x * q.y - q.x * p.y
+        })
+        .sum::<f32>()
+        .abs()
+}
+
+fn farthest_pair(points: &[Pos2]) -> (Pos2, Pos2) {
+    let mut best = (points[0], points[0], 0.0);
+    for (i, p) in points.iter().enumerate() {
+        for q in &points[i + 1..] {
+            let d = (*p - *q).length();
+            if d > best.2 {
+                best = (*p, *q, d);
+            }
+        }
+    }
+    (best.0, best.1)
+}
+
+/// Knife edges as wheels and prismatic joints as slots.
+pub(super) fn draw_planar_joints(canvas: &Canvas) {
+    let (mech, x) = (canvas.mech, canvas.x);
+    for joint in mech.joints() {
+        match &joint.kind {
+            JointKind::KnifeEdge {
+                body,
+                point,
+                normal,
+            } => {
+                let along = Vector2::new(-normal.y, normal.x) * WHEEL_HALF_LENGTH;
+                let ends = [point - along, point + along]
+                    .map(|p| canvas.projection.to_screen(body_point(mech, x, *body, &p)));
+                if let [Some(a), Some(b)] = ends {
+                    canvas.painter.add(Shape::convex_polygon(
+                        stadium(a, b, 3.5),
+                        canvas.palette.ground,
+                        Stroke::new(1.0, canvas.palette.text),
+                    ));
+                }
+            }
+            JointKind::Driver {
+                a,
+                point_a,
+                b,
+                point_b,
+                ..
+            } => {
+                let ends = [(*a, point_a), (*b, point_b)]
+                    .map(|(body, p)| canvas.projection.to_screen(body_point(mech, x, body, p)));
+                if let [Some(p), Some(q)] = ends {
+                    let middle = p + 0.5 * (q - p);
+                    canvas.painter.text(
+                        middle + bevy_egui::egui::vec2(8.0, 0.0),
+                        Align2::LEFT_CENTER,
+                        "d(t)",
+                        FontId::proportional(12.0),
+                        canvas.palette.text,
+                    );
+                }
+            }
+            JointKind::Prismatic {
+                a,
+                point_a,
+                b,
+                point_b,
+                ..
+            } => {
+                let ends = [(*a, point_a), (*b, point_b)]
+                    .map(|(body, p)| canvas.projection.to_screen(body_point(mech, x, body, p)));
+                if let [Some(p), Some(q)] = ends {
+                    draw_slot(canvas, p, q);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The slot between a prismatic joint's two points.
+fn draw_slot(canvas: &Canvas, p: Pos2, q: Pos2) {
+    canvas.painter.add(Shape::dashed_line(
+        &[p, q],
+        Stroke::new(2.0, canvas.palette.link),
+        6.0,
+        4.0,
+    ));
+    for end in [p, q] {
+        canvas.painter.rect_stroke(
+            bevy_egui::egui::Rect::from_center_size(end, bevy_egui::egui::vec2(9.0, 9.0)),
+            1.0,
+            Stroke::new(1.5, canvas.palette.link),
+            bevy_egui::egui::StrokeKind::Middle,
+        );
+    }
+}
