@@ -30,6 +30,9 @@ pub struct ViewConfig {
     pub light: bool,
     /// Opens with the traditional and the continued basis side by side.
     pub side_by_side: bool,
+    /// Opens with the reactions shown, and self-stress mode `mode` (1-based) drawn.
+    pub reactions: bool,
+    pub mode: Option<usize>,
     /// Window size in logical pixels.
     pub size: (u32, u32),
     /// Solver step instead of the scene's.
@@ -50,6 +53,8 @@ impl Default for ViewConfig {
             after_frames: 5,
             light: false,
             side_by_side: false,
+            reactions: false,
+            mode: None,
             size: (1600, 900),
             ui_scale: 1.0,
             dt: None,

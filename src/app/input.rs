@@ -94,6 +94,9 @@ fn shortcuts(
     if pressed(KeyCode::KeyA) && !ctrl {
         view.show_body_axes = !view.show_body_axes;
     }
+    if pressed(KeyCode::KeyJ) {
+        view.show_reactions = !view.show_reactions;
+    }
     if pressed(KeyCode::KeyF) {
         view.refit();
     }

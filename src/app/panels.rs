@@ -231,6 +231,7 @@ impl Panels<'_, '_> {
             scene_panel(ui, live, self.catalog, commands);
             solver_panel(ui, live, view, commands);
             motions_panel(ui, live, view, commands);
+            reactions_panel(ui, live, view);
             events_panel(ui, live, commands);
         });
     }
@@ -921,6 +922,61 @@ fn log_slider(ui: &mut Ui, value: &mut f64, lo: f64, hi: f64) {
     if response.changed() {
         *value = 10f64.powf(exponent);
     }
+}
+
+/// Reactions and redundancy: the toggle, `p` (here and generically), the self-stress mode
+/// drawn, and per joint whether its reaction is unique.
+fn reactions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState) {
+    egui::CollapsingHeader::new("Reactions and redundancy")
+        .default_open(false)
+        .show(ui, |ui| {
+            ui.checkbox(&mut view.show_reactions, "Show reactions (J)");
+            drawing::reactions::update_reactions(view, live);
+            let Some(cache) = view.reactions.as_ref() else {
+                return;
+            };
+            let display = match &cache.display {
+                Ok(display) => display.clone(),
+                Err(message) => {
+                    ui.label(RichText::new(message).small());
+                    return;
+                }
+            };
+            let p = if display.redundancy == display.generic_redundancy {
+                format!("Redundancy p = {}", display.redundancy)
+            } else {
+                format!(
+                    "Redundancy p = {} at this configuration (generically {})",
+                    display.redundancy, display.generic_redundancy
+                )
+            };
+            ui.label(p);
+            if !display.modes.is_empty() {
+                ui.horizontal_wrapped(|ui| {
+                    ui.label("Self-stress mode:");
+                    ui.selectable_value(&mut view.reaction_mode, None, "none");
+                    for k in 0..display.modes.len() {
+                        ui.selectable_value(&mut view.reaction_mode, Some(k), format!("{}", k + 1));
+                    }
+                });
+            }
+            let mech = &live.session.scene().mechanism;
+            for arrow in &display.arrows {
+                let force = arrow.force.iter().map(|c| c * c).sum::<f64>().sqrt();
+                let verdict = if arrow.unique {
+                    "unique"
+                } else {
+                    "not determined"
+                };
+                ui.label(
+                    RichText::new(format!(
+                        "{}: {verdict}, |F| {force:.3e} N",
+                        mech.joints()[arrow.joint].name
+                    ))
+                    .small(),
+                );
+            }
+        });
 }
 
 fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut Vec<AppCommand>) {

@@ -186,6 +186,12 @@ pub struct ViewArgs {
     /// Show the traditional and the continued basis side by side
     #[arg(long)]
     pub side_by_side: bool,
+    /// Show the joint reactions (unique or not determined by the rigid model)
+    #[arg(long)]
+    pub reactions: bool,
+    /// With --reactions, draw self-stress mode K (1, 2, ...) on the mechanism
+    #[arg(long, value_name = "K", value_parser = at_least_one, allow_negative_numbers = true, requires = "reactions")]
+    pub mode: Option<usize>,
 }
 
 #[cfg(feature = "app")]
@@ -205,6 +211,8 @@ impl From<ViewArgs> for crate::app::config::ViewConfig {
             after_frames: args.after_frames,
             light: args.light,
             side_by_side: args.side_by_side,
+            reactions: args.reactions,
+            mode: args.mode,
             size: args.size,
             dt: args.dt,
             measure_frames: args.measure_frames,

@@ -18,6 +18,7 @@ mod mechanism;
 mod overlay;
 mod plates;
 mod projection;
+pub mod reactions;
 mod solids;
 mod spatial;
 
@@ -40,6 +41,7 @@ use backdrop::{draw_floor, draw_grid};
 use mechanism::draw_mechanism;
 use overlay::draw_overlay_text;
 use projection::Projection;
+use reactions::ReactionCache;
 use spatial::{Floor, RigidView};
 
 /// Display choices: none of them touches the physics.
@@ -61,6 +63,11 @@ pub struct ViewState {
     pub show_grid: bool,
     /// Each rigid body's axes from its centre of mass (spatial scenes).
     pub show_body_axes: bool,
+    /// The joint reactions drawn (key J), and the self-stress mode drawn (0-based).
+    pub show_reactions: bool,
+    pub reaction_mode: Option<usize>,
+    /// The reactions of the state shown, computed once per state.
+    pub reactions: Option<ReactionCache>,
     pub planar: Option<PlanarView>,
     pub orbit: Option<OrbitCamera>,
     /// The scene the view was set up for (from its view hints) on loading.
@@ -107,6 +114,9 @@ impl Default for ViewState {
             show_labels: true,
             show_grid: true,
             show_body_axes: false,
+            show_reactions: false,
+            reaction_mode: None,
+            reactions: None,
             planar: None,
             orbit: None,
             fitted_generation: None,
@@ -133,6 +143,8 @@ impl ViewState {
             basis: args.basis,
             light: args.light,
             side_by_side: args.side_by_side,
+            show_reactions: args.reactions,
+            reaction_mode: args.mode.map(|k| k - 1),
             pending_ui_scale: (args.ui_scale != 1.0).then_some(args.ui_scale),
             ..Self::default()
         }
@@ -553,6 +565,12 @@ fn draw_mechanism_and_motions(
         Some(rigid) => rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
         None => draw_mechanism(canvas, view.show_labels),
     };
+    let legend = if view.show_reactions {
+        reactions::update_reactions(view, live);
+        reactions::draw_reactions(canvas, view)
+    } else {
+        None
+    };
     let shown = shown_motions(live, view, basis);
     if view.hidden_motions.len() < shown.len() {
         view.hidden_motions.resize(shown.len(), false);
@@ -568,6 +586,7 @@ fn draw_mechanism_and_motions(
     // The motions' labels keep off the body names and the scale bar too.
     overlay.extend(names.iter().map(|name| name.area()));
     overlay.extend(scale_bar);
+    overlay.extend(legend);
     let hidden_apply = !view.side_by_side || basis == view.basis;
     let labels = draw_motions(canvas, &shown, view, &overlay, hidden_apply);
     mechanism::paint_names(canvas.painter, names, canvas.palette);

@@ -80,7 +80,7 @@ pub(super) fn draw_plate(canvas: &Canvas, index: usize, width: f32) {
     let hull = convex_hull(points);
     let (fill, edge) = (canvas.palette.bar_fill, canvas.palette.bar_edge);
     let outline = Stroke::new(1.5, edge);
-    let thin = hull.len() < 3 || hull_area(&hull) < (width * width) as f32;
+    let thin = hull.len() < 3 || hull_area(&hull) < width * width;
     if thin {
         let (a, b) = farthest_pair(&hull);
         canvas.painter.add(Shape::convex_polygon(

@@ -1,0 +1,219 @@
+//! The reactions view (key J): at each joint its reaction force as an arrow from the joint's
+//! point, on one scale for the scene (the largest force met since the scene was loaded spans
+//! a fifth of the canvas), and a marker: filled for a unique reaction, a ring and a dashed,
+//! hollow-headed arrow for one the rigid model does not determine (the minimum-norm choice
+//! among infinitely many). A selected self-stress mode is drawn as the forces it puts on the
+//! joints, in its own colour and scale (the reactions fade then). A legend in the canvas' lower
+//! right says which is which.
+
+use bevy_egui::egui::{self, Align2, Color32, FontId, Pos2, Shape, Stroke, vec2};
+
+use super::arrows::arrow_head;
+use super::{Canvas, ViewState};
+use crate::app::simulation::Live;
+use crate::live::{ReactionArrow, ReactionDisplay};
+
+const UNIQUE: Color32 = Color32::from_rgb(46, 160, 90);
+const UNDETERMINED: Color32 = Color32::from_rgb(230, 140, 30);
+const MODE: Color32 = Color32::from_rgb(155, 89, 208);
+/// The largest force met spans this fraction of the canvas' smaller side.
+const FORCE_SPAN: f32 = 0.2;
+
+/// The reactions of one state, and the largest force met since the scene was loaded.
+#[derive(Clone, Debug)]
+pub struct ReactionCache {
+    key: (u64, u64, Option<usize>, u64),
+    pub display: Result<ReactionDisplay, String>,
+    largest: f64,
+}
+
+/// Brings the cached reactions to the session's state (computed once per state).
+pub fn update_reactions(view: &mut ViewState, live: &Live) {
+    let session = &live.session;
+    let key = (
+        live.generation,
+        session.steps_total(),
+        session.current_event_index(),
+        session.time().to_bits(),
+    );
+    let largest = match &view.reactions {
+        Some(cache) if cache.key == key => return,
+        Some(cache) if cache.key.0 == live.generation => cache.largest,
+        _ => 0.0,
+    };
+    let display = ReactionDisplay::of(session).map_err(|e| e.to_string());
+    let largest = display
+        .as_ref()
+        .map_or(largest, |d| largest.max(d.largest_force()));
+    view.reactions = Some(ReactionCache {
+        key,
+        display,
+        largest,
+    });
+}
+
+/// Paints the reactions (and the selected mode) and their legend; returns the legend's area.
+pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Option<egui::Rect> {
+    let cache = view.reactions.as_ref()?;
+    let display = cache.display.as_ref().ok()?;
+    let side = canvas.rect.width().min(canvas.rect.height());
+    let mode = view.reaction_mode.and_then(|k| display.modes.get(k));
+    // With a mode drawn, the reactions step back so that its pattern reads.
+    let fade = if mode.is_some() { 0.3 } else { 1.0 };
+    if cache.largest > 0.0 {
+        let scale = FORCE_SPAN * side / cache.largest as f32;
+        for arrow in &display.arrows {
+            let color = if arrow.unique { UNIQUE } else { UNDETERMINED };
+            paint_force(
+                canvas,
+                arrow,
+                scale,
+                color.gamma_multiply(fade),
+                !arrow.unique,
+            );
+        }
+    }
+    for arrow in &display.arrows {
+        paint_marker(canvas, arrow);
+    }
+    if let Some(mode) = mode {
+        let largest = mode.iter().map(force_length).fold(0.0, f64::max);
+        if largest > 0.0 {
+            let scale = 0.75 * FORCE_SPAN * side / largest as f32;
+            for arrow in mode {
+                paint_force(canvas, arrow, scale, MODE, false);
+            }
+        }
+    }
+    Some(paint_legend(
+        canvas,
+        display,
+        view.reaction_mode,
+        cache.largest,
+    ))
+}
+
+fn force_length(arrow: &ReactionArrow) -> f64 {
+    arrow.force.iter().map(|c| c * c).sum::<f64>().sqrt()
+}
+
+/// The force of `arrow` from its point, `scale` pixels per newton.
+fn paint_force(canvas: &Canvas, arrow: &ReactionArrow, scale: f32, color: Color32, dashed: bool) {
+    let projection = canvas.projection;
+    let Some(start) = projection.to_screen(arrow.point) else {
+        return;
+    };
+    let tip_world: [f64; 3] = std::array::from_fn(|k| arrow.point[k] + arrow.force[k]);
+    let Some(tip_direction) = projection.to_screen(tip_world) else {
+        return;
+    };
+    let direction = tip_direction - start;
+    let pixels = scale * force_length(arrow) as f32;
+    if direction.length() < 1e-6 || pixels < 2.0 {
+        return;
+    }
+    let v = direction.normalized() * pixels;
+    let tip = start + v;
+    let stroke = Stroke::new(2.5, color);
+    if dashed {
+        canvas
+            .painter
+            .add(Shape::dashed_line(&[start, tip], stroke, 6.0, 4.0));
+        let d = v.normalized();
+        let n = vec2(-d.y, d.x);
+        canvas.painter.add(Shape::closed_line(
+            vec![tip, tip - 11.0 * d + 5.5 * n, tip - 11.0 * d - 5.5 * n],
+            Stroke::new(2.0, color),
+        ));
+    } else {
+        canvas.painter.line_segment([start, tip], stroke);
+        arrow_head(canvas.painter, tip, v, color);
+    }
+}
+
+/// A filled disc for a unique reaction, a ring for one the rigid model does not determine.
+fn paint_marker(canvas: &Canvas, arrow: &ReactionArrow) {
+    let Some(p) = canvas.projection.to_screen(arrow.point) else {
+        return;
+    };
+    if arrow.unique {
+        canvas
+            .painter
+            .circle(p, 5.5, UNIQUE, Stroke::new(1.0, canvas.palette.text));
+    } else {
+        canvas
+            .painter
+            .circle_stroke(p, 6.5, Stroke::new(2.5, UNDETERMINED));
+    }
+}
+
+/// The legend in the canvas' lower right corner.
+fn paint_legend(
+    canvas: &Canvas,
+    display: &ReactionDisplay,
+    mode: Option<usize>,
+    largest: f64,
+) -> egui::Rect {
+    let mut lines: Vec<(Option<(Color32, bool)>, String)> = vec![
+        (Some((UNIQUE, true)), "reaction unique".into()),
+        (
+            Some((UNDETERMINED, false)),
+            "not determined by the rigid model (minimum-norm shown)".into(),
+        ),
+    ];
+    let p = if display.redundancy == display.generic_redundancy {
+        format!("redundancy p = {}", display.redundancy)
+    } else {
+        format!(
+            "redundancy p = {} here (generically {}): more reactions undetermined",
+            display.redundancy, display.generic_redundancy
+        )
+    };
+    lines.push((None, p));
+    if let Some(k) = mode.filter(|&k| k < display.modes.len()) {
+        lines.push((
+            Some((MODE, true)),
+            format!(
+                "self-stress mode {} of {} (forces that load nothing)",
+                k + 1,
+                display.modes.len()
+            ),
+        ));
+    }
+    lines.push((None, format!("largest force {largest:.3e} N")));
+    let font = FontId::proportional(13.0);
+    let row = 18.0;
+    let height = row * lines.len() as f32 + 8.0;
+    let width = 430.0;
+    let origin = Pos2::new(
+        canvas.rect.right() - width - 10.0,
+        canvas.rect.bottom() - height - 10.0,
+    );
+    let area = egui::Rect::from_min_size(origin, vec2(width, height));
+    canvas
+        .painter
+        .rect_filled(area, 4.0, canvas.palette.background.gamma_multiply(0.85));
+    for (i, (marker, text)) in lines.iter().enumerate() {
+        let y = origin.y + 4.0 + row * (i as f32 + 0.5);
+        let at = Pos2::new(origin.x + 14.0, y);
+        match marker {
+            Some((color, true)) => {
+                canvas.painter.circle_filled(at, 5.0, *color);
+            }
+            Some((color, false)) => {
+                canvas
+                    .painter
+                    .circle_stroke(at, 5.5, Stroke::new(2.5, *color));
+            }
+            None => {}
+        }
+        canvas.painter.text(
+            Pos2::new(origin.x + 28.0, y),
+            Align2::LEFT_CENTER,
+            text,
+            font.clone(),
+            canvas.palette.text,
+        );
+    }
+    area
+}
