@@ -44,28 +44,16 @@ fn plate_points(mech: &Mechanism, body: usize) -> Vec<LocalPoint> {
     points
 }
 
-/// Convex hull (Andrew's monotone chain) of screen points, counter-clockwise.
-fn convex_hull(mut points: Vec<Pos2>) -> Vec<Pos2> {
-    points.sort_by(|p, q| p.x.total_cmp(&q.x).then(p.y.total_cmp(&q.y)));
-    points.dedup_by(|p, q| (*p - *q).length() < 0.5);
-    if points.len() < 3 {
-        return points;
-    }
-    let cross = |o: Pos2, a: Pos2, b: Pos2| (a - o).x * (b - o).y - (a - o).y * (b - o).x;
-    let mut hull: Vec<Pos2> = Vec::with_capacity(2 * points.len());
-    for pass in [points.clone(), points.into_iter().rev().collect()] {
-        let start = hull.len();
-        for p in pass {
-            while hull.len() >= start + 2
-                && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
-            {
-                hull.pop();
-            }
-            hull.push(p);
-        }
-        hull.pop();
-    }
-    hull
+/// Convex hull of screen points, counter-clockwise (the spatial view's hull, in pixels).
+fn convex_hull(points: Vec<Pos2>) -> Vec<Pos2> {
+    let points = points
+        .iter()
+        .map(|p| [f64::from(p.x), f64::from(p.y)])
+        .collect();
+    super::spatial::convex_hull(points)
+        .iter()
+        .map(|p| Pos2::new(p[0] as f32, p[1] as f32))
+        .collect()
 }
 
 /// Paints plate `index`: its hull filled, or a rounded link between its two farthest points.

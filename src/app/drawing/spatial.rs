@@ -713,7 +713,7 @@ pub(super) fn pan_camera(camera: &mut OrbitCamera, delta: egui::Vec2, height: f3
 }
 
 /// The 2D convex hull of `points` (Andrew's monotone chain), counter-clockwise.
-fn convex_hull(mut points: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
+pub(super) fn convex_hull(mut points: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
     points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
     points.dedup();
     if points.len() < 3 {
