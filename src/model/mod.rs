@@ -5,6 +5,11 @@
 //! point mass `(x, y)` or `(x, y, z)`, a spatial rigid body `(x, y, z, e0, e1, e2, e3)` (see
 //! `rigid`); gravity is a vector of the scene's dimension and the potential energy datum is
 //! the origin.
+//!
+//! Where each part is: `body` and `mass` (bodies, the mass matrix), `joint` (the constraint
+//! kinds and their levels: position, velocity, time), `planar` (prismatic joints, drivers,
+//! knife edges), `driver` (the law `d(t)`), `spatial` and `rigid` (spatial joints, Euler
+//! parameters), `reaction` (joint reactions from multipliers), `load`.
 
 pub mod body;
 pub mod driver;
