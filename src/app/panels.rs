@@ -942,15 +942,7 @@ fn reactions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState) {
                     return;
                 }
             };
-            let p = if display.redundancy == display.generic_redundancy {
-                format!("Redundancy p = {}", display.redundancy)
-            } else {
-                format!(
-                    "Redundancy p = {} at this configuration (generically {})",
-                    display.redundancy, display.generic_redundancy
-                )
-            };
-            ui.label(p);
+            ui.label(display.redundancy_text());
             if !display.modes.is_empty() {
                 ui.horizontal_wrapped(|ui| {
                     ui.label("Self-stress mode:");

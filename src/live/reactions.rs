@@ -77,6 +77,18 @@ impl ReactionDisplay {
         })
     }
 
+    /// `p`, with the generic value where this configuration's is larger.
+    pub fn redundancy_text(&self) -> String {
+        if self.redundancy == self.generic_redundancy {
+            format!("redundancy p = {}", self.redundancy)
+        } else {
+            format!(
+                "redundancy p = {} at this configuration (generically {}): more reactions undetermined",
+                self.redundancy, self.generic_redundancy
+            )
+        }
+    }
+
     /// The largest force among the joints' reactions (N).
     pub fn largest_force(&self) -> f64 {
         self.arrows

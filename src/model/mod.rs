@@ -197,19 +197,33 @@ impl Mechanism {
         }
     }
 
-    /// The projected offset of a prismatic joint or driver (`planar`), along `direction` in
-    /// `b`'s axes.
-    fn projected_offset(
-        &self,
-        (a, point_a): (usize, &LocalPoint),
-        (b, point_b): (usize, &LocalPoint),
-        direction: Vector2<f64>,
-    ) -> ProjectedOffset {
-        ProjectedOffset {
-            p: self.body_point(a, point_a),
-            q: self.body_point(b, point_b),
+    /// The projected-offset row (`planar`) of a prismatic joint (across its axis) or a driver
+    /// (along it); `None` for other joints.
+    fn offset_row(&self, joint: &Joint) -> Option<ProjectedOffset> {
+        let (a, point_a, b, point_b, direction) = match &joint.kind {
+            JointKind::Prismatic {
+                a,
+                point_a,
+                b,
+                point_b,
+                axis,
+                ..
+            } => (a, point_a, b, point_b, perp(axis)),
+            JointKind::Driver {
+                a,
+                point_a,
+                b,
+                point_b,
+                axis,
+                ..
+            } => (a, point_a, b, point_b, *axis),
+            _ => return None,
+        };
+        Some(ProjectedOffset {
+            p: self.body_point(*a, point_a),
+            q: self.body_point(*b, point_b),
             direction,
-        }
+        })
     }
 
     fn knife_edge(&self, body: usize, point: &LocalPoint, normal: &Vector2<f64>) -> KnifeEdgeRow {
@@ -227,6 +241,9 @@ impl Mechanism {
     /// Zeroes the velocity-level rows of a Jacobian, leaving the position-level ones that
     /// Newton's correction and assembly use.
     pub fn clear_velocity_rows(&self, a: &mut DMatrix<f64>) {
+        if !self.velocity_rows {
+            return;
+        }
         for joint in self.joints.iter().filter(|j| j.is_velocity_level()) {
             a.rows_mut(joint.row, joint.rows()).fill(0.0);
         }
@@ -266,31 +283,13 @@ impl Mechanism {
         for joint in &self.joints {
             let row = joint.row;
             match &joint.kind {
-                JointKind::Prismatic {
-                    a,
-                    point_a,
-                    b,
-                    point_b,
-                    axis,
-                    angle,
-                } => {
-                    let across = perp(axis);
-                    c[row] = self
-                        .projected_offset((*a, point_a), (*b, point_b), across)
-                        .value(x);
+                JointKind::Prismatic { a, b, angle, .. } => {
+                    c[row] = self.offset_row(joint).map_or(0.0, |o| o.value(x));
                     let (o_a, o_b) = (self.bodies[*a].offset, self.bodies[*b].offset);
                     c[row + 1] = x[o_a + 2] - x[o_b + 2] - angle;
                 }
-                JointKind::Driver {
-                    a,
-                    point_a,
-                    b,
-                    point_b,
-                    axis,
-                    law,
-                } => {
-                    let offset = self.projected_offset((*a, point_a), (*b, point_b), *axis);
-                    c[row] = offset.value(x) - law.at(t)[0];
+                JointKind::Driver { law, .. } => {
+                    c[row] = self.offset_row(joint).map_or(0.0, |o| o.value(x)) - law.at(t)[0];
                 }
                 JointKind::KnifeEdge { .. } => c[row] = 0.0,
                 JointKind::Revolute {
@@ -388,31 +387,14 @@ impl Mechanism {
         x: &DVector<f64>,
         rate: Option<&DVector<f64>>,
     ) -> Option<[Option<RowEntries>; 2]> {
+        let offset = self.offset_row(joint).map(|o| o.entries(x, rate));
         match &joint.kind {
-            JointKind::Prismatic {
-                a,
-                point_a,
-                b,
-                point_b,
-                axis,
-                ..
-            } => {
-                let offset = self.projected_offset((*a, point_a), (*b, point_b), perp(axis));
+            JointKind::Prismatic { a, b, .. } => {
+                // The relative angle's row is constant: no rate.
                 let angle = relative_angle_entries(self.bodies[*a].offset, self.bodies[*b].offset);
-                let angle = if rate.is_none() { Some(angle) } else { None };
-                Some([Some(offset.entries(x, rate)), angle])
+                Some([offset, rate.is_none().then_some(angle)])
             }
-            JointKind::Driver {
-                a,
-                point_a,
-                b,
-                point_b,
-                axis,
-                ..
-            } => {
-                let offset = self.projected_offset((*a, point_a), (*b, point_b), *axis);
-                Some([Some(offset.entries(x, rate)), None])
-            }
+            JointKind::Driver { .. } => Some([offset, None]),
             JointKind::KnifeEdge {
                 body,
                 point,
@@ -509,34 +491,19 @@ impl Mechanism {
         for joint in &self.joints {
             let row = joint.row;
             match &joint.kind {
-                JointKind::Prismatic {
-                    a,
-                    point_a,
-                    b,
-                    point_b,
-                    axis,
-                    ..
-                } => {
-                    let offset = self.projected_offset((*a, point_a), (*b, point_b), perp(axis));
-                    gamma[row] = offset.gamma(x, xd);
-                    gamma[row + 1] = 0.0;
+                JointKind::Prismatic { .. }
+                | JointKind::Driver { .. }
+                | JointKind::KnifeEdge { .. } => {
+                    // -(dA/dt) xd from the rows' rates (for the knife edge this is
+                    // -(perp(R n) theta') . r', Wojtyra and Frączek 2013, eq. 31).
+                    let rates = self.planar_rows(joint, x, Some(xd)).unwrap_or_default();
+                    for (k, entries) in rates.iter().enumerate().take(joint.rows()) {
+                        gamma[row + k] = entries.map_or(0.0, |e| -e.dot(xd));
+                    }
+                    if let JointKind::Driver { law, .. } = &joint.kind {
+                        gamma[row] += law.at(t)[2];
+                    }
                 }
-                JointKind::Driver {
-                    a,
-                    point_a,
-                    b,
-                    point_b,
-                    axis,
-                    law,
-                } => {
-                    let offset = self.projected_offset((*a, point_a), (*b, point_b), *axis);
-                    gamma[row] = offset.gamma(x, xd) + law.at(t)[2];
-                }
-                JointKind::KnifeEdge {
-                    body,
-                    point,
-                    normal,
-                } => gamma[row] = self.knife_edge(*body, point, normal).gamma(x, xd),
                 JointKind::Revolute {
                     a,
                     point_a,

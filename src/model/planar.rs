@@ -126,11 +126,6 @@ impl ProjectedOffset {
         row.push(b + 2, angle_b);
         row
     }
-
-    /// `-(dA/dt) xd` of this row.
-    pub fn gamma(&self, x: &DVector<f64>, xd: &DVector<f64>) -> f64 {
-        -self.entries(x, Some(xd)).dot(xd)
-    }
 }
 
 /// `theta_a - theta_b - angle`: the Jacobian is constant, so `gamma` is zero.
@@ -168,10 +163,5 @@ impl KnifeEdgeRow {
             }
         }
         row
-    }
-
-    /// `-(dPsi/dt) xd = -(perp(R n) theta') . r'` (Wojtyra and Frączek 2013, eq. 31).
-    pub fn gamma(&self, x: &DVector<f64>, xd: &DVector<f64>) -> f64 {
-        -self.entries(x, Some(xd)).dot(xd)
     }
 }

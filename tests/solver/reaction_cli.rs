@@ -42,11 +42,9 @@ fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
     (header, rows)
 }
 
-#[test]
-fn the_reactions_csv_of_the_four_bar_matches_its_free_body_balances() {
-    let dir = scratch("reactions-four-bar");
-    let (out, reactions) = (dir.join("t.csv"), dir.join("r.csv"));
-    let output = singulab(&[
+/// `singulab run` on the four-bar for 0.01 s with these two outputs.
+fn run_four_bar(out: &Path, reactions: &Path) -> std::process::Output {
+    singulab(&[
         "run",
         scene_path("four_bar").to_str().unwrap(),
         "--t-end",
@@ -55,7 +53,14 @@ fn the_reactions_csv_of_the_four_bar_matches_its_free_body_balances() {
         out.to_str().unwrap(),
         "--reactions",
         reactions.to_str().unwrap(),
-    ]);
+    ])
+}
+
+#[test]
+fn the_reactions_csv_of_the_four_bar_matches_its_free_body_balances() {
+    let dir = scratch("reactions-four-bar");
+    let (out, reactions) = (dir.join("t.csv"), dir.join("r.csv"));
+    let output = run_four_bar(&out, &reactions);
     assert!(output.status.success(), "{:?}", output);
     let (header, rows) = read_csv(&reactions);
     assert_eq!(
@@ -85,16 +90,7 @@ fn the_reactions_csv_of_the_four_bar_matches_its_free_body_balances() {
 fn the_reactions_file_may_not_be_another_output() {
     let dir = scratch("reactions-same-file");
     let out = dir.join("same.csv");
-    let output = singulab(&[
-        "run",
-        scene_path("four_bar").to_str().unwrap(),
-        "--t-end",
-        "0.01",
-        "--out",
-        out.to_str().unwrap(),
-        "--reactions",
-        out.to_str().unwrap(),
-    ]);
+    let output = run_four_bar(&out, &out);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");

@@ -140,21 +140,8 @@ pub(super) fn draw_planar_joints(canvas: &Canvas) {
                 b,
                 point_b,
                 ..
-            } => {
-                let ends = [(*a, point_a), (*b, point_b)]
-                    .map(|(body, p)| canvas.projection.to_screen(body_point(mech, x, body, p)));
-                if let [Some(p), Some(q)] = ends {
-                    let middle = p + 0.5 * (q - p);
-                    canvas.painter.text(
-                        middle + bevy_egui::egui::vec2(8.0, 0.0),
-                        Align2::LEFT_CENTER,
-                        "d(t)",
-                        FontId::proportional(12.0),
-                        canvas.palette.text,
-                    );
-                }
             }
-            JointKind::Prismatic {
+            | JointKind::Prismatic {
                 a,
                 point_a,
                 b,
@@ -163,8 +150,19 @@ pub(super) fn draw_planar_joints(canvas: &Canvas) {
             } => {
                 let ends = [(*a, point_a), (*b, point_b)]
                     .map(|(body, p)| canvas.projection.to_screen(body_point(mech, x, body, p)));
-                if let [Some(p), Some(q)] = ends {
+                let [Some(p), Some(q)] = ends else {
+                    continue;
+                };
+                if matches!(joint.kind, JointKind::Prismatic { .. }) {
                     draw_slot(canvas, p, q);
+                } else {
+                    canvas.painter.text(
+                        p + 0.5 * (q - p) + bevy_egui::egui::vec2(8.0, 0.0),
+                        Align2::LEFT_CENTER,
+                        "d(t)",
+                        FontId::proportional(12.0),
+                        canvas.palette.text,
+                    );
                 }
             }
             _ => {}

@@ -161,15 +161,7 @@ fn paint_legend(
             "not determined by the rigid model (minimum-norm shown)".into(),
         ),
     ];
-    let p = if display.redundancy == display.generic_redundancy {
-        format!("redundancy p = {}", display.redundancy)
-    } else {
-        format!(
-            "redundancy p = {} here (generically {}): more reactions undetermined",
-            display.redundancy, display.generic_redundancy
-        )
-    };
-    lines.push((None, p));
+    lines.push((None, display.redundancy_text()));
     if let Some(k) = mode.filter(|&k| k < display.modes.len()) {
         lines.push((
             Some((MODE, true)),
