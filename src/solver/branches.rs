@@ -10,6 +10,9 @@
 //! two or more lines, the branch tangents; where the new motions are first order only (a crank
 //! pinned to a rigid coupler beside two others), no line leaves the continued space. Only the
 //! branches that are not the continuation are returned: the continued columns already show it.
+//! They are listed in the order of the first body they set moving, each signed so that it
+//! continues the sense of the motion that reached the event (positive `t^T M xd`), so that
+//! "branch 2, forward" means the same motion whatever step size reached the event.
 //!
 //! # The search
 //!
@@ -58,6 +61,52 @@ pub struct BranchSearch {
     /// listed.
     pub families: bool,
 }
+
+/// A branch's direction and coefficients, signed so that "forward" continues the sense of
+/// the motion that reached the event: positive kinetic-energy product `t^T M xd` with its
+/// velocity (the motion's basis columns, and so the coefficients' signs, depend on the step
+/// size that reached the event). From rest, the largest coordinate change is positive.
+fn oriented(
+    mechanism: &Mechanism,
+    event: &SingularEvent,
+    basis: &DMatrix<f64>,
+    mut alpha: DVector<f64>,
+) -> Branch {
+    let mut direction = basis * &alpha;
+    let along = mechanism.kinetic_energy(&event.x, &(&direction + &event.xd))
+        - mechanism.kinetic_energy(&event.x, &direction)
+        - mechanism.kinetic_energy(&event.x, &event.xd);
+    let speed_scale = 2.0 * mechanism.kinetic_energy(&event.x, &event.xd);
+    let backward = if along.abs() > SAME_SENSE * speed_scale.sqrt() {
+        along < 0.0
+    } else {
+        let largest = direction
+            .iter()
+            .fold(0.0f64, |a, &b| if b.abs() > a.abs() { b } else { a });
+        largest < 0.0
+    };
+    if backward {
+        direction.neg_mut();
+        alpha.neg_mut();
+    }
+    Branch {
+        direction,
+        coefficients: alpha,
+    }
+}
+
+/// The first coordinate a branch moves by at least a tenth of its largest change: branches
+/// are listed in the order of the bodies they set moving, the same at any step size.
+fn first_moved_coordinate(direction: &DVector<f64>) -> usize {
+    let largest = direction.amax();
+    direction
+        .iter()
+        .position(|d| d.abs() >= 0.1 * largest)
+        .unwrap_or(0)
+}
+
+/// Below this `|t^T M xd| / sqrt(xd^T M xd)` the motion before says nothing about the sense.
+const SAME_SENSE: f64 = 1e-6;
 
 /// Starting points of the search for common zeros (deterministic).
 const STARTS: usize = 256;
@@ -130,13 +179,11 @@ pub fn branches(mechanism: &Mechanism, event: &SingularEvent) -> BranchSearch {
     if families {
         found.clear();
     }
-    let branches = found
+    let mut branches: Vec<Branch> = found
         .into_iter()
-        .map(|alpha| Branch {
-            direction: &basis * &alpha,
-            coefficients: alpha,
-        })
+        .map(|alpha| oriented(mechanism, event, &basis, alpha))
         .collect();
+    branches.sort_by_key(|b| first_moved_coordinate(&b.direction));
     BranchSearch { branches, families }
 }
 

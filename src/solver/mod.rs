@@ -10,9 +10,9 @@
 //! | [`pivoted_qr`](crate::linalg::pivoted_qr) (`src/linalg/pivoted_qr.rs`) | the factorisation every step is built on: column-norm pivoting, why not nalgebra's `ColPivQR`, the round-off floor, cost |
 //! | `dynamics.rs` | the accelerations; one factorisation, two bases: why the basis shown never changes the motion; the truncated curvature term |
 //! | `integrator.rs` | RK4 and Dopri5 with projected stages; Dopri5's forced steps across singular configurations, with its energy table |
-//! | `projection.rs` | Newton and velocity projection after each step; `normal_truncation` and the step-size scans behind its default |
+//! | `projection.rs`, `velocity.rs` | Newton and velocity projection after each step (mass-orthogonal); `normal_truncation` and the step-size scans behind its default |
 //! | `basis.rs`, `predictor.rs` | the traditional and the continued basis: sign flips, `exp(h Omega)` predictor, polar corrector, changes of dimension |
-//! | `events.rs`, `simulation/locate.rs` | the indicator `rho`, detection, telling configurations apart, the search, the event state |
+//! | `events.rs`, `indicator.rs`, `simulation/locate.rs` | the indicator `rho` and the entry it watches on branches that stay singular, detection, telling configurations apart, the search, the event state |
 //! | `branches.rs` | the branches through a singular configuration (second-order conditions) |
 //! | `simulation.rs` | one step; pulses landing on their edges; leaving along a branch; no allocation per step |
 //! | `reactions.rs` | Lagrange multipliers (minimum norm), self-stress modes, which joint reactions are unique |
@@ -27,6 +27,7 @@ mod branches;
 mod dynamics;
 mod error;
 mod events;
+mod indicator;
 mod initial;
 mod integrator;
 mod predictor;
@@ -34,11 +35,13 @@ mod projection;
 mod reactions;
 mod settings;
 mod simulation;
+mod velocity;
 
 pub use basis::{BasisStats, ColumnLabel, ColumnOrigin, TangentBasis};
 pub use branches::{Branch, BranchSearch, branches};
 pub use error::SolverError;
 pub use events::{EventDetector, LocatedMinimum, SingularEvent, parabola_minimum};
+pub use indicator::PERSISTENT_DISTANCE;
 pub use initial::{AssemblyReport, assemble_positions, complete_velocities};
 pub use projection::ProjectionOutcome;
 pub use reactions::{

@@ -1,8 +1,10 @@
 //! Constraint stabilisation after each accepted step: Newton on positions
 //! along the constraint normals, `x <- x - Q1 R1^{-T} c_piv[0..r]`, then projection of the
-//! velocities onto the tangent space, `xd <- xd - Q1 Q1^T xd + beta'` with
-//! `beta' = Q1 R1^{-T} b_piv[0..r]` (Masarati et al. 2023, eq. 9), where `A xd = b` is `d'(t)`
-//! on driver rows and zero elsewhere (`beta'` is zero, and skipped, without drivers).
+//! velocities onto the tangent space: at a Runge-Kutta stage the Euclidean
+//! `xd <- xd - Q1 Q1^T xd + beta'` with `beta' = Q1 R1^{-T} b_piv[0..r]` (Masarati et al. 2023,
+//! eq. 9), where `A xd = b` is `d'(t)` on driver rows and zero elsewhere (`beta'` is zero, and
+//! skipped, without drivers); at an accepted state the mass-orthogonal one of
+//! [`velocity`](super::velocity), which keeps the kinetic energy to second order.
 //!
 //! Newton sees the position-level rows only: velocity-level rows (knife edges) have no
 //! position form, so they are zeroed in its Jacobian and fall to the end of the pivoting. The
@@ -140,25 +142,8 @@ impl Projector {
         &self.a
     }
 
-    /// Projects `x` onto the manifold and `xd` onto its tangent space. On return `qr` holds the
-    /// factorisation of `A(x)^T` at the final positions.
-    pub fn project(
-        &mut self,
-        mechanism: &Mechanism,
-        settings: &Settings,
-        t: f64,
-        x: &mut DVector<f64>,
-        xd: &mut DVector<f64>,
-        qr: &mut PivotedQr,
-    ) -> Result<ProjectionOutcome, SolverError> {
-        let outcome = self.newton_at(mechanism, settings, t, x, qr)?;
-        let rank = qr.rank(settings.rank_tolerance);
-        self.project_velocities(mechanism, t, qr, rank, xd);
-        Ok(outcome)
-    }
-
-    /// The projection of a Runge-Kutta stage: as [`project`](Self::project), but the
-    /// velocity keeps its component along the normals left out of Newton (`R` entry below
+    /// The projection of a Runge-Kutta stage: Newton, then the Euclidean velocity projection
+    /// (not the accepted state's mass-orthogonal one, `velocity`), where the velocity keeps its component along the normals left out of Newton (`R` entry below
     /// `normal_truncation`, at most `STAGE_VELOCITY_TRUNCATION`). Next to a singular
     /// configuration such a normal turns on the scale of the distance to it, so at a stage a
     /// few `h^2` off the path it points partly along the motion, and removing that component

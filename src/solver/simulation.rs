@@ -64,11 +64,13 @@ use super::basis::{BasisStats, BasisUpdater, StepEnd, TangentBasis};
 use super::dynamics::{Evaluator, Rhs};
 use super::error::SolverError;
 use super::events::{EventDetector, Excursions, MAX_EVENTS_PER_STEP, SingularEvent};
+use super::indicator::{WatchedRank, rho};
 use super::integrator::{Step, Stepper};
 use super::predictor::BasisPredictor;
 use super::projection::{ProjectionOutcome, Projector};
 use super::reactions::Reactions;
 use super::settings::{BasisMode, Integrator, Predictor, Settings};
+use super::velocity::VelocityProjection;
 use crate::linalg::PivotedQr;
 use crate::model::{Load, Mechanism};
 
@@ -153,6 +155,8 @@ pub struct Simulation {
     x: DVector<f64>,
     xd: DVector<f64>,
     generic_rank: usize,
+    /// The rank whose `R` entry `rho` watches (`indicator`).
+    watched: WatchedRank,
     /// Rank of `A` at the initial state (below the generic rank when it is singular).
     initial_rank: usize,
     rank: usize,
@@ -172,6 +176,7 @@ pub struct Simulation {
     evaluator: Evaluator,
     stepper: Stepper,
     projector: Projector,
+    velocity: VelocityProjection,
     qr_state: PivotedQr,
     qr_next: PivotedQr,
     a_next: DMatrix<f64>,
@@ -219,6 +224,7 @@ impl Simulation {
             x: x0,
             xd: xd0,
             generic_rank: 0,
+            watched: WatchedRank::new(n),
             initial_rank: 0,
             rank: 0,
             extra_loads: Vec::new(),
@@ -233,6 +239,7 @@ impl Simulation {
             evaluator: Evaluator::new(&mechanism),
             stepper: Stepper::new(n, m),
             projector: Projector::new(n, m),
+            velocity: VelocityProjection::new(&mechanism),
             qr_state: PivotedQr::new(n, m),
             qr_next: PivotedQr::new(n, m),
             a_next: DMatrix::zeros(m, n),
@@ -266,6 +273,7 @@ impl Simulation {
         }
         sim.initial_rank = sim.rank;
         sim.generic_rank = sim.probe_generic_rank();
+        sim.watched.reset(sim.generic_rank, &sim.x);
         sim.reset_bases();
         Ok(sim)
     }
@@ -313,7 +321,8 @@ impl Simulation {
 
     /// Projects the current state and refactorises into `qr_state`.
     fn project_current(&mut self) -> Result<ProjectionOutcome, SolverError> {
-        let outcome = self.projector.project(
+        let outcome = self.velocity.project(
+            &mut self.projector,
             &self.mechanism,
             &self.settings,
             self.t,
@@ -486,7 +495,7 @@ impl Simulation {
 
     /// Singularity indicator `|R[r_g-1]| / |R[0]|` at the current state.
     pub fn rho(&self) -> f64 {
-        rho(&self.qr_state, self.generic_rank)
+        rho(&self.qr_state, self.watched.rank())
     }
 
     pub fn counters(&self) -> WorkCounters {
@@ -617,8 +626,9 @@ impl Simulation {
             self.mechanism.motion_weights(),
             &end,
         );
+        self.watched.reset(self.generic_rank, &self.x);
         self.detector
-            .resume(self.t, rho(&self.qr_state, self.generic_rank));
+            .resume(self.t, rho(&self.qr_state, self.watched.rank()));
         self.history_len = 0;
         self.search_next_step = false;
         self.excursions.resume_at(event.t);
@@ -697,7 +707,15 @@ impl Simulation {
         self.update_bases(h);
         // `A xd` for the report's velocity residual (A at the projected positions).
         self.projector.jacobian().mul_to(&self.xd, &mut self.av);
-        let rho = rho(&self.qr_state, self.generic_rank);
+        if self
+            .watched
+            .update(&self.qr_state, &self.x, self.settings.detection_tolerance)
+        {
+            // The window's values were of another entry.
+            self.detector.clear();
+            self.history_len = 0;
+        }
+        let rho = rho(&self.qr_state, self.watched.rank());
         self.detect_events(&plan, rho)?;
         self.counters.steps += 1;
         let n = self.mechanism.n();
@@ -753,7 +771,7 @@ impl Simulation {
         }
         let h_min = (self.settings.dt * self.settings.dopri_min_step).min(h);
         let near_singular =
-            rho(&self.qr_state, self.generic_rank) < self.settings.detection_tolerance;
+            rho(&self.qr_state, self.watched.rank()) < self.settings.detection_tolerance;
         if near_singular && self.settings.integrator == Integrator::Dopri5 && !lands {
             // Next to a singular configuration Dopri5 crosses in one step of the largest
             // size, as RK4 does. With the step the controller shrinks to on the way in, it
@@ -873,7 +891,8 @@ impl Simulation {
     /// Projects the integrated state `(x_next, xd_next)` at `t + h` onto the constraints,
     /// leaving `A^T` factorised there in `qr_next`.
     fn project_step_end(&mut self, h: f64) -> Result<ProjectionOutcome, SolverError> {
-        let outcome = self.projector.project(
+        let outcome = self.velocity.project(
+            &mut self.projector,
             &self.mechanism,
             &self.settings,
             self.t + h,
@@ -891,7 +910,7 @@ impl Simulation {
         self.history.rotate_left(1);
         let snapshot = &mut self.history[KEPT_STATES - 1];
         snapshot.t = self.t;
-        snapshot.rho = rho(&self.qr_state, self.generic_rank);
+        snapshot.rho = rho(&self.qr_state, self.watched.rank());
         snapshot.x.copy_from(&self.x);
         snapshot.xd.copy_from(&self.xd);
         snapshot.traditional.copy_from(&self.traditional);
@@ -1033,18 +1052,5 @@ fn non_finite_state(
             body: Some(body),
         }),
         None => Ok(()),
-    }
-}
-
-/// `|R[r_g-1, r_g-1]| / |R[0, 0]|` (0 when `R[0, 0]` is 0, 1 when the generic rank is 0).
-fn rho(qr: &PivotedQr, generic_rank: usize) -> f64 {
-    if generic_rank == 0 {
-        return 1.0;
-    }
-    let r00 = qr.r_diag_abs(0);
-    if r00 == 0.0 {
-        0.0
-    } else {
-        qr.r_diag_abs(generic_rank - 1) / r00
     }
 }

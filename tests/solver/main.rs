@@ -26,6 +26,7 @@ mod rigid_kinematics;
 mod rigid_scenes;
 mod scene_errors;
 // The unit tests' generator, shared by file rather than exported by the library.
+mod singular_branches;
 #[expect(dead_code, reason = "these tests use neither `vector` nor `symmetric`")]
 #[path = "../../src/linalg/test_rng.rs"]
 mod test_rng;

@@ -44,10 +44,11 @@
 
 use nalgebra::DVector;
 
-use super::{KEPT_STATES, Simulation, rescale_kinetic_energy, rho};
+use super::{KEPT_STATES, Simulation, rescale_kinetic_energy};
 use crate::solver::basis::StepEnd;
 use crate::solver::error::SolverError;
 use crate::solver::events::LocatedMinimum;
+use crate::solver::indicator::rho;
 
 impl Simulation {
     /// The smallest `rho` in the detector's window (its middle point when it reports).
@@ -145,7 +146,7 @@ impl Simulation {
 
     fn kept_rho(&self, i: usize) -> f64 {
         if i == self.history_len {
-            rho(&self.qr_state, self.generic_rank)
+            rho(&self.qr_state, self.watched.rank())
         } else {
             self.history[KEPT_STATES - self.history_len + i].rho
         }
@@ -276,7 +277,7 @@ impl Simulation {
         self.mechanism.jacobian(&self.x_next, &mut self.a_next);
         self.qr_next.factorize_without_q(&self.a_next);
         self.counters.factorizations += 1;
-        let rho = rho(&self.qr_next, self.generic_rank);
+        let rho = rho(&self.qr_next, self.watched.rank());
         if rho.is_finite() { rho } else { f64::INFINITY }
     }
 
@@ -318,7 +319,8 @@ impl Simulation {
             None
         };
         let energy_target = self.interpolate_event_state(minimum.t, source);
-        self.projector.project(
+        self.velocity.project(
+            &mut self.projector,
             &self.mechanism,
             &self.settings,
             minimum.t,
@@ -436,7 +438,7 @@ impl Simulation {
             .update_traditional(&mut event.traditional_basis, &at_running);
         event.t = t;
         // The located state's own `rho` (the search's value, or the fit's when it decided).
-        event.rho_min = rho(&self.qr_next, self.generic_rank);
+        event.rho_min = rho(&self.qr_next, self.watched.rank());
         event.rank = rank;
         event.deficiency = self.generic_rank.saturating_sub(rank);
         event.x.copy_from(&self.x_next);
