@@ -48,6 +48,11 @@ pub struct CaptureMode {
 impl CaptureMode {
     /// Whether this run writes a screenshot (then the status line leaves out the frame time:
     /// it differs from run to run and is the only text that changes while paused).
+    /// Neither a screenshot nor a frame measurement: a window for a person.
+    pub fn is_interactive(&self) -> bool {
+        self.screenshot.is_none() && self.measure_frames.is_none()
+    }
+
     pub fn takes_screenshot(&self) -> bool {
         self.screenshot.is_some()
     }
@@ -139,8 +144,8 @@ fn drive(
     }
 }
 
-/// The first frame: the solver settings and the stop asked for; interactive, play from
-/// here; for a screenshot, run to the stop now and let frames settle.
+/// The first frame: the solver settings and the stop asked for; interactive, stay paused
+/// (a measurement plays); for a screenshot, run to the stop now and let frames settle.
 fn start(
     capture: &mut CaptureMode,
     live: &mut Live,
@@ -159,13 +164,13 @@ fn start(
     apply_stop(live, capture.stop);
     let session = &mut live.session;
     if capture.screenshot.is_none() {
-        // Interactive: play from the first frame, at the requested pace.
+        // Interactive: open paused on the initial state (Space plays); a measurement plays
+        // from the first frame, through singular events (an auto-pause would count paused
+        // frames in the achieved speed).
         if capture.measure_frames.is_some() {
-            // A measurement plays through singular events: an auto-pause would
-            // count paused frames in the achieved speed.
             session.auto_pause = false;
+            session.play();
         }
-        session.play();
         capture.phase = match capture.measure_frames {
             Some(n) => Phase::Measuring(n, Instant::now(), session.time()),
             None => Phase::Done,

@@ -48,7 +48,8 @@ pub use input::{SceneFileInputPlugin, ScenePollInterval, ShortcutsPlugin};
 pub use panels::PanelsPlugin;
 pub use plots::PlotsPlugin;
 pub use simulation::{
-    FrameBudget, FrameStats, Live, SceneLoaded, SimulationPlugin, SingularityReached, SolverFailed,
+    FrameBudget, FrameStats, Live, Notice, SceneLoaded, SimulationPlugin, SingularityReached,
+    SolverFailed,
 };
 
 /// Ordering of the app's systems in `Update`, configured once in [`SingulabPlugins`].
@@ -104,15 +105,28 @@ pub fn default_scene_path() -> PathBuf {
         .join("double_four_bar.ron")
 }
 
-/// Opens the visualizer. Scene errors are reported before any window opens.
+/// Opens the visualizer. A scene that fails to load opens the window on the default scene
+/// with the error in its banner, as a reload does; a screenshot or a measurement, which
+/// scripts run, fail with it instead.
 pub fn run(args: ViewConfig) -> Result<(), String> {
     let launched = std::time::Instant::now();
+    let capture = CaptureMode::from_args(&args);
     let path = args.scene.clone().unwrap_or_else(default_scene_path);
-    let scene = load_scene(&path).map_err(|e| e.to_string())?;
-    let session = LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (session, path, startup_error) = match open_session(&path) {
+        Ok(session) => (session, path, None),
+        Err(error) if capture.is_interactive() && path != default_scene_path() => {
+            let fallback = default_scene_path();
+            let session = open_session(&fallback).map_err(|_| error.clone())?;
+            (session, fallback, Some(error))
+        }
+        Err(error) => return Err(error),
+    };
     let title = format!("Singulab: {}", session.scene().title);
     check_display()?;
-    let capture = CaptureMode::from_args(&args);
+    let mut live = Live::new(session, path);
+    if let Some(error) = startup_error {
+        live.notice = Some(Notice::lasting(error, true));
+    }
     let failure = capture.failure_slot();
 
     let mut app = App::new();
@@ -127,7 +141,7 @@ pub fn run(args: ViewConfig) -> Result<(), String> {
     // Frames keep coming when unfocused (Xvfb has no focus; live plots need it anyway).
     .insert_resource(WinitSettings::continuous())
     .add_plugins(EguiPlugin::default())
-    .insert_resource(Live::new(session, path))
+    .insert_resource(live)
     .insert_resource(capture)
     .insert_resource(ViewState::from_args(&args))
     .insert_resource(FrameStats::since(launched))
@@ -140,6 +154,11 @@ pub fn run(args: ViewConfig) -> Result<(), String> {
             .and_then(|mut slot| slot.take())
             .unwrap_or_else(|| format!("the visualizer exited with code {code}"))),
     }
+}
+
+fn open_session(path: &Path) -> Result<LiveSession, String> {
+    let scene = load_scene(path).map_err(|e| e.to_string())?;
+    LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// A window needs a display server; without one winit would panic deep inside the event

@@ -119,13 +119,29 @@ fn assembly_notice(session: &LiveSession) -> Option<Notice> {
              you mean)."
         )
     });
-    let notes: Vec<String> = session
-        .scene()
-        .assembly_note()
-        .into_iter()
-        .chain(singular)
-        .collect();
-    (!notes.is_empty()).then(|| Notice::lasting(notes.join(" "), false))
+    // A start at a singular configuration changes what the user sees (its degrees of
+    // freedom), and so does a pose that did not fit the joints: those stay. Moving the
+    // positions onto the constraints by a rounding of the scene's numbers is a brief note.
+    if session.scene().assembled_far_off() {
+        let notes: Vec<String> = session
+            .scene()
+            .assembly_note()
+            .into_iter()
+            .chain(singular)
+            .collect();
+        return Some(Notice::lasting(notes.join(" "), false));
+    }
+    match (singular, session.scene().assembly_note()) {
+        (Some(singular), note) => Some(Notice::lasting(
+            note.into_iter()
+                .chain([singular])
+                .collect::<Vec<_>>()
+                .join(" "),
+            false,
+        )),
+        (None, Some(note)) => Some(Notice::brief(note)),
+        (None, None) => None,
+    }
 }
 
 pub fn modified_time(path: &Path) -> Option<SystemTime> {

@@ -75,6 +75,8 @@ pub struct PointTrace {
     pub body: usize,
     pub local: Vector3<f64>,
     pub path: VecDeque<[f64; 3]>,
+    /// The simulated time of each point of `path`.
+    pub times: VecDeque<f64>,
 }
 
 impl PointTrace {
@@ -83,13 +85,20 @@ impl PointTrace {
             body,
             local,
             path: VecDeque::with_capacity(TRACE_CAPACITY),
+            times: VecDeque::with_capacity(TRACE_CAPACITY),
         }
     }
 }
 
-/// Appends `p` to `path` if it has moved `spacing` from the path's last point (or `always`),
-/// dropping the oldest point when the path is full.
-fn extend_path(path: &mut VecDeque<[f64; 3]>, p: [f64; 3], spacing: f64, always: bool) {
+/// Appends `p` (at time `t`) to `path` if it has moved `spacing` from the path's last point
+/// (or `always`), dropping the oldest point when the path is full.
+fn extend_path(
+    path: &mut VecDeque<[f64; 3]>,
+    times: &mut VecDeque<f64>,
+    (t, p): (f64, [f64; 3]),
+    spacing: f64,
+    always: bool,
+) {
     let moved = path.back().is_none_or(|last| {
         let d2: f64 = last.iter().zip(&p).map(|(a, b)| (a - b) * (a - b)).sum();
         d2 >= spacing * spacing
@@ -97,8 +106,18 @@ fn extend_path(path: &mut VecDeque<[f64; 3]>, p: [f64; 3], spacing: f64, always:
     if always || moved {
         if path.len() == TRACE_CAPACITY {
             path.pop_front();
+            times.pop_front();
         }
         path.push_back(p);
+        times.push_back(t);
+    }
+}
+
+/// Drops the points of `path` later than `t`: the run goes on from there.
+fn cut_path_after(path: &mut VecDeque<[f64; 3]>, times: &mut VecDeque<f64>, t: f64) {
+    while times.back().is_some_and(|&last| last > t) {
+        times.pop_back();
+        path.pop_back();
     }
 }
 
@@ -175,6 +194,8 @@ pub struct LiveSession {
     /// Extremes of the plotted values over the steps since the last sample.
     extremes: Extremes,
     trace: VecDeque<[f64; 3]>,
+    /// The simulated time of each point of `trace`.
+    trace_times: VecDeque<f64>,
     trace_point: Option<TracePoint>,
     /// Points of rigid bodies traced besides `trace_point` (the scene's `traced_points` at
     /// the start).
@@ -219,6 +240,7 @@ impl LiveSession {
             history: History::new(HISTORY_CAPACITY),
             extremes: Extremes::default(),
             trace: VecDeque::with_capacity(TRACE_CAPACITY),
+            trace_times: VecDeque::with_capacity(TRACE_CAPACITY),
             trace_point,
             point_traces: scene
                 .traced_points
@@ -296,6 +318,7 @@ impl LiveSession {
             },
         });
         self.trace.clear();
+        self.trace_times.clear();
     }
 
     /// The traced points of rigid bodies with their paths.
@@ -554,6 +577,7 @@ impl LiveSession {
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());
         self.history.truncate_after(self.sim.time());
+        self.cut_traces_after(self.sim.time());
         self.extremes.clear();
         self.record();
         self.pause = Some(PauseReason::Event);
@@ -611,6 +635,7 @@ impl LiveSession {
         self.current_event = None;
         self.branches = BranchSearch::default();
         self.history.truncate_after(event.t);
+        self.cut_traces_after(event.t);
         self.extremes.clear();
         self.record();
         self.play();
@@ -643,10 +668,9 @@ impl LiveSession {
         }
         self.history.truncate_after(self.sim.time());
         self.extremes.clear();
-        self.trace.clear();
-        for trace in &mut self.point_traces {
-            trace.path.clear();
-        }
+        // A jump on the timeline: the traces end at the event, as the run will go on from
+        // there (a later event keeps them whole).
+        self.cut_traces_after(self.sim.time());
         self.record();
         self.pause = Some(PauseReason::Event);
         Ok(())
@@ -835,16 +859,32 @@ impl LiveSession {
         };
         let p = point.position(&self.scene.mechanism, self.sim.positions());
         let spacing = self.trace_spacing();
-        extend_path(&mut self.trace, p, spacing, always);
+        let t = self.sim.time();
+        extend_path(
+            &mut self.trace,
+            &mut self.trace_times,
+            (t, p),
+            spacing,
+            always,
+        );
     }
 
     /// The rigid bodies' traced points, as [`LiveSession::extend_trace`] the main one.
     fn extend_point_traces(&mut self, always: bool) {
         let spacing = self.trace_spacing();
-        let (mech, x) = (&self.scene.mechanism, self.sim.positions());
+        let (mech, x, t) = (&self.scene.mechanism, self.sim.positions(), self.sim.time());
         for trace in &mut self.point_traces {
             let p = mech.point_of_body(trace.body, &trace.local, x);
-            extend_path(&mut trace.path, [p.x, p.y, p.z], spacing, always);
+            let point = (t, [p.x, p.y, p.z]);
+            extend_path(&mut trace.path, &mut trace.times, point, spacing, always);
+        }
+    }
+
+    /// Cuts every trace at `t`, where the run goes on from.
+    fn cut_traces_after(&mut self, t: f64) {
+        cut_path_after(&mut self.trace, &mut self.trace_times, t);
+        for trace in &mut self.point_traces {
+            cut_path_after(&mut trace.path, &mut trace.times, t);
         }
     }
 

@@ -424,6 +424,36 @@ fn going_back_to_an_event_and_replaying_lists_each_event_once() {
 }
 
 #[test]
+fn going_back_to_an_event_cuts_the_trace_there_and_keeps_what_came_before() {
+    // A02 traces its coupler's centre (the scene's `trace`). Run past two events, go back to
+    // the second: the trace ends where the coupler was at that event, and keeps its path up
+    // to it.
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    session.auto_pause = false;
+    session.set_stop_time(Some(2.0));
+    session.run_until_paused(1_000_000);
+    assert!(session.events().len() >= 2);
+    let before = session.trace().len();
+    session.goto_event(1).unwrap();
+    let point = session.trace_point().expect("A02 traces a body");
+    let at_event = point.position(
+        session.scene().mechanism.as_ref(),
+        session.simulation().positions(),
+    );
+    let trace = session.trace();
+    assert!(
+        trace.len() > before / 3,
+        "{} of {before} points kept",
+        trace.len()
+    );
+    assert!(trace.len() < before, "nothing cut: {} points", trace.len());
+    let last = trace.back().unwrap();
+    for k in 0..2 {
+        assert_abs_diff_eq!(last[k], at_event[k], epsilon = 1e-12);
+    }
+}
+
+#[test]
 fn going_to_a_later_event_and_back_again() {
     let mut session = LiveSession::new(scene("four_bar")).unwrap();
     session.auto_pause = false;
