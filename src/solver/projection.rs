@@ -39,27 +39,27 @@
 //!
 //! | normal_truncation | dt 1e-3 | 9.7e-4 | 1.13e-3 | 7.9e-4 | 1.37e-3 | 2e-3 | Dopri5 |
 //! |---|---|---|---|---|---|---|---|
-//! | 1e-8 | 1.4e-8 | 3.1e-6 | 1.1e-5 | 1.9 | 1.5e-3 | 3.8e-8 | 1.0e-6 |
-//! | 1e-5 | 1.4e-8 | 3.1e-6 | 1.1e-5 | 2.4e-5 | 1.5e-3 | 3.8e-8 | 1.0e-6 |
-//! | 1e-4 | 1.4e-8 | 2.2e-6 | 3.0e-7 | 3.9e-7 | 2.0e-6 | 3.8e-8 | 6.4e-7 |
-//! | 1e-3 | 1.8e-5 | 1.3e-4 | 4.3e-4 | 9.9e-4 | 5.8e-5 | 7.7e-5 | 3.7e-6 |
+//! | 1e-8 | 1.1e-9 | 6.5e-9 | 4.7e-9 | 1.5e-6 | 1.2e-5 | 1.9e-8 | 9.7e-8 |
+//! | 1e-5 | 1.1e-9 | 6.5e-9 | 4.7e-9 | 2.4e-8 | 5.8e-8 | 1.9e-8 | 9.7e-8 |
+//! | 1e-4 | 1.1e-9 | 3.2e-9 | 4.3e-9 | 2.0e-9 | 2.7e-8 | 1.9e-8 | 2.4e-10 |
+//! | 1e-3 | 1.5e-7 | 4.8e-7 | 5.7e-8 | 1.3e-6 | 3.6e-7 | 7.1e-7 | 2.6e-8 |
 //!
-//! 1e-4 is the only value here that keeps every step size within 1e-6 E0 (3.6e-5 J). Smaller
-//! ones keep too much of the near-singular normals: at dt 1.37e-3 a crossing costs 1.5e-3 J,
-//! and with 1e-8 one crossing step of dt 7.9e-4 (at 4.6 s) loses 1.9 J, although the cranks
-//! stay parallel. With 1e-3 the window is wider and what it leaves out of `beta''` costs up to
-//! 9.9e-4 J. Every run of the table finds A02's 10 singular configurations and stays on its
-//! parallelogram branch: the cranks stay parallel (`crank1.theta` and `crank3.theta` within
-//! 2.3e-8 rad).
+//! 1e-4 gives the smallest drift at every step size but one (1.1e-3 and 9.7e-4 tie with
+//! 1e-8); smaller values keep more of the near-singular normals and cost up to 1.2e-5 J
+//! (1e-8 at dt 1.37e-3), while 1e-3 widens the window and what it leaves out of `beta''`
+//! costs up to 1.3e-6 J. With the Euclidean velocity projection the accepted states had
+//! before the mass-orthogonal one of [`velocity`](super::velocity), the same scan gave up to
+//! 2.0e-6 J at 1e-4 and 1.9 J at 1e-8 (one crossing step of dt 7.9e-4). Every run of the
+//! table finds A02's 10 singular configurations and stays on its parallelogram branch.
 //!
 //! The same scan on the linkages without a closed-form reduction, with the default
 //! truncation (`singulab run SCENE.ron --t-end 10 --dt DT`, DT over the six step sizes above):
 //!
 //! | scene | largest energy drift (J) over the six step sizes |
 //! |---|---|
-//! | four_bar | 3.85e-10 .. 1.25e-8 |
-//! | modified_2x2 | 5.41e-7 .. 2.12e-5 |
-//! | modified_2x3 | 1.35e-6 .. 5.05e-5 |
+//! | four_bar | 7.8e-10 .. 2.1e-8 |
+//! | modified_2x2 | 5.1e-7 .. 2.1e-5 |
+//! | modified_2x3 | 1.3e-6 .. 5.0e-5 |
 //!
 //! `cargo test --test solver step_size_scan` holds these scans within 1e-6 E0, the smallest
 //! span of the app's energy plot, so no crossing shows there as a cliff:

@@ -777,7 +777,7 @@ impl Simulation {
             // size, as RK4 does. With the step the controller shrinks to on the way in, it
             // would take dozens of forced steps right at the singular point and could land on
             // it (rho = 0: 1.3e-2 J lost on the 2x3); in one step, every scene's energy
-            // drift over 10 s stays below 3.3e-6 J (`solver::integrator`, "Dopri5").
+            // drift over 10 s stays below 1.4e-7 J (`solver::integrator`, "Dopri5").
             lands = remaining <= self.settings.dt * (1.0 + 1e-6);
             h = if lands { remaining } else { self.settings.dt };
         }
