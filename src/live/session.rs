@@ -207,6 +207,8 @@ pub struct LiveSession {
     behind_progress: f64,
     push: Option<Push>,
     steps_total: u64,
+    /// Singular events reached by stepping (passed or paused at), counted since the start.
+    events_reached: u64,
 }
 
 impl LiveSession {
@@ -253,6 +255,7 @@ impl LiveSession {
             behind_progress: 0.0,
             push: None,
             steps_total: 0,
+            events_reached: 0,
             scene,
             sim,
         };
@@ -366,6 +369,13 @@ impl LiveSession {
 
     pub fn steps_total(&self) -> u64 {
         self.steps_total
+    }
+
+    /// How many singular events stepping has reached since the start, each counted once
+    /// (passed, or paused at and left); going to an event reaches none. Lesson scripts wait
+    /// for the k-th event with it.
+    pub fn events_reached(&self) -> u64 {
+        self.events_reached
     }
 
     /// Whether a push is in progress (the dynamics use the detection tolerance as rank
@@ -562,6 +572,7 @@ impl LiveSession {
 
     fn on_event(&mut self, event: SingularEvent, out: &mut Advance) {
         out.event = true;
+        self.events_reached += 1;
         if !self.auto_pause || self.push.is_some() {
             // Passing through (or pushing away from) a singularity: keep going, remember it.
             self.remember(event);
