@@ -298,7 +298,8 @@ impl Player {
                 t >= at - SAME_TIME
             }
             Trigger::AtEvent(k) => {
-                session.is_paused() && session.events_reached() - self.mark.events >= k
+                session.is_paused()
+                    && session.events_reached().saturating_sub(self.mark.events) >= k
             }
             Trigger::After(s) if self.mark.paused => headless || self.waited >= s,
             Trigger::After(s) => t >= self.mark.time + s - SAME_TIME,
@@ -322,10 +323,6 @@ impl Player {
 
     /// Does step `index`'s action.
     fn act(&mut self, session: &mut LiveSession, index: usize) -> Result<(), LessonError> {
-        let solver = |error: SolverError| {
-            self.lesson
-                .step_error(index, None, format!("the session refused it: {error}"))
-        };
         let action = self.lesson.steps()[index].action.clone();
         match &action {
             Action::Pause => {
@@ -344,24 +341,9 @@ impl Player {
                 motion,
                 delta,
                 duration,
-            } => {
-                let column = self.motion(session, index, motion)?;
-                session
-                    .push_along(&column, delta, duration)
-                    .map_err(solver)?;
-                self.push_end = Some(session.time() + duration);
-                self.held = false;
-            }
+            } => self.push(session, index, motion, delta, duration)?,
             &Action::Leave { branch, way, speed } => {
-                let direction = self.branch(session, index, branch, way)?;
-                if speed.is_none() && at_rest(session) {
-                    let message =
-                        "the mechanism is at rest at this event: give the leave a `speed`".into();
-                    return Err(self.lesson.step_error(index, None, message));
-                }
-                session.leave_along(&direction, speed).map_err(solver)?;
-                self.push_end = None;
-                self.held = false;
+                self.leave(session, index, branch, way, speed)?
             }
             &Action::GoToEvent(k) => {
                 let count = session.events().len();
@@ -369,7 +351,9 @@ impl Player {
                     let message = format!("there are {count} events so far, not {k}");
                     return Err(self.lesson.step_error(index, Some("do"), message));
                 }
-                session.goto_event(k - 1).map_err(solver)?;
+                session
+                    .goto_event(k - 1)
+                    .map_err(|error| self.refused(index, &error))?;
                 self.push_end = None;
             }
             &Action::SetSpeed(speed) => session.set_speed(speed),
@@ -383,6 +367,50 @@ impl Player {
             }
         }
         Ok(())
+    }
+
+    fn push(
+        &mut self,
+        session: &mut LiveSession,
+        index: usize,
+        motion: usize,
+        delta: f64,
+        duration: f64,
+    ) -> Result<(), LessonError> {
+        let column = self.motion(session, index, motion)?;
+        session
+            .push_along(&column, delta, duration)
+            .map_err(|error| self.refused(index, &error))?;
+        self.push_end = Some(session.time() + duration);
+        self.held = false;
+        Ok(())
+    }
+
+    fn leave(
+        &mut self,
+        session: &mut LiveSession,
+        index: usize,
+        branch: usize,
+        way: super::Way,
+        speed: Option<f64>,
+    ) -> Result<(), LessonError> {
+        let direction = self.branch(session, index, branch, way)?;
+        if speed.is_none() && at_rest(session) {
+            let message = "the mechanism is at rest at this event: give the leave a `speed`";
+            return Err(self.lesson.step_error(index, None, message.into()));
+        }
+        session
+            .leave_along(&direction, speed)
+            .map_err(|error| self.refused(index, &error))?;
+        self.push_end = None;
+        self.held = false;
+        Ok(())
+    }
+
+    /// The session refused step `index`'s action.
+    fn refused(&self, index: usize, error: &SolverError) -> LessonError {
+        let message = format!("the session refused it: {error}");
+        self.lesson.step_error(index, None, message)
     }
 
     /// Motion `k` (from 1) of the list the app shows, in the lesson's basis.

@@ -63,7 +63,7 @@ impl Recorder {
     /// Records `action` as done now; for `Pause`, `Play`, `SetSpeed`, `Caption` (and
     /// `GoToEvent`, counted from 1: see [`Recorder::goto_event`]).
     pub fn record(&mut self, session: &LiveSession, action: Action) {
-        let events = session.events_reached() - self.mark_events;
+        let events = session.events_reached().saturating_sub(self.mark_events);
         let mut step = Step {
             at: None,
             at_event: None,

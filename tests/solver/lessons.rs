@@ -517,3 +517,14 @@ fn the_shipped_lessons_play() {
     let end = play_headless(&lesson_path("four_bar_fold"));
     assert_eq!(end.t, 2.0);
 }
+
+#[test]
+fn the_readme_lesson_example_loads() {
+    let readme = include_str!("../../README.md");
+    let start = readme.find("```ron\nLesson(").expect("a lesson block") + "```ron\n".len();
+    let length = readme[start..].find("```").expect("closed block");
+    let text = &readme[start..start + length];
+    let lesson = parse_lesson("README.md", text, &lessons_dir()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(lesson.steps().len(), 4);
+    assert_eq!(lesson.t_end, 6.0);
+}
