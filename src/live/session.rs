@@ -162,6 +162,17 @@ pub struct Advance {
     pub failed: bool,
 }
 
+/// The run as it stood when it paused at an event: the end of the step that located it and
+/// the step's later events. Playing on goes on from there, so pausing never changes the run:
+/// a step started from the located state itself, singular to round-off, takes accelerations
+/// from a constraint row that is nearly zero, which on a branch that stays singular throws
+/// the mechanism off it.
+#[derive(Clone, Debug)]
+struct PausedRun {
+    sim: Box<Simulation>,
+    later_events: Vec<SingularEvent>,
+}
+
 /// A push along an admissible motion in progress: the settings to restore when it ends.
 #[derive(Clone, Debug)]
 struct Push {
@@ -206,6 +217,7 @@ pub struct LiveSession {
     /// otherwise): the sampling interval follows it, not the requested speed.
     behind_progress: f64,
     push: Option<Push>,
+    paused_run: Option<PausedRun>,
     steps_total: u64,
     /// Singular events reached by stepping (passed or paused at), counted since the start.
     events_reached: u64,
@@ -254,6 +266,7 @@ impl LiveSession {
             behind: false,
             behind_progress: 0.0,
             push: None,
+            paused_run: None,
             steps_total: 0,
             events_reached: 0,
             scene,
@@ -397,8 +410,23 @@ impl LiveSession {
             self.stop_time = None;
         }
         self.pause = None;
+        self.go_on_from_event();
         self.target = self.sim.time();
         self.target_before = self.target;
+    }
+
+    /// Back from the event state shown while paused to the run it interrupted, pausing again
+    /// at the same step's next event if there is one.
+    fn go_on_from_event(&mut self) {
+        let Some(run) = self.paused_run.take() else {
+            return;
+        };
+        self.sim = *run.sim;
+        self.current_event = None;
+        self.branches = BranchSearch::default();
+        self.on_events(run.later_events, &mut Advance::default());
+        self.extend_trace(false);
+        self.record_if_due();
     }
 
     pub fn pause(&mut self) {
@@ -438,6 +466,7 @@ impl LiveSession {
 
     /// Changes solver settings between steps, from the current state.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
+        self.paused_run = None;
         match &mut self.push {
             Some(push) => {
                 self.sim.set_push_settings(&settings)?;
@@ -529,7 +558,11 @@ impl LiveSession {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return out;
         }
-        self.step_once(&mut out);
+        if self.paused_run.is_some() {
+            self.go_on_from_event();
+        } else {
+            self.step_once(&mut out);
+        }
         if self.pause.is_none() {
             self.pause = Some(PauseReason::User);
         }
@@ -552,20 +585,26 @@ impl LiveSession {
                 let located = self.sim.step_events().to_vec();
                 self.last_report = Some(report);
                 self.end_push_if_due();
-                for event in located {
-                    self.on_event(event, out);
-                    if self.current_event.is_some() {
-                        // Paused at it: the state is back at its time, and the step's later
-                        // events lie ahead, located again when the run passes them.
-                        break;
-                    }
-                }
+                self.on_events(located, out);
                 self.extend_trace(false);
                 self.record_if_due();
             }
             Err(error) => {
                 out.failed = true;
                 self.fail(&error);
+            }
+        }
+    }
+
+    /// Takes a step's events in order until one pauses the session; the rest wait in the
+    /// paused run.
+    fn on_events(&mut self, events: Vec<SingularEvent>, out: &mut Advance) {
+        let mut events = events.into_iter();
+        while let Some(event) = events.next() {
+            self.on_event(event, out);
+            if let Some(run) = self.paused_run.as_mut() {
+                run.later_events = events.collect();
+                return;
             }
         }
     }
@@ -578,7 +617,8 @@ impl LiveSession {
             self.remember(event);
             return;
         }
-        // Place the state exactly at the located minimum, as `run --events` reports it.
+        // Show the state exactly at the located minimum, as `run --events` reports it.
+        let run = self.sim.clone();
         if let Err(error) = self.sim.set_event_state(&event) {
             self.fail(&error);
             return;
@@ -592,6 +632,10 @@ impl LiveSession {
         self.extremes.clear();
         self.record();
         self.pause = Some(PauseReason::Event);
+        self.paused_run = Some(PausedRun {
+            sim: Box::new(run),
+            later_events: Vec::new(),
+        });
     }
 
     /// Adds `event` to the list, or updates the entry it repeats (the run went back to an
@@ -636,6 +680,7 @@ impl LiveSession {
         let Some(event) = self.current_event().cloned() else {
             return Err(SolverError::NotPausedAtEvent);
         };
+        self.paused_run = None;
         if let Some(push) = self.push.take() {
             self.sim.set_settings(push.usual)?;
             self.sim.clear_extra_loads();
@@ -660,6 +705,7 @@ impl LiveSession {
         let Some(event) = self.events.get(index).cloned() else {
             return Ok(());
         };
+        self.paused_run = None;
         if let Some(push) = self.push.take() {
             self.sim.set_settings(push.usual)?;
             self.sim.clear_extra_loads();
@@ -710,6 +756,7 @@ impl LiveSession {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return Ok(());
         }
+        self.paused_run = None;
         let usual = self.settings().clone();
         let t0 = self.sim.time();
         if self.push.is_none() {
