@@ -18,9 +18,7 @@ use super::csv_files::{
 use super::energy_check::EnergyCheck;
 use super::error::{CliError, Stream};
 use super::run::{Progress, RunSummary, initial_residual, step_budget};
-use crate::lesson::{
-    Action, Lesson, Player, Step, events_of_last_step, load_lesson, load_lesson_on,
-};
+use crate::lesson::{Action, Lesson, Player, Step, load_lesson, load_lesson_on};
 use crate::live::LiveSession;
 use crate::scene::load_scene;
 use crate::solver::{BasisMode, branches};
@@ -98,7 +96,19 @@ impl ScriptRun<'_> {
         }
         self.was_pushing = session.is_pushing();
         self.t_previous = sim.time();
-        for event in events_of_last_step(session, self.reached) {
+        self.write_events(session)?;
+        self.row_written = self.summary.steps.is_multiple_of(self.every);
+        if self.row_written {
+            self.write_row(session)?;
+        }
+        self.bar.update(sim.time(), self.summary.t_end);
+        Ok(())
+    }
+
+    /// The rows of the events reached since the last call.
+    fn write_events(&mut self, session: &LiveSession) -> Result<(), CliError> {
+        let mechanism = &session.scene().mechanism;
+        for event in session.events_reached_since(self.reached) {
             self.summary.events += 1;
             if let Some(events) = self.events.as_mut() {
                 let through = branches(mechanism, event);
@@ -106,11 +116,6 @@ impl ScriptRun<'_> {
             }
         }
         self.reached = session.events_reached();
-        self.row_written = self.summary.steps.is_multiple_of(self.every);
-        if self.row_written {
-            self.write_row(session)?;
-        }
-        self.bar.update(sim.time(), self.summary.t_end);
         Ok(())
     }
 
@@ -200,6 +205,8 @@ pub(super) fn run_lesson<'a>(
         return Err(error);
     }
     played?;
+    // Events taken when the lesson's last play resumed from an event, with no step after.
+    run.write_events(&session)?;
     if !run.row_written {
         run.write_row(&session)?;
     }

@@ -25,7 +25,7 @@ use std::fmt;
 
 pub use format::{Action, LessonFile, LessonView, Step, Way};
 pub use load::{Lesson, Trigger, load_lesson, load_lesson_on, parse_lesson, parse_lesson_on};
-pub use player::{Player, ShownCaption, events_of_last_step};
+pub use player::{Player, ShownCaption};
 pub use recorder::Recorder;
 
 use crate::scene::SceneError;

@@ -21,7 +21,7 @@ use super::choices::{at_rest, leave_direction, push_motions};
 use super::format::{Action, Step};
 use super::load::{Lesson, Trigger};
 use crate::live::{Advance, LiveSession, PauseReason, TracePoint};
-use crate::solver::{SingularEvent, SolverError};
+use crate::solver::SolverError;
 
 /// Two simulated times this close are one instant (the session's own slack at a stop time).
 const SAME_TIME: f64 = 1e-12;
@@ -348,7 +348,11 @@ impl Player {
             &Action::GoToEvent(k) => {
                 let count = session.events().len();
                 if k > count {
-                    let message = format!("there are {count} events so far, not {k}");
+                    let listed = match count {
+                        1 => "1 event".to_string(),
+                        _ => format!("{count} events"),
+                    };
+                    let message = format!("the list has {listed} so far, not {k}");
                     return Err(self.lesson.step_error(index, Some("do"), message));
                 }
                 session
@@ -468,13 +472,4 @@ impl Player {
             }
         }
     }
-}
-
-/// The events the session's last step reached, in order, given how many it had reached
-/// before ([`LiveSession::events_reached`]): where it paused at one, the step's later events
-/// are not among them (the run locates them again when it passes them).
-pub fn events_of_last_step(session: &LiveSession, reached_before: u64) -> &[SingularEvent] {
-    let events = session.simulation().step_events();
-    let new = session.events_reached().saturating_sub(reached_before);
-    &events[..events.len().min(usize::try_from(new).unwrap_or(usize::MAX))]
 }
