@@ -348,10 +348,7 @@ impl Player {
             &Action::GoToEvent(k) => {
                 let count = session.events().len();
                 if k > count {
-                    let listed = match count {
-                        1 => "1 event".to_string(),
-                        _ => format!("{count} events"),
-                    };
+                    let listed = counted(count, "event");
                     let message = format!("the list has {listed} so far, not {k}");
                     return Err(self.lesson.step_error(index, Some("do"), message));
                 }
@@ -457,8 +454,8 @@ impl Player {
         }
         leave_direction(session, k, way).ok_or_else(|| {
             let message = format!(
-                "this event has {} branches besides the continuation, not {k}",
-                session.branches().len()
+                "this event has {} besides the continuation, not {k}",
+                counted(session.branches().len(), "branch")
             );
             self.lesson.step_error(index, Some("branch"), message)
         })
@@ -471,5 +468,14 @@ impl Player {
                 self.caption = None;
             }
         }
+    }
+}
+
+/// `n` and the noun, in the plural unless `n` is 1 (`1 branch`, `2 branches`).
+fn counted(n: usize, noun: &str) -> String {
+    match (n, noun.ends_with("ch")) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        (_, false) => format!("{n} {noun}s"),
     }
 }
