@@ -1116,8 +1116,9 @@ fn motion_rows(
     commands: &mut Vec<AppCommand>,
 ) {
     let palette = Palette::for_theme(view.light);
+    view.highlighted_motion = None;
     for (k, motion) in shown.iter().enumerate() {
-        ui.horizontal_wrapped(|ui| {
+        let row = ui.horizontal_wrapped(|ui| {
             let color = palette.motion(k);
             let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
             ui.painter().rect_filled(rect, 2.0, color);
@@ -1144,6 +1145,9 @@ fn motion_rows(
                 leave_buttons(ui, live, view, &motion.column, commands);
             }
         });
+        if ui.rect_contains_pointer(row.response.rect) {
+            view.highlighted_motion = Some(k);
+        }
     }
 }
 

@@ -58,6 +58,8 @@ pub struct ViewState {
     pub light: bool,
     pub show_motions: bool,
     pub hidden_motions: Vec<bool>,
+    /// The motion whose row the pointer is over in the panel: drawn as is, the others dimmed.
+    pub highlighted_motion: Option<usize>,
     /// The [`Live::generation`] whose lesson's view was applied (a lesson sets the view once
     /// when it opens; then it is the user's).
     pub lesson_view_applied: Option<u64>,
@@ -113,6 +115,7 @@ impl Default for ViewState {
             light: false,
             show_motions: false,
             hidden_motions: Vec::new(),
+            highlighted_motion: None,
             lesson_view_applied: None,
             show_trace: true,
             show_labels: true,
