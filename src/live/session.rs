@@ -10,13 +10,18 @@ use std::time::Instant;
 
 use nalgebra::{DVector, Vector3};
 
+use crate::live::drag::Drag;
 use crate::live::history::{ChannelKind, Extremes, History};
+use crate::live::timeline::{CHECKPOINT_SPACING, MarkKind, Moment, TIMELINE_BUDGET, Timeline};
 use crate::model::{BodyKind, Load, LoadKind, Mechanism};
 use crate::scene::Scene;
 use crate::solver::{
     BasisMode, Branch, BranchSearch, Settings, Simulation, SingularEvent, SolverError, StepReport,
     branches,
 };
+
+mod grab;
+mod scrub;
 
 /// Speeds offered by the controls: 1/64x to 64x in factors of two.
 pub const SPEEDS: [f64; 13] = [
@@ -164,7 +169,7 @@ pub struct Advance {
 
 /// A push along an admissible motion in progress: the settings to restore when it ends.
 #[derive(Clone, Debug)]
-struct Push {
+pub(crate) struct Push {
     end: f64,
     usual: Settings,
 }
@@ -207,6 +212,10 @@ pub struct LiveSession {
     behind_progress: f64,
     push: Option<Push>,
     steps_total: u64,
+    /// Checkpoints, marks and undoable actions of the run (`timeline`).
+    timeline: Timeline,
+    /// The drag in progress.
+    drag: Option<Drag>,
 }
 
 impl LiveSession {
@@ -225,7 +234,16 @@ impl LiveSession {
             .as_deref()
             .and_then(|name| scene.mechanism.body_index(name))
             .map(TracePoint::centre);
+        let start = Moment {
+            checkpoint: sim.checkpoint(),
+            push: None,
+            event_t: None,
+            pause: Some(PauseReason::User),
+            stop_time: None,
+        };
         let mut session = Self {
+            timeline: Timeline::new(start, CHECKPOINT_SPACING, TIMELINE_BUDGET),
+            drag: None,
             previous_t: sim.time(),
             previous_x: sim.positions().clone(),
             target_before: sim.time(),
@@ -376,13 +394,20 @@ impl LiveSession {
 
     /// Stops at this simulated time (`view --time`), or never.
     pub fn set_stop_time(&mut self, t: Option<f64>) {
-        self.stop_time = t;
+        if t != self.stop_time {
+            self.commit_scrub();
+            self.stop_time = t;
+            // The replay lands its steps on the limit the run had.
+            self.timeline.pin(self.moment());
+        }
     }
 
     pub fn play(&mut self) {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return;
         }
+        self.end_drag_if_posing();
+        self.commit_scrub();
         if self.pause == Some(PauseReason::TimeReached) {
             self.stop_time = None;
         }
@@ -428,6 +453,14 @@ impl LiveSession {
 
     /// Changes solver settings between steps, from the current state.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
+        self.end_drag_if_posing();
+        self.commit_scrub();
+        let changed = self.apply_settings(settings);
+        self.timeline.pin(self.moment());
+        changed
+    }
+
+    fn apply_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
         match &mut self.push {
             Some(push) => {
                 self.sim.set_push_settings(&settings)?;
@@ -519,6 +552,8 @@ impl LiveSession {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return out;
         }
+        self.end_drag_if_posing();
+        self.commit_scrub();
         self.step_once(&mut out);
         if self.pause.is_none() {
             self.pause = Some(PauseReason::User);
@@ -532,6 +567,11 @@ impl LiveSession {
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());
         let limit = self.stop_time.unwrap_or(f64::INFINITY);
+        if let Err(error) = self.pull_spring() {
+            out.failed = true;
+            self.fail(&error);
+            return;
+        }
         match self.sim.step_until(limit) {
             Ok(report) => {
                 out.steps += 1;
@@ -541,7 +581,7 @@ impl LiveSession {
                 // The session keeps its events: the copies are the step's only allocations.
                 let located = self.sim.step_events().to_vec();
                 self.last_report = Some(report);
-                self.end_push_if_due();
+                let push_ended = self.end_push_if_due();
                 for event in located {
                     self.on_event(event, out);
                     if self.current_event.is_some() {
@@ -549,6 +589,13 @@ impl LiveSession {
                         // events lie ahead, located again when the run passes them.
                         break;
                     }
+                }
+                let due = self.timeline.count_step();
+                if push_ended || self.current_event.is_some() {
+                    // Changed by the session after the step: the replay cannot cross it.
+                    self.timeline.pin(self.moment());
+                } else if due {
+                    self.timeline.keep(self.moment());
                 }
                 self.extend_trace(false);
                 self.record_if_due();
@@ -562,6 +609,7 @@ impl LiveSession {
 
     fn on_event(&mut self, event: SingularEvent, out: &mut Advance) {
         out.event = true;
+        self.timeline.mark(MarkKind::Event, event.t);
         if !self.auto_pause || self.push.is_some() {
             // Passing through (or pushing away from) a singularity: keep going, remember it.
             self.remember(event);
@@ -625,6 +673,9 @@ impl LiveSession {
         let Some(event) = self.current_event().cloned() else {
             return Err(SolverError::NotPausedAtEvent);
         };
+        self.end_drag_if_posing();
+        self.commit_scrub();
+        self.timeline.begin_action(MarkKind::Leave, self.moment());
         if let Some(push) = self.push.take() {
             self.sim.set_settings(push.usual)?;
             self.sim.clear_extra_loads();
@@ -639,6 +690,7 @@ impl LiveSession {
         self.extremes.clear();
         self.record();
         self.play();
+        self.timeline.pin(self.moment());
         Ok(())
     }
 
@@ -649,6 +701,13 @@ impl LiveSession {
         let Some(event) = self.events.get(index).cloned() else {
             return Ok(());
         };
+        self.end_drag_if_posing();
+        if self.seek_event(&event)? {
+            return Ok(());
+        }
+        // Not a state the timeline kept (passed without pausing, or before its start): the
+        // run goes on from the event's state, a new history from there.
+        self.discard_after_time(event.t)?;
         if let Some(push) = self.push.take() {
             self.sim.set_settings(push.usual)?;
             self.sim.clear_extra_loads();
@@ -673,6 +732,7 @@ impl LiveSession {
         self.cut_traces_after(self.sim.time());
         self.record();
         self.pause = Some(PauseReason::Event);
+        self.timeline.pin(self.moment());
         Ok(())
     }
 
@@ -699,6 +759,9 @@ impl LiveSession {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return Ok(());
         }
+        self.end_drag();
+        self.commit_scrub();
+        self.timeline.begin_action(MarkKind::Push, self.moment());
         let usual = self.settings().clone();
         let t0 = self.sim.time();
         if self.push.is_none() {
@@ -747,6 +810,7 @@ impl LiveSession {
             usual,
         });
         self.play();
+        self.timeline.pin(self.moment());
         Ok(())
     }
 
@@ -760,7 +824,8 @@ impl LiveSession {
         self.pause = Some(PauseReason::Failed(message));
     }
 
-    fn end_push_if_due(&mut self) {
+    /// Ends the push when its time is up; whether it did.
+    fn end_push_if_due(&mut self) -> bool {
         let due = self
             .push
             .as_ref()
@@ -770,7 +835,9 @@ impl LiveSession {
             if let Err(error) = self.sim.set_settings(push.usual) {
                 self.fail(&error);
             }
+            return true;
         }
+        false
     }
 
     /// Positions to draw: between the state before the last step and the current one, at the

@@ -6,6 +6,7 @@ mod close_events;
 mod command_line;
 mod common;
 mod continuation;
+mod drag;
 mod driver_work;
 mod faults_io;
 mod faults_numbers;
@@ -30,3 +31,4 @@ mod singular_branches;
 #[expect(dead_code, reason = "these tests use neither `vector` nor `symmetric`")]
 #[path = "../../src/linalg/test_rng.rs"]
 mod test_rng;
+mod timeline;

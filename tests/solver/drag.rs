@@ -1,0 +1,226 @@
+//! Dragging points of bodies: posing the paused four-bar at its flat configuration and away
+//! from it (the reference pose from the scene's lengths, collinear bars), the constraints
+//! after every drag, undo of a drag, and the running spring's work.
+
+use nalgebra::{DVector, Vector3};
+use singulab::live::{LiveSession, MarkKind};
+use singulab::model::{BodyKind, Mechanism};
+use singulab::solver::{GrabPoint, Simulation};
+
+use crate::common::scene;
+
+/// `|c|_inf` at the session's positions.
+fn residual(sim: &Simulation) -> f64 {
+    let mechanism = sim.mechanism();
+    let mut c = DVector::zeros(mechanism.m());
+    mechanism.residual(sim.time(), sim.positions(), &mut c);
+    c.amax()
+}
+
+fn bar_length(mechanism: &Mechanism, body: usize) -> f64 {
+    match mechanism.bodies()[body].kind {
+        BodyKind::Bar { length } => length,
+        _ => panic!("body {body} is not a bar"),
+    }
+}
+
+/// The angle `a` brought to (-pi, pi].
+fn wrapped(a: f64) -> f64 {
+    a.sin().atan2(a.cos())
+}
+
+#[test]
+fn a_drag_poses_the_four_bar_flat_and_the_rank_drops_there() {
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    let mechanism = session.scene().mechanism.clone();
+    let generic = session.simulation().generic_rank();
+    // The coupler's centre, picked where it starts: (0.5, 1).
+    let (point, distance) = session.pick([0.5, 1.02, 0.0]).unwrap();
+    assert_eq!(point.body, 1);
+    assert!((distance - 0.02).abs() < 1e-12, "{distance}");
+    session.begin_drag(point).unwrap();
+    // Ground pins at (0, 0) and (1, 0) (the scene's), cranks of length l1 and l3, coupler
+    // l2 = the ground length: with both cranks at angle 0 every bar lies on the x axis,
+    // crank 1 from (0, 0) to (l1, 0), the coupler from (l1, 0) to (l1 + l2, 0), crank 2
+    // from (1, 0) to (1 + l3, 0). The coupler's centre is then at (l1 + l2 / 2, 0).
+    let (l1, l2, l3) = (
+        bar_length(&mechanism, 0),
+        bar_length(&mechanism, 1),
+        bar_length(&mechanism, 2),
+    );
+    let target = [l1 + 0.5 * l2, 0.0, 0.0];
+    let mut last = f64::INFINITY;
+    for _ in 0..40 {
+        let report = session.drag_to(target).unwrap().unwrap();
+        assert!(residual(session.simulation()) < 1e-10, "constraints broken");
+        assert!(
+            report.distance <= last,
+            "moved away: {} then {}",
+            last,
+            report.distance
+        );
+        last = report.distance;
+        if report.distance < 1e-12 {
+            break;
+        }
+    }
+    assert!(last < 1e-9, "the flat pose not reached: {last} m off");
+    let x = session.simulation().positions().clone();
+    let flat = [
+        (0.5 * l1, 0.0, 0.0),
+        (l1 + 0.5 * l2, 0.0, 0.0),
+        (1.0 + 0.5 * l3, 0.0, 0.0),
+    ];
+    for (body, (cx, cy, angle)) in flat.iter().enumerate() {
+        let o = mechanism.bodies()[body].offset;
+        assert!((x[o] - cx).abs() < 1e-8, "body {body} x {}", x[o]);
+        assert!((x[o + 1] - cy).abs() < 1e-8, "body {body} y {}", x[o + 1]);
+        assert!(
+            wrapped(x[o + 2] - angle).abs() < 1e-8,
+            "body {body} angle {}",
+            x[o + 2]
+        );
+    }
+    assert!(
+        session.simulation().velocities().amax() == 0.0,
+        "not at rest"
+    );
+    // The session reports the rank drop at the flat pose.
+    assert_eq!(session.rank_at_detection(), generic - 1);
+    assert!(session.simulation().rho() < session.settings().detection_tolerance);
+
+    // And away from it again: the coupler's centre up to (1.3, 0.6), on the parallelogram
+    // branch (crank angle asin 0.6) or near it on the fold; regular there.
+    let away = [l1 * 0.8 + 0.5 * l2, 0.6, 0.0];
+    let mut report = None;
+    for _ in 0..60 {
+        report = session.drag_to(away).unwrap();
+        assert!(residual(session.simulation()) < 1e-10, "constraints broken");
+    }
+    let reached = report.unwrap().distance;
+    assert!(
+        reached < 0.6 * 0.5,
+        "stuck at the flat pose: {reached} m off"
+    );
+    assert_eq!(session.rank_at_detection(), generic);
+    session.end_drag();
+    assert_eq!(
+        session
+            .marks()
+            .iter()
+            .filter(|m| m.kind == MarkKind::Drag)
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn undo_puts_back_the_pose_before_a_drag() {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    session.set_stop_time(Some(0.3));
+    session.run_until_paused(1_000_000);
+    let before: Vec<u64> = session
+        .simulation()
+        .positions()
+        .iter()
+        .chain(session.simulation().velocities().iter())
+        .map(|v| v.to_bits())
+        .collect();
+    let (point, _) = session.pick([1.0, 0.5, 0.0]).unwrap();
+    session.begin_drag(point).unwrap();
+    let p = point.position(&session.scene().mechanism, session.simulation().positions());
+    session.drag_to([p.x + 0.2, p.y - 0.1, 0.0]).unwrap();
+    session.end_drag();
+    assert!(session.undo().unwrap());
+    let after: Vec<u64> = session
+        .simulation()
+        .positions()
+        .iter()
+        .chain(session.simulation().velocities().iter())
+        .map(|v| v.to_bits())
+        .collect();
+    assert_eq!(after, before);
+}
+
+#[test]
+fn the_running_spring_does_positive_work_towards_its_target() {
+    // The four-bar at rest with its cranks vertical (posed there by a drag), then released
+    // and pulled to the right at the coupler's centre.
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    let (point, _) = session.pick([0.5, 1.0, 0.0]).unwrap();
+    session.begin_drag(point).unwrap();
+    session.drag_to([0.5, 1.0 - 1e-3, 0.0]).unwrap();
+    session.end_drag();
+    assert_eq!(session.simulation().velocities().amax(), 0.0);
+    session.play();
+    session.begin_drag(point).unwrap();
+    let target = [1.0, 0.9, 0.0];
+    session.drag_to(target).unwrap();
+    let mechanism = session.scene().mechanism.clone();
+    let spring = session.drag().unwrap().spring();
+    let start = point.position(&mechanism, session.simulation().positions());
+    let gap = |p: Vector3<f64>| (Vector3::from(target) - p).norm();
+    let energy0 = session.simulation().energy();
+    // The spring's (elastic) work, and the spring-damper's: the loads are constant over a
+    // step, from the state it starts at.
+    let (mut elastic, mut work) = (0.0, 0.0);
+    for _ in 0..200 {
+        let sim = session.simulation();
+        let force = spring.force(&mechanism, sim.positions(), sim.velocities());
+        let p0 = point.position(&mechanism, sim.positions());
+        let pull = (Vector3::from(target) - p0) * spring.stiffness;
+        session.single_step();
+        let p1 = point.position(&mechanism, session.simulation().positions());
+        work += force.dot(&(p1 - p0));
+        elastic += pull.dot(&(p1 - p0));
+    }
+    let end = point.position(&mechanism, session.simulation().positions());
+    assert!(elastic > 0.0, "elastic work {elastic}");
+    assert!(
+        gap(end) < 0.5 * gap(start),
+        "{} then {}",
+        gap(start),
+        gap(end)
+    );
+    // The spring-damper's work is the mechanical energy gained (gravity's included), to the
+    // step's first order.
+    let gained = session.simulation().energy() - energy0;
+    assert!(
+        (gained - work).abs() < 0.02 * elastic,
+        "gained {gained} J, work {work} J, elastic {elastic} J"
+    );
+    let (from, to) = session.drag_line().unwrap();
+    assert_eq!(to, target);
+    assert_eq!(from, [end.x, end.y, end.z]);
+    session.end_drag();
+    assert!(session.simulation().extra_loads().is_empty());
+}
+
+#[test]
+fn a_point_moves_as_its_position_changes() {
+    // J_p v against the finite difference of the position along v, on a bar and on the
+    // spatial pendulum's rigid body.
+    for name in ["four_bar", "spatial_pendulum", "spin_top"] {
+        let s = scene(name);
+        let mechanism = s.mechanism.clone();
+        let sim = s.simulation_with(s.settings.clone()).unwrap();
+        let x = sim.positions();
+        let n = mechanism.n();
+        let v = DVector::from_fn(n, |i, _| ((i * 7 + 3) % 5) as f64 - 2.0);
+        for body in 0..mechanism.bodies().len() {
+            let point = GrabPoint {
+                body,
+                local: Vector3::new(0.3, -0.2, 0.1),
+            };
+            let h = 1e-6;
+            let ahead = point.position(&mechanism, &(x + &v * h));
+            let behind = point.position(&mechanism, &(x - &v * h));
+            let numeric = (ahead - behind) / (2.0 * h);
+            let analytic = point.velocity(&mechanism, x, &v);
+            assert!(
+                (numeric - analytic).amax() < 1e-7,
+                "{name} body {body}: {numeric} vs {analytic}"
+            );
+        }
+    }
+}
