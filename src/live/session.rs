@@ -673,7 +673,7 @@ impl LiveSession {
         let Some(event) = self.current_event().cloned() else {
             return Err(SolverError::NotPausedAtEvent);
         };
-        self.end_drag_if_posing();
+        self.end_drag();
         self.commit_scrub();
         self.timeline.begin_action(MarkKind::Leave, self.moment());
         if let Some(push) = self.push.take() {
@@ -701,7 +701,7 @@ impl LiveSession {
         let Some(event) = self.events.get(index).cloned() else {
             return Ok(());
         };
-        self.end_drag_if_posing();
+        self.end_drag();
         if self.seek_event(&event)? {
             return Ok(());
         }

@@ -280,9 +280,11 @@ impl Timeline {
     /// actions whose state before is gone are discarded.
     pub(crate) fn discard_after(&mut self, step: u64, t: f64, keep_entry: Option<u64>) {
         self.head = None;
+        // The kept checkpoints are states the run had up to the one shown (none later in run
+        // order, none later in time: a jump back before the timeline's start keeps none).
         let keep = |e: &Entry| match keep_entry {
             Some(id) => e.id <= id,
-            None => e.step < step || (e.step == step && e.moment.checkpoint.time() <= t),
+            None => e.step <= step && e.moment.checkpoint.time() <= t,
         };
         while self.entries.last().is_some_and(|e| !keep(e)) {
             let gone = self.entries.pop().expect("checked");

@@ -224,3 +224,62 @@ fn a_point_moves_as_its_position_changes() {
         }
     }
 }
+
+/// Drags `point` of the session's mechanism towards `target` until it stops moving; the
+/// distance left.
+fn drag_until_still(session: &mut LiveSession, point: GrabPoint, target: [f64; 3]) -> f64 {
+    session.begin_drag(point).unwrap();
+    let mut distance = f64::INFINITY;
+    for _ in 0..100 {
+        let report = session.drag_to(target).unwrap().unwrap();
+        assert!(residual(session.simulation()) < 1e-10, "constraints broken");
+        distance = report.distance;
+        if report.moves == 0 {
+            break;
+        }
+    }
+    session.end_drag();
+    distance
+}
+
+#[test]
+fn from_the_flat_pose_the_point_grabbed_chooses_the_branch() {
+    // At the four-bar's flat pose (cranks along the ground line to the right) two branches
+    // cross: the parallelogram (both cranks turn alike) and the fold (crank 1 stays on the
+    // ground line, the coupler lies folded on crank 2 and turns with it about (1, 0)).
+    // Lifting crank 2's tip to (1.8, 0.6), on its circle of radius l3 about its pin (1, 0),
+    // takes the fold: crank 2 and the coupler at atan2(0.6, 0.8), crank 1 at 0. Lifting
+    // crank 1's tip to (0.8, 0.6) takes the parallelogram: both cranks at atan2(0.6, 0.8),
+    // the coupler at 0.
+    let mut flat = LiveSession::new(scene("four_bar")).unwrap();
+    let coupler_centre = GrabPoint {
+        body: 1,
+        local: Vector3::zeros(),
+    };
+    assert!(drag_until_still(&mut flat, coupler_centre, [1.5, 0.0, 0.0]) < 1e-9);
+    let generic = flat.simulation().generic_rank();
+    assert_eq!(flat.rank_at_detection(), generic - 1);
+    let angle = 0.6_f64.atan2(0.8);
+    let tip = |body| GrabPoint {
+        body,
+        local: Vector3::new(0.5, 0.0, 0.0),
+    };
+    for (body, target, expected) in [
+        (2, [1.8, 0.6, 0.0], [0.0, angle, angle]),
+        (0, [0.8, 0.6, 0.0], [angle, 0.0, angle]),
+    ] {
+        let mut session = flat.clone();
+        let left = drag_until_still(&mut session, tip(body), target);
+        assert!(left < 1e-9, "crank {body}'s tip {left} m off");
+        let mechanism = session.scene().mechanism.clone();
+        let x = session.simulation().positions();
+        for (b, want) in expected.iter().enumerate() {
+            let got = x[mechanism.bodies()[b].offset + 2];
+            assert!(
+                wrapped(got - want).abs() < 1e-8,
+                "lifting crank {body}: bar {b} at {got}"
+            );
+        }
+        assert_eq!(session.rank_at_detection(), generic);
+    }
+}

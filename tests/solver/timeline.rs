@@ -221,3 +221,40 @@ fn resuming_from_an_earlier_instant_discards_the_later_part() {
     assert_eq!(session.timeline_span().1, shown);
     assert_eq!(session.history().last_time(), Some(shown));
 }
+
+#[test]
+fn seeking_into_a_running_drag_replays_its_spring() {
+    // The four-bar pulled by the spring of a running drag whose target moves every 20 steps:
+    // the replay applies the same spring targets at the same steps.
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    session.play();
+    let (point, _) = session.pick([0.5, 1.0, 0.0]).unwrap();
+    session.begin_drag(point).unwrap();
+    let mut run = vec![(session.time(), bits(session.simulation()))];
+    for k in 0..400 {
+        if k % 20 == 0 {
+            let a = 0.01 * k as f64;
+            session
+                .drag_to([1.0 + a.cos(), 0.5 + a.sin(), 0.0])
+                .unwrap();
+        }
+        session.single_step();
+        run.push((session.time(), bits(session.simulation())));
+    }
+    session.end_drag();
+    for _ in 0..100 {
+        session.single_step();
+        run.push((session.time(), bits(session.simulation())));
+    }
+    assert!(session.marks().iter().any(|m| m.kind == MarkKind::Drag));
+    for t in [0.0371, 0.2, 0.3999, 0.45] {
+        session.seek(t).unwrap();
+        assert_eq!(&bits(session.simulation()), state_at(&run, t), "at {t}");
+    }
+    // Going on from the middle of the drag: the spring has let go.
+    session.seek(0.2).unwrap();
+    assert!(!session.simulation().extra_loads().is_empty());
+    session.play();
+    assert!(session.simulation().extra_loads().is_empty());
+    assert!(session.drag().is_none());
+}

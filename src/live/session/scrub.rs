@@ -117,6 +117,7 @@ impl LiveSession {
         };
         self.drag = None;
         self.restore_moment(&moment, None, true)?;
+        self.let_go_of_ended_spring();
         let t = self.sim.time();
         self.history.truncate_after(t);
         self.cut_traces_after(t);
@@ -144,16 +145,21 @@ impl LiveSession {
         let t = self.sim.time();
         let step = self.timeline.step();
         self.timeline.discard_after(step, t, None);
-        if self.timeline.spring_at(step).is_some() {
-            // Shown in the middle of a running drag, which has ended: its force goes.
-            self.sim.clear_extra_loads();
-            self.timeline.set_spring(None);
-            self.timeline.pin(self.moment());
-        }
+        self.let_go_of_ended_spring();
         self.history.truncate_after(t);
         self.cut_traces_after(t);
         self.extremes.clear();
         self.record();
+    }
+
+    /// A state restored from the middle of a running drag, which has ended since: its
+    /// spring force goes, from this step on.
+    fn let_go_of_ended_spring(&mut self) {
+        if self.drag.is_none() && self.timeline.spring_at(self.timeline.step()).is_some() {
+            self.sim.clear_extra_loads();
+            self.timeline.set_spring(None);
+            self.timeline.pin(self.moment());
+        }
     }
 
     /// Discards the run after time `t` (the state the run had there is where the timeline
