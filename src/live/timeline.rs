@@ -6,15 +6,21 @@
 //! # Exact replay
 //!
 //! The run is a sequence of steps counted from the start, and between two steps the session
-//! may change the state by other means (placing it at an event, a push starting or ending, a
-//! leave, a drag, new settings, going to an event). Every such change is followed by a
+//! may change the state by other means (showing an event's state when it pauses there and
+//! going back to the step that located it when it plays on, a push starting or ending, a
+//! leave, a drag, new settings or stop time, going to an event). Every such change is
+//! followed by a
 //! *pinned* checkpoint, and every `spacing` steps a plain one is taken. Between two
 //! checkpoints the run is therefore plain solver steps (with the running drag's spring, whose
 //! targets the timeline logs by step), and `Simulation` is deterministic: replaying them from
 //! the earlier checkpoint gives the states the run had bit for bit. The state shown at time
 //! `t` is the last state of the run, in run order, whose time is at most `t`: the replay starts
 //! from the last checkpoint at or before `t` and stops before the first step that would pass
-//! `t` or reach the next checkpoint (whose own state follows the session's change).
+//! `t` or reach the next checkpoint (whose own state follows the session's change). So
+//! between an event's time and the end of the step that located it, the event's state shows
+//! (as it did when the run paused there), and a checkpoint taken while paused at an event
+//! keeps the interrupted run, so that playing on from it after a seek, an undo or a "go to"
+//! goes on as the run did.
 //!
 //! # Memory
 //!
@@ -25,7 +31,7 @@
 //! when no plain one can go, the oldest checkpoint goes and the timeline starts later. Pinned
 //! checkpoints are never thinned: the replay could not cross the change they follow.
 
-use crate::live::session::{PauseReason, Push};
+use crate::live::session::{PauseReason, PausedRun, Push};
 use crate::solver::{Checkpoint, GrabPoint};
 
 /// What a mark on the timeline stands for.
@@ -67,6 +73,16 @@ pub(crate) struct Moment {
     pub event_t: Option<f64>,
     pub pause: Option<PauseReason>,
     pub stop_time: Option<f64>,
+    /// Paused at an event: the run it interrupted, which playing goes on from.
+    pub paused_run: Option<PausedRun>,
+}
+
+impl Moment {
+    /// Estimated memory held: the checkpoint, and the interrupted run's simulation (shared
+    /// with the session's list, counted here as if it were not).
+    fn bytes(&self) -> usize {
+        self.checkpoint.bytes() + self.paused_run.as_ref().map_or(0, PausedRun::bytes)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -288,7 +304,7 @@ impl Timeline {
         };
         while self.entries.last().is_some_and(|e| !keep(e)) {
             let gone = self.entries.pop().expect("checked");
-            self.bytes -= gone.moment.checkpoint.bytes();
+            self.bytes -= gone.moment.bytes();
         }
         let first = self.entries.first().map_or(0, |e| e.id);
         let last = self.entries.last().map_or(0, |e| e.id);
@@ -334,7 +350,7 @@ impl Timeline {
     }
 
     fn push(&mut self, moment: Moment, pinned: bool) {
-        self.bytes += moment.checkpoint.bytes();
+        self.bytes += moment.bytes();
         self.entries.push(Entry {
             id: self.next_id,
             step: self.step,
@@ -363,7 +379,7 @@ impl Timeline {
             let (previous, next) = (&self.entries[index - 1], &self.entries[index + 1]);
             let entry = &self.entries[index];
             if !entry.pinned && next.step - previous.step <= MAX_GAP {
-                self.bytes -= entry.moment.checkpoint.bytes();
+                self.bytes -= entry.moment.bytes();
                 self.entries.remove(index);
                 dropped = true;
             }
@@ -374,7 +390,7 @@ impl Timeline {
 
     fn drop_oldest(&mut self) {
         let gone = self.entries.remove(0);
-        self.bytes -= gone.moment.checkpoint.bytes();
+        self.bytes -= gone.moment.bytes();
         let first = self.entries.first().map_or(u64::MAX, |e| e.id);
         self.actions.retain(|a| a.before >= first);
         let start = self.entries.first().map_or(0, |e| e.step);

@@ -258,3 +258,30 @@ fn seeking_into_a_running_drag_replays_its_spring() {
     assert!(session.simulation().extra_loads().is_empty());
     assert!(session.drag().is_none());
 }
+
+#[test]
+fn playing_on_from_an_event_gone_back_to_repeats_the_run() {
+    // The four-bar pausing at each event up to 1.5 s; back to the first event through the
+    // timeline, and on again: the same run, bit for bit (playing on from an event goes on
+    // from the step that located it).
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    session.run_until_paused(1_000_000);
+    assert_eq!(session.pause_reason(), Some(&PauseReason::Event));
+    session.set_stop_time(Some(1.5));
+    let run_to_the_end = |session: &mut LiveSession| {
+        let mut pauses = 0;
+        while session.pause_reason() != Some(&PauseReason::TimeReached) {
+            session.run_until_paused(1_000_000);
+            pauses += 1;
+        }
+        pauses
+    };
+    let pauses = run_to_the_end(&mut session);
+    assert!(pauses >= 3, "{pauses} pauses");
+    let end = bits(session.simulation());
+    session.goto_event(0).unwrap();
+    assert!(session.is_scrubbing());
+    session.set_stop_time(Some(1.5));
+    assert_eq!(run_to_the_end(&mut session), pauses);
+    assert_eq!(bits(session.simulation()), end);
+}

@@ -134,6 +134,7 @@ impl LiveSession {
             event_t: self.current_event().map(|e| e.t),
             pause: self.pause.clone(),
             stop_time: self.stop_time,
+            paused_run: self.paused_run.clone(),
         }
     }
 
@@ -220,6 +221,8 @@ impl LiveSession {
         }
         self.push = moment.push.clone();
         self.stop_time = moment.stop_time;
+        // At an event's checkpoint, playing goes on as the run did.
+        self.paused_run = moment.paused_run.clone().filter(|_| exact);
         self.current_event = if exact {
             moment
                 .event_t

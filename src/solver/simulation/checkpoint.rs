@@ -64,7 +64,7 @@ impl Simulation {
         Ok(())
     }
 
-    /// Estimated memory of a clone: the value itself and the heap its constructors allocate
+    /// Estimated memory of a clone (what [`Checkpoint::bytes`] reports): the value itself and the heap its constructors allocate
     /// (`n` coordinates, `m` constraints), counted by kind of buffer. `n x n` storage: the
     /// factorisations' `Q` (three), each tangent basis (two running, one scratch, two per
     /// kept state, two per preallocated event plus the event's two motion matrices), the
@@ -72,7 +72,7 @@ impl Simulation {
     /// basis updater's seven. `n x m`: `R` and the reflectors of three factorisations, the
     /// Jacobians of the step, the projectors and the predictor. Vectors: the state and its
     /// scratch, stage buffers (14), and three per tangent basis.
-    fn estimated_bytes(&self) -> usize {
+    pub fn estimated_bytes(&self) -> usize {
         let n = self.mechanism.n();
         let m = self.mechanism.m();
         let bases = 3 + 2 * KEPT_STATES + 2 * MAX_EVENTS_PER_STEP + 1;
