@@ -2,6 +2,9 @@
 //! speed within a wall-clock budget, paused at singular events (state placed exactly at the
 //! event) and on solver errors, with the state before the last step kept for interpolated
 //! display, the plotted history, the motion trace, and pushes along admissible motions.
+//! Its timeline (seek, marks, undo, going to an event: `session/scrub.rs`, on
+//! [`crate::live::timeline`]) and the drag gestures (`session/grab.rs`, on
+//! [`crate::live::drag`]) are in the submodules.
 //!
 //! Bevy-free: the app wraps it in a resource; tests drive it directly.
 

@@ -64,14 +64,15 @@ impl Simulation {
         Ok(())
     }
 
-    /// Estimated memory of a clone (what [`Checkpoint::bytes`] reports): the value itself and the heap its constructors allocate
-    /// (`n` coordinates, `m` constraints), counted by kind of buffer. `n x n` storage: the
-    /// factorisations' `Q` (three), each tangent basis (two running, one scratch, two per
-    /// kept state, two per preallocated event plus the event's two motion matrices), the
-    /// evaluator's and the velocity projection's mass blocks, the predictor's five and the
-    /// basis updater's seven. `n x m`: `R` and the reflectors of three factorisations, the
-    /// Jacobians of the step, the projectors and the predictor. Vectors: the state and its
-    /// scratch, stage buffers (14), and three per tangent basis.
+    /// Estimated memory of a clone (what [`Checkpoint::bytes`] reports): the value itself and
+    /// the heap its constructors allocate (`n` coordinates, `m` constraints), counted by kind
+    /// of buffer. `n x n` storage: the factorisations' `Q` (three), each tangent basis (two
+    /// running, one scratch, two per kept state, two per preallocated event plus the event's
+    /// two motion matrices), the evaluator's and the velocity projection's mass blocks, the
+    /// predictor's five and the basis updater's seven. `n x m`: `R` and the reflectors of
+    /// three factorisations, the Jacobians of the step, the projectors and the predictor.
+    /// Vectors: the state and its scratch, stage buffers (14), and three per tangent basis.
+    /// A workspace added later shows in `tests/alloc`, which checks this against a clone.
     pub fn estimated_bytes(&self) -> usize {
         let n = self.mechanism.n();
         let m = self.mechanism.m();
