@@ -142,58 +142,88 @@ fn undo_puts_back_the_pose_before_a_drag() {
     assert_eq!(after, before);
 }
 
-#[test]
-fn the_running_spring_does_positive_work_towards_its_target() {
-    // The four-bar at rest with its cranks vertical (posed there by a drag), then released
-    // and pulled to the right at the coupler's centre.
-    let mut session = LiveSession::new(scene("four_bar")).unwrap();
-    let (point, _) = session.pick([0.5, 1.0, 0.0]).unwrap();
-    session.begin_drag(point).unwrap();
-    session.drag_to([0.5, 1.0 - 1e-3, 0.0]).unwrap();
-    session.end_drag();
+/// What a running drag's spring did over some steps.
+struct Pull {
+    /// The spring's (elastic) work and the spring-damper's: the loads are constant over a
+    /// step, from the state it starts at.
+    elastic: f64,
+    work: f64,
+    /// The mechanical energy gained (gravity's included).
+    gained: f64,
+    /// The point's distance to the target before and after.
+    gaps: (f64, f64),
+}
+
+/// Poses the session at rest with `point` at `rest` (a paused drag), then plays and pulls
+/// `point` towards `target` with a running drag for 0.2 s.
+fn pull(session: &mut LiveSession, point: GrabPoint, rest: [f64; 3], target: [f64; 3]) -> Pull {
+    drag_until_still(session, point, rest);
     assert_eq!(session.simulation().velocities().amax(), 0.0);
     session.play();
     session.begin_drag(point).unwrap();
-    let target = [1.0, 0.9, 0.0];
     session.drag_to(target).unwrap();
     let mechanism = session.scene().mechanism.clone();
     let spring = session.drag().unwrap().spring();
-    let start = point.position(&mechanism, session.simulation().positions());
     let gap = |p: Vector3<f64>| (Vector3::from(target) - p).norm();
+    let start = point.position(&mechanism, session.simulation().positions());
     let energy0 = session.simulation().energy();
-    // The spring's (elastic) work, and the spring-damper's: the loads are constant over a
-    // step, from the state it starts at.
     let (mut elastic, mut work) = (0.0, 0.0);
-    for _ in 0..200 {
+    let steps = (0.2 / session.settings().dt).round() as usize;
+    for _ in 0..steps {
         let sim = session.simulation();
         let force = spring.force(&mechanism, sim.positions(), sim.velocities());
         let p0 = point.position(&mechanism, sim.positions());
-        let pull = (Vector3::from(target) - p0) * spring.stiffness;
+        let stretch = (Vector3::from(target) - p0) * spring.stiffness;
         session.single_step();
         let p1 = point.position(&mechanism, session.simulation().positions());
         work += force.dot(&(p1 - p0));
-        elastic += pull.dot(&(p1 - p0));
+        elastic += stretch.dot(&(p1 - p0));
     }
     let end = point.position(&mechanism, session.simulation().positions());
-    assert!(elastic > 0.0, "elastic work {elastic}");
-    assert!(
-        gap(end) < 0.5 * gap(start),
-        "{} then {}",
-        gap(start),
-        gap(end)
-    );
-    // The spring-damper's work is the mechanical energy gained (gravity's included), to the
-    // step's first order.
-    let gained = session.simulation().energy() - energy0;
-    assert!(
-        (gained - work).abs() < 0.02 * elastic,
-        "gained {gained} J, work {work} J, elastic {elastic} J"
-    );
     let (from, to) = session.drag_line().unwrap();
     assert_eq!(to, target);
     assert_eq!(from, [end.x, end.y, end.z]);
     session.end_drag();
     assert!(session.simulation().extra_loads().is_empty());
+    Pull {
+        elastic,
+        work,
+        gained: session.simulation().energy() - energy0,
+        gaps: (gap(start), gap(end)),
+    }
+}
+
+#[test]
+fn the_running_spring_does_positive_work_towards_its_target() {
+    // The four-bar at rest with its cranks vertical, pulled to the right at the coupler's
+    // centre; the spatial pendulum's bob at rest on the horizontal, pulled sideways. The
+    // spring does positive work as the point nears the target; the spring-damper's work
+    // (negative here: its damping takes what gravity gives) is the mechanical energy gained,
+    // as the loads are constant over each step.
+    let four_bar = scene("four_bar");
+    let spatial = scene("spatial_pendulum");
+    for (scene, rest, target) in [
+        (four_bar, [0.5, 1.0 - 1e-3, 0.0], [1.0, 0.9, 0.0]),
+        (spatial, [0.08, 0.0, 1e-3], [0.0, 0.1, 0.0]),
+    ] {
+        let name = scene.title.clone();
+        let mut session = LiveSession::new(scene).unwrap();
+        let (point, _) = session.pick(rest).unwrap();
+        let pulled = pull(&mut session, point, rest, target);
+        let Pull {
+            elastic,
+            work,
+            gained,
+            gaps,
+        } = pulled;
+        assert!(elastic > 0.0, "{name}: elastic work {elastic}");
+        assert!(gaps.1 < 0.9 * gaps.0, "{name}: {gaps:?}");
+        // Measured: 2.2e-9 J of 1.2 J on the four-bar, 3e-14 J of 0.26 J on the pendulum.
+        assert!(
+            (gained - work).abs() < 1e-6,
+            "{name}: gained {gained} J, work {work} J, elastic {elastic} J"
+        );
+    }
 }
 
 #[test]
@@ -282,4 +312,36 @@ fn from_the_flat_pose_the_point_grabbed_chooses_the_branch() {
         }
         assert_eq!(session.rank_at_detection(), generic);
     }
+}
+
+#[test]
+fn spatial_drags_keep_to_the_sphere_and_the_top_turns_by_hand() {
+    // The spatial pendulum's bob (a point on a 0.08 m link from the origin) dragged towards
+    // (0, 0.2, 0.1): it ends on the sphere where the ray to the target crosses it,
+    // 0.08 (0, 2, 1) / sqrt(5).
+    let mut session = LiveSession::new(scene("spatial_pendulum")).unwrap();
+    let (bob, _) = session.pick([0.08, 0.0, 0.0]).unwrap();
+    let left = drag_until_still(&mut session, bob, [0.0, 0.2, 0.1]);
+    let x = session.simulation().positions();
+    let expected = Vector3::new(0.0, 2.0, 1.0) * (0.08 / 5.0_f64.sqrt());
+    // The distance is stationary at the nearest point, so the drag places it to the square
+    // root of the round-off (a minimiser cannot tell closer poses apart), not to it.
+    for k in 0..3 {
+        assert!((x[k] - expected[k]).abs() < 1e-7, "bob at {x}");
+    }
+    let gap: f64 = Vector3::new(0.0, 0.2, 0.1).norm() - 0.08;
+    assert!((left - gap).abs() < 1e-9, "{left} m left");
+    // The spin top (a rigid body on a spherical joint): a point on its axis, pulled
+    // sideways, leans the top; the constraints hold after every move.
+    let mut top = LiveSession::new(scene("spin_top")).unwrap();
+    let mechanism = top.scene().mechanism.clone();
+    let point = GrabPoint {
+        body: 0,
+        local: Vector3::new(0.0, 0.0, 0.1),
+    };
+    let start = point.position(&mechanism, top.simulation().positions());
+    let target = [start.x + 0.05, start.y, start.z];
+    let before = (Vector3::from(target) - start).norm();
+    let left = drag_until_still(&mut top, point, target);
+    assert!(left < 0.5 * before, "{before} m then {left} m");
 }
