@@ -3,7 +3,7 @@
 //! after every drag, undo of a drag, and the running spring's work.
 
 use nalgebra::{DVector, Vector3};
-use singulab::live::{LiveSession, MarkKind};
+use singulab::live::{LiveSession, MarkKind, PauseReason};
 use singulab::model::{BodyKind, Mechanism};
 use singulab::solver::{GrabPoint, Simulation};
 
@@ -85,9 +85,31 @@ fn a_drag_poses_the_four_bar_flat_and_the_rank_drops_there() {
         session.simulation().velocities().amax() == 0.0,
         "not at rest"
     );
-    // The session reports the rank drop at the flat pose.
+    // The session reports the rank drop at the flat pose, as a singular event with its
+    // branches, which the mechanism can leave along from rest.
     assert_eq!(session.rank_at_detection(), generic - 1);
     assert!(session.simulation().rho() < session.settings().detection_tolerance);
+    let event = session
+        .current_event()
+        .expect("the flat pose is an event")
+        .clone();
+    assert_eq!(event.deficiency, 1);
+    assert_eq!(event.x, x);
+    assert_eq!(session.pause_reason(), Some(&PauseReason::Event));
+    assert!(!session.branches().is_empty());
+    let mut leaving = session.clone();
+    let branch = leaving.branches()[0].direction.clone();
+    assert!(
+        leaving.leave_along(&branch, None).is_err(),
+        "at rest: a speed is needed"
+    );
+    leaving.leave_along(&branch, Some(3.0)).unwrap();
+    leaving.set_stop_time(Some(leaving.time() + 0.2));
+    leaving.run_until_paused(1_000_000);
+    assert!(residual(leaving.simulation()) < 1e-10);
+    let moved = leaving.simulation().positions() - &x;
+    assert!(moved.amax() > 0.05, "{moved}");
+    assert!(moved.dot(&branch) > 0.0, "not along the branch: {moved}");
 
     // And away from it again: the coupler's centre up to (1.3, 0.6), on the parallelogram
     // branch (crank angle asin 0.6) or near it on the fold; regular there.
@@ -103,6 +125,10 @@ fn a_drag_poses_the_four_bar_flat_and_the_rank_drops_there() {
         "stuck at the flat pose: {reached} m off"
     );
     assert_eq!(session.rank_at_detection(), generic);
+    assert!(
+        session.current_event().is_none(),
+        "no event away from the flat pose"
+    );
     session.end_drag();
     assert_eq!(
         session

@@ -5,7 +5,7 @@
 use super::{LiveSession, PauseReason};
 use crate::live::drag::{DRAG_MOVES_PER_CALL, Drag, DragMode};
 use crate::live::timeline::MarkKind;
-use crate::solver::{BranchSearch, DragReport, GrabPoint, SolverError, pick};
+use crate::solver::{BranchSearch, DragReport, GrabPoint, SolverError, branches, pick};
 
 impl LiveSession {
     /// The point of the mechanism nearest to `world` (see [`pick`]) and its distance.
@@ -26,6 +26,8 @@ impl LiveSession {
         self.end_drag();
         self.commit_scrub();
         self.timeline.begin_action(MarkKind::Drag, self.moment());
+        // Posed or pulled, the run goes on from here, not from an interrupted step.
+        self.paused_run = None;
         if let Some(push) = self.push.take() {
             self.sim.clear_extra_loads();
             self.sim.set_settings(push.usual)?;
@@ -64,11 +66,7 @@ impl LiveSession {
                 let report = self
                     .sim
                     .drag_toward(&drag.point, target, DRAG_MOVES_PER_CALL)?;
-                self.current_event = None;
-                self.branches = BranchSearch::default();
-                if self.pause == Some(PauseReason::Event) {
-                    self.pause = Some(PauseReason::User);
-                }
+                self.note_pose_event();
                 self.previous_t = self.sim.time();
                 self.previous_x.copy_from(self.sim.positions());
                 Ok(Some(report))
@@ -85,7 +83,30 @@ impl LiveSession {
             self.sim.clear_extra_loads();
             self.timeline.set_spring(None);
         }
+        if let Some(event) = self.current_event() {
+            let t = event.t;
+            self.timeline.mark(MarkKind::Event, t);
+        }
         self.timeline.pin(self.moment());
+    }
+
+    /// A pose at a singular configuration is an event (listed, with its motions and
+    /// branches, paused at); any other pose is not.
+    fn note_pose_event(&mut self) {
+        match self.sim.pose_event() {
+            Some(event) => {
+                self.branches = branches(&self.scene.mechanism, &event);
+                self.current_event = Some(self.remember(event));
+                self.pause = Some(PauseReason::Event);
+            }
+            None => {
+                self.current_event = None;
+                self.branches = BranchSearch::default();
+                if self.pause == Some(PauseReason::Event) {
+                    self.pause = Some(PauseReason::User);
+                }
+            }
+        }
     }
 
     /// The drag in progress.

@@ -28,7 +28,9 @@
 //! direction of motion (a maximum of the distance) does not move it: the pointer's next
 //! position does. Velocities stay zero; both bases are continued over each move (a move is a
 //! step of zero duration for them), the singularity detector restarts at the pose, and
-//! `rho`, the rank and the motions are those of the pose.
+//! `rho`, the rank and the motions are those of the pose; a pose with `rho` below the
+//! detection tolerance is described as a singular event ([`Simulation::pose_event`]), with
+//! the motions and branches a located one has.
 
 use nalgebra::{DMatrix, DVector, Vector3};
 
@@ -36,6 +38,7 @@ use super::Simulation;
 use crate::solver::basis::StepEnd;
 use crate::solver::drag::GrabPoint;
 use crate::solver::error::SolverError;
+use crate::solver::events::SingularEvent;
 use crate::solver::indicator::rho;
 
 /// The largest change of any coordinate (m or rad) in one move of a drag.
@@ -103,6 +106,23 @@ impl Simulation {
         self.history_len = 0;
         self.search_next_step = false;
         self.excursions.resume_at(self.t);
+    }
+
+    /// The current pose described as a singular event, if `rho` is below the detection
+    /// tolerance there: its admissible motions at that tolerance and both bases, as a located
+    /// event is (so the session can list it, draw its motions and branches, and push or
+    /// leave from it). Described in the simulation's event storage: the last step's events
+    /// are forgotten.
+    pub fn pose_event(&mut self) -> Option<SingularEvent> {
+        if self.rho() >= self.settings.detection_tolerance {
+            return None;
+        }
+        self.x_next.copy_from(&self.x);
+        self.xd_next.copy_from(&self.xd);
+        self.qr_next.copy_from(&self.qr_state);
+        self.event_count = 0;
+        self.describe_event(self.t, None, 0);
+        Some(self.events[0].clone())
     }
 
     /// Moves the mechanism at rest along its constraints so that `point` comes closer to
