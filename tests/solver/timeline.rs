@@ -285,3 +285,30 @@ fn playing_on_from_an_event_gone_back_to_repeats_the_run() {
     assert_eq!(run_to_the_end(&mut session), pauses);
     assert_eq!(bits(session.simulation()), end);
 }
+
+#[test]
+fn thinning_keeps_the_states_paused_at_events() {
+    // A02 pausing at each of its events over 12 s within 20 MB: its 240 plain checkpoints
+    // (139 kB each) would need 33 MB, so they are thinned; the ones taken at the events
+    // (two per event, one keeping the interrupted run too) stay, and going back to the first
+    // event through the timeline shows its paused state exactly.
+    let budget = 20 << 20;
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    session.set_timeline_budget(budget);
+    session.run_until_paused(1_000_000);
+    let first = bits(session.simulation());
+    session.set_stop_time(Some(12.0));
+    let mut pauses = 1;
+    while session.pause_reason() != Some(&PauseReason::TimeReached) {
+        session.run_until_paused(1_000_000);
+        pauses += 1;
+        assert!(session.timeline().bytes() <= budget);
+    }
+    assert!(pauses > 10, "{pauses} pauses");
+    let kept = session.timeline().checkpoints();
+    assert!(kept < 240, "{kept} checkpoints: nothing thinned");
+    assert_eq!(session.timeline_span().0, 0.0);
+    session.goto_event(0).unwrap();
+    assert!(session.is_scrubbing(), "went back through the timeline");
+    assert_eq!(bits(session.simulation()), first);
+}
