@@ -312,3 +312,44 @@ fn thinning_keeps_the_states_paused_at_events() {
     assert!(session.is_scrubbing(), "went back through the timeline");
     assert_eq!(bits(session.simulation()), first);
 }
+
+#[test]
+fn a_drag_that_ends_a_push_replays_exactly() {
+    // The four-bar at rest at its flat pose, pushed along its new motion; 10 steps into the
+    // push a running drag takes over (the push ends: its loads and raised rank tolerance
+    // go), then lets go. Every instant replays as the run had it.
+    let mut session = LiveSession::new(stopping_four_bar()).unwrap();
+    session.run_until_paused(1_000_000);
+    let event = session.current_event().unwrap().clone();
+    let new = motions::event_motions(&event, BasisMode::Continued)
+        .into_iter()
+        .find(|m| m.role == MotionRole::New)
+        .expect("a new motion at the flat pose");
+    session.push_along(&new.column, 1.0, 0.05).unwrap();
+    let mut run = vec![(session.time(), bits(session.simulation()))];
+    let mut step = |session: &mut LiveSession| {
+        session.single_step();
+        run.push((session.time(), bits(session.simulation())));
+    };
+    for _ in 0..10 {
+        step(&mut session);
+    }
+    assert!(session.is_pushing());
+    session.play();
+    let (point, _) = session.pick([0.5, 0.0, 0.0]).unwrap();
+    session.begin_drag(point).unwrap();
+    assert!(!session.is_pushing());
+    session.drag_to([0.5, 0.5, 0.0]).unwrap();
+    for _ in 0..100 {
+        step(&mut session);
+    }
+    session.end_drag();
+    for _ in 0..50 {
+        step(&mut session);
+    }
+    let t0 = event.t;
+    for t in [t0 + 0.005, t0 + 0.0101, t0 + 0.05, t0 + 0.1105, t0 + 0.13] {
+        session.seek(t).unwrap();
+        assert_eq!(&bits(session.simulation()), state_at(&run, t), "at {t}");
+    }
+}

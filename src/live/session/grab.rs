@@ -42,6 +42,8 @@ impl LiveSession {
             self.timeline.set_spring(Some(drag.spring()));
         }
         self.drag = Some(drag);
+        // The push it ended changed the loads and settings the next steps take.
+        self.timeline.pin(self.moment());
         Ok(())
     }
 
