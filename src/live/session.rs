@@ -245,6 +245,10 @@ pub struct LiveSession {
     timeline: Timeline,
     /// The drag in progress.
     drag: Option<Drag>,
+    /// Singular events reached by stepping (passed or paused at), counted since the start,
+    /// and the latest of them (at most `EVENT_CAPACITY`), in the order reached.
+    events_reached: u64,
+    reached_log: VecDeque<SingularEvent>,
 }
 
 impl LiveSession {
@@ -303,6 +307,8 @@ impl LiveSession {
             paused_run: None,
             event_runs: Vec::new(),
             steps_total: 0,
+            events_reached: 0,
+            reached_log: VecDeque::new(),
             scene,
             sim,
         };
@@ -416,6 +422,22 @@ impl LiveSession {
 
     pub fn steps_total(&self) -> u64 {
         self.steps_total
+    }
+
+    /// How many singular events stepping has reached since the start, each counted once
+    /// (passed, or paused at and left); going to an event reaches none. Lesson scripts wait
+    /// for the k-th event with it.
+    pub fn events_reached(&self) -> u64 {
+        self.events_reached
+    }
+
+    /// The events reached since [`LiveSession::events_reached`] was `count`, in order (a
+    /// step's, or the later events of a step that paused at one, taken when it plays on); the
+    /// latest `EVENT_CAPACITY` at most.
+    pub fn events_reached_since(&self, count: u64) -> impl Iterator<Item = &SingularEvent> {
+        let new = usize::try_from(self.events_reached.saturating_sub(count)).unwrap_or(usize::MAX);
+        let kept = self.reached_log.len();
+        self.reached_log.iter().skip(kept - new.min(kept))
     }
 
     /// Whether a push is in progress (the dynamics use the detection tolerance as rank
@@ -676,6 +698,11 @@ impl LiveSession {
     fn on_event(&mut self, event: SingularEvent, out: &mut Advance) {
         out.event = true;
         self.timeline.mark(MarkKind::Event, event.t);
+        self.events_reached += 1;
+        if self.reached_log.len() == EVENT_CAPACITY {
+            self.reached_log.pop_front();
+        }
+        self.reached_log.push_back(event.clone());
         if !self.auto_pause || self.push.is_some() {
             // Passing through (or pushing away from) a singularity: keep going, remember it.
             self.remember(event);

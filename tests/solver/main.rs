@@ -11,6 +11,7 @@ mod driver_work;
 mod faults_io;
 mod faults_numbers;
 mod jacobians;
+mod lessons;
 mod live;
 mod mobile_robot;
 mod pendulums;
@@ -26,9 +27,9 @@ mod rigid_dynamics;
 mod rigid_kinematics;
 mod rigid_scenes;
 mod scene_errors;
-// The unit tests' generator, shared by file rather than exported by the library.
 mod singular_branches;
+mod timeline;
+// The unit tests' generator, shared by file rather than exported by the library.
 #[expect(dead_code, reason = "these tests use neither `vector` nor `symmetric`")]
 #[path = "../../src/linalg/test_rng.rs"]
 mod test_rng;
-mod timeline;
