@@ -30,6 +30,10 @@ pub enum AppCommand {
     ExportCsvHere,
     /// Save a screenshot of the window next to the scene.
     SaveScreenshot,
+    /// Ask where to save what the user did as a lesson.
+    SaveLessonDialog,
+    /// Save what the user did as a lesson file.
+    SaveLesson(PathBuf),
     GotoEvent(usize),
     /// Push along a motion (unit vector in `x` space) by about `delta` in velocity.
     Push {

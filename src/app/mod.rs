@@ -23,6 +23,7 @@ mod drawing;
 mod files;
 mod font_warmup;
 mod input;
+mod lesson;
 mod panels;
 mod plots;
 mod simulation;
@@ -36,8 +37,9 @@ use bevy::window::WindowResolution;
 use bevy::winit::WinitSettings;
 use bevy_egui::EguiPlugin;
 
+use crate::lesson::is_lesson_file;
 use crate::live::LiveSession;
-use crate::scene::load_scene;
+use lesson::LessonRun;
 
 pub use capture::{CaptureMode, CapturePlugin};
 pub use commands::AppCommand;
@@ -112,18 +114,19 @@ pub fn run(args: ViewConfig) -> Result<(), String> {
     let launched = std::time::Instant::now();
     let capture = CaptureMode::from_args(&args);
     let path = args.scene.clone().unwrap_or_else(default_scene_path);
-    let (session, path, startup_error) = match open_session(&path) {
-        Ok(session) => (session, path, None),
+    let ((session, lesson), path, startup_error) = match open_session(&path) {
+        Ok(opened) => (opened, path, None),
         Err(error) if capture.is_interactive() && path != default_scene_path() => {
             let fallback = default_scene_path();
-            let session = open_session(&fallback).map_err(|_| error.clone())?;
-            (session, fallback, Some(error))
+            let opened = open_session(&fallback).map_err(|_| error.clone())?;
+            (opened, fallback, Some(error))
         }
         Err(error) => return Err(error),
     };
     let title = format!("Singulab: {}", session.scene().title);
     check_display()?;
     let mut live = Live::new(session, path);
+    live.lesson = lesson;
     if let Some(error) = startup_error {
         live.notice = Some(Notice::lasting(error, true));
     }
@@ -156,9 +159,13 @@ pub fn run(args: ViewConfig) -> Result<(), String> {
     }
 }
 
-fn open_session(path: &Path) -> Result<LiveSession, String> {
-    let scene = load_scene(path).map_err(|e| e.to_string())?;
-    LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))
+/// The session of a scene file, or of a lesson file with the lesson waiting to be played.
+fn open_session(path: &Path) -> Result<(LiveSession, Option<LessonRun>), String> {
+    if is_lesson_file(path) {
+        lesson::open_lesson(path).map(|(session, run)| (session, Some(run)))
+    } else {
+        simulation::open_scene(path).map(|session| (session, None))
+    }
 }
 
 /// A window needs a display server; without one winit would panic deep inside the event

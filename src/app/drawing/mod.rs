@@ -58,6 +58,9 @@ pub struct ViewState {
     pub light: bool,
     pub show_motions: bool,
     pub hidden_motions: Vec<bool>,
+    /// The [`Live::generation`] whose lesson's view was applied (a lesson sets the view once
+    /// when it opens; then it is the user's).
+    pub lesson_view_applied: Option<u64>,
     pub show_trace: bool,
     pub show_labels: bool,
     pub show_grid: bool,
@@ -110,6 +113,7 @@ impl Default for ViewState {
             light: false,
             show_motions: false,
             hidden_motions: Vec::new(),
+            lesson_view_applied: None,
             show_trace: true,
             show_labels: true,
             show_grid: true,
