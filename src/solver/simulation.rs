@@ -74,7 +74,12 @@ use super::velocity::VelocityProjection;
 use crate::linalg::PivotedQr;
 use crate::model::{Load, Mechanism};
 
+mod checkpoint;
 mod locate;
+mod pose;
+
+pub use checkpoint::Checkpoint;
+pub use pose::DragReport;
 
 /// What one accepted step did.
 #[derive(Clone, Debug, PartialEq)]
