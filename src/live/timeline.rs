@@ -37,6 +37,7 @@
 
 use crate::live::session::{PauseReason, PausedRun, Push};
 use crate::solver::{Checkpoint, GrabPoint};
+use std::sync::Arc;
 
 /// What a mark on the timeline stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +96,8 @@ struct Entry {
     /// Steps of the run before this state.
     step: u64,
     pinned: bool,
-    moment: Moment,
+    /// Shared: a copy of the session (a preview) does not copy the checkpoints.
+    moment: Arc<Moment>,
 }
 
 /// A user action that can be undone: the checkpoint just before it and the marks before it.
@@ -328,7 +330,7 @@ impl Timeline {
         let entry = self.entries.iter().find(|e| e.id == action.before)?.clone();
         self.discard_after(entry.step, entry.moment.checkpoint.time(), Some(entry.id));
         self.marks.truncate(action.marks_before);
-        Some((entry.moment, entry.step))
+        Some((Arc::unwrap_or_clone(entry.moment), entry.step))
     }
 
     /// The checkpoint of the run paused at the event located at `t`, if the timeline holds
@@ -359,7 +361,7 @@ impl Timeline {
             id: self.next_id,
             step: self.step,
             pinned,
-            moment,
+            moment: Arc::new(moment),
         });
         self.next_id += 1;
         self.fit_budget();
