@@ -492,9 +492,26 @@ fn grab(
         view.grabbing = false;
         commands.push(AppCommand::EndDrag);
     } else if let Some([x, y]) = pointer {
-        commands.push(AppCommand::DragTo([x, y, 0.0]));
+        let step = snap_step(1.0 / planar.scale(width));
+        let snap = |v: f64| (v / step).round() * step;
+        commands.push(AppCommand::DragTo([snap(x), snap(y), 0.0]));
     }
     true
+}
+
+/// The grid a dragged point's target snaps to, for `pixel` world units per pixel: the
+/// smallest 1-2-5 step of at least two pixels. A pointer cannot hit a flat pose (on the
+/// ground line, at round coordinates) to better than a pixel, about 5 mm in a four-bar's
+/// default view, and the pose the constraints allow there is not singular to the detection
+/// tolerance; snapped, the target is exactly on it.
+fn snap_step(pixel: f64) -> f64 {
+    let least = 2.0 * pixel;
+    let decade = 10f64.powf(least.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|f| f * decade)
+        .find(|&step| step >= least)
+        .unwrap_or(10.0 * decade)
 }
 
 /// The spring of a drag while running: a line from the grabbed point to the pointer.
@@ -704,4 +721,20 @@ fn canvas_menu(
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snap_step;
+
+    /// The four-bar's default view: 1 m is 192 pixels, so a pixel is 5.2 mm and the target
+    /// snaps to 2 cm; the coupler's centre near (1.497, 0) goes to (1.5, 0), its flat pose.
+    #[test]
+    fn drag_targets_snap_to_a_1_2_5_grid_of_two_pixels() {
+        assert_eq!(snap_step(1.0 / 192.0), 0.02);
+        assert!((snap_step(1e-3) - 2e-3).abs() < 1e-15);
+        assert!((snap_step(0.3) - 1.0).abs() < 1e-15);
+        let step = snap_step(1.0 / 192.0);
+        assert_eq!((1.497 / step).round() * step, 1.5);
+    }
 }
