@@ -867,10 +867,24 @@ fn lesson_caption(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
     let Some(caption) = live.lesson.as_ref().and_then(|run| run.player.caption()) else {
         return;
     };
-    let width = (canvas.width() - 40.0).clamp(100.0, 900.0);
+    canvas_popup(ui, canvas, 900.0, 110.0, |ui| {
+        ui.label(RichText::new(&caption.text).heading());
+    });
+}
+
+/// A popup frame centred over the bottom of the canvas, at most `max_width` wide, its
+/// bottom `lift` points above the canvas' bottom.
+fn canvas_popup(
+    ui: &mut Ui,
+    canvas: egui::Rect,
+    max_width: f32,
+    lift: f32,
+    content: impl FnOnce(&mut Ui),
+) {
+    let width = (canvas.width() - 40.0).clamp(100.0, max_width);
     let rect = egui::Rect::from_min_max(
         egui::pos2(canvas.center().x - 0.5 * width, canvas.top()),
-        egui::pos2(canvas.center().x + 0.5 * width, canvas.bottom() - 110.0),
+        egui::pos2(canvas.center().x + 0.5 * width, canvas.bottom() - lift),
     );
     ui.scope_builder(
         egui::UiBuilder::new()
@@ -879,7 +893,7 @@ fn lesson_caption(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
         |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
                 ui.set_max_width(width - 24.0);
-                ui.label(RichText::new(&caption.text).heading());
+                content(ui);
             });
         },
     );
@@ -913,22 +927,9 @@ fn brief_notice(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
     else {
         return;
     };
-    let width = (canvas.width() - 40.0).clamp(100.0, 720.0);
-    let rect = egui::Rect::from_min_max(
-        egui::pos2(canvas.center().x - 0.5 * width, canvas.top()),
-        egui::pos2(canvas.center().x + 0.5 * width, canvas.bottom() - 40.0),
-    );
-    ui.scope_builder(
-        egui::UiBuilder::new()
-            .max_rect(rect)
-            .layout(egui::Layout::bottom_up(egui::Align::Center)),
-        |ui| {
-            egui::Frame::popup(ui.style()).show(ui, |ui| {
-                ui.set_max_width(width - 24.0);
-                at_most_three_rows(ui, &notice.text);
-            });
-        },
-    );
+    canvas_popup(ui, canvas, 720.0, 40.0, |ui| {
+        at_most_three_rows(ui, &notice.text)
+    });
 }
 
 /// A banner's or notice's text: at most three rows, ending in "…", the whole text on hover

@@ -39,7 +39,6 @@ use crate::solver::basis::StepEnd;
 use crate::solver::drag::GrabPoint;
 use crate::solver::error::SolverError;
 use crate::solver::events::SingularEvent;
-use crate::solver::indicator::rho;
 
 /// The largest change of any coordinate (m or rad) in one move of a drag.
 const DRAG_STEP: f64 = 0.02;
@@ -100,12 +99,7 @@ impl Simulation {
             self.mechanism.motion_weights(),
             &end,
         );
-        self.watched.reset(self.generic_rank, &self.x);
-        self.detector
-            .resume(self.t, rho(&self.qr_state, self.watched.rank()));
-        self.history_len = 0;
-        self.search_next_step = false;
-        self.excursions.resume_at(self.t);
+        self.restart_detection(self.t);
     }
 
     /// The current pose described as a singular event, if `rho` is below the detection
