@@ -190,14 +190,11 @@ pub fn record_speed(live: &mut Live) {
 /// Saves what the user did since the scene was opened or reset as a lesson at `path`.
 pub fn save_lesson(live: &Live, path: &Path) -> Notice {
     if let Some(what) = &live.unrecorded {
-        return Notice::lasting(
-            format!(
-                "Not saved: you {what} since the scene was opened or reset, which a lesson \
+        return Notice::brief(format!(
+            "Not saved: you {what} since the scene was opened or reset, which a lesson \
                  cannot replay yet. Press R and do the lesson again with play, speed, push, \
                  leave and go to."
-            ),
-            true,
-        );
+        ));
     }
     match live.recorder.save(&live.session, path) {
         Ok(()) => Notice::brief(format!(

@@ -33,8 +33,9 @@ pub struct SceneCatalog {
 }
 
 impl SceneCatalog {
-    /// The `.ron` files next to the opened scene, then the shipped ones (`scenes/` in the
-    /// working directory, else in the source tree), each group sorted, none twice.
+    /// The `.ron` files next to the opened scene, then the shipped scenes and lessons
+    /// (`scenes/` and `scenes/lessons/` in the working directory, else in the source tree),
+    /// each group sorted, none twice.
     fn rescan(&mut self, current: &std::path::Path) {
         let ron_files = |dir: &std::path::Path| -> Vec<PathBuf> {
             let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -64,7 +65,7 @@ impl SceneCatalog {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes"),
         ]
         .iter()
-        .map(|dir| ron_files(dir))
+        .map(|dir| [ron_files(dir), ron_files(&dir.join("lessons"))].concat())
         .find(|files| !files.is_empty())
         .unwrap_or_default();
         let mut files = beside;

@@ -751,6 +751,16 @@ impl LiveSession {
         }
     }
 
+    /// Drops the events after `t` (and the runs they interrupted).
+    fn forget_events_after(&mut self, t: f64) {
+        let kept: Vec<bool> = self.events.iter().map(|e| e.t <= t).collect();
+        let mut kept_runs = kept.iter();
+        self.event_runs
+            .retain(|_| kept_runs.next().copied().unwrap_or(false));
+        self.events.retain(|e| e.t <= t);
+        self.current_event = None;
+    }
+
     /// Adds `event` to the list, or updates the entry it repeats (the run went back to an
     /// earlier event and passed this configuration again); returns its index.
     fn remember(&mut self, event: SingularEvent) -> usize {

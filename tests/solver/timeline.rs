@@ -353,3 +353,20 @@ fn a_drag_that_ends_a_push_replays_exactly() {
         assert_eq!(&bits(session.simulation()), state_at(&run, t), "at {t}");
     }
 }
+
+/// The events of an undone run go with it: after leaving on branch 1 to the next flat pose
+/// and undoing, the list holds the first event only, and the session is paused at it.
+#[test]
+fn undo_forgets_the_events_of_the_run_it_undoes() {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    session.run_until_paused(1_000_000);
+    let first = session.current_event().unwrap().t;
+    let branch: DVector<f64> = session.branches()[0].direction.clone();
+    session.leave_along(&branch, None).unwrap();
+    session.run_until_paused(1_000_000);
+    assert_eq!(session.events().len(), 2, "paused at the next flat pose");
+    assert!(session.undo().unwrap());
+    let times: Vec<f64> = session.events().iter().map(|e| e.t).collect();
+    assert_eq!(times, [first]);
+    assert_eq!(session.current_event().map(|e| e.t), Some(first));
+}

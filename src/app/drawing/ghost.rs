@@ -106,10 +106,11 @@ pub(super) fn draw_ghost(
     );
 }
 
-/// The bars and point masses at `x`, translucent in `color`.
+/// The bars and point masses at `x`, faint in `color` with dashed outlines (never mistaken
+/// for the mechanism, whose bars are solid).
 fn paint_pose(canvas: &Canvas, x: &DVector<f64>, color: Color32) {
-    let fill = color.gamma_multiply(0.25);
-    let edge = Stroke::new(1.5, color.gamma_multiply(0.8));
+    let fill = color.gamma_multiply(0.12);
+    let edge = Stroke::new(2.0, color);
     for body in canvas.mech.bodies() {
         let o = body.offset;
         match body.kind {
@@ -122,9 +123,14 @@ fn paint_pose(canvas: &Canvas, x: &DVector<f64>, color: Color32) {
                     canvas.projection.to_screen(a),
                     canvas.projection.to_screen(b),
                 ) {
+                    let mut outline = stadium(pa, pb, 4.0);
                     canvas
                         .painter
-                        .add(Shape::convex_polygon(stadium(pa, pb, 4.0), fill, edge));
+                        .add(Shape::convex_polygon(outline.clone(), fill, Stroke::NONE));
+                    outline.push(outline[0]);
+                    canvas
+                        .painter
+                        .extend(Shape::dashed_line(&outline, edge, 6.0, 4.0));
                 }
             }
             BodyKind::Point2 => {

@@ -116,6 +116,8 @@ impl LiveSession {
             return Ok(false);
         };
         self.drag = None;
+        // The events of the run undone are gone with it.
+        self.forget_events_after(moment.checkpoint.time());
         self.restore_moment(&moment, None, true)?;
         self.let_go_of_ended_spring();
         let t = self.sim.time();
