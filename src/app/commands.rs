@@ -28,8 +28,12 @@ pub enum AppCommand {
     ExportCsvDialog,
     /// Save the plotted history as CSV in the working directory, no dialog.
     ExportCsvHere,
-    /// Save a screenshot of the window next to the scene.
+    /// Save a screenshot of the window in the working directory, named uniquely.
     SaveScreenshot,
+    /// Start recording the window to a uniquely named video, or stop.
+    ToggleRecording,
+    /// Presentation mode on or off (no side panels, large type, captions).
+    TogglePresentation,
     GotoEvent(usize),
     /// Push along a motion (unit vector in `x` space) by about `delta` in velocity.
     Push {

@@ -1,12 +1,13 @@
 //! The Bevy-free core of the visualizer: the real-time session around a `Simulation`
 //! ([`session`]), the plotted history and its decimation ([`history`]), the admissible motions
-//! drawn as arrows ([`motions`]), the joint reactions and self-stress modes ([`reactions`]) and
-//! the view cameras as plain math ([`view`]). The Bevy app
-//! only wraps these; everything here is tested without a window.
+//! drawn as arrows ([`motions`]), the joint reactions and self-stress modes ([`reactions`]),
+//! the frame times and file names of recordings ([`recording`]) and the view cameras as plain
+//! math ([`view`]). The Bevy app only wraps these; everything here is tested without a window.
 
 pub mod history;
 pub mod motions;
 pub mod reactions;
+pub mod recording;
 pub mod session;
 pub mod view;
 
