@@ -485,7 +485,6 @@ fn transport(
             commands.push(AppCommand::SetAutoPause(auto));
         }
         ui.checkbox(&mut view.show_motions, "show T");
-        ui.separator();
         record::record_button(ui, recorder, commands);
     });
 }

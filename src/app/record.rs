@@ -27,7 +27,7 @@ use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::files::TakenFileNames;
 use super::record_encode::{CapturedFrame, EncodeSummary, Encoder};
-use super::simulation::{Live, Notice, SingularityReached, SolverFailed, report};
+use super::simulation::{FrameStats, Live, Notice, SingularityReached, SolverFailed, report};
 use crate::live::PauseReason;
 use crate::live::recording::{
     FrameClock, OutputKind, RecordPlan, ffmpeg_on_path, frame_count, prepare_output,
@@ -110,6 +110,11 @@ impl Recorder {
             frame: recording.video_frames,
             t: recording.clock.time_of(recording.video_frames),
         })
+    }
+
+    /// `singulab record`, which drives the window by itself (no Record button).
+    pub fn is_command_line(&self) -> bool {
+        self.command_line.is_some() || self.active.as_ref().is_some_and(|r| !r.interactive())
     }
 
     /// The file being written and the seconds of video so far, for the Record button.
@@ -215,12 +220,13 @@ impl Recording {
     }
 }
 
-/// The messages a frame's stepping may send.
+/// The messages a frame's stepping may send, and the speed the status line shows.
 #[derive(bevy::ecs::system::SystemParam)]
 struct Outcomes<'w> {
     reached: MessageWriter<'w, SingularityReached>,
     failed: MessageWriter<'w, SolverFailed>,
     exit: MessageWriter<'w, AppExit>,
+    stats: ResMut<'w, FrameStats>,
 }
 
 /// One frame of the recording: start it (`singulab record`), capture, or finish.
@@ -279,7 +285,7 @@ fn start_command_line(plan: RecordPlan, live: &mut Live) -> Recording {
 }
 
 /// Advances the session to the frame's instant (or lets a paused stretch follow the wall
-/// clock) and asks for the frame's screenshot.
+/// clock) and asks for the frame's screenshot; after the last frame, drains.
 fn capture_frame(
     recording: &mut Recording,
     live: &mut Live,
@@ -287,51 +293,68 @@ fn capture_frame(
     out: &mut Outcomes,
 ) {
     let running = !live.session.is_paused();
-    let copies = if running {
-        let speed_changed =
-            recording.interactive() && live.session.speed() != recording.clock.speed();
-        if !recording.was_running || speed_changed {
-            let speed = if recording.interactive() {
-                live.session.speed()
-            } else {
-                recording.plan.speed
-            };
-            let (frame, t) = (recording.video_frames, live.session.time());
-            recording.clock.restart(frame, t, speed);
-        }
-        let t = recording.clock.time_of(recording.video_frames);
-        let stepped = live.session.advance_to(t, MAX_STEPS_PER_FRAME);
-        report(
-            &live.session,
-            stepped.event,
-            stepped.failed,
-            &mut out.reached,
-            &mut out.failed,
-        );
-        recording.paused = None;
-        1
+    let (copies, shown) = if running {
+        (1, Some(advance_running(recording, live, out)))
     } else if recording.interactive() {
-        let fps = f64::from(recording.plan.fps);
-        let (since, given) = *recording.paused.get_or_insert((Instant::now(), 0));
-        let due = (since.elapsed().as_secs_f64() * fps).floor() as u64 + 1;
-        let copies = due.saturating_sub(given);
-        recording.paused = Some((since, given + copies));
-        copies
+        (paused_copies(recording), None)
     } else {
-        1
+        (1, None)
     };
     recording.was_running = running;
     recording.t_first.get_or_insert(live.session.time());
     if copies > 0 {
         request(recording, commands, copies as u32);
     }
-    let last_reached = recording.t_last.is_some_and(|t_last| {
-        running && live.session.time() >= t_last - 1e-9 * recording.clock.speed()
-    });
+    let speed = recording.clock.speed();
+    let last_reached = recording
+        .t_last
+        .zip(shown)
+        .is_some_and(|(t_last, t)| t >= t_last - 1e-9 * speed);
     let failed = matches!(live.session.pause_reason(), Some(PauseReason::Failed(_)));
     if last_reached || (failed && !recording.interactive()) {
         recording.phase = Phase::Draining(0);
     }
+}
+
+/// A running frame: a new segment of the clock where the session resumed (or, in the app,
+/// its speed changed), then the session advanced to the frame's instant, which it returns.
+fn advance_running(recording: &mut Recording, live: &mut Live, out: &mut Outcomes) -> f64 {
+    let interactive = recording.interactive();
+    let speed_changed = interactive && live.session.speed() != recording.clock.speed();
+    if !recording.was_running || speed_changed {
+        let speed = if interactive {
+            live.session.speed()
+        } else {
+            recording.plan.speed
+        };
+        let (frame, t) = (recording.video_frames, live.session.time());
+        recording.clock.restart(frame, t, speed);
+    }
+    let t = recording.clock.time_of(recording.video_frames);
+    let stepped = live.session.advance_to(t, MAX_STEPS_PER_FRAME);
+    let session = &live.session;
+    report(
+        session,
+        stepped.event,
+        stepped.failed,
+        &mut out.reached,
+        &mut out.failed,
+    );
+    // In the video the speed achieved is the one recorded, whatever the wall clock did.
+    out.stats.achieved_speed = recording.clock.speed();
+    recording.paused = None;
+    t
+}
+
+/// In the app while paused: the video frames the wall clock calls for since the last
+/// capture (0: none this frame).
+fn paused_copies(recording: &mut Recording) -> u64 {
+    let fps = f64::from(recording.plan.fps);
+    let (since, given) = *recording.paused.get_or_insert((Instant::now(), 0));
+    let due = (since.elapsed().as_secs_f64() * fps).floor() as u64 + 1;
+    let copies = due.saturating_sub(given);
+    recording.paused = Some((since, given + copies));
+    copies
 }
 
 /// Asks for this frame's screenshot; it reaches the encoder when captured.
@@ -452,12 +475,17 @@ fn in_app_note(text: String, plan: &RecordPlan) -> String {
     }
 }
 
-/// The transport bar's Record button: the seconds of video so far while recording.
+/// The transport bar's Record button: the seconds of video so far while recording (none in
+/// `singulab record`'s own frames).
 pub(super) fn record_button(
     ui: &mut bevy_egui::egui::Ui,
     recorder: &Recorder,
     commands: &mut Vec<AppCommand>,
 ) {
+    if recorder.is_command_line() {
+        return;
+    }
+    ui.separator();
     let (label, hover) = match recorder.status() {
         Some((out, seconds)) => (
             format!("⏹ Stop recording ({seconds:.1} s)"),

@@ -19,8 +19,6 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
@@ -52,7 +50,6 @@ pub struct EncodeSummary {
 pub struct Encoder {
     sender: Option<SyncSender<CapturedFrame>>,
     thread: Option<JoinHandle<Result<EncodeSummary, String>>>,
-    written: Arc<AtomicU64>,
 }
 
 /// Frames waiting for the encoder: a few, so that a slow encoder slows the capture instead
@@ -64,17 +61,15 @@ impl Encoder {
     /// (none: no bar).
     pub fn start(plan: &RecordPlan, expected: Option<u64>) -> Self {
         let (sender, receiver) = sync_channel(QUEUE);
-        let written = Arc::new(AtomicU64::new(0));
         let progress = expected.map(progress_bar);
-        let (plan, count) = (plan.clone(), Arc::clone(&written));
+        let plan = plan.clone();
         let thread = std::thread::Builder::new()
             .name("singulab-encoder".into())
-            .spawn(move || encode_all(&plan, &receiver, &count, progress))
+            .spawn(move || encode_all(&plan, &receiver, progress))
             .ok();
         Self {
             sender: Some(sender),
             thread,
-            written,
         }
     }
 
@@ -85,11 +80,6 @@ impl Encoder {
             (Some(sender), Some(_)) => sender.send(frame).map_err(|_| ()),
             _ => Err(()),
         }
-    }
-
-    /// Video frames written so far.
-    pub fn written(&self) -> u64 {
-        self.written.load(Ordering::Relaxed)
     }
 
     /// No more frames: waits for the encoder to write the rest and close the file.
@@ -118,12 +108,12 @@ fn progress_bar(frames: u64) -> ProgressBar {
 fn encode_all(
     plan: &RecordPlan,
     frames: &Receiver<CapturedFrame>,
-    written: &AtomicU64,
     progress: Option<ProgressBar>,
 ) -> Result<EncodeSummary, String> {
     let mut sink: Option<Sink> = None;
     let mut pending = BTreeMap::new();
     let mut next = 0;
+    let mut written = 0;
     let mut write = |frame: CapturedFrame| -> Result<(), String> {
         let sink = match &mut sink {
             Some(sink) => sink,
@@ -137,7 +127,7 @@ fn encode_all(
             next += 1;
             let copies = u64::from(frame.copies.max(1));
             write(frame)?;
-            written.fetch_add(copies, Ordering::Relaxed);
+            written += copies;
             if let Some(bar) = &progress {
                 bar.inc(copies);
             }
@@ -145,9 +135,8 @@ fn encode_all(
     }
     // Frames after a lost one: written in their order.
     for (_, frame) in std::mem::take(&mut pending) {
-        let copies = u64::from(frame.copies.max(1));
+        written += u64::from(frame.copies.max(1));
         write(frame)?;
-        written.fetch_add(copies, Ordering::Relaxed);
     }
     if let Some(bar) = &progress {
         bar.finish_and_clear();
@@ -156,7 +145,7 @@ fn encode_all(
     let (width, height) = sink.size();
     sink.close()?;
     Ok(EncodeSummary {
-        video_frames: written.load(Ordering::Relaxed),
+        video_frames: written,
         width,
         height,
         out: plan.out.clone(),
@@ -332,7 +321,8 @@ impl GifSink {
     }
 
     fn write(&mut self, frame: CapturedFrame) -> Result<(), String> {
-        let delay = self.delay.saturating_mul(frame.copies.max(1) as u16);
+        let copies = u16::try_from(frame.copies.max(1)).unwrap_or(u16::MAX);
+        let delay = self.delay.saturating_mul(copies);
         if let Some(held) = self.held.replace((frame, delay)) {
             self.encode(held)?;
         }
