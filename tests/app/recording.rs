@@ -37,9 +37,8 @@ fn each_update_of_a_recording_advances_a_fixed_simulated_time() {
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
             500,
         )));
-    // The first update starts the recording, five more let the window settle, the seventh
-    // draws frame 0.
-    for _ in 0..7 {
+    // Five updates let the window settle (`SETTLE_FRAMES`), the sixth draws frame 0.
+    for _ in 0..6 {
         app.update();
     }
     assert_eq!(app.world().resource::<Live>().session.time(), 0.0);
