@@ -13,6 +13,8 @@
 //! - [`solver`]: the [`Simulation`](solver::Simulation) value and its step;
 //! - [`live`]: the simulation run in real time, the plotted history, motion arrows and cameras
 //!   that the visualizer wraps, tested without a window;
+//! - [`lesson`]: lesson scripts (RON): loading them with located errors, playing them on a
+//!   live session deterministically, recording a session as one;
 //! - [`cli`]: `singulab run`, `singulab bench` ([`cli::bench`] also lists the shipped scenes
 //!   and their measurements) and the arguments of `singulab view`.
 //!
@@ -69,6 +71,7 @@
 #[cfg(feature = "app")]
 pub mod app;
 pub mod cli;
+pub mod lesson;
 pub mod linalg;
 pub mod live;
 pub mod model;

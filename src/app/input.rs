@@ -3,8 +3,10 @@
 
 use std::time::{Duration, Instant};
 
+use bevy::input::ButtonState;
+use bevy::input::keyboard::KeyboardInput;
 use bevy::prelude::*;
-use bevy_egui::input::egui_wants_any_keyboard_input;
+use bevy_egui::input::EguiWantsInput;
 
 use super::SingulabSystems;
 use super::commands::AppCommand;
@@ -18,12 +20,7 @@ pub struct ShortcutsPlugin;
 
 impl Plugin for ShortcutsPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(
-            Update,
-            shortcuts
-                .run_if(not(egui_wants_any_keyboard_input))
-                .in_set(SingulabSystems::Input),
-        );
+        app.add_systems(Update, shortcuts.in_set(SingulabSystems::Input));
     }
 }
 
@@ -53,61 +50,74 @@ impl Default for ScenePollInterval {
     }
 }
 
+/// Each key press of the frame, in order: a slow frame can hold several (four quick `]`
+/// are four speed steps, not one), and a Ctrl held only between two frames still counts for
+/// the key pressed under it. Presses that reach egui (a text field, a menu) are its own.
 fn shortcuts(
-    keys: Res<ButtonInput<KeyCode>>,
+    mut presses: MessageReader<KeyboardInput>,
+    egui_wants: Res<EguiWantsInput>,
+    mut ctrl: Local<ControlKeys>,
     mut view: ResMut<ViewState>,
     mut writer: MessageWriter<AppCommand>,
 ) {
-    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
-    let pressed = |k: KeyCode| keys.just_pressed(k);
-    if pressed(KeyCode::Space) {
-        writer.write(AppCommand::TogglePlay);
+    for press in presses.read() {
+        let down = press.state == ButtonState::Pressed;
+        match press.key_code {
+            KeyCode::ControlLeft => ctrl.left = down,
+            KeyCode::ControlRight => ctrl.right = down,
+            key if down && !press.repeat && !egui_wants.wants_any_keyboard_input() => {
+                if let Some(command) = shortcut(key, ctrl.left || ctrl.right, &mut view) {
+                    writer.write(command);
+                }
+            }
+            _ => {}
+        }
     }
-    if pressed(KeyCode::Period) {
-        writer.write(AppCommand::SingleStep);
+}
+
+/// Which Control keys are down, as the key messages say.
+#[derive(Default)]
+struct ControlKeys {
+    left: bool,
+    right: bool,
+}
+
+/// What pressing `key` (with Ctrl down or not) does: a command, or a change of the view.
+pub fn shortcut(key: KeyCode, ctrl: bool, view: &mut ViewState) -> Option<AppCommand> {
+    match (key, ctrl) {
+        (KeyCode::Space, _) => Some(AppCommand::TogglePlay),
+        (KeyCode::Period, _) => Some(AppCommand::SingleStep),
+        (KeyCode::KeyR, false) => Some(AppCommand::Reset),
+        // Ctrl + / Ctrl - are egui's interface size, not the speed.
+        (KeyCode::BracketRight | KeyCode::Equal, false) => Some(AppCommand::ChangeSpeed(1)),
+        (KeyCode::BracketLeft | KeyCode::Minus, false) => Some(AppCommand::ChangeSpeed(-1)),
+        (KeyCode::KeyO, true) => Some(AppCommand::OpenDialog),
+        (KeyCode::F5, _) => Some(AppCommand::ReloadScene),
+        (KeyCode::F12, _) => Some(AppCommand::SaveScreenshot),
+        (KeyCode::KeyR, true) => Some(AppCommand::ToggleRecording),
+        (KeyCode::KeyP, false) => Some(AppCommand::TogglePresentation),
+        _ => {
+            toggle_view(key, ctrl, view);
+            None
+        }
     }
-    if pressed(KeyCode::KeyR) && !ctrl {
-        writer.write(AppCommand::Reset);
-    }
-    // Ctrl + / Ctrl - are egui's interface size, not the speed.
-    if !ctrl && (pressed(KeyCode::BracketRight) || pressed(KeyCode::Equal)) {
-        writer.write(AppCommand::ChangeSpeed(1));
-    }
-    if !ctrl && (pressed(KeyCode::BracketLeft) || pressed(KeyCode::Minus)) {
-        writer.write(AppCommand::ChangeSpeed(-1));
-    }
-    if pressed(KeyCode::KeyB) {
-        view.basis = match view.basis {
-            BasisMode::Continued => BasisMode::Traditional,
-            BasisMode::Traditional => BasisMode::Continued,
-        };
-    }
-    if pressed(KeyCode::KeyC) && !ctrl {
-        view.side_by_side = !view.side_by_side;
-    }
-    if pressed(KeyCode::KeyM) {
-        view.show_motions = !view.show_motions;
-    }
-    if pressed(KeyCode::KeyL) {
-        view.light = !view.light;
-    }
-    if pressed(KeyCode::KeyA) && !ctrl {
-        view.show_body_axes = !view.show_body_axes;
-    }
-    if pressed(KeyCode::KeyJ) {
-        view.show_reactions = !view.show_reactions;
-    }
-    if pressed(KeyCode::KeyF) {
-        view.refit();
-    }
-    if pressed(KeyCode::KeyO) && ctrl {
-        writer.write(AppCommand::OpenDialog);
-    }
-    if pressed(KeyCode::F5) {
-        writer.write(AppCommand::ReloadScene);
-    }
-    if pressed(KeyCode::F12) {
-        writer.write(AppCommand::SaveScreenshot);
+}
+
+fn toggle_view(key: KeyCode, ctrl: bool, view: &mut ViewState) {
+    match (key, ctrl) {
+        (KeyCode::KeyB, _) => {
+            view.basis = match view.basis {
+                BasisMode::Continued => BasisMode::Traditional,
+                BasisMode::Traditional => BasisMode::Continued,
+            }
+        }
+        (KeyCode::KeyC, false) => view.side_by_side = !view.side_by_side,
+        (KeyCode::KeyM, _) => view.show_motions = !view.show_motions,
+        (KeyCode::KeyL, _) => view.light = !view.light,
+        (KeyCode::KeyA, false) => view.show_body_axes = !view.show_body_axes,
+        (KeyCode::KeyJ, _) => view.show_reactions = !view.show_reactions,
+        (KeyCode::KeyF, _) => view.refit(),
+        _ => {}
     }
 }
 

@@ -42,6 +42,9 @@ pub struct PlotState {
     rolled: bool,
     /// [`Live::history_epoch`] the time axis was last set for.
     epoch: Option<u64>,
+    /// The plots shown in the last pass ([`PlotLayout`]): plots that were hidden kept the time
+    /// axis they had when they were last shown.
+    layout: Option<PlotLayout>,
     /// Time axis to set in this egui pass (kept through a discarded pass, so that the pass
     /// that is shown sets it too).
     set_time_axis: Option<[f64; 2]>,
@@ -52,11 +55,12 @@ impl PlotState {
     /// every frame. When they stop rolling (a pause, an auto-pause at an event), or the
     /// history starts again or is cut back while paused (load, reset, "go to"), the time
     /// axis is set once to the last window of data; then it is the user's to drag and zoom.
-    pub fn begin_pass(&mut self, live: &Live, window: f64) {
+    pub fn begin_pass(&mut self, live: &Live, window: f64, layout: PlotLayout) {
         let session = &live.session;
         let rolling = !session.is_paused() || self.follow_when_paused;
-        let fresh = self.epoch != Some(live.history_epoch);
+        let fresh = self.epoch != Some(live.history_epoch) || self.layout != Some(layout);
         self.epoch = Some(live.history_epoch);
+        self.layout = Some(layout);
         if rolling {
             self.rolled = true;
             self.set_time_axis = None;
@@ -77,6 +81,14 @@ impl PlotState {
             self.set_time_axis = None;
         }
     }
+}
+
+/// Which plots are on screen: the plots panel, the side-by-side `qd` plots, or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotLayout {
+    Panel,
+    SideBySide,
+    Hidden,
 }
 
 /// The time axis showing the data when the plots stop rolling: the last `window` seconds up
@@ -389,6 +401,7 @@ fn label_axes(plot: Plot<'_>, log: bool) -> Plot<'_> {
             x_set.chose(nice_grid_steps(input, 70.0))
         }))
         .x_axis_formatter(move |mark, _range| step_label(mark.value, x_get.or(mark.step_size)));
+    let y_read = y_step.clone();
     let (y_set, y_get) = (y_step.clone(), y_step);
     let plot = if log {
         plot.y_grid_spacer(uniform_grid_spacer(move |input| {
@@ -401,7 +414,7 @@ fn label_axes(plot: Plot<'_>, log: bool) -> Plot<'_> {
         }))
         .y_axis_formatter(move |mark, _range| step_label(mark.value, y_get.or(mark.step_size)))
     };
-    plot.label_formatter(move |position| Some(cursor_readout(position, log)))
+    plot.label_formatter(move |position| Some(cursor_readout(position, log, y_read.or(0.0))))
 }
 
 /// Sets the time axis when it is set this frame (rolling, or once when the plots stop) and
@@ -851,8 +864,9 @@ fn plotted_value(v: f64, log: bool, floor: bool) -> f64 {
 
 /// The cursor readout: near a data point its series, time to 0.1 ms and value with nine
 /// significant digits (the energy's drift is in its sixth digit), taken back from log10 on
-/// the log plots; elsewhere the pointer's coordinates, labelled as such.
-fn cursor_readout(position: &HoverPosition<'_>, log: bool) -> String {
+/// the log plots; elsewhere the pointer's coordinates, labelled as such, the value to a
+/// hundredth of the value axis' labelled step `y_step` (0 before the axis was laid out).
+fn cursor_readout(position: &HoverPosition<'_>, log: bool, y_step: f64) -> String {
     let value = |y: f64| if log { 10f64.powf(y) } else { y };
     match position {
         HoverPosition::NearDataPoint {
@@ -865,11 +879,14 @@ fn cursor_readout(position: &HoverPosition<'_>, log: bool) -> String {
             significant(value(position.y), 9)
         ),
         // Away from the data: the pointer's coordinates, named as such.
-        HoverPosition::Elsewhere { position } => format!(
-            "pointer at\nt = {:.4} s\ny = {}",
-            position.x,
-            significant(value(position.y), 4)
-        ),
+        HoverPosition::Elsewhere { position } => {
+            let y = if log || y_step <= 0.0 {
+                significant(value(position.y), 4)
+            } else {
+                step_label(position.y, 0.01 * y_step)
+            };
+            format!("pointer at\nt = {:.4} s\ny = {y}", position.x)
+        }
     }
 }
 
@@ -994,15 +1011,24 @@ mod tests {
             index: 0,
         };
         assert_eq!(
-            cursor_readout(&position, true),
+            cursor_readout(&position, true, 1.0),
             "residual\nt = 0.7144 s\n1.00000000e-13"
         );
         let away = HoverPosition::Elsewhere {
             position: egui_plot::PlotPoint::new(4.46, -3.873),
         };
         assert_eq!(
-            cursor_readout(&away, false),
+            cursor_readout(&away, false, 0.5),
             "pointer at\nt = 4.4600 s\ny = -3.873"
+        );
+        // An energy axis spanning 35.8340 ..= 35.8350, labelled every 2e-4 J: the pointer
+        // reads to 2e-6, not to the four digits of 35.83.
+        let on_energy = HoverPosition::Elsewhere {
+            position: egui_plot::PlotPoint::new(1.0, 35.8345123),
+        };
+        assert_eq!(
+            cursor_readout(&on_energy, false, 2e-4),
+            "pointer at\nt = 1.0000 s\ny = 35.834512"
         );
     }
 

@@ -4,14 +4,12 @@
 //! which says what the mechanism is doing, stays), the mouse cursor is hidden over the window,
 //! and a captions area at the bottom shows the current caption (a lesson's, set in
 //! [`Presentation::caption`]; none: the scene's title). Leaving it restores the interface
-//! size and the cursor. The keys of this module (P, and Ctrl+R for the recorder) are read
-//! here, as the other shortcuts are in `input`, while egui does not have the keyboard.
+//! size and the cursor. Its key, P, is one of `input`'s shortcuts.
 
 use bevy::prelude::*;
 use bevy::window::{CursorOptions, PrimaryWindow};
 use bevy_egui::EguiContexts;
 use bevy_egui::egui::{self, RichText, Ui};
-use bevy_egui::input::egui_wants_any_keyboard_input;
 
 use super::SingulabSystems;
 use super::commands::AppCommand;
@@ -45,27 +43,10 @@ pub struct PresentationPlugin;
 
 impl Plugin for PresentationPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Presentation>()
-            .add_systems(
-                Update,
-                keys.run_if(not(egui_wants_any_keyboard_input))
-                    .in_set(SingulabSystems::Input),
-            )
-            .add_systems(
-                Update,
-                (toggle, apply).chain().in_set(SingulabSystems::Output),
-            );
-    }
-}
-
-/// P: presentation; Ctrl+R: record (R alone resets).
-fn keys(keys: Res<ButtonInput<KeyCode>>, mut writer: MessageWriter<AppCommand>) {
-    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
-    if keys.just_pressed(KeyCode::KeyP) && !ctrl {
-        writer.write(AppCommand::TogglePresentation);
-    }
-    if keys.just_pressed(KeyCode::KeyR) && ctrl {
-        writer.write(AppCommand::ToggleRecording);
+        app.init_resource::<Presentation>().add_systems(
+            Update,
+            (toggle, apply).chain().in_set(SingulabSystems::Output),
+        );
     }
 }
 

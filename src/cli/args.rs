@@ -68,9 +68,9 @@ Reactions CSV (--reactions): a row with each trajectory row: t, then per joint i
 #[derive(Args, Clone, Debug, PartialEq)]
 #[command(after_help = RUN_CSV_COLUMNS)]
 pub struct RunArgs {
-    /// The scene file
-    #[arg(value_name = "SCENE.ron")]
-    pub scene: PathBuf,
+    /// The scene file (with --script: instead of the lesson's)
+    #[arg(value_name = "SCENE.ron", required_unless_present = "script")]
+    pub scene: Option<PathBuf>,
     /// Simulated time to run to, in seconds [default: the scene's run.t_end]
     #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
     pub t_end: Option<f64>,
@@ -98,6 +98,10 @@ pub struct RunArgs {
     /// Joint reactions CSV file (columns below)
     #[arg(long, value_name = "FILE.csv", value_parser = path_value())]
     pub reactions: Option<PathBuf>,
+    /// Replay a lesson script: its actions at their times and events, headless, the rows
+    /// written on after a jump back (go to an event) [default: a plain run]
+    #[arg(long, value_name = "LESSON.ron", value_parser = path_value(), conflicts_with = "reactions")]
+    pub script: Option<PathBuf>,
 }
 
 /// Where `--events` writes the events CSV.
@@ -614,7 +618,7 @@ mod tests {
             "--events",
             "e.csv",
         ]);
-        assert_eq!(run.scene, PathBuf::from("a.ron"));
+        assert_eq!(run.scene, Some(PathBuf::from("a.ron")));
         assert_eq!(run.t_end, Some(2.0));
         assert_eq!(run.dt, Some(1e-4));
         assert_eq!(run.basis, BasisMode::Traditional);
@@ -708,7 +712,7 @@ mod tests {
         let Some(Command::Run(run)) = parse(args).unwrap().command else {
             panic!("not a run")
         };
-        assert_eq!(run.scene, PathBuf::from(scene));
+        assert_eq!(run.scene, Some(PathBuf::from(scene)));
         assert_eq!(run.out, Some(PathBuf::from(out)));
     }
 

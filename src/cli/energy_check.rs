@@ -70,6 +70,18 @@ impl EnergyCheck {
         }
     }
 
+    /// Takes the energy at `x` as the reference from now on, as after a pulse: a lesson's push
+    /// or its leave at a chosen speed changed the energy.
+    pub(super) fn restart(
+        &mut self,
+        mechanism: &Mechanism,
+        energy: f64,
+        x: &nalgebra::DVector<f64>,
+    ) {
+        self.reference = checked_energy(mechanism, energy, x);
+        self.pulse_passed = true;
+    }
+
     /// The largest `|E - E_ref|` over the steps outside pulses, in J.
     pub(super) fn drift(&self) -> f64 {
         self.drift

@@ -18,6 +18,9 @@ pub enum CliError {
     /// The scene file cannot be read or does not describe a mechanism.
     #[error(transparent)]
     Scene(#[from] SceneError),
+    /// The lesson script cannot be read, or one of its actions cannot be done.
+    #[error(transparent)]
+    Lesson(#[from] crate::lesson::LessonError),
     /// The simulation could not start or a step failed.
     #[error("{site}: {source}{}", kept_rows(.kept.as_ref()))]
     Solver {

@@ -18,6 +18,7 @@ mod energy_check;
 pub mod error;
 mod reaction_log;
 pub mod run;
+mod run_script;
 
 use std::ffi::OsString;
 

@@ -64,7 +64,7 @@ pub struct RunSummary {
 
 impl RunSummary {
     /// The summary of a run that has written its first row (t = 0) and taken no step.
-    fn at_start(scene: &Scene, sim: &Simulation, t_end: f64) -> Self {
+    pub(super) fn at_start(scene: &Scene, sim: &Simulation, t_end: f64) -> Self {
         Self {
             steps: 0,
             rows: 1,
@@ -87,7 +87,7 @@ impl RunSummary {
     }
 
     /// Accounts for a step that reached `sim`'s current state.
-    fn record_step(&mut self, scene: &Scene, sim: &Simulation, report: &StepReport) {
+    pub(super) fn record_step(&mut self, scene: &Scene, sim: &Simulation, report: &StepReport) {
         self.steps += 1;
         self.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());
         self.forced_steps += u64::from(report.forced);
@@ -211,31 +211,37 @@ fn check_outputs(args: &RunArgs) -> Result<(), CliError> {
             path.and_then(path_identity),
         )
     }
-    refuse_shared_files(
-        path_identity(&args.scene).as_ref(),
-        &[
-            output("--out", args.out.as_deref()),
-            output("--events", events_path(args)),
-            output("--reactions", args.reactions.as_deref()),
-        ],
-    )
+    let outputs = [
+        output("--out", args.out.as_deref()),
+        output("--events", events_path(args)),
+        output("--reactions", args.reactions.as_deref()),
+    ];
+    for input in inputs(args) {
+        refuse_shared_files(path_identity(input).as_ref(), &outputs)?;
+    }
+    Ok(())
+}
+
+/// The files a run reads (the scene, the lesson script), which no output may overwrite.
+fn inputs(args: &RunArgs) -> impl Iterator<Item = &Path> {
+    args.scene.iter().chain(&args.script).map(PathBuf::as_path)
 }
 
 /// Draws a progress bar on stderr.
-struct Progress {
+pub(super) struct Progress {
     enabled: bool,
     last_percent: i64,
 }
 
 impl Progress {
-    fn new(enabled: bool) -> Self {
+    pub(super) fn new(enabled: bool) -> Self {
         Self {
             enabled,
             last_percent: -1,
         }
     }
 
-    fn update(&mut self, t: f64, t_end: f64) {
+    pub(super) fn update(&mut self, t: f64, t_end: f64) {
         if !self.enabled {
             return;
         }
@@ -251,7 +257,7 @@ impl Progress {
         }
     }
 
-    fn finish(&self) {
+    pub(super) fn finish(&self) {
         if self.enabled {
             eprintln!();
         }
@@ -367,14 +373,14 @@ impl Outputs {
                 None => (flag, Path::new(""), None),
             }
         }
-        refuse_shared_files(
-            path_identity(&args.scene).as_ref(),
-            &[
-                opened("--out", &out_file),
-                opened("--events", &events_file),
-                opened("--reactions", &reactions_file),
-            ],
-        )?;
+        let outputs = [
+            opened("--out", &out_file),
+            opened("--events", &events_file),
+            opened("--reactions", &reactions_file),
+        ];
+        for input in inputs(args) {
+            refuse_shared_files(path_identity(input).as_ref(), &outputs)?;
+        }
         let (trajectory, trajectory_on_terminal) = match out_file {
             Some((file, path)) => start_file_output(file, path)?,
             None => stdout_output(Stream::Trajectory)?,
@@ -426,7 +432,24 @@ pub fn draws_progress(stderr_on_terminal: bool, csv_on_terminal: &[bool]) -> boo
 /// the summary and its notes on success, the error alone on failure.
 pub fn run(args: &RunArgs) -> Result<RunSummary, CliError> {
     check_outputs(args)?;
-    let scene = load_scene(&args.scene)?;
+    if let Some(script) = &args.script {
+        let lesson = super::run_script::load(script, args)?;
+        let mut outputs = Outputs::open(args)?;
+        let progress = draws_progress(
+            io::stderr().is_terminal(),
+            &[outputs.trajectory_on_terminal, outputs.events_on_terminal],
+        );
+        let events = outputs
+            .events
+            .as_mut()
+            .map(|w| w.as_mut() as &mut dyn Write);
+        let summary =
+            super::run_script::run_lesson(lesson, args, &mut outputs.trajectory, events, progress)?;
+        outputs.flush()?;
+        return Ok(summary);
+    }
+    // The grammar asks for a scene without --script.
+    let scene = load_scene(args.scene.as_deref().unwrap_or(Path::new("")))?;
     let mut outputs = Outputs::open(args)?;
     let progress = draws_progress(
         io::stderr().is_terminal(),
@@ -514,7 +537,7 @@ fn log_failure(scene: &Scene, kept: Option<RowsKept>, error: LogError) -> CliErr
 }
 
 /// `|c|_inf` of the constraints at the start (0 without constraints).
-fn initial_residual(scene: &Scene, sim: &Simulation) -> f64 {
+pub(super) fn initial_residual(scene: &Scene, sim: &Simulation) -> f64 {
     let mut c = nalgebra::DVector::zeros(scene.mechanism.m());
     scene
         .mechanism

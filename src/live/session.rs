@@ -6,6 +6,7 @@
 //! Bevy-free: the app wraps it in a resource; tests drive it directly.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Instant;
 
 use nalgebra::{DVector, Vector3};
@@ -162,6 +163,21 @@ pub struct Advance {
     pub failed: bool,
 }
 
+/// The run as it stood when it paused at an event: the end of the step that located it and
+/// the step's later events. Playing on goes on from there, so pausing never changes the run:
+/// a step started from the located state itself, singular to round-off, takes accelerations
+/// from a constraint row that is nearly zero, which on a branch that stays singular throws
+/// the mechanism off it.
+#[derive(Clone, Debug)]
+struct PausedRun {
+    sim: Arc<Simulation>,
+    later_events: Vec<SingularEvent>,
+}
+
+/// How many of the latest events the session paused at keep their [`PausedRun`], so that
+/// going back to one and playing goes on as the run did (about 0.1 MB each at n = 30).
+const KEPT_RUNS: usize = 64;
+
 /// A push along an admissible motion in progress: the settings to restore when it ends.
 #[derive(Clone, Debug)]
 struct Push {
@@ -206,7 +222,14 @@ pub struct LiveSession {
     /// otherwise): the sampling interval follows it, not the requested speed.
     behind_progress: f64,
     push: Option<Push>,
+    paused_run: Option<PausedRun>,
+    /// The run each event interrupted, for the latest [`KEPT_RUNS`] events paused at.
+    event_runs: Vec<Option<PausedRun>>,
     steps_total: u64,
+    /// Singular events reached by stepping (passed or paused at), counted since the start,
+    /// and the latest of them (at most `EVENT_CAPACITY`), in the order reached.
+    events_reached: u64,
+    reached_log: VecDeque<SingularEvent>,
 }
 
 impl LiveSession {
@@ -252,7 +275,11 @@ impl LiveSession {
             behind: false,
             behind_progress: 0.0,
             push: None,
+            paused_run: None,
+            event_runs: Vec::new(),
             steps_total: 0,
+            events_reached: 0,
+            reached_log: VecDeque::new(),
             scene,
             sim,
         };
@@ -368,6 +395,22 @@ impl LiveSession {
         self.steps_total
     }
 
+    /// How many singular events stepping has reached since the start, each counted once
+    /// (passed, or paused at and left); going to an event reaches none. Lesson scripts wait
+    /// for the k-th event with it.
+    pub fn events_reached(&self) -> u64 {
+        self.events_reached
+    }
+
+    /// The events reached since [`LiveSession::events_reached`] was `count`, in order (a
+    /// step's, or the later events of a step that paused at one, taken when it plays on); the
+    /// latest `EVENT_CAPACITY` at most.
+    pub fn events_reached_since(&self, count: u64) -> impl Iterator<Item = &SingularEvent> {
+        let new = usize::try_from(self.events_reached.saturating_sub(count)).unwrap_or(usize::MAX);
+        let kept = self.reached_log.len();
+        self.reached_log.iter().skip(kept - new.min(kept))
+    }
+
     /// Whether a push is in progress (the dynamics use the detection tolerance as rank
     /// tolerance until it ends).
     pub fn is_pushing(&self) -> bool {
@@ -387,8 +430,23 @@ impl LiveSession {
             self.stop_time = None;
         }
         self.pause = None;
+        self.go_on_from_event();
         self.target = self.sim.time();
         self.target_before = self.target;
+    }
+
+    /// Back from the event state shown while paused to the run it interrupted, pausing again
+    /// at the same step's next event if there is one.
+    fn go_on_from_event(&mut self) {
+        let Some(run) = self.paused_run.take() else {
+            return;
+        };
+        self.sim = Simulation::clone(&run.sim);
+        self.current_event = None;
+        self.branches = BranchSearch::default();
+        self.on_events(run.later_events, &mut Advance::default());
+        self.extend_trace(false);
+        self.record_if_due();
     }
 
     pub fn pause(&mut self) {
@@ -428,6 +486,7 @@ impl LiveSession {
 
     /// Changes solver settings between steps, from the current state.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
+        self.paused_run = None;
         match &mut self.push {
             Some(push) => {
                 self.sim.set_push_settings(&settings)?;
@@ -549,7 +608,11 @@ impl LiveSession {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return out;
         }
-        self.step_once(&mut out);
+        if self.paused_run.is_some() {
+            self.go_on_from_event();
+        } else {
+            self.step_once(&mut out);
+        }
         if self.pause.is_none() {
             self.pause = Some(PauseReason::User);
         }
@@ -572,14 +635,7 @@ impl LiveSession {
                 let located = self.sim.step_events().to_vec();
                 self.last_report = Some(report);
                 self.end_push_if_due();
-                for event in located {
-                    self.on_event(event, out);
-                    if self.current_event.is_some() {
-                        // Paused at it: the state is back at its time, and the step's later
-                        // events lie ahead, located again when the run passes them.
-                        break;
-                    }
-                }
+                self.on_events(located, out);
                 self.extend_trace(false);
                 self.record_if_due();
             }
@@ -590,14 +646,35 @@ impl LiveSession {
         }
     }
 
+    /// Takes a step's events in order until one pauses the session; the rest wait in the
+    /// paused run.
+    fn on_events(&mut self, events: Vec<SingularEvent>, out: &mut Advance) {
+        let mut events = events.into_iter();
+        while let Some(event) = events.next() {
+            self.on_event(event, out);
+            if let Some(run) = self.paused_run.as_mut() {
+                run.later_events = events.collect();
+                let run = run.clone();
+                self.keep_run(run);
+                return;
+            }
+        }
+    }
+
     fn on_event(&mut self, event: SingularEvent, out: &mut Advance) {
         out.event = true;
+        self.events_reached += 1;
+        if self.reached_log.len() == EVENT_CAPACITY {
+            self.reached_log.pop_front();
+        }
+        self.reached_log.push_back(event.clone());
         if !self.auto_pause || self.push.is_some() {
             // Passing through (or pushing away from) a singularity: keep going, remember it.
             self.remember(event);
             return;
         }
-        // Place the state exactly at the located minimum, as `run --events` reports it.
+        // Show the state exactly at the located minimum, as `run --events` reports it.
+        let run = Arc::new(self.sim.clone());
         if let Err(error) = self.sim.set_event_state(&event) {
             self.fail(&error);
             return;
@@ -611,6 +688,32 @@ impl LiveSession {
         self.extremes.clear();
         self.record();
         self.pause = Some(PauseReason::Event);
+        let run = PausedRun {
+            sim: run,
+            later_events: Vec::new(),
+        };
+        self.paused_run = Some(run.clone());
+        self.keep_run(run);
+    }
+
+    /// Keeps the run the current event interrupted, forgetting the oldest beyond
+    /// [`KEPT_RUNS`].
+    fn keep_run(&mut self, run: PausedRun) {
+        let Some(index) = self.current_event else {
+            return;
+        };
+        self.event_runs[index] = Some(run);
+        let kept: Vec<usize> = (0..self.event_runs.len())
+            .filter(|&i| self.event_runs[i].is_some())
+            .collect();
+        if kept.len() > KEPT_RUNS {
+            let oldest = kept
+                .into_iter()
+                .min_by(|&a, &b| self.events[a].t.total_cmp(&self.events[b].t));
+            if let Some(oldest) = oldest {
+                self.event_runs[oldest] = None;
+            }
+        }
     }
 
     /// Adds `event` to the list, or updates the entry it repeats (the run went back to an
@@ -622,13 +725,16 @@ impl LiveSession {
             .position(|e| same_configuration(e, &event))
         {
             self.events[index] = event;
+            self.event_runs[index] = None;
             return index;
         }
         if self.events.len() == EVENT_CAPACITY {
             self.events.remove(0);
+            self.event_runs.remove(0);
             self.current_event = self.current_event.and_then(|i| i.checked_sub(1));
         }
         self.events.push(event);
+        self.event_runs.push(None);
         self.events.len() - 1
     }
 
@@ -655,6 +761,7 @@ impl LiveSession {
         let Some(event) = self.current_event().cloned() else {
             return Err(SolverError::NotPausedAtEvent);
         };
+        self.paused_run = None;
         if let Some(push) = self.push.take() {
             self.sim.set_settings(push.usual)?;
             self.sim.clear_extra_loads();
@@ -684,6 +791,11 @@ impl LiveSession {
             self.sim.clear_extra_loads();
         }
         self.sim.set_event_state(&event)?;
+        // Playing on goes on as the run did, if that run is kept and its settings are still
+        // the session's.
+        self.paused_run = self.event_runs[index]
+            .clone()
+            .filter(|run| run.sim.settings() == self.sim.settings());
         self.branches = branches(&self.scene.mechanism, &event);
         self.current_event = Some(index);
         self.previous_t = self.sim.time();
@@ -729,6 +841,7 @@ impl LiveSession {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return Ok(());
         }
+        self.paused_run = None;
         let usual = self.settings().clone();
         let t0 = self.sim.time();
         if self.push.is_none() {

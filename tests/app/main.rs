@@ -99,3 +99,81 @@ fn the_first_singular_event_pauses_and_arrives_as_a_message() {
     }
     assert_eq!(app.world().resource::<Live>().session.time(), t);
 }
+
+#[derive(Resource, Default)]
+struct Commands(Vec<singulab::app::AppCommand>);
+
+fn collect_commands(
+    mut reader: MessageReader<singulab::app::AppCommand>,
+    mut commands: ResMut<Commands>,
+) {
+    commands.0.extend(reader.read().cloned());
+}
+
+fn key(key_code: KeyCode, state: bevy::input::ButtonState) -> bevy::input::keyboard::KeyboardInput {
+    bevy::input::keyboard::KeyboardInput {
+        key_code,
+        logical_key: bevy::input::keyboard::Key::Unidentified(
+            bevy::input::keyboard::NativeKey::Unidentified,
+        ),
+        state,
+        text: None,
+        repeat: false,
+        window: Entity::PLACEHOLDER,
+    }
+}
+
+/// A slow frame (the software renderer draws one every 100-350 ms) receives several key
+/// presses at once: each counts, and a Ctrl pressed and released within the frame still
+/// modifies the key pressed under it.
+#[test]
+fn every_key_press_of_a_slow_frame_counts() {
+    use bevy::input::ButtonState::{Pressed, Released};
+    use singulab::app::{AppCommand, ShortcutsPlugin, ViewState};
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_message::<bevy::input::keyboard::KeyboardInput>()
+        .add_message::<AppCommand>()
+        .init_resource::<bevy_egui::input::EguiWantsInput>()
+        .insert_resource(ViewState::default())
+        .init_resource::<Commands>()
+        .add_plugins(ShortcutsPlugin)
+        .add_systems(PostUpdate, collect_commands);
+    let presses = [
+        key(KeyCode::BracketRight, Pressed),
+        key(KeyCode::BracketRight, Released),
+        key(KeyCode::BracketRight, Pressed),
+        key(KeyCode::BracketRight, Released),
+        key(KeyCode::BracketRight, Pressed),
+        key(KeyCode::BracketRight, Released),
+        key(KeyCode::BracketRight, Pressed),
+        key(KeyCode::BracketRight, Released),
+        key(KeyCode::ControlLeft, Pressed),
+        key(KeyCode::KeyO, Pressed),
+        key(KeyCode::KeyO, Released),
+        key(KeyCode::ControlLeft, Released),
+        key(KeyCode::KeyR, Pressed),
+    ];
+    for press in presses {
+        app.world_mut().write_message(press);
+    }
+    app.update();
+    let commands: Vec<String> = app
+        .world()
+        .resource::<Commands>()
+        .0
+        .iter()
+        .map(|c| format!("{c:?}"))
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "ChangeSpeed(1)",
+            "ChangeSpeed(1)",
+            "ChangeSpeed(1)",
+            "ChangeSpeed(1)",
+            "OpenDialog",
+            "Reset"
+        ]
+    );
+}

@@ -348,7 +348,7 @@ fn energy_that_grows_after_a_pulse_warns_at_a_step_too_large() {
 fn run_text(text: &str, t_end: f64, dt: f64) -> (RunSummary, Vec<f64>) {
     let scene = parse_scene("loaded.ron", text).unwrap_or_else(|e| panic!("{e}"));
     let args = RunArgs {
-        scene: PathBuf::from("loaded.ron"),
+        scene: Some(PathBuf::from("loaded.ron")),
         t_end: Some(t_end),
         dt: Some(dt),
         basis: BasisMode::Continued,
@@ -358,6 +358,7 @@ fn run_text(text: &str, t_end: f64, dt: f64) -> (RunSummary, Vec<f64>) {
         out: None,
         events: None,
         reactions: None,
+        script: None,
     };
     let mut out = Vec::new();
     let summary =

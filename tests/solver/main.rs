@@ -10,6 +10,7 @@ mod driver_work;
 mod faults_io;
 mod faults_numbers;
 mod jacobians;
+mod lessons;
 mod live;
 mod mobile_robot;
 mod pendulums;

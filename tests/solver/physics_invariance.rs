@@ -19,7 +19,7 @@ use crate::test_rng::Rng;
 fn run_csv(name: &str, basis: BasisMode, t_end: f64, every: usize) -> (String, RunSummary) {
     let scene = scene(name);
     let args = singulab::cli::args::RunArgs {
-        scene: PathBuf::from(name),
+        scene: Some(PathBuf::from(name)),
         t_end: Some(t_end),
         dt: None,
         basis,
@@ -29,6 +29,7 @@ fn run_csv(name: &str, basis: BasisMode, t_end: f64, every: usize) -> (String, R
         out: None,
         events: None,
         reactions: None,
+        script: None,
     };
     let mut out = Vec::new();
     let summary = run_scene(&scene, &args, &mut out, None, None, false).expect("run");
@@ -388,7 +389,7 @@ fn events_csv_lists_the_motions_and_branches_of_each_event() {
     // tests/solver/branches.rs gives two branches besides the continuation.
     let scene = scene("double_four_bar");
     let args = singulab::cli::args::RunArgs {
-        scene: PathBuf::from("double_four_bar"),
+        scene: Some(PathBuf::from("double_four_bar")),
         t_end: Some(1.0),
         dt: None,
         basis: BasisMode::Continued,
@@ -398,6 +399,7 @@ fn events_csv_lists_the_motions_and_branches_of_each_event() {
         out: None,
         events: None,
         reactions: None,
+        script: None,
     };
     let (mut out, mut events) = (Vec::new(), Vec::new());
     run_scene(&scene, &args, &mut out, Some(&mut events), None, false).expect("run");

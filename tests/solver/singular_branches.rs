@@ -163,3 +163,88 @@ fn crossings_are_far_shorter_than_a_singular_branch() {
         "widest crossing {widest}"
     );
 }
+
+/// As a lecturer meets it: the session pauses at every event of the branch (the app's
+/// default) and plays on from each. Pausing shows the located event state but never changes
+/// the run: it is bit for bit the run that passes the events without pausing.
+#[test]
+fn pausing_at_each_event_of_the_singular_branch_leaves_the_run_as_it_was() {
+    let mut passing = a02_on_the_second_fold(1e-3);
+    let mut pausing = a02_on_the_second_fold(1e-3);
+    pausing.auto_pause = true;
+    let e0 = pausing.simulation().energy();
+    let mut pauses = 0;
+    while pausing.time() < 6.0 {
+        pausing.single_step();
+        if pausing.pause_reason() == Some(&PauseReason::Event) {
+            pauses += 1;
+            let event = pausing.current_event().unwrap();
+            assert_eq!(pausing.time(), event.t);
+            assert!((pausing.simulation().energy() - e0).abs() <= 1e-6 * e0);
+            pausing.play();
+        }
+        assert!(!matches!(
+            pausing.pause_reason(),
+            Some(PauseReason::Failed(_))
+        ));
+    }
+    while passing.time() < pausing.time() {
+        passing.single_step();
+    }
+    println!(
+        "{pauses} pauses; at t {} s, E - E0 {:.3e} J",
+        pausing.time(),
+        pausing.simulation().energy() - e0
+    );
+    assert_eq!(pauses, passing.events().len() - 1);
+    assert_eq!(pausing.time(), passing.time());
+    assert_eq!(
+        pausing.simulation().positions(),
+        passing.simulation().positions()
+    );
+    assert_eq!(
+        pausing.simulation().velocities(),
+        passing.simulation().velocities()
+    );
+    let times = |s: &LiveSession| s.events().iter().map(|e| e.t).collect::<Vec<_>>();
+    assert_eq!(times(&pausing), times(&passing));
+}
+
+/// Steps `session` to `t_end`, playing on from every event it pauses at.
+fn play_through_events(session: &mut LiveSession, t_end: f64) {
+    while session.time() < t_end {
+        session.single_step();
+        if session.pause_reason() == Some(&PauseReason::Event) {
+            session.play();
+        }
+    }
+}
+
+/// Going back to one of the branch's events and playing goes on as the run did from there:
+/// bit for bit the run that never went back (a step started at the located state itself lost
+/// up to 3.5 J and left the branch).
+#[test]
+fn going_back_to_an_event_of_the_singular_branch_and_playing_goes_on_as_before() {
+    let mut passing = a02_on_the_second_fold(1e-3);
+    let mut session = a02_on_the_second_fold(1e-3);
+    session.auto_pause = true;
+    play_through_events(&mut session, 3.0);
+    for k in [3, 1, 2] {
+        session.goto_event(k).unwrap();
+        assert_eq!(session.time(), session.events()[k].t);
+        session.play();
+        play_through_events(&mut session, 3.5);
+    }
+    while passing.time() < session.time() {
+        passing.single_step();
+    }
+    assert_eq!(session.time(), passing.time());
+    assert_eq!(
+        session.simulation().positions(),
+        passing.simulation().positions()
+    );
+    assert_eq!(
+        session.simulation().velocities(),
+        passing.simulation().velocities()
+    );
+}

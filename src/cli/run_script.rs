@@ -1,0 +1,221 @@
+//! `singulab run --script LESSON.ron`: plays a lesson headless ([`crate::lesson::Player`],
+//! wall-clock waits skipped) and writes the same CSVs as a plain run: a trajectory row per
+//! step (per `--every` steps, and the last), the rows of every singular event the steps reach.
+//! A lesson's jump (going back to an event) makes the rows go on from the earlier time.
+//!
+//! The energy is checked as in a plain run, with the reference taken anew after the lesson's
+//! pushes and its leaves at a chosen speed (both change the energy on purpose); a leave with
+//! the event's kinetic energy keeps the reference.
+
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use super::args::RunArgs;
+use super::csv_files::{
+    CsvOutput, CsvRow, event_columns, trajectory_columns, trajectory_row, write_event_rows,
+};
+use super::energy_check::EnergyCheck;
+use super::error::{CliError, Stream};
+use super::run::{Progress, RunSummary, initial_residual, step_budget};
+use crate::lesson::{Action, Lesson, Player, Step, load_lesson, load_lesson_on};
+use crate::live::LiveSession;
+use crate::scene::load_scene;
+use crate::solver::{BasisMode, branches};
+
+/// The lesson of `--script`, on the SCENE argument's scene if one is given, with the run's
+/// overrides of the solver settings and of `t_end`.
+pub(super) fn load(script: &Path, args: &RunArgs) -> Result<Lesson, CliError> {
+    let mut lesson = match &args.scene {
+        Some(scene) => load_lesson_on(script, load_scene(scene)?)?,
+        None => load_lesson(script)?,
+    };
+    let settings = &mut lesson.scene.settings;
+    if let Some(dt) = args.dt {
+        settings.dt = dt;
+    }
+    if let Some(predictor) = args.predictor {
+        settings.predictor = predictor;
+    }
+    if let Some(integrator) = args.integrator {
+        settings.integrator = integrator;
+    }
+    if let Some(t_end) = args.t_end {
+        lesson.t_end = t_end;
+    }
+    Ok(lesson)
+}
+
+/// Whether the steps acted change the energy on purpose.
+fn changes_energy(acted: &[Step]) -> bool {
+    acted.iter().any(|step| {
+        matches!(
+            step.action,
+            Action::Push { .. } | Action::Leave { speed: Some(_), .. }
+        )
+    })
+}
+
+/// The writers and counters of a lesson's run, fed after every step.
+struct ScriptRun<'a> {
+    trajectory: CsvOutput<'a>,
+    events: Option<CsvOutput<'a>>,
+    row: CsvRow,
+    summary: RunSummary,
+    energy: EnergyCheck,
+    bar: Progress,
+    basis: BasisMode,
+    every: u64,
+    dof: usize,
+    reached: u64,
+    t_previous: f64,
+    was_pushing: bool,
+    row_written: bool,
+}
+
+impl ScriptRun<'_> {
+    fn after_step(&mut self, session: &LiveSession, acted: &[Step]) -> Result<(), CliError> {
+        let sim = session.simulation();
+        let mechanism = &session.scene().mechanism;
+        let Some(report) = session.last_report() else {
+            return Ok(());
+        };
+        self.summary.record_step(session.scene(), sim, report);
+        if self.was_pushing || session.is_pushing() || changes_energy(acted) {
+            self.energy
+                .restart(mechanism, report.energy, sim.positions());
+        } else {
+            let t = sim.time();
+            self.energy.record_step(
+                mechanism,
+                self.t_previous,
+                t,
+                report.energy,
+                sim.positions(),
+            );
+        }
+        self.was_pushing = session.is_pushing();
+        self.t_previous = sim.time();
+        self.write_events(session)?;
+        self.row_written = self.summary.steps.is_multiple_of(self.every);
+        if self.row_written {
+            self.write_row(session)?;
+        }
+        self.bar.update(sim.time(), self.summary.t_end);
+        Ok(())
+    }
+
+    /// The rows of the events reached since the last call.
+    fn write_events(&mut self, session: &LiveSession) -> Result<(), CliError> {
+        let mechanism = &session.scene().mechanism;
+        for event in session.events_reached_since(self.reached) {
+            self.summary.events += 1;
+            if let Some(events) = self.events.as_mut() {
+                let through = branches(mechanism, event);
+                write_event_rows(events, &mut self.row, event, &through.branches, self.basis)?;
+            }
+        }
+        self.reached = session.events_reached();
+        Ok(())
+    }
+
+    fn write_row(&mut self, session: &LiveSession) -> Result<(), CliError> {
+        let Some(report) = session.last_report() else {
+            return Ok(());
+        };
+        let jump = match self.basis {
+            BasisMode::Traditional => report.traditional.jump,
+            BasisMode::Continued => report.continued.jump,
+        };
+        let sim = session.simulation();
+        trajectory_row(
+            &mut self.row,
+            sim,
+            self.basis,
+            report.residual,
+            report.rank,
+            jump,
+            self.dof,
+        );
+        self.trajectory.write_row(&self.row)?;
+        self.summary.rows += 1;
+        Ok(())
+    }
+}
+
+/// Plays `lesson` to its end, writing CSV to `out` and `events`.
+pub(super) fn run_lesson<'a>(
+    lesson: Lesson,
+    args: &'a RunArgs,
+    out: &'a mut dyn Write,
+    events: Option<&'a mut dyn Write>,
+    progress: bool,
+) -> Result<RunSummary, CliError> {
+    let scene = lesson.scene.clone();
+    let t_end = lesson.t_end;
+    let (mut player, mut session) = Player::start(lesson)?;
+    let sim = session.simulation();
+    let dof = scene.mechanism.n() - sim.generic_rank();
+    let mut trajectory = CsvOutput::new(out, Stream::Trajectory);
+    trajectory.write_header(&trajectory_columns(&scene, dof))?;
+    let mut events = events.map(|w| CsvOutput::new(w, Stream::Events));
+    if let Some(events) = events.as_mut() {
+        events.write_header(&event_columns(&scene))?;
+    }
+    let mut row = CsvRow::default();
+    trajectory_row(
+        &mut row,
+        sim,
+        args.basis,
+        initial_residual(&scene, sim),
+        sim.rank(),
+        0.0,
+        dof,
+    );
+    trajectory.write_row(&row)?;
+    let mut run = ScriptRun {
+        trajectory,
+        events,
+        row,
+        summary: RunSummary::at_start(&scene, sim, t_end),
+        energy: EnergyCheck::new(&scene.mechanism, sim.positions(), sim.velocities()),
+        bar: Progress::new(progress),
+        basis: args.basis,
+        every: args.every as u64,
+        dof,
+        reached: 0,
+        t_previous: sim.time(),
+        was_pushing: false,
+        row_written: true,
+    };
+    // Jumps back make a lesson longer than t_end / dt steps: the Dopri5 budget's margin.
+    let budget = step_budget(t_end, scene.settings.dt);
+    let mut failure = None;
+    let played = player.play_headless(&mut session, budget, |session, acted| {
+        match run.after_step(session, acted) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(error) => {
+                failure = Some(error);
+                ControlFlow::Break(())
+            }
+        }
+    });
+    run.bar.finish();
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    played?;
+    // Events taken when the lesson's last play resumed from an event, with no step after.
+    run.write_events(&session)?;
+    if !run.row_written {
+        run.write_row(&session)?;
+    }
+    run.trajectory.flush()?;
+    if let Some(events) = run.events.as_mut() {
+        events.flush()?;
+    }
+    run.summary.factorizations = session.simulation().counters().factorizations;
+    run.summary.energy_drift = run.energy.drift();
+    run.summary.drift_after_pulse = run.energy.drift_after_pulse();
+    Ok(run.summary)
+}

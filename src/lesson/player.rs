@@ -1,0 +1,481 @@
+//! Plays a lesson on a [`LiveSession`], deterministically.
+//!
+//! Between steps the session runs with a stop time: the next step's `at` time, the end of an
+//! `after` wait, the end of a push in progress, or the lesson's `t_end`, so the session stops
+//! exactly there and the step acts on that state; a step waiting for an event acts where the
+//! session's auto-pause placed the state, exactly at the event. The frames only decide how far
+//! the session gets before the next frame, never where it stops, so the same lesson played
+//! with any wall-clock budget per frame reaches bit-identical states. The session's own pauses
+//! at events and stop times are the player's business: it resumes from them unless the next
+//! step acts there.
+//!
+//! The mechanism counts as paused for an `after` wait (wall-clock seconds) when a `Pause` holds
+//! it or it sits at an event (after `at_event` or `GoToEvent`); otherwise `after` counts
+//! simulated seconds. A headless replay ([`Player::play_headless`]) skips the wall-clock waits.
+
+use std::ops::ControlFlow;
+use std::time::Instant;
+
+use super::LessonError;
+use super::choices::{at_rest, leave_direction, push_motions};
+use super::format::{Action, Step};
+use super::load::{Lesson, Trigger};
+use crate::live::{Advance, LiveSession, PauseReason, TracePoint};
+use crate::solver::SolverError;
+
+/// Two simulated times this close are one instant (the session's own slack at a stop time).
+const SAME_TIME: f64 = 1e-12;
+
+/// A caption being shown: its text, the wall-clock seconds it has left, and the simulated time
+/// it came at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShownCaption {
+    pub text: String,
+    pub remaining: f64,
+    pub t: f64,
+}
+
+/// The state after the previous step, which the next one's trigger counts from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Mark {
+    time: f64,
+    events: u64,
+    /// Held by a `Pause` or sitting at an event: `after` counts wall-clock seconds.
+    paused: bool,
+}
+
+/// Where the session runs to next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Stop {
+    /// Until this time (or, `None`, until it pauses at an event).
+    At(Option<f64>),
+    /// The lesson is over.
+    Over,
+}
+
+/// A lesson being played: the next step and what its trigger counts from.
+#[derive(Clone, Debug)]
+pub struct Player {
+    lesson: Lesson,
+    next: usize,
+    /// A `Pause` holds the mechanism until something plays it.
+    held: bool,
+    mark: Mark,
+    /// Wall-clock seconds waited since the previous step.
+    waited: f64,
+    push_end: Option<f64>,
+    caption: Option<ShownCaption>,
+    captions: Vec<(f64, String)>,
+    finished: bool,
+}
+
+impl Player {
+    /// A session at the lesson's scene, speed and view, and the player that will drive it
+    /// (nothing has run yet).
+    pub fn start(lesson: Lesson) -> Result<(Self, LiveSession), LessonError> {
+        let mut session = LiveSession::new(lesson.scene.clone()).map_err(|error| {
+            let message = lesson.scene.locate_failure(&error).map_or_else(
+                || format!("the scene cannot start: {error}"),
+                |located| format!("the scene cannot start: {located}"),
+            );
+            lesson.field_error("scene", message)
+        })?;
+        session.set_speed(lesson.spec.speed);
+        session.auto_pause = lesson.spec.auto_pause;
+        if let Some(name) = &lesson.spec.view.trace {
+            let body = lesson.scene.mechanism.body_index(name);
+            session.set_trace_point(body.map(TracePoint::centre));
+        }
+        let player = Self {
+            mark: Mark {
+                time: session.time(),
+                events: 0,
+                paused: false,
+            },
+            lesson,
+            next: 0,
+            held: false,
+            waited: 0.0,
+            push_end: None,
+            caption: None,
+            captions: Vec::new(),
+            finished: false,
+        };
+        Ok((player, session))
+    }
+
+    pub fn lesson(&self) -> &Lesson {
+        &self.lesson
+    }
+
+    /// The index (0-based) of the next step to act.
+    pub fn next_step(&self) -> usize {
+        self.next
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The caption to show now, if any.
+    pub fn caption(&self) -> Option<&ShownCaption> {
+        self.caption.as_ref()
+    }
+
+    /// Every caption shown so far, with the simulated time it came at.
+    pub fn captions(&self) -> &[(f64, String)] {
+        &self.captions
+    }
+
+    /// One frame of `wall_dt` seconds, the session stepping until `deadline` at most.
+    pub fn advance(
+        &mut self,
+        session: &mut LiveSession,
+        wall_dt: f64,
+        deadline: Instant,
+    ) -> Result<Advance, LessonError> {
+        self.frame(session, wall_dt, |s, dt| s.advance(dt, deadline))
+    }
+
+    /// One frame of `wall_dt` seconds with a budget of `max_steps` solver steps.
+    pub fn advance_steps(
+        &mut self,
+        session: &mut LiveSession,
+        wall_dt: f64,
+        max_steps: usize,
+    ) -> Result<Advance, LessonError> {
+        self.frame(session, wall_dt, |s, dt| s.advance_steps(dt, max_steps))
+    }
+
+    fn frame(
+        &mut self,
+        session: &mut LiveSession,
+        wall_dt: f64,
+        mut run: impl FnMut(&mut LiveSession, f64) -> Advance,
+    ) -> Result<Advance, LessonError> {
+        self.tick_caption(wall_dt);
+        if session.is_paused() {
+            self.waited += wall_dt;
+        }
+        let mut out = Advance::default();
+        let mut ran = false;
+        while !self.finished {
+            if !self.ready_to_run(session, false)? || ran {
+                break;
+            }
+            let step = run(session, wall_dt);
+            out.steps += step.steps;
+            out.behind |= step.behind;
+            out.event |= step.event;
+            out.failed |= step.failed;
+            ran = true;
+            if !session.is_paused() {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Plays the whole lesson without waiting for the wall clock, calling `each_step` after
+    /// every solver step with the lesson's steps acted since the previous call (it may stop
+    /// the play: then `Ok(false)`); at most `max_steps` solver steps.
+    pub fn play_headless(
+        &mut self,
+        session: &mut LiveSession,
+        max_steps: u64,
+        mut each_step: impl FnMut(&LiveSession, &[Step]) -> ControlFlow<()>,
+    ) -> Result<bool, LessonError> {
+        let mut steps = 0u64;
+        let mut reported = self.next;
+        while !self.finished {
+            if !self.ready_to_run(session, true)? {
+                continue;
+            }
+            while !session.is_paused() {
+                if steps >= max_steps {
+                    return Err(self.lesson.field_error(
+                        "t_end",
+                        format!(
+                            "the lesson took more than {max_steps} steps (at t = {} s)",
+                            session.time()
+                        ),
+                    ));
+                }
+                steps += session.run_until_paused(1).steps as u64;
+                let acted = &self.lesson.steps()[reported..self.next];
+                reported = self.next;
+                if each_step(session, acted).is_break() {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Acts the steps that are due, then readies the session to run to its next stop: `true`
+    /// if it should run now, `false` if it waits (a wall-clock wait, or the lesson is over).
+    fn ready_to_run(
+        &mut self,
+        session: &mut LiveSession,
+        headless: bool,
+    ) -> Result<bool, LessonError> {
+        self.check_failure(session)?;
+        self.act_due(session, headless)?;
+        if self.finished {
+            return Ok(false);
+        }
+        if session.is_paused() && self.waits_on_wall_clock() {
+            if headless {
+                self.waited = f64::INFINITY;
+            }
+            return Ok(false);
+        }
+        let Stop::At(stop) = self.next_stop(session)? else {
+            self.finished = true;
+            return Ok(false);
+        };
+        if session.is_paused() {
+            session.play();
+        }
+        session.set_stop_time(stop);
+        Ok(true)
+    }
+
+    fn check_failure(&self, session: &LiveSession) -> Result<(), LessonError> {
+        let Some(PauseReason::Failed(message)) = session.pause_reason() else {
+            return Ok(());
+        };
+        let message = format!("the solver failed at t = {} s: {message}", session.time());
+        Err(match self.next.checked_sub(1) {
+            Some(index) => self.lesson.step_error(index, None, message),
+            None => self.lesson.field_error("scene", message),
+        })
+    }
+
+    /// Whether the next step waits for wall-clock seconds (after a `Pause` or at an event).
+    fn waits_on_wall_clock(&self) -> bool {
+        self.mark.paused && matches!(self.next_trigger(), Some(Trigger::After(_)))
+    }
+
+    fn next_trigger(&self) -> Option<Trigger> {
+        (self.next < self.lesson.steps().len()).then(|| self.lesson.trigger(self.next))
+    }
+
+    /// Where the session should stop next: at the next step's time, at the end of a push in
+    /// progress, at `t_end` once the steps are done (the lesson's time may go back before
+    /// then, so `t_end` bounds only the run after the last step); `Over` when it is done.
+    fn next_stop(&self, session: &LiveSession) -> Result<Stop, LessonError> {
+        let t = session.time();
+        let end = self.lesson.t_end;
+        let mut stop = match self.next_trigger() {
+            None if self.held || t >= end - SAME_TIME => return Ok(Stop::Over),
+            None => Some(end),
+            Some(Trigger::At(at)) => Some(at),
+            Some(Trigger::After(s)) if !self.mark.paused => Some(self.mark.time + s),
+            Some(_) => None,
+        };
+        if let Some(push_end) = self.push_end.filter(|&e| e > t + SAME_TIME) {
+            stop = Some(stop.map_or(push_end, |s| s.min(push_end)));
+        }
+        if stop.is_some_and(|s| s <= t + SAME_TIME) {
+            // Not reached: a due step would have acted, and a passed `at` is an error there.
+            let message = format!("its turn does not come (the lesson is at {t} s)");
+            return Err(self.lesson.step_error(self.next, None, message));
+        }
+        Ok(Stop::At(stop))
+    }
+
+    /// Whether the next step's trigger has come (an `at` time already passed is a mistake).
+    fn is_due(&self, session: &LiveSession, headless: bool) -> Result<bool, LessonError> {
+        let t = session.time();
+        Ok(match self.lesson.trigger(self.next) {
+            Trigger::Now => true,
+            Trigger::At(at) => {
+                if t > at + SAME_TIME {
+                    let message = format!("at {at} s has passed: the lesson is at {t} s here");
+                    return Err(self.lesson.step_error(self.next, Some("at"), message));
+                }
+                t >= at - SAME_TIME
+            }
+            Trigger::AtEvent(k) => {
+                session.is_paused()
+                    && session.events_reached().saturating_sub(self.mark.events) >= k
+            }
+            Trigger::After(s) if self.mark.paused => headless || self.waited >= s,
+            Trigger::After(s) => t >= self.mark.time + s - SAME_TIME,
+        })
+    }
+
+    fn act_due(&mut self, session: &mut LiveSession, headless: bool) -> Result<(), LessonError> {
+        while self.next < self.lesson.steps().len() && self.is_due(session, headless)? {
+            self.act(session, self.next)?;
+            self.next += 1;
+            let at_event = matches!(session.pause_reason(), Some(PauseReason::Event));
+            self.mark = Mark {
+                time: session.time(),
+                events: session.events_reached(),
+                paused: self.held || at_event,
+            };
+            self.waited = 0.0;
+        }
+        Ok(())
+    }
+
+    /// Does step `index`'s action.
+    fn act(&mut self, session: &mut LiveSession, index: usize) -> Result<(), LessonError> {
+        let action = self.lesson.steps()[index].action.clone();
+        match &action {
+            Action::Pause => {
+                self.held = true;
+                if session.pause_reason() == Some(&PauseReason::TimeReached) {
+                    // The player's stop, not a pause the viewer should see as such.
+                    session.play();
+                }
+                session.pause();
+            }
+            Action::Play => {
+                self.held = false;
+                session.play();
+            }
+            &Action::Push {
+                motion,
+                delta,
+                duration,
+            } => self.push(session, index, motion, delta, duration)?,
+            &Action::Leave { branch, way, speed } => {
+                self.leave(session, index, branch, way, speed)?
+            }
+            &Action::GoToEvent(k) => {
+                let count = session.events().len();
+                if k > count {
+                    let listed = counted(count, "event");
+                    let message = format!("the list has {listed} so far, not {k}");
+                    return Err(self.lesson.step_error(index, Some("do"), message));
+                }
+                session
+                    .goto_event(k - 1)
+                    .map_err(|error| self.refused(index, &error))?;
+                self.push_end = None;
+            }
+            &Action::SetSpeed(speed) => session.set_speed(speed),
+            Action::Caption(text, seconds) => {
+                self.caption = Some(ShownCaption {
+                    text: text.clone(),
+                    remaining: *seconds,
+                    t: session.time(),
+                });
+                self.captions.push((session.time(), text.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    fn push(
+        &mut self,
+        session: &mut LiveSession,
+        index: usize,
+        motion: usize,
+        delta: f64,
+        duration: f64,
+    ) -> Result<(), LessonError> {
+        let column = self.motion(session, index, motion)?;
+        session
+            .push_along(&column, delta, duration)
+            .map_err(|error| self.refused(index, &error))?;
+        self.push_end = Some(session.time() + duration);
+        self.held = false;
+        Ok(())
+    }
+
+    fn leave(
+        &mut self,
+        session: &mut LiveSession,
+        index: usize,
+        branch: usize,
+        way: super::Way,
+        speed: Option<f64>,
+    ) -> Result<(), LessonError> {
+        let direction = self.branch(session, index, branch, way)?;
+        if speed.is_none() && at_rest(session) {
+            let message = "the mechanism is at rest at this event: give the leave a `speed`";
+            return Err(self.lesson.step_error(index, None, message.into()));
+        }
+        session
+            .leave_along(&direction, speed)
+            .map_err(|error| self.refused(index, &error))?;
+        self.push_end = None;
+        self.held = false;
+        Ok(())
+    }
+
+    /// The session refused step `index`'s action.
+    fn refused(&self, index: usize, error: &SolverError) -> LessonError {
+        let message = format!("the session refused it: {error}");
+        self.lesson.step_error(index, None, message)
+    }
+
+    /// Motion `k` (from 1) of the list the app shows, in the lesson's basis.
+    fn motion(
+        &self,
+        session: &LiveSession,
+        index: usize,
+        k: usize,
+    ) -> Result<nalgebra::DVector<f64>, LessonError> {
+        let motions = push_motions(session, self.lesson.spec.basis);
+        match motions.get(k - 1) {
+            Some(motion) => Ok(motion.column.clone()),
+            None => {
+                let labels: Vec<&str> = motions.iter().map(|m| m.label.as_str()).collect();
+                let message = format!(
+                    "there is no motion {k} at t = {} s: the mechanism has {} here ({})",
+                    session.time(),
+                    motions.len(),
+                    labels.join(", ")
+                );
+                Err(self.lesson.step_error(index, Some("motion"), message))
+            }
+        }
+    }
+
+    /// The direction of leaving along branch `k` (from 1) of the event the session is at.
+    fn branch(
+        &self,
+        session: &LiveSession,
+        index: usize,
+        k: usize,
+        way: super::Way,
+    ) -> Result<nalgebra::DVector<f64>, LessonError> {
+        if session.current_event().is_none() {
+            let message = format!(
+                "the mechanism is not at a singular event at t = {} s (wait for one with `at_event`, or go to one)",
+                session.time()
+            );
+            return Err(self.lesson.step_error(index, None, message));
+        }
+        leave_direction(session, k, way).ok_or_else(|| {
+            let message = format!(
+                "this event has {} besides the continuation, not {k}",
+                counted(session.branches().len(), "branch")
+            );
+            self.lesson.step_error(index, Some("branch"), message)
+        })
+    }
+
+    fn tick_caption(&mut self, wall_dt: f64) {
+        if let Some(caption) = &mut self.caption {
+            caption.remaining -= wall_dt;
+            if caption.remaining <= 0.0 {
+                self.caption = None;
+            }
+        }
+    }
+}
+
+/// `n` and the noun, in the plural unless `n` is 1 (`1 branch`, `2 branches`).
+fn counted(n: usize, noun: &str) -> String {
+    match (n, noun.ends_with("ch")) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        (_, false) => format!("{n} {noun}s"),
+    }
+}

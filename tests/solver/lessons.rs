@@ -1,0 +1,530 @@
+//! Lesson scripts (`singulab::lesson`): located errors for broken lessons, the same states
+//! whatever the frame pacing, the recorder's round trip, `run --script` against the player,
+//! and A02's lesson (`scenes/lessons/a02_branches.ron`) against its reductions.
+//!
+//! References, derived here. Before its first event A02 is a parallelogram with one angle
+//! `theta` of the cranks (three 1 m, 1 kg cranks, `I = 1/3` about their pivots, and two
+//! couplers translating with the cranks' tips): `E = 1.5 theta'^2 + 3.5 g sin(theta)`, with
+//! `theta(0) = pi/2`, `theta'(0) = -1`, so `E = 35.835 J` and the flat pose (`theta = 0`) comes
+//! after `integral_0^{pi/2} dtheta / sqrt((E - 3.5 g sin(theta)) / 1.5)`. There all bars lie
+//! on `y = 0`: the potential is zero and all of `E` is kinetic. On branch 2 the first loop
+//! stays still and crank 3 turns with coupler 2 folded onto it, two bars about one pivot:
+//! `phi'^2 / 3 + g sin(phi) = C = E` (`tests/solver/singular_branches.rs`), turning the way the
+//! cranks turned (`phi` decreasing), flat again after every half turn.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use singulab::lesson::{Action, LessonError, Player, Recorder, Way, load_lesson, parse_lesson};
+use singulab::live::LiveSession;
+use singulab::solver::BasisMode;
+
+use crate::common::{scene, scratch, singulab};
+
+const G: f64 = 9.81;
+/// A02's energy at the start: kinetic 1.5 J (cranks 3 x 1/6, couplers 2 x 1/2, at 1 rad/s)
+/// plus the potential 3.5 g J (crank centres at 0.5 m, couplers at 1 m).
+const A02_ENERGY: f64 = 1.5 + 3.5 * G;
+
+fn lessons_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/lessons")
+}
+
+fn lesson_path(name: &str) -> PathBuf {
+    lessons_dir().join(format!("{name}.ron"))
+}
+
+/// Simpson's rule of `f` from `a` to `b` on `n` (even) intervals.
+fn simpson(f: impl Fn(f64) -> f64, a: f64, b: f64, n: usize) -> f64 {
+    let h = (b - a) / n as f64;
+    let mut sum = f(a) + f(b);
+    for k in 1..n {
+        sum += f(a + k as f64 * h) * if k % 2 == 1 { 4.0 } else { 2.0 };
+    }
+    sum * h / 3.0
+}
+
+/// The time of A02's first flat pose from the parallelogram's energy.
+fn a02_first_flat_pose() -> f64 {
+    let rate = |theta: f64| ((A02_ENERGY - 3.5 * G * f64::sin(theta)) / 1.5).sqrt();
+    simpson(
+        |theta| 1.0 / rate(theta),
+        0.0,
+        std::f64::consts::FRAC_PI_2,
+        20_000,
+    )
+}
+
+/// The folded pair's time from `phi0` to `phi1` with `phi'^2 / 3 + g sin(phi) = c`.
+fn half_turn_time(c: f64, phi0: f64, phi1: f64) -> f64 {
+    let rate = |phi: f64| (3.0 * (c - G * phi.sin())).sqrt();
+    simpson(|phi| 1.0 / rate(phi), phi0, phi1, 20_000).abs()
+}
+
+/// 1-based line and column of the `nth` (0-based) occurrence of `needle` in `text`.
+fn position_of(text: &str, needle: &str, nth: usize) -> (usize, usize) {
+    let offset = text.match_indices(needle).nth(nth).expect("needle").0;
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, column)
+}
+
+fn parse(text: &str) -> Result<singulab::lesson::Lesson, LessonError> {
+    parse_lesson("broken.ron", text, &lessons_dir())
+}
+
+/// A lesson text on A02 with `actions` as its action list.
+fn a02_lesson(actions: &str) -> String {
+    format!(
+        "Lesson(\n    scene: \"../double_four_bar.ron\",\n    t_end: 2.0,\n    actions: [\n{actions}\n    ],\n)\n"
+    )
+}
+
+fn assert_located(error: &LessonError, at: (usize, usize), entity: &str, words: &str) {
+    let located = error.located();
+    println!("{error}");
+    assert_eq!(located.file, "broken.ron", "{error}");
+    assert_eq!((located.line, located.column), at, "{error}");
+    assert_eq!(located.entity.as_deref(), Some(entity), "{error}");
+    assert!(error.to_string().contains(words), "{error}");
+}
+
+#[test]
+fn mistakes_in_a_lesson_are_located() {
+    // Two triggers: at the second one, naming the action.
+    let text = a02_lesson("        (at: 0.5, at_event: 1, do: Pause),");
+    let error = parse(&text).unwrap_err();
+    assert_located(
+        &error,
+        position_of(&text, "at_event", 0),
+        "action 1 (Pause)",
+        "both given",
+    );
+
+    // A value out of range inside the second action.
+    let text = a02_lesson(
+        "        (at_event: 1, do: Caption(\"flat\", 1.0)),\n        (do: Push(motion: 0, delta: 1.0)),",
+    );
+    let error = parse(&text).unwrap_err();
+    assert_located(
+        &error,
+        position_of(&text, "motion", 0),
+        "action 2 (Push)",
+        "from 1",
+    );
+
+    // A syntax error (an action the format does not have): where ron stopped, in action 2.
+    let text = a02_lesson("        (at_event: 1, do: Pause),\n        (do: Jump(3)),");
+    let error = parse(&text).unwrap_err();
+    let (line, _) = position_of(&text, "Jump", 0);
+    assert_eq!(error.located().line, line, "{error}");
+    assert_eq!(
+        error.located().entity.as_deref(),
+        Some("action 2"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("Jump"), "{error}");
+
+    // Waiting for time while a Pause holds the mechanism.
+    let text = a02_lesson("        (at: 0.2, do: Pause),\n        (at: 0.4, do: Play),");
+    let error = parse(&text).unwrap_err();
+    assert_located(
+        &error,
+        position_of(&text, "at: 0.4", 0),
+        "action 2 (Play)",
+        "held by action 1",
+    );
+
+    // A speed the controls do not offer, and an unknown body to trace.
+    let text = a02_lesson("").replace("t_end: 2.0,", "t_end: 2.0,\n    speed: 100.0,");
+    let error = parse(&text).unwrap_err();
+    assert_located(
+        &error,
+        position_of(&text, "speed", 0),
+        "speed",
+        "1/64 to 64",
+    );
+    let text = a02_lesson("").replace("t_end: 2.0,", "t_end: 2.0,\n    view: (trace: \"crank9\"),");
+    let error = parse(&text).unwrap_err();
+    assert_located(&error, position_of(&text, "trace", 0), "view", "crank9");
+
+    // A scene that is not there: where the lesson names it, then the scene's own error.
+    let text = a02_lesson("").replace("double_four_bar", "no_such_scene");
+    let error = parse(&text).unwrap_err();
+    assert!(matches!(error, LessonError::Scene { .. }), "{error}");
+    assert_located(
+        &error,
+        position_of(&text, "scene", 0),
+        "scene",
+        "no_such_scene.ron",
+    );
+}
+
+/// Plays `text` headless to its end, returning the error.
+fn play_error(text: &str) -> LessonError {
+    let lesson = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let (mut player, mut session) = Player::start(lesson).unwrap();
+    player
+        .play_headless(&mut session, 1_000_000, |_, _| ControlFlow::Continue(()))
+        .unwrap_err()
+}
+
+#[test]
+fn actions_that_cannot_be_done_when_their_turn_comes_are_located() {
+    // Leaving with no event to leave from: at the action.
+    let text = a02_lesson("        (at: 0.2, do: Leave(branch: 1)),");
+    let error = play_error(&text);
+    assert_located(
+        &error,
+        position_of(&text, "(at: 0.2", 0),
+        "action 1 (Leave)",
+        "not at a singular event",
+    );
+
+    // A02's first flat pose has two branches besides the continuation, not three.
+    let text = a02_lesson("        (at_event: 1, do: Leave(branch: 3)),");
+    let error = play_error(&text);
+    assert_located(
+        &error,
+        position_of(&text, "branch", 0),
+        "action 1 (Leave)",
+        "2 branches",
+    );
+
+    // One event reached by then, not two.
+    let text = a02_lesson("        (at_event: 1, do: GoToEvent(2)),");
+    let error = play_error(&text);
+    assert_located(
+        &error,
+        position_of(&text, "do:", 0),
+        "action 1 (GoToEvent)",
+        "1 event so far",
+    );
+
+    // A time already passed after going back is fine; one passed for good is not.
+    let text = a02_lesson(
+        "        (at: 0.9, do: Pause),\n        (do: Play),\n        (at: 0.8, do: Pause),",
+    );
+    let error = play_error(&text);
+    assert_located(
+        &error,
+        position_of(&text, "at: 0.8", 0),
+        "action 3 (Pause)",
+        "has passed",
+    );
+}
+
+/// The state a played lesson ends in: time, positions, velocities, and the events' times.
+#[derive(Debug, PartialEq)]
+struct End {
+    t: f64,
+    x: Vec<f64>,
+    xd: Vec<f64>,
+    events: Vec<f64>,
+}
+
+fn end_of(session: &LiveSession) -> End {
+    let sim = session.simulation();
+    End {
+        t: sim.time(),
+        x: sim.positions().iter().copied().collect(),
+        xd: sim.velocities().iter().copied().collect(),
+        events: session.events().iter().map(|e| e.t).collect(),
+    }
+}
+
+fn play_headless(path: &Path) -> End {
+    let lesson = load_lesson(path).unwrap_or_else(|e| panic!("{e}"));
+    let (mut player, mut session) = Player::start(lesson).unwrap();
+    let done = player
+        .play_headless(&mut session, 10_000_000, |_, _| ControlFlow::Continue(()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(done && player.is_finished());
+    end_of(&session)
+}
+
+/// Plays in frames of `wall_dt` seconds of at most `max_steps` solver steps each.
+fn play_paced(path: &Path, wall_dt: f64, max_steps: usize) -> (End, usize) {
+    let lesson = load_lesson(path).unwrap_or_else(|e| panic!("{e}"));
+    let (mut player, mut session) = Player::start(lesson).unwrap();
+    let mut frames = 0;
+    while !player.is_finished() {
+        player
+            .advance_steps(&mut session, wall_dt, max_steps)
+            .unwrap_or_else(|e| panic!("{e}"));
+        frames += 1;
+        assert!(frames < 1_000_000, "the lesson does not end");
+    }
+    (end_of(&session), frames)
+}
+
+#[test]
+fn a_lesson_reaches_the_same_states_at_any_frame_pacing() {
+    for name in ["a02_branches", "four_bar_stopping_push", "four_bar_fold"] {
+        let path = lesson_path(name);
+        let reference = play_headless(&path);
+        println!(
+            "{name}: t {} s, {} events",
+            reference.t,
+            reference.events.len()
+        );
+        // 60 and 20 frames a second; budgets from one step a frame (far behind) to plenty.
+        for (wall_dt, max_steps) in [
+            (1.0 / 60.0, 1),
+            (1.0 / 60.0, 3),
+            (0.05, 13),
+            (0.05, 100_000),
+        ] {
+            let (end, frames) = play_paced(&path, wall_dt, max_steps);
+            println!("  frames of {wall_dt:.4} s, {max_steps} steps at most: {frames} frames");
+            assert_eq!(
+                end, reference,
+                "{name}: {wall_dt} s frames, {max_steps} steps"
+            );
+        }
+    }
+}
+
+/// A user's session on A02, recorded: runs to the first event, leaves on branch 1, runs to
+/// the next event, goes back to the first, leaves on branch 2 and runs on, pausing by hand
+/// `pause_after` frames of 1/60 s later (none: pauses at the next event).
+fn recorded_a02(pause_after: Option<usize>) -> (LiveSession, Recorder) {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    session.set_speed(0.25);
+    let mut recorder = Recorder::new(&session, BasisMode::Continued);
+    recorder.record(&session, Action::Play);
+    session.run_until_paused(100_000);
+    let branch_1 = singulab::lesson::choices::leave_direction(&session, 1, Way::Forward).unwrap();
+    recorder.leave(&session, &branch_1, None).unwrap();
+    session.leave_along(&branch_1, None).unwrap();
+    session.run_until_paused(100_000);
+    recorder.goto_event(&session, 0);
+    session.goto_event(0).unwrap();
+    let branch_2 = singulab::lesson::choices::leave_direction(&session, 2, Way::Forward).unwrap();
+    recorder.leave(&session, &branch_2, None).unwrap();
+    session.leave_along(&branch_2, None).unwrap();
+    match pause_after {
+        Some(frames) => {
+            for _ in 0..frames {
+                session.advance_steps(1.0 / 60.0, 100_000);
+                if session.is_paused() {
+                    recorder.record(&session, Action::Play);
+                    session.play();
+                }
+            }
+        }
+        None => {
+            session.run_until_paused(100_000);
+        }
+    }
+    recorder.record(&session, Action::Pause);
+    session.pause();
+    (session, recorder)
+}
+
+fn replay(recorder: &Recorder, session: &LiveSession, name: &str) -> End {
+    let path = scratch(name).join("recorded.ron");
+    recorder.save(session, &path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    println!("{text}");
+    play_headless(&path)
+}
+
+#[test]
+fn a_recorded_session_plays_back_to_the_same_state() {
+    // Every action at an event: the replay stops where the session stopped, to the bit.
+    let (session, recorder) = recorded_a02(None);
+    let recorded = end_of(&session);
+    assert_eq!(
+        replay(&recorder, &session, "lesson-record-events"),
+        recorded
+    );
+
+    // A pause by hand 150 frames of 1/60 s after leaving on branch 2 (resuming from the events
+    // on the way, as a user presses Space), at 1/4x 0.625 s of simulated time stepped: the
+    // replay stops at that time exactly, its last step landing there (its length the
+    // difference of two times, an ulp off dt) where the recorded run stepped by dt. The pause
+    // falls 0.01 s after a flat pose of the folded pair, on a branch that stays singular, where
+    // the velocities amplify that ulp (measured: positions 1.8e-15, velocities 2.1e-9 apart).
+    let (session, recorder) = recorded_a02(Some(150));
+    let recorded = end_of(&session);
+    let replayed = replay(&recorder, &session, "lesson-record-pause");
+    assert_eq!(replayed.t, recorded.t);
+    let apart = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0.0, f64::max)
+    };
+    let (dx, dxd) = (
+        apart(&replayed.x, &recorded.x),
+        apart(&replayed.xd, &recorded.xd),
+    );
+    println!(
+        "paused by hand at t {} s: positions {dx:e}, velocities {dxd:e} apart",
+        recorded.t
+    );
+    assert!(
+        dx < 1e-12 && dxd < 1e-8,
+        "positions {dx:e}, velocities {dxd:e} apart"
+    );
+    assert_eq!(replayed.events.len(), recorded.events.len());
+}
+
+/// Every event the lesson's steps reach, in order, with whether it came after the leave on
+/// branch 2, and the largest `|E - E0|` over the steps.
+fn a02_lesson_events() -> (Vec<(f64, bool)>, f64, f64) {
+    let lesson = load_lesson(&lesson_path("a02_branches")).unwrap_or_else(|e| panic!("{e}"));
+    let (mut player, mut session) = Player::start(lesson).unwrap();
+    let e0 = session.simulation().energy();
+    let (mut reached, mut on_branch_2) = (0, false);
+    let mut events = Vec::new();
+    let mut worst = (0.0f64, 0.0);
+    player
+        .play_headless(&mut session, 10_000_000, |s, acted| {
+            on_branch_2 |= acted
+                .iter()
+                .any(|step| matches!(step.action, Action::Leave { branch: 2, .. }));
+            for event in s.events_reached_since(reached) {
+                events.push((event.t, on_branch_2));
+            }
+            reached = s.events_reached();
+            let drift = s.simulation().energy() - e0;
+            if drift.abs() > worst.0.abs() {
+                worst = (drift, s.time());
+            }
+            ControlFlow::Continue(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(player.is_finished());
+    (events, worst.0, worst.1)
+}
+
+#[test]
+fn a02_lesson_events_on_branch_2_come_when_the_folded_pair_is_flat() {
+    let (events, _, _) = a02_lesson_events();
+    let first = a02_first_flat_pose();
+    println!(
+        "first flat pose: {:.6} s, reference {first:.6} s",
+        events[0].0
+    );
+    assert!((events[0].0 - first).abs() < 1e-4);
+    // The reference: from the first flat pose, a flat pose every half turn of the pair, up to
+    // the lesson's end at 6 s.
+    let mut expected = Vec::new();
+    let mut t = first;
+    for k in 0.. {
+        let phi0 = -(k as f64) * std::f64::consts::PI;
+        t += half_turn_time(A02_ENERGY, phi0, phi0 - std::f64::consts::PI);
+        if t >= 6.0 {
+            break;
+        }
+        expected.push(t);
+    }
+    let on_branch_2: Vec<f64> = events.iter().filter(|e| e.1).map(|e| e.0).collect();
+    for (k, reference) in expected.iter().enumerate() {
+        println!(
+            "branch 2 event {}: {:?} s, reference {reference:.6} s",
+            k + 1,
+            on_branch_2.get(k)
+        );
+    }
+    assert_eq!(
+        on_branch_2.len(),
+        expected.len(),
+        "events on branch 2 {on_branch_2:?}"
+    );
+    for (t, reference) in on_branch_2.iter().zip(&expected) {
+        assert!(
+            (t - reference).abs() < 1e-4,
+            "event at {t} s, reference {reference} s"
+        );
+    }
+}
+
+#[test]
+fn a02_lesson_keeps_its_energy() {
+    // Leaving with the event's kinetic energy conserves it; so does going back to an event.
+    let (_, drift, at) = a02_lesson_events();
+    println!("largest E - E0: {drift:.3e} J at t {at} s (E0 {A02_ENERGY} J)");
+    assert!(
+        drift.abs() <= 1e-6 * A02_ENERGY,
+        "E - E0 = {drift:e} J at {at} s"
+    );
+}
+
+#[test]
+fn run_script_writes_the_events_the_player_reaches() {
+    let dir = scratch("lesson-run-script");
+    let (out, events_csv) = (dir.join("a02.csv"), dir.join("a02_events.csv"));
+    let script = lesson_path("a02_branches");
+    let output = singulab(&[
+        "run",
+        "--script",
+        script.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--events",
+        events_csv.to_str().unwrap(),
+        "--every",
+        "10",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stderr}");
+    assert!(output.status.success(), "{stderr}");
+    // One row per motion and branch of each event: an event is a run of rows with one time.
+    let text = std::fs::read_to_string(&events_csv).unwrap();
+    let mut times: Vec<f64> = Vec::new();
+    for line in text.lines().skip(1) {
+        let t: f64 = line.split(',').next().unwrap().parse().unwrap();
+        if times.last() != Some(&t) {
+            times.push(t);
+        }
+    }
+    let (events, _, _) = a02_lesson_events();
+    let played: Vec<f64> = events.iter().map(|e| e.0).collect();
+    assert_eq!(times, played);
+    // The trajectory ends at the lesson's end and goes back once, to the first event.
+    let rows: Vec<f64> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rows.last(), Some(&6.0));
+    println!("{} rows, {} events", rows.len(), times.len());
+}
+
+#[test]
+fn the_shipped_lessons_play() {
+    // four_bar_stopping pushed along "new 1" folds: crank 2 stays at its flat angle while
+    // crank 1 swings down with the coupler (its tip on crank 2's, which sits on crank 1's
+    // pivot).
+    let end = play_headless(&lesson_path("four_bar_stopping_push"));
+    let stopping = scene("four_bar_stopping");
+    let angle = |name: &str| {
+        end.x[stopping.mechanism.bodies()[stopping.mechanism.body_index(name).unwrap()].offset + 2]
+    };
+    println!(
+        "four_bar_stopping_push at {} s: crank1 {}, crank2 {} rad",
+        end.t,
+        angle("crank1"),
+        angle("crank2")
+    );
+    assert!((angle("crank2").sin()).abs() < 1e-6);
+    assert!(angle("crank1").sin().abs() > 0.1);
+    let end = play_headless(&lesson_path("four_bar_fold"));
+    assert_eq!(end.t, 2.0);
+}
+
+#[test]
+fn the_readme_lesson_example_loads() {
+    let readme = include_str!("../../README.md");
+    let start = readme.find("```ron\nLesson(").expect("a lesson block") + "```ron\n".len();
+    let length = readme[start..].find("```").expect("closed block");
+    let text = &readme[start..start + length];
+    let lesson = parse_lesson("README.md", text, &lessons_dir()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(lesson.steps().len(), 4);
+    assert_eq!(lesson.t_end, 6.0);
+}
