@@ -34,6 +34,10 @@ pub enum AppCommand {
     ToggleRecording,
     /// Presentation mode on or off (no side panels, large type, captions).
     TogglePresentation,
+    /// Ask where to save what the user did as a lesson.
+    SaveLessonDialog,
+    /// Save what the user did as a lesson file.
+    SaveLesson(PathBuf),
     GotoEvent(usize),
     /// Push along a motion (unit vector in `x` space) by about `delta` in velocity.
     Push {

@@ -24,6 +24,7 @@ pub struct FileDialogs {
     open: Option<Task<Option<PathBuf>>>,
     /// The CSV text captured when the export was asked for, and where the dialog says to put it.
     export: Option<(String, Task<Option<PathBuf>>)>,
+    save_lesson: Option<Task<Option<PathBuf>>>,
 }
 
 pub struct FilesPlugin;
@@ -54,8 +55,8 @@ fn start_requests(
                 let dir = scene_dir(&live.path);
                 dialogs.open = Some(AsyncComputeTaskPool::get().spawn(async move {
                     rfd::AsyncFileDialog::new()
-                        .set_title("Open a Singulab scene")
-                        .add_filter("Singulab scene", &["ron"])
+                        .set_title("Open a Singulab scene or lesson")
+                        .add_filter("Singulab scene or lesson", &["ron"])
                         .set_directory(dir)
                         .pick_file()
                         .await
@@ -77,6 +78,20 @@ fn start_requests(
                         .map(|f| f.path().to_path_buf())
                 });
                 dialogs.export = Some((csv, task));
+            }
+            AppCommand::SaveLessonDialog if dialogs.save_lesson.is_none() => {
+                let dir = scene_dir(&live.path);
+                let name = format!("{}_lesson.ron", stem(&live.path));
+                dialogs.save_lesson = Some(AsyncComputeTaskPool::get().spawn(async move {
+                    rfd::AsyncFileDialog::new()
+                        .set_title("Save what you did as a lesson")
+                        .add_filter("Singulab lesson", &["ron"])
+                        .set_directory(dir)
+                        .set_file_name(name)
+                        .save_file()
+                        .await
+                        .map(|f| f.path().to_path_buf())
+                }));
             }
             AppCommand::ExportCsvHere => {
                 let path = PathBuf::from(format!("singulab_{}_history.csv", stem(&live.path)));
@@ -111,6 +126,17 @@ fn finish_dialogs(
                 writer.write(AppCommand::OpenScene(path));
             }
             None => live.notice = Some(no_open_dialog_notice()),
+        }
+    }
+    if let Some(task) = dialogs.save_lesson.as_mut()
+        && let Some(result) = block_on(poll_once(task))
+    {
+        dialogs.save_lesson = None;
+        match result {
+            Some(path) => {
+                writer.write(AppCommand::SaveLesson(path.with_extension("ron")));
+            }
+            None => live.notice = Some(Notice::brief("No file chosen: the save dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). File > Save lesson here writes it in the working directory without a dialog.".into())),
         }
     }
     if let Some((_, task)) = dialogs.export.as_mut()

@@ -25,6 +25,7 @@ mod drawing;
 mod files;
 mod font_warmup;
 mod input;
+mod lesson;
 mod panels;
 mod plots;
 mod presentation;
@@ -41,9 +42,10 @@ use bevy::window::WindowResolution;
 use bevy::winit::WinitSettings;
 use bevy_egui::EguiPlugin;
 
+use crate::lesson::is_lesson_file;
 use crate::live::LiveSession;
 use crate::live::recording::{RecordPlan, prepare_output};
-use crate::scene::load_scene;
+use lesson::LessonRun;
 
 pub use capture::{CaptureMode, CapturePlugin};
 pub use commands::AppCommand;
@@ -150,12 +152,12 @@ fn launch(
         capture = capture.recording();
     }
     let path = args.scene.clone().unwrap_or_else(default_scene_path);
-    let (session, path, startup_error) = match open_session(&path) {
-        Ok(session) => (session, path, None),
+    let ((session, lesson), path, startup_error) = match open_session(&path) {
+        Ok(opened) => (opened, path, None),
         Err(error) if capture.is_interactive() && path != default_scene_path() => {
             let fallback = default_scene_path();
-            let session = open_session(&fallback).map_err(|_| error.clone())?;
-            (session, fallback, Some(error))
+            let opened = open_session(&fallback).map_err(|_| error.clone())?;
+            (opened, fallback, Some(error))
         }
         Err(error) => return Err(error),
     };
@@ -171,6 +173,7 @@ fn launch(
     };
     check_display()?;
     let mut live = Live::new(session, path);
+    live.lesson = lesson;
     if let Some(error) = startup_error {
         live.notice = Some(Notice::lasting(error, true));
     }
@@ -206,9 +209,13 @@ fn launch(
     }
 }
 
-fn open_session(path: &Path) -> Result<LiveSession, String> {
-    let scene = load_scene(path).map_err(|e| e.to_string())?;
-    LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))
+/// The session of a scene file, or of a lesson file with the lesson waiting to be played.
+fn open_session(path: &Path) -> Result<(LiveSession, Option<LessonRun>), String> {
+    if is_lesson_file(path) {
+        lesson::open_lesson(path).map(|(session, run)| (session, Some(run)))
+    } else {
+        simulation::open_scene(path).map(|session| (session, None))
+    }
 }
 
 /// A window needs a display server; without one winit would panic deep inside the event

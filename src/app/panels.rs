@@ -16,6 +16,7 @@ use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::drawing::{self, ViewState, shown_motions};
 use super::font_warmup::{Warmed, keep_font_atlas_warm};
+use super::lesson::LessonRun;
 use super::plots::{self, PlotLayout, PlotState};
 use super::presentation::{self, Presentation};
 use super::record::{self, Recorder};
@@ -121,6 +122,7 @@ fn layout(
         egui::Theme::Dark
     });
     keep_font_atlas_warm(&ctx, &mut warmed);
+    super::lesson::apply_lesson_view(&live, &mut view);
     if catalog
         .scanned
         .is_none_or(|t| t.elapsed().as_secs_f64() > 3.0)
@@ -233,6 +235,7 @@ impl Panels<'_, '_> {
             if !presenting {
                 brief_notice(ui, live, canvas);
             }
+            lesson_caption(ui, live, canvas);
         });
     }
 
@@ -339,7 +342,7 @@ fn menu_bar(
     commands: &mut Vec<AppCommand>,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
-        ui.menu_button("File", |ui| file_menu(ui, catalog, commands));
+        ui.menu_button("File", |ui| file_menu(ui, live, catalog, commands));
         ui.menu_button("View", |ui| view_menu(ui, view));
         ui.menu_button("Help", |ui| {
             ui.label(SHORTCUTS);
@@ -354,8 +357,8 @@ fn menu_bar(
     });
 }
 
-fn file_menu(ui: &mut Ui, catalog: &SceneCatalog, commands: &mut Vec<AppCommand>) {
-    if ui.button("Open scene…  (Ctrl+O)").clicked() {
+fn file_menu(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut Vec<AppCommand>) {
+    if ui.button("Open scene or lesson…  (Ctrl+O)").clicked() {
         commands.push(AppCommand::OpenDialog);
         ui.close();
     }
@@ -374,6 +377,28 @@ fn file_menu(ui: &mut Ui, catalog: &SceneCatalog, commands: &mut Vec<AppCommand>
             }
         }
     });
+    ui.separator();
+    if ui
+        .button("Save lesson…")
+        .on_hover_text(
+            "What you did since the scene was opened or reset, as a lesson that replays it.",
+        )
+        .clicked()
+    {
+        commands.push(AppCommand::SaveLessonDialog);
+        ui.close();
+    }
+    if ui
+        .button("Save lesson here")
+        .on_hover_text("Writes <scene>_lesson.ron in the working directory, no dialog.")
+        .clicked()
+    {
+        let stem = live.path.file_stem().unwrap_or_default().to_string_lossy();
+        commands.push(AppCommand::SaveLesson(PathBuf::from(format!(
+            "{stem}_lesson.ron"
+        ))));
+        ui.close();
+    }
     ui.separator();
     if ui.button("Export plotted history to CSV…").clicked() {
         commands.push(AppCommand::ExportCsvDialog);
@@ -690,10 +715,11 @@ fn banner(ui: &mut Ui, live: &Live) {
         // The slot stays, with what the simulation is doing.
         // Opaque: `faint_bg_color` is additive and would show the dark window behind the
         // canvas on the light theme.
-        banners.push((
-            idle_banner_text(&live.session),
-            ui.visuals().widgets.noninteractive.bg_fill,
-        ));
+        let text = live.lesson.as_ref().map_or_else(
+            || idle_banner_text(&live.session),
+            |run| lesson_banner_text(run, &live.session),
+        );
+        banners.push((text, ui.visuals().widgets.noninteractive.bg_fill));
     }
     // At most three rows, ending in "…" with the whole text on hover: on a narrow canvas
     // (a projector at a large interface scale) a wrapped banner would cover the mechanism.
@@ -770,6 +796,46 @@ fn event_banner_text(session: &LiveSession, event: &SingularEvent) -> String {
             " or leave along a branch"
         }
     )
+}
+
+/// Where the open lesson is, and what Space does to it.
+fn lesson_banner_text(run: &LessonRun, session: &LiveSession) -> String {
+    let name = run.path.file_name().unwrap_or_default().to_string_lossy();
+    let what = if run.player.is_finished() {
+        "done; R plays it again from the start".to_owned()
+    } else if run.running {
+        format!("{}, playing; Space pauses it", run.progress())
+    } else {
+        format!("{}, waiting; Space plays it", run.progress())
+    };
+    format!(
+        "Lesson {name} at t = {:.4} s: {what}. Stepping, pushing, leaving or going to an event takes over from it.",
+        session.time()
+    )
+}
+
+/// The lesson's caption over the bottom of the canvas, in large type (for the projector and
+/// the recording), above a brief notice's place.
+fn lesson_caption(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
+    let Some(caption) = live.lesson.as_ref().and_then(|run| run.player.caption()) else {
+        return;
+    };
+    let width = (canvas.width() - 40.0).clamp(100.0, 900.0);
+    let rect = egui::Rect::from_min_max(
+        egui::pos2(canvas.center().x - 0.5 * width, canvas.top()),
+        egui::pos2(canvas.center().x + 0.5 * width, canvas.bottom() - 110.0),
+    );
+    ui.scope_builder(
+        egui::UiBuilder::new()
+            .max_rect(rect)
+            .layout(egui::Layout::bottom_up(egui::Align::Center)),
+        |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.set_max_width(width - 24.0);
+                ui.label(RichText::new(&caption.text).heading());
+            });
+        },
+    );
 }
 
 /// What the simulation is doing when nothing else is to be said.
@@ -1071,8 +1137,9 @@ fn motion_rows(
     commands: &mut Vec<AppCommand>,
 ) {
     let palette = Palette::for_theme(view.light);
+    view.highlighted_motion = None;
     for (k, motion) in shown.iter().enumerate() {
-        ui.horizontal_wrapped(|ui| {
+        let row = ui.horizontal_wrapped(|ui| {
             let color = palette.motion(k);
             let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
             ui.painter().rect_filled(rect, 2.0, color);
@@ -1099,6 +1166,9 @@ fn motion_rows(
                 leave_buttons(ui, live, view, &motion.column, commands);
             }
         });
+        if ui.rect_contains_pointer(row.response.rect) {
+            view.highlighted_motion = Some(k);
+        }
     }
 }
 

@@ -9,7 +9,11 @@ use std::time::{Duration, Instant, SystemTime};
 use bevy::prelude::*;
 
 use super::commands::AppCommand;
+use super::lesson::{
+    LessonRun, advance_lesson, before_command, open_lesson, record_speed, recorder_for, save_lesson,
+};
 use super::{SingulabSystems, configure_sets};
+use crate::lesson::{Recorder, is_lesson_file};
 use crate::live::{LiveSession, PauseReason, SPEEDS};
 use crate::scene::load_scene;
 use crate::solver::SolverError;
@@ -28,6 +32,10 @@ pub struct Live {
     /// Bumped whenever the history starts again or is cut back (load, reset, "go to" an
     /// event), so the plots do not keep a time axis with no data in it.
     pub history_epoch: u64,
+    /// The lesson open in the window, if any: it drives the session while it runs.
+    pub lesson: Option<LessonRun>,
+    /// What the user did since the scene was opened or reset, as a lesson.
+    pub recorder: Recorder,
 }
 
 #[derive(Clone, Debug)]
@@ -70,24 +78,30 @@ impl Live {
         Self {
             modified: modified_time(&path),
             notice: assembly_notice(&session),
+            recorder: recorder_for(&session),
             session,
             path,
             generation: 0,
             history_epoch: 0,
+            lesson: None,
         }
     }
 
-    /// Loads a scene file; on failure keeps the current session and explains why.
+    /// Loads a scene or lesson file; on failure keeps the current session and explains why.
     pub fn load(&mut self, path: &Path) -> bool {
-        let loaded = load_scene(path)
-            .map_err(|e| e.to_string())
-            .and_then(|scene| {
-                LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))
-            });
-        match loaded {
-            Ok(mut session) => {
+        let loaded = if is_lesson_file(path) {
+            open_lesson(path).map(|(session, run)| (session, Some(run)))
+        } else {
+            open_scene(path).map(|mut session| {
                 session.set_speed(self.session.speed());
                 session.auto_pause = self.session.auto_pause;
+                (session, None)
+            })
+        };
+        match loaded {
+            Ok((session, lesson)) => {
+                self.recorder = recorder_for(&session);
+                self.lesson = lesson;
                 self.session = session;
                 self.path = path.to_path_buf();
                 self.modified = modified_time(path);
@@ -106,6 +120,12 @@ impl Live {
             }
         }
     }
+}
+
+/// A scene file's session, or the located reason it cannot start.
+pub fn open_scene(path: &Path) -> Result<LiveSession, String> {
+    let scene = load_scene(path).map_err(|e| e.to_string())?;
+    LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Says (not as an error) that the scene's initial positions were moved onto the constraints.
@@ -329,13 +349,14 @@ fn advance_session(
     mut reached: MessageWriter<SingularityReached>,
     mut failed: MessageWriter<SolverFailed>,
 ) {
-    if live.session.is_paused() {
-        return;
-    }
     let start = Instant::now();
-    let out = live
-        .session
-        .advance(time.delta_secs_f64(), budget.deadline());
+    let out = match advance_lesson(&mut live, time.delta_secs_f64(), budget.deadline()) {
+        Some(out) => out,
+        None if live.session.is_paused() => return,
+        None => live
+            .session
+            .advance(time.delta_secs_f64(), budget.deadline()),
+    };
     stats.sim_this_frame += start.elapsed();
     // A brief notice is about what came before the pause at a new singular configuration.
     if out.event
@@ -398,6 +419,9 @@ fn apply_commands(
     mut failed: MessageWriter<SolverFailed>,
 ) {
     for command in commands.read() {
+        if before_command(&mut live, command) {
+            continue;
+        }
         let result = apply_command(&mut live, command, &mut loaded, &mut reached, &mut failed);
         if let Err(error) = result {
             live.notice = Some(Notice::lasting(error.to_string(), true));
@@ -422,12 +446,19 @@ fn apply_command(
         }
         AppCommand::Reset => {
             live.history_epoch += 1;
-            return session.reset();
+            if let Some(path) = live.lesson.as_ref().map(|run| run.path.clone()) {
+                // The lesson starts again, waiting for Space.
+                live.load(&path);
+                return Ok(());
+            }
+            session.reset()?;
+            live.recorder = recorder_for(&live.session);
         }
         AppCommand::SetSpeedIndex(i) => session.set_speed(SPEEDS[(*i).min(SPEEDS.len() - 1)]),
         AppCommand::ChangeSpeed(delta) => {
             let i = (speed_index(session.speed()) as i32 + delta).clamp(0, SPEEDS.len() as i32 - 1);
             session.set_speed(SPEEDS[i as usize]);
+            record_speed(live);
         }
         AppCommand::SetSettings(settings) => return session.set_settings((**settings).clone()),
         AppCommand::SetAutoPause(on) => session.auto_pause = *on,
@@ -465,8 +496,10 @@ fn apply_command(
             session.set_trace_point(point);
             session.set_traced_points(&session.traced_points());
         }
+        AppCommand::SaveLesson(path) => live.notice = Some(save_lesson(live, path)),
         // Handled by the files, record and presentation plugins.
-        AppCommand::OpenDialog
+        AppCommand::SaveLessonDialog
+        | AppCommand::OpenDialog
         | AppCommand::ExportCsvDialog
         | AppCommand::ExportCsvHere
         | AppCommand::SaveScreenshot

@@ -102,6 +102,30 @@ fn field_error(file: &str, source: &str, field: &str, message: String) -> Lesson
     located(file, source, offset, Some(field.to_string()), message)
 }
 
+/// Whether `path` holds a lesson rather than a scene: its first word, past comments and
+/// whitespace, is `Lesson` (a scene's is `Scene` or `(`). Unreadable files are not lessons;
+/// loading them as scenes says why.
+pub fn is_lesson_file(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|source| is_lesson_source(&source))
+}
+
+/// [`is_lesson_file`] on the text.
+pub fn is_lesson_source(source: &str) -> bool {
+    let mut rest = source.trim_start_matches('\u{feff}');
+    loop {
+        rest = rest.trim_start();
+        if let Some(line_comment) = rest.strip_prefix("//") {
+            rest = line_comment.split_once('\n').map_or("", |(_, after)| after);
+        } else if let Some(block) = rest.strip_prefix("/*") {
+            rest = block.split_once("*/").map_or("", |(_, after)| after);
+        } else {
+            break;
+        }
+    }
+    rest.strip_prefix("Lesson")
+        .is_some_and(|after| after.trim_start().starts_with('('))
+}
+
 /// Reads and loads a lesson file and the scene it names (UTF-8, at most
 /// [`MAX_SCENE_BYTES`], a leading byte-order mark skipped).
 pub fn load_lesson(path: &Path) -> Result<Lesson, LessonError> {

@@ -24,7 +24,10 @@ pub mod recorder;
 use std::fmt;
 
 pub use format::{Action, LessonFile, LessonView, Step, Way};
-pub use load::{Lesson, Trigger, load_lesson, load_lesson_on, parse_lesson, parse_lesson_on};
+pub use load::{
+    Lesson, Trigger, is_lesson_file, is_lesson_source, load_lesson, load_lesson_on, parse_lesson,
+    parse_lesson_on,
+};
 pub use player::{Player, ShownCaption};
 pub use recorder::Recorder;
 

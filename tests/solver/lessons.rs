@@ -528,3 +528,32 @@ fn the_readme_lesson_example_loads() {
     assert_eq!(lesson.steps().len(), 4);
     assert_eq!(lesson.t_end, 6.0);
 }
+
+/// The app opens a lesson where it opens a scene: it tells them apart by the first word.
+#[test]
+fn lessons_are_told_from_scenes_by_their_first_word() {
+    for name in ["a02_branches", "four_bar_fold", "four_bar_stopping_push"] {
+        assert!(
+            singulab::lesson::is_lesson_file(&lesson_path(name)),
+            "{name}"
+        );
+    }
+    let scenes = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    for entry in std::fs::read_dir(&scenes).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "ron") {
+            assert!(
+                !singulab::lesson::is_lesson_file(&path),
+                "{}",
+                path.display()
+            );
+        }
+    }
+    assert!(singulab::lesson::is_lesson_source(
+        "\u{feff}// a comment\n/* and a block */ Lesson (title: \"x\")"
+    ));
+    assert!(!singulab::lesson::is_lesson_source(
+        "// Lesson(\nScene(bodies: [])"
+    ));
+    assert!(!singulab::lesson::is_lesson_source("Lessons("));
+}

@@ -16,6 +16,7 @@ mod mobile_robot;
 mod pendulums;
 mod physics_invariance;
 mod planar_joints;
+mod preview;
 mod pulses;
 mod ranks;
 mod reaction_cli;

@@ -21,6 +21,9 @@ const FAN_SPACING: f32 = 6.0;
 /// Paints the arrows of the `shown` motions the user has not hidden (`hidden_apply`: the
 /// panel's check boxes apply to this canvas) and places their labels clear of `avoid` and
 /// of each other, for [`paint_labels`] to paint after every arrow.
+/// Opacity of the motions other than the one highlighted in the panel.
+const DIMMED: f32 = 0.2;
+
 pub(super) fn draw_motions(
     canvas: &Canvas,
     shown: &[Motion],
@@ -43,7 +46,12 @@ pub(super) fn draw_motions(
         if !is_visible(k) {
             continue;
         }
-        let color = canvas.palette.motion(k);
+        let dimmed = hidden_apply && view.highlighted_motion.is_some_and(|h| h != k);
+        let color = if dimmed {
+            canvas.palette.motion(k).gamma_multiply(DIMMED)
+        } else {
+            canvas.palette.motion(k)
+        };
         // Side-by-side slot of this motion among the visible ones, centred on the point.
         let slot = visible.iter().position(|&v| v == k).unwrap_or(0) as f32;
         let fan = (slot - 0.5 * (visible.len() as f32 - 1.0)) * FAN_SPACING;

@@ -14,6 +14,7 @@
 
 mod arrows;
 mod backdrop;
+mod ghost;
 mod mechanism;
 mod overlay;
 mod plates;
@@ -58,6 +59,13 @@ pub struct ViewState {
     pub light: bool,
     pub show_motions: bool,
     pub hidden_motions: Vec<bool>,
+    /// The motion whose row the pointer is over in the panel: drawn as is, the others dimmed.
+    pub highlighted_motion: Option<usize>,
+    /// The ghost preview of the highlighted motion's action, once computed.
+    pub ghost: Option<ghost::Ghost>,
+    /// The [`Live::generation`] whose lesson's view was applied (a lesson sets the view once
+    /// when it opens; then it is the user's).
+    pub lesson_view_applied: Option<u64>,
     pub show_trace: bool,
     pub show_labels: bool,
     pub show_grid: bool,
@@ -110,6 +118,9 @@ impl Default for ViewState {
             light: false,
             show_motions: false,
             hidden_motions: Vec::new(),
+            highlighted_motion: None,
+            ghost: None,
+            lesson_view_applied: None,
             show_trace: true,
             show_labels: true,
             show_grid: true,
@@ -588,6 +599,9 @@ fn draw_mechanism_and_motions(
     overlay.extend(scale_bar);
     overlay.extend(legend);
     let hidden_apply = !view.side_by_side || basis == view.basis;
+    if hidden_apply && canvas.rigid.is_none() {
+        ghost::draw_ghost(canvas, &live.session, &shown, view);
+    }
     let labels = draw_motions(canvas, &shown, view, &overlay, hidden_apply);
     mechanism::paint_names(canvas.painter, names, canvas.palette);
     arrows::paint_labels(canvas.painter, labels, canvas.palette);

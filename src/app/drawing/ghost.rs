@@ -1,0 +1,138 @@
+//! The ghost preview: while the pointer is on a motion's row at a singular event, the
+//! mechanism is drawn again, translucent and in the motion's colour, moving as the panel's
+//! action on that motion would move it ("leave on" for a branch, the push for the others),
+//! over the next [`SPAN`] seconds of simulated time, looped. The poses come from
+//! [`crate::live::preview`]: the real action on a copy of the session, so a motion that is
+//! admissible to first order only shows where the constraints actually take a push.
+
+use std::time::Instant;
+
+use bevy_egui::egui::{self, Color32, FontId, Shape, Stroke};
+use nalgebra::DVector;
+
+use super::mechanism::stadium;
+use super::{Canvas, ViewState};
+use crate::lesson::choices::AT_REST;
+use crate::live::{LiveSession, Motion, MotionRole, Preview, preview_poses};
+use crate::model::BodyKind;
+
+/// Simulated seconds the ghost shows, in [`FRAMES`] poses, looped every [`LOOP`] seconds.
+const SPAN: f64 = 0.5;
+const FRAMES: usize = 30;
+const LOOP: f64 = 2.0;
+
+/// A computed preview and what it was computed for.
+#[derive(Clone, Debug)]
+pub struct Ghost {
+    key: (u64, usize, u64, u64),
+    poses: Vec<DVector<f64>>,
+    started: Instant,
+    what: String,
+}
+
+/// The action the panel would take on `motion` (see `panels::leave_buttons` and the push).
+fn action(session: &LiveSession, motion: &Motion, view: &ViewState) -> (Preview, String) {
+    let velocities = session.simulation().velocities();
+    if motion.role == MotionRole::Branch {
+        let at_rest = velocities.amax() < AT_REST;
+        let sign = if motion.column.dot(velocities) < 0.0 {
+            -1.0
+        } else {
+            1.0
+        };
+        let preview = Preview::Leave {
+            direction: &motion.column * sign,
+            speed: at_rest.then_some(view.push_delta.abs().max(0.1)),
+        };
+        (preview, format!("leave on {}", motion.label))
+    } else {
+        let preview = Preview::Push {
+            column: motion.column.clone(),
+            delta: view.push_delta,
+            duration: view.push_duration,
+        };
+        (preview, format!("push along {}", motion.label))
+    }
+}
+
+/// Draws the ghost of the highlighted motion at the session's event (planar bars and point
+/// masses), computing it the first time it is asked for.
+pub(super) fn draw_ghost(
+    canvas: &Canvas,
+    session: &LiveSession,
+    shown: &[Motion],
+    view: &mut ViewState,
+) {
+    let (Some(k), Some(_)) = (view.highlighted_motion, session.current_event()) else {
+        view.ghost = None;
+        return;
+    };
+    let Some(motion) = shown.get(k) else {
+        return;
+    };
+    let key = (
+        session.time().to_bits(),
+        k,
+        view.push_delta.to_bits(),
+        view.push_duration.to_bits(),
+    );
+    if view.ghost.as_ref().is_none_or(|g| g.key != key) {
+        let (preview, what) = action(session, motion, view);
+        let poses = preview_poses(session, &preview, SPAN, FRAMES).unwrap_or_default();
+        view.ghost = Some(Ghost {
+            key,
+            poses,
+            started: Instant::now(),
+            what,
+        });
+    }
+    let Some(ghost) = &view.ghost else {
+        return;
+    };
+    if ghost.poses.is_empty() {
+        return;
+    }
+    let phase = (ghost.started.elapsed().as_secs_f64() / LOOP).fract();
+    let index = ((phase * ghost.poses.len() as f64) as usize).min(ghost.poses.len() - 1);
+    let color = canvas.palette.motion(k);
+    paint_pose(canvas, &ghost.poses[index], color);
+    let t = SPAN * index as f64 / FRAMES as f64;
+    canvas.painter.text(
+        canvas.rect.left_bottom() + egui::vec2(12.0, -40.0),
+        egui::Align2::LEFT_BOTTOM,
+        format!("ghost: {} (+{t:.2} s of {SPAN} s)", ghost.what),
+        FontId::proportional(14.0),
+        color,
+    );
+}
+
+/// The bars and point masses at `x`, translucent in `color`.
+fn paint_pose(canvas: &Canvas, x: &DVector<f64>, color: Color32) {
+    let fill = color.gamma_multiply(0.25);
+    let edge = Stroke::new(1.5, color.gamma_multiply(0.8));
+    for body in canvas.mech.bodies() {
+        let o = body.offset;
+        match body.kind {
+            BodyKind::Bar { length } => {
+                let (s, c) = x[o + 2].sin_cos();
+                let half = 0.5 * length;
+                let a = [x[o] - c * half, x[o + 1] - s * half, 0.0];
+                let b = [x[o] + c * half, x[o + 1] + s * half, 0.0];
+                if let (Some(pa), Some(pb)) = (
+                    canvas.projection.to_screen(a),
+                    canvas.projection.to_screen(b),
+                ) {
+                    canvas
+                        .painter
+                        .add(Shape::convex_polygon(stadium(pa, pb, 4.0), fill, edge));
+                }
+            }
+            BodyKind::Point2 => {
+                if let Some(p) = canvas.projection.to_screen([x[o], x[o + 1], 0.0]) {
+                    canvas.painter.circle(p, 6.0, fill, edge);
+                }
+            }
+            BodyKind::Plate { .. } | BodyKind::Point3 | BodyKind::Rigid { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Lessons in the window: a lesson file opens where a scene does (File > Open, a drop, the
+//! command line) and plays when the user presses Space; its captions show over the canvas.
+//! Any other command that moves the mechanism (step, push, leave, go to) takes over from the
+//! lesson, which stops. What the user does is recorded all along ([`Recorder`]) and
+//! File > Save lesson writes it as a lesson that replays it.
+//!
+//! The lesson's player steps the session at exact simulated times and events
+//! ([`crate::lesson::player`]), so the window reaches the states `singulab run --script`
+//! writes, however slow its frames.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::commands::AppCommand;
+use super::drawing::ViewState;
+use super::simulation::{Live, Notice};
+use crate::lesson::{Action, LessonView, Player, Recorder, load_lesson};
+use crate::live::{Advance, LiveSession, SPEEDS};
+use crate::solver::BasisMode;
+
+/// A lesson open in the window.
+#[derive(Clone, Debug)]
+pub struct LessonRun {
+    pub player: Player,
+    /// Space toggles it; a lesson opens waiting for it.
+    pub running: bool,
+    pub path: PathBuf,
+}
+
+impl LessonRun {
+    /// "step 2 of 4", or "done" once every action was taken.
+    pub fn progress(&self) -> String {
+        let steps = self.player.lesson().steps().len();
+        if self.player.is_finished() || self.player.next_step() >= steps {
+            "done".into()
+        } else {
+            format!("step {} of {steps}", self.player.next_step() + 1)
+        }
+    }
+}
+
+/// Opens a lesson file: the session at its scene and the lesson waiting to be played.
+pub fn open_lesson(path: &Path) -> Result<(LiveSession, LessonRun), String> {
+    let lesson = load_lesson(path).map_err(|e| e.to_string())?;
+    let (player, session) = Player::start(lesson).map_err(|e| e.to_string())?;
+    let run = LessonRun {
+        player,
+        running: false,
+        path: path.to_path_buf(),
+    };
+    Ok((session, run))
+}
+
+/// Sets the view the open lesson asks for, once per opening.
+pub fn apply_lesson_view(live: &Live, view: &mut ViewState) {
+    let Some(run) = &live.lesson else {
+        return;
+    };
+    if view.lesson_view_applied == Some(live.generation) {
+        return;
+    }
+    view.lesson_view_applied = Some(live.generation);
+    let wanted = &run.player.lesson().spec;
+    view.side_by_side = wanted.view.side_by_side;
+    view.show_reactions = wanted.view.reactions;
+    view.basis = wanted.basis;
+}
+
+/// A fresh recorder of what the user does from the session's current state.
+pub fn recorder_for(session: &LiveSession) -> Recorder {
+    let mut recorder = Recorder::new(session, BasisMode::Continued);
+    recorder.set_view(LessonView::default());
+    recorder
+}
+
+/// One frame of the open lesson, if it runs; `None` when no lesson drives the session.
+pub fn advance_lesson(live: &mut Live, wall_dt: f64, deadline: Instant) -> Option<Advance> {
+    let Live {
+        session, lesson, ..
+    } = live;
+    let run = lesson.as_mut()?;
+    if !run.running {
+        return Some(Advance::default());
+    }
+    match run.player.advance(session, wall_dt, deadline) {
+        Ok(out) => Some(out),
+        Err(error) => {
+            live.notice = Some(Notice::lasting(error.to_string(), true));
+            live.lesson = None;
+            Some(Advance::default())
+        }
+    }
+}
+
+/// Before `command` acts on the session: records it, and lets it take over from a lesson or
+/// start and pause one. Returns whether the command is used up (Space on a lesson).
+pub fn before_command(live: &mut Live, command: &AppCommand) -> bool {
+    if let (Some(run), AppCommand::TogglePlay) = (live.lesson.as_mut(), command)
+        && !run.player.is_finished()
+    {
+        run.running = !run.running;
+        return true;
+    }
+    if moves_the_mechanism(command)
+        && let Some(run) = live.lesson.take()
+        && !run.player.is_finished()
+    {
+        live.notice = Some(Notice::brief(format!(
+            "The lesson {} stopped at its {}: you took over.",
+            run.path.display(),
+            run.progress()
+        )));
+    }
+    record(live, command);
+    false
+}
+
+fn moves_the_mechanism(command: &AppCommand) -> bool {
+    matches!(
+        command,
+        AppCommand::SingleStep
+            | AppCommand::GotoEvent(_)
+            | AppCommand::Push { .. }
+            | AppCommand::Leave { .. }
+    )
+}
+
+/// Adds `command` to the recorded lesson; what cannot be recorded is said once.
+fn record(live: &mut Live, command: &AppCommand) {
+    let session = &live.session;
+    let recorder = &mut live.recorder;
+    let result = match command {
+        AppCommand::TogglePlay => {
+            let action = if session.is_paused() {
+                Action::Play
+            } else {
+                Action::Pause
+            };
+            recorder.record(session, action);
+            Ok(())
+        }
+        AppCommand::SetSpeedIndex(i) => {
+            recorder.record(
+                session,
+                Action::SetSpeed(SPEEDS[(*i).min(SPEEDS.len() - 1)]),
+            );
+            Ok(())
+        }
+        AppCommand::GotoEvent(index) => {
+            recorder.goto_event(session, *index);
+            Ok(())
+        }
+        AppCommand::Push {
+            column,
+            delta,
+            duration,
+            ..
+        } => recorder.push(session, column, *delta, *duration),
+        AppCommand::Leave { direction, speed } => recorder.leave(session, direction, *speed),
+        _ => Ok(()),
+    };
+    if let Err(why) = result {
+        live.notice = Some(Notice::brief(format!("Not recorded in the lesson: {why}.")));
+    }
+}
+
+/// Records the speed a speed step chose (after it acted).
+pub fn record_speed(live: &mut Live) {
+    let speed = live.session.speed();
+    live.recorder.record(&live.session, Action::SetSpeed(speed));
+}
+
+/// Saves what the user did since the scene was opened or reset as a lesson at `path`.
+pub fn save_lesson(live: &Live, path: &Path) -> Notice {
+    match live.recorder.save(&live.session, path) {
+        Ok(()) => Notice::brief(format!(
+            "Lesson saved to {} ({} actions); open it to replay them.",
+            path.display(),
+            live.recorder.steps().len()
+        )),
+        Err(error) => Notice::lasting(format!("Could not write {}: {error}", path.display()), true),
+    }
+}

@@ -1,0 +1,77 @@
+//! The ghost preview: what a push or a leave would do, run on a copy of the session.
+
+use singulab::live::{LiveSession, Preview, preview_poses};
+
+use crate::common::{scene, stopping_four_bar};
+
+/// `four_bar_stopping` comes to rest at its flat pose; the new motion there moves crank 2's
+/// tip (its arrows say so) but a push along it swings crank 1 and the coupler onto the fold
+/// while crank 2 stays still (Quro 2023, sect. 5.2.2: the push with -20 N m on the coupler).
+/// The preview shows that, leaves the session as it was, and ends where the push does.
+#[test]
+fn the_preview_of_a_push_shows_what_the_push_does() {
+    let stopping = stopping_four_bar();
+    let mech = stopping.mechanism.clone();
+    let angle = |name: &str| mech.bodies()[mech.body_index(name).unwrap()].offset + 2;
+    let mut session = LiveSession::new(stopping).unwrap();
+    session.run_until_paused(1_000_000);
+    let event = session
+        .current_event()
+        .expect("at rest at the flat pose")
+        .clone();
+    let column = event.new_motions().column(0).into_owned();
+    let (t0, x0) = (session.time(), session.simulation().positions().clone());
+    let push = Preview::Push {
+        column: column.clone(),
+        delta: 1.0,
+        duration: 0.05,
+    };
+    let poses = preview_poses(&session, &push, 0.5, 10).unwrap();
+    assert_eq!(poses.len(), 11);
+    assert_eq!(session.time(), t0);
+    assert_eq!(session.simulation().positions(), &x0);
+    let (crank1, crank2) = (angle("crank1"), angle("crank2"));
+    for pose in &poses {
+        assert!(
+            (pose[crank2] - x0[crank2]).abs() < 1e-6,
+            "crank 2 at {}",
+            pose[crank2]
+        );
+    }
+    let swing = (poses[10][crank1] - x0[crank1]).abs();
+    println!("crank 1 swings {swing:.3} rad in 0.5 s; crank 2 stays");
+    assert!(swing > 0.1, "crank 1 swung {swing} rad");
+
+    session.auto_pause = false;
+    session.push_along(&column, 1.0, 0.05).unwrap();
+    session.set_stop_time(Some(t0 + 0.5));
+    session.run_until_paused(1_000_000);
+    // The preview stops at each pose's time, which shortens a step there: the same motion
+    // on a slightly different grid.
+    let apart = (session.simulation().positions() - &poses[10]).amax();
+    assert!(apart < 1e-9, "the push went {apart} elsewhere");
+}
+
+/// Leaving A02's first flat pose on branch 2, previewed: the first loop stays flat.
+#[test]
+fn the_preview_of_a_leave_follows_the_branch() {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    session.run_until_paused(1_000_000);
+    let branch = session.branches()[1].direction.clone();
+    let leave = Preview::Leave {
+        direction: branch,
+        speed: None,
+    };
+    let poses = preview_poses(&session, &leave, 0.5, 5).unwrap();
+    assert_eq!(poses.len(), 6);
+    for pose in &poses {
+        for theta in [2, 5, 8] {
+            assert!(
+                pose[theta].sin().abs() < 1e-6,
+                "the first loop moved: {}",
+                pose[theta]
+            );
+        }
+    }
+    assert!((poses[5][14] - poses[0][14]).abs() > 1.0);
+}
