@@ -250,7 +250,10 @@ fn drive(
             recording
                 .clock
                 .restart(0, live.session.time(), recording.plan.speed);
-            live.session.play();
+            match live.lesson.as_mut() {
+                Some(run) => run.running = true,
+                None => live.session.play(),
+            }
             recording.phase = Phase::Capturing;
             capture_frame(recording, &mut live, &mut commands, &mut out);
         }
@@ -273,9 +276,13 @@ fn drive(
 /// `singulab record`: the session from its start, passing singular events, at the plan's
 /// speed; frames up to the plan's `t_end`.
 fn start_command_line(plan: RecordPlan, live: &mut Live) -> Recording {
+    // A lesson plays from the first frame (its own pauses and speeds, `Phase::Settling(0)`),
+    // a scene passes its singular events.
     let session = &mut live.session;
-    session.auto_pause = false;
-    session.set_speed(plan.speed);
+    session.auto_pause = session.auto_pause && live.lesson.is_some();
+    if live.lesson.is_none() {
+        session.set_speed(plan.speed);
+    }
     let t0 = session.time();
     let t_end = plan.t_end.unwrap_or(session.scene().t_end);
     let clock = FrameClock::new(t0, plan.speed, f64::from(plan.fps));
@@ -292,6 +299,9 @@ fn capture_frame(
     commands: &mut Commands,
     out: &mut Outcomes,
 ) {
+    if live.lesson.as_ref().is_some_and(|run| run.running) {
+        return capture_lesson_frame(recording, live, commands, out);
+    }
     let running = !live.session.is_paused();
     let (copies, shown) = if running {
         (1, Some(advance_running(recording, live, out)))
@@ -312,6 +322,66 @@ fn capture_frame(
         .is_some_and(|(t_last, t)| t >= t_last - 1e-9 * speed);
     let failed = matches!(live.session.pause_reason(), Some(PauseReason::Failed(_)));
     if last_reached || (failed && !recording.interactive()) {
+        recording.phase = Phase::Draining(0);
+    }
+}
+
+/// A frame of a lesson that plays: its player advances the session (pausing, changing speed,
+/// acting at its times), each frame a fixed time of video; while it runs, to the frame's
+/// instant on the clock. A recording of a lesson ends with the lesson or at `t_end`.
+fn capture_lesson_frame(
+    recording: &mut Recording,
+    live: &mut Live,
+    commands: &mut Commands,
+    out: &mut Outcomes,
+) {
+    let frame_seconds = 1.0 / f64::from(recording.plan.fps);
+    let frame = recording.video_frames;
+    let was_running = recording.was_running;
+    let plan_speed = recording.plan.speed;
+    let clock = &mut recording.clock;
+    let mut shown = None;
+    let Live {
+        session, lesson, ..
+    } = live;
+    let Some(run) = lesson.as_mut() else {
+        return;
+    };
+    let stepped = run.player.frame(session, frame_seconds, |session, _| {
+        // The lesson's speed, which its actions may change.
+        let speed = session.speed();
+        if !was_running || clock.speed() != speed {
+            clock.restart(frame, session.time(), speed);
+        }
+        let t = clock.time_of(frame);
+        shown = Some(t);
+        session.advance_to(t, MAX_STEPS_PER_FRAME)
+    });
+    let finished = run.player.is_finished();
+    match stepped {
+        Ok(stepped) => report(
+            &live.session,
+            stepped.event,
+            stepped.failed,
+            &mut out.reached,
+            &mut out.failed,
+        ),
+        Err(error) => {
+            recording.error.get_or_insert(error.to_string());
+            recording.phase = Phase::Draining(0);
+        }
+    }
+    if shown.is_some() {
+        // In the video the speed achieved is the one recorded.
+        out.stats.achieved_speed = recording.clock.speed();
+    }
+    recording.was_running = shown.is_some();
+    recording.t_first.get_or_insert(live.session.time());
+    request(recording, commands, 1);
+    let past_end = recording
+        .t_last
+        .is_some_and(|t_last| live.session.time() >= t_last - 1e-9 * plan_speed);
+    if (finished && live.session.is_paused()) || past_end {
         recording.phase = Phase::Draining(0);
     }
 }
@@ -412,7 +482,11 @@ fn finish(
     let interactive = recording.interactive();
     let missing = recording.requested - recording.captured;
     let first_error = recording.error.clone();
-    let plan = recording.plan.clone();
+    let mut plan = recording.plan.clone();
+    if live.lesson.is_some() {
+        // Its speed is the lesson's.
+        plan.speed = live.session.speed();
+    }
     let t_first = recording.t_first.unwrap_or(0.0);
     let solver_failure = match live.session.pause_reason() {
         Some(PauseReason::Failed(message)) => Some(message.clone()),
