@@ -34,6 +34,15 @@ pub enum AppCommand {
     ToggleRecording,
     /// Presentation mode on or off (no side panels, large type, captions).
     TogglePresentation,
+    /// Show the run at this time (the timeline under the canvas).
+    Seek(f64),
+    /// Undo the last push, leave or drag.
+    Undo,
+    /// Grab a point of a body: posing it while paused, pulling it with a spring while running.
+    BeginDrag(crate::solver::GrabPoint),
+    /// Move the grabbed point's target (world coordinates).
+    DragTo([f64; 3]),
+    EndDrag,
     /// Ask where to save what the user did as a lesson.
     SaveLessonDialog,
     /// Save what the user did as a lesson file.

@@ -92,6 +92,7 @@ pub fn shortcut(key: KeyCode, ctrl: bool, view: &mut ViewState) -> Option<AppCom
         (KeyCode::BracketRight | KeyCode::Equal, false) => Some(AppCommand::ChangeSpeed(1)),
         (KeyCode::BracketLeft | KeyCode::Minus, false) => Some(AppCommand::ChangeSpeed(-1)),
         (KeyCode::KeyO, true) => Some(AppCommand::OpenDialog),
+        (KeyCode::KeyZ, true) => Some(AppCommand::Undo),
         (KeyCode::F5, _) => Some(AppCommand::ReloadScene),
         (KeyCode::F12, _) => Some(AppCommand::SaveScreenshot),
         (KeyCode::KeyR, true) => Some(AppCommand::ToggleRecording),

@@ -122,6 +122,9 @@ fn moves_the_mechanism(command: &AppCommand) -> bool {
             | AppCommand::GotoEvent(_)
             | AppCommand::Push { .. }
             | AppCommand::Leave { .. }
+            | AppCommand::Seek(_)
+            | AppCommand::Undo
+            | AppCommand::BeginDrag(_)
     )
 }
 
@@ -157,11 +160,25 @@ fn record(live: &mut Live, command: &AppCommand) {
             ..
         } => recorder.push(session, column, *delta, *duration),
         AppCommand::Leave { direction, speed } => recorder.leave(session, direction, *speed),
+        AppCommand::Seek(_) | AppCommand::Undo | AppCommand::BeginDrag(_) => {
+            live.unrecorded = Some(unrecordable(command));
+            Ok(())
+        }
         _ => Ok(()),
     };
     if let Err(why) = result {
         live.notice = Some(Notice::brief(format!("Not recorded in the lesson: {why}.")));
     }
+}
+
+/// What a lesson cannot replay (yet): scrubbing, undoing and dragging.
+fn unrecordable(command: &AppCommand) -> String {
+    match command {
+        AppCommand::Seek(_) => "went back on the timeline",
+        AppCommand::Undo => "undid an action",
+        _ => "dragged the mechanism",
+    }
+    .to_owned()
 }
 
 /// Records the speed a speed step chose (after it acted).
@@ -172,6 +189,16 @@ pub fn record_speed(live: &mut Live) {
 
 /// Saves what the user did since the scene was opened or reset as a lesson at `path`.
 pub fn save_lesson(live: &Live, path: &Path) -> Notice {
+    if let Some(what) = &live.unrecorded {
+        return Notice::lasting(
+            format!(
+                "Not saved: you {what} since the scene was opened or reset, which a lesson \
+                 cannot replay yet. Press R and do the lesson again with play, speed, push, \
+                 leave and go to."
+            ),
+            true,
+        );
+    }
     match live.recorder.save(&live.session, path) {
         Ok(()) => Notice::brief(format!(
             "Lesson saved to {} ({} actions); open it to replay them.",

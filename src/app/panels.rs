@@ -22,6 +22,7 @@ use super::presentation::{self, Presentation};
 use super::record::{self, Recorder};
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::theme::Palette;
+use crate::live::MarkKind;
 use crate::live::{LiveSession, Motion, MotionRole, PauseReason, SPEEDS, TracePoint};
 use crate::model::BodyKind;
 use crate::solver::{BasisMode, Integrator, Predictor, Settings, SingularEvent};
@@ -222,6 +223,9 @@ impl Panels<'_, '_> {
                     plots::show_plots(ui, live, view, plot_state, commands);
                 });
         }
+        egui::Panel::bottom("timeline").show(root, |ui| {
+            timeline_bar(ui, live, view, commands);
+        });
         egui::CentralPanel::no_frame().show(root, |ui| {
             let mut canvas = ui.max_rect();
             banner(ui, live);
@@ -798,6 +802,70 @@ fn event_banner_text(session: &LiveSession, event: &SingularEvent) -> String {
     )
 }
 
+/// The run's timeline under the canvas: its span, the singular events and the user's
+/// pushes, leaves and drags marked, the instant shown; pressing or dragging on it shows the
+/// mechanism at that instant (replayed exactly), and Undo takes back the last action.
+fn timeline_bar(ui: &mut Ui, live: &Live, view: &ViewState, commands: &mut Vec<AppCommand>) {
+    let session = &live.session;
+    let palette = Palette::for_theme(view.light);
+    let (start, end) = session.timeline_span();
+    ui.horizontal(|ui| {
+        let undo = ui
+            .add_enabled(session.can_undo(), egui::Button::new("Undo"))
+            .on_hover_text("Ctrl+Z: takes back the last push, leave or drag, exactly");
+        if undo.clicked() {
+            commands.push(AppCommand::Undo);
+        }
+        ui.label(format!("{start:.2} s"));
+        let width = (ui.available_width() - 70.0).max(40.0);
+        let (rect, response) =
+            ui.allocate_exact_size(egui::vec2(width, 20.0), egui::Sense::click_and_drag());
+        let span = (end - start).max(1e-9);
+        let x_of =
+            |t: f64| rect.left() + ((t - start) / span).clamp(0.0, 1.0) as f32 * rect.width();
+        let painter = ui.painter_at(rect.expand(4.0));
+        let track = egui::Rect::from_min_max(
+            egui::pos2(rect.left(), rect.center().y - 3.0),
+            egui::pos2(rect.right(), rect.center().y + 3.0),
+        );
+        painter.rect_filled(track, 3.0, ui.visuals().widgets.inactive.bg_fill);
+        for mark in session.marks() {
+            let color = mark_color(mark.kind, palette);
+            let x = x_of(mark.t);
+            painter.line_segment(
+                [egui::pos2(x, rect.top()), egui::pos2(x, rect.bottom())],
+                egui::Stroke::new(2.0, color),
+            );
+        }
+        let now = x_of(session.time());
+        painter.circle_filled(egui::pos2(now, rect.center().y), 6.0, palette.text);
+        let response = response.on_hover_text(
+            "The whole run: singular events (orange), pushes (pink), leaves (blue), drags \
+             (green). Press or drag to see the mechanism at that instant, exactly; Space goes \
+             on from there (what came later is dropped).",
+        );
+        if (response.dragged() || response.clicked())
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            let t = start + f64::from((p.x - rect.left()) / rect.width()).clamp(0.0, 1.0) * span;
+            if (t - session.time()).abs() > 1e-9 {
+                commands.push(AppCommand::Seek(t));
+            }
+        }
+        ui.label(format!("{end:.2} s"));
+    });
+}
+
+/// The colour of a mark on the timeline.
+fn mark_color(kind: MarkKind, palette: &Palette) -> Color32 {
+    match kind {
+        MarkKind::Event => Color32::from_rgb(230, 140, 40),
+        MarkKind::Push => palette.motion(1),
+        MarkKind::Leave => palette.motion(3),
+        MarkKind::Drag => palette.motion(2),
+    }
+}
+
 /// Where the open lesson is, and what Space does to it.
 fn lesson_banner_text(run: &LessonRun, session: &LiveSession) -> String {
     let name = run.path.file_name().unwrap_or_default().to_string_lossy();
@@ -820,10 +888,24 @@ fn lesson_caption(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
     let Some(caption) = live.lesson.as_ref().and_then(|run| run.player.caption()) else {
         return;
     };
-    let width = (canvas.width() - 40.0).clamp(100.0, 900.0);
+    canvas_popup(ui, canvas, 900.0, 110.0, |ui| {
+        ui.label(RichText::new(&caption.text).heading());
+    });
+}
+
+/// A popup frame centred over the bottom of the canvas, at most `max_width` wide, its
+/// bottom `lift` points above the canvas' bottom.
+fn canvas_popup(
+    ui: &mut Ui,
+    canvas: egui::Rect,
+    max_width: f32,
+    lift: f32,
+    content: impl FnOnce(&mut Ui),
+) {
+    let width = (canvas.width() - 40.0).clamp(100.0, max_width);
     let rect = egui::Rect::from_min_max(
         egui::pos2(canvas.center().x - 0.5 * width, canvas.top()),
-        egui::pos2(canvas.center().x + 0.5 * width, canvas.bottom() - 110.0),
+        egui::pos2(canvas.center().x + 0.5 * width, canvas.bottom() - lift),
     );
     ui.scope_builder(
         egui::UiBuilder::new()
@@ -832,7 +914,7 @@ fn lesson_caption(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
         |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
                 ui.set_max_width(width - 24.0);
-                ui.label(RichText::new(&caption.text).heading());
+                content(ui);
             });
         },
     );
@@ -866,22 +948,9 @@ fn brief_notice(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
     else {
         return;
     };
-    let width = (canvas.width() - 40.0).clamp(100.0, 720.0);
-    let rect = egui::Rect::from_min_max(
-        egui::pos2(canvas.center().x - 0.5 * width, canvas.top()),
-        egui::pos2(canvas.center().x + 0.5 * width, canvas.bottom() - 40.0),
-    );
-    ui.scope_builder(
-        egui::UiBuilder::new()
-            .max_rect(rect)
-            .layout(egui::Layout::bottom_up(egui::Align::Center)),
-        |ui| {
-            egui::Frame::popup(ui.style()).show(ui, |ui| {
-                ui.set_max_width(width - 24.0);
-                at_most_three_rows(ui, &notice.text);
-            });
-        },
-    );
+    canvas_popup(ui, canvas, 720.0, 40.0, |ui| {
+        at_most_three_rows(ui, &notice.text)
+    });
 }
 
 /// A banner's or notice's text: at most three rows, ending in "…", the whole text on hover

@@ -36,6 +36,8 @@ pub struct Live {
     pub lesson: Option<LessonRun>,
     /// What the user did since the scene was opened or reset, as a lesson.
     pub recorder: Recorder,
+    /// What the user did that the recorded lesson cannot replay, if anything.
+    pub unrecorded: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -79,6 +81,7 @@ impl Live {
             modified: modified_time(&path),
             notice: assembly_notice(&session),
             recorder: recorder_for(&session),
+            unrecorded: None,
             session,
             path,
             generation: 0,
@@ -101,6 +104,7 @@ impl Live {
         match loaded {
             Ok((session, lesson)) => {
                 self.recorder = recorder_for(&session);
+                self.unrecorded = None;
                 self.lesson = lesson;
                 self.session = session;
                 self.path = path.to_path_buf();
@@ -453,6 +457,7 @@ fn apply_command(
             }
             session.reset()?;
             live.recorder = recorder_for(&live.session);
+            live.unrecorded = None;
         }
         AppCommand::SetSpeedIndex(i) => session.set_speed(SPEEDS[(*i).min(SPEEDS.len() - 1)]),
         AppCommand::ChangeSpeed(delta) => {
@@ -497,6 +502,21 @@ fn apply_command(
             session.set_traced_points(&session.traced_points());
         }
         AppCommand::SaveLesson(path) => live.notice = Some(save_lesson(live, path)),
+        AppCommand::Seek(t) => {
+            live.history_epoch += 1;
+            return session.seek(*t);
+        }
+        AppCommand::Undo => {
+            live.history_epoch += 1;
+            if !session.undo()? {
+                live.notice = Some(Notice::brief("Nothing to undo.".into()));
+            }
+        }
+        AppCommand::BeginDrag(point) => return session.begin_drag(*point),
+        AppCommand::DragTo(target) => {
+            session.drag_to(*target)?;
+        }
+        AppCommand::EndDrag => session.end_drag(),
         // Handled by the files, record and presentation plugins.
         AppCommand::SaveLessonDialog
         | AppCommand::OpenDialog

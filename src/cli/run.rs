@@ -21,7 +21,9 @@ use super::energy_check::EnergyCheck;
 use super::error::{CliError, FileSite, RowsKept, Stream};
 use super::reaction_log::{LogError, ReactionLog};
 use crate::scene::{Scene, load_scene};
-use crate::solver::{BasisMode, Integrator, Simulation, SolverError, StepReport, branches};
+use crate::solver::{
+    BasisMode, Integrator, Settings, Simulation, SolverError, StepReport, branches,
+};
 
 pub use super::csv_files::{events_header, trajectory_header};
 
@@ -489,9 +491,8 @@ fn with_far_off_start(scene: &Scene, error: CliError) -> CliError {
     }
 }
 
-/// The scene's simulation with the settings `args` override, and the time to run to.
-fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), CliError> {
-    let mut settings = scene.settings.clone();
+/// The step, predictor and integrator `args` ask for, over a scene's `settings`.
+pub(super) fn override_settings(settings: &mut Settings, args: &RunArgs) {
     if let Some(dt) = args.dt {
         settings.dt = dt;
     }
@@ -501,6 +502,12 @@ fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), 
     if let Some(integrator) = args.integrator {
         settings.integrator = integrator;
     }
+}
+
+/// The scene's simulation with the settings `args` override, and the time to run to.
+fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), CliError> {
+    let mut settings = scene.settings.clone();
+    override_settings(&mut settings, args);
     let t_end = args.t_end.unwrap_or(scene.t_end);
     let sim = scene
         .simulation_with(settings)

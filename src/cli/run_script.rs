@@ -30,16 +30,7 @@ pub(super) fn load(script: &Path, args: &RunArgs) -> Result<Lesson, CliError> {
         Some(scene) => load_lesson_on(script, load_scene(scene)?)?,
         None => load_lesson(script)?,
     };
-    let settings = &mut lesson.scene.settings;
-    if let Some(dt) = args.dt {
-        settings.dt = dt;
-    }
-    if let Some(predictor) = args.predictor {
-        settings.predictor = predictor;
-    }
-    if let Some(integrator) = args.integrator {
-        settings.integrator = integrator;
-    }
+    super::run::override_settings(&mut lesson.scene.settings, args);
     if let Some(t_end) = args.t_end {
         lesson.t_end = t_end;
     }

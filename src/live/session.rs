@@ -2,6 +2,9 @@
 //! speed within a wall-clock budget, paused at singular events (state placed exactly at the
 //! event) and on solver errors, with the state before the last step kept for interpolated
 //! display, the plotted history, the motion trace, and pushes along admissible motions.
+//! Its timeline (seek, marks, undo, going to an event: `session/scrub.rs`, on
+//! [`crate::live::timeline`]) and the drag gestures (`session/grab.rs`, on
+//! [`crate::live::drag`]) are in the submodules.
 //!
 //! Bevy-free: the app wraps it in a resource; tests drive it directly.
 
@@ -11,13 +14,18 @@ use std::time::Instant;
 
 use nalgebra::{DVector, Vector3};
 
+use crate::live::drag::Drag;
 use crate::live::history::{ChannelKind, Extremes, History};
+use crate::live::timeline::{CHECKPOINT_SPACING, MarkKind, Moment, TIMELINE_BUDGET, Timeline};
 use crate::model::{BodyKind, Load, LoadKind, Mechanism};
 use crate::scene::Scene;
 use crate::solver::{
     BasisMode, Branch, BranchSearch, Settings, Simulation, SingularEvent, SolverError, StepReport,
     branches,
 };
+
+mod grab;
+mod scrub;
 
 /// Speeds offered by the controls: 1/64x to 64x in factors of two.
 pub const SPEEDS: [f64; 13] = [
@@ -169,9 +177,16 @@ pub struct Advance {
 /// from a constraint row that is nearly zero, which on a branch that stays singular throws
 /// the mechanism off it.
 #[derive(Clone, Debug)]
-struct PausedRun {
+pub(crate) struct PausedRun {
     sim: Arc<Simulation>,
     later_events: Vec<SingularEvent>,
+}
+
+impl PausedRun {
+    /// Estimated memory of its simulation, bytes (its later events, rarely any, left out).
+    pub(crate) fn bytes(&self) -> usize {
+        self.sim.estimated_bytes()
+    }
 }
 
 /// How many of the latest events the session paused at keep their [`PausedRun`], so that
@@ -180,7 +195,7 @@ const KEPT_RUNS: usize = 64;
 
 /// A push along an admissible motion in progress: the settings to restore when it ends.
 #[derive(Clone, Debug)]
-struct Push {
+pub(crate) struct Push {
     end: f64,
     usual: Settings,
 }
@@ -226,6 +241,10 @@ pub struct LiveSession {
     /// The run each event interrupted, for the latest [`KEPT_RUNS`] events paused at.
     event_runs: Vec<Option<PausedRun>>,
     steps_total: u64,
+    /// Checkpoints, marks and undoable actions of the run (`timeline`).
+    timeline: Timeline,
+    /// The drag in progress.
+    drag: Option<Drag>,
     /// Singular events reached by stepping (passed or paused at), counted since the start,
     /// and the latest of them (at most `EVENT_CAPACITY`), in the order reached.
     events_reached: u64,
@@ -248,7 +267,17 @@ impl LiveSession {
             .as_deref()
             .and_then(|name| scene.mechanism.body_index(name))
             .map(TracePoint::centre);
+        let start = Moment {
+            checkpoint: sim.checkpoint(),
+            push: None,
+            event_t: None,
+            pause: Some(PauseReason::User),
+            stop_time: None,
+            paused_run: None,
+        };
         let mut session = Self {
+            timeline: Timeline::new(start, CHECKPOINT_SPACING, TIMELINE_BUDGET),
+            drag: None,
             previous_t: sim.time(),
             previous_x: sim.positions().clone(),
             target_before: sim.time(),
@@ -419,15 +448,23 @@ impl LiveSession {
 
     /// Stops at this simulated time (`view --time`), or never.
     pub fn set_stop_time(&mut self, t: Option<f64>) {
-        self.stop_time = t;
+        if t != self.stop_time {
+            self.commit_scrub();
+            self.stop_time = t;
+            // The replay lands its steps on the limit the run had.
+            self.timeline.pin(self.moment());
+        }
     }
 
     pub fn play(&mut self) {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return;
         }
+        self.end_drag_if_posing();
+        self.commit_scrub();
         if self.pause == Some(PauseReason::TimeReached) {
             self.stop_time = None;
+            self.timeline.pin(self.moment());
         }
         self.pause = None;
         self.go_on_from_event();
@@ -444,7 +481,12 @@ impl LiveSession {
         self.sim = Simulation::clone(&run.sim);
         self.current_event = None;
         self.branches = BranchSearch::default();
+        // Both changes of state are the session's: the replay cannot cross them.
+        self.timeline.pin(self.moment());
         self.on_events(run.later_events, &mut Advance::default());
+        if self.current_event.is_some() {
+            self.timeline.pin(self.moment());
+        }
         self.extend_trace(false);
         self.record_if_due();
     }
@@ -486,6 +528,14 @@ impl LiveSession {
 
     /// Changes solver settings between steps, from the current state.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
+        self.end_drag_if_posing();
+        self.commit_scrub();
+        let changed = self.apply_settings(settings);
+        self.timeline.pin(self.moment());
+        changed
+    }
+
+    fn apply_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
         self.paused_run = None;
         match &mut self.push {
             Some(push) => {
@@ -608,6 +658,8 @@ impl LiveSession {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return out;
         }
+        self.end_drag_if_posing();
+        self.commit_scrub();
         if self.paused_run.is_some() {
             self.go_on_from_event();
         } else {
@@ -625,6 +677,11 @@ impl LiveSession {
         self.previous_t = self.sim.time();
         self.previous_x.copy_from(self.sim.positions());
         let limit = self.stop_time.unwrap_or(f64::INFINITY);
+        if let Err(error) = self.pull_spring() {
+            out.failed = true;
+            self.fail(&error);
+            return;
+        }
         match self.sim.step_until(limit) {
             Ok(report) => {
                 out.steps += 1;
@@ -634,8 +691,15 @@ impl LiveSession {
                 // The session keeps its events: the copies are the step's only allocations.
                 let located = self.sim.step_events().to_vec();
                 self.last_report = Some(report);
-                self.end_push_if_due();
+                let push_ended = self.end_push_if_due();
                 self.on_events(located, out);
+                let due = self.timeline.count_step();
+                if push_ended || self.current_event.is_some() {
+                    // Changed by the session after the step: the replay cannot cross it.
+                    self.timeline.pin(self.moment());
+                } else if due {
+                    self.timeline.keep(self.moment());
+                }
                 self.extend_trace(false);
                 self.record_if_due();
             }
@@ -663,6 +727,7 @@ impl LiveSession {
 
     fn on_event(&mut self, event: SingularEvent, out: &mut Advance) {
         out.event = true;
+        self.timeline.mark(MarkKind::Event, event.t);
         self.events_reached += 1;
         if self.reached_log.len() == EVENT_CAPACITY {
             self.reached_log.pop_front();
@@ -761,6 +826,9 @@ impl LiveSession {
         let Some(event) = self.current_event().cloned() else {
             return Err(SolverError::NotPausedAtEvent);
         };
+        self.end_drag();
+        self.commit_scrub();
+        self.timeline.begin_action(MarkKind::Leave, self.moment());
         self.paused_run = None;
         if let Some(push) = self.push.take() {
             self.sim.set_settings(push.usual)?;
@@ -776,6 +844,7 @@ impl LiveSession {
         self.extremes.clear();
         self.record();
         self.play();
+        self.timeline.pin(self.moment());
         Ok(())
     }
 
@@ -786,6 +855,13 @@ impl LiveSession {
         let Some(event) = self.events.get(index).cloned() else {
             return Ok(());
         };
+        self.end_drag();
+        if self.seek_event(&event)? {
+            return Ok(());
+        }
+        // Not a state the timeline kept (passed without pausing, or before its start): the
+        // run goes on from the event's state, a new history from there.
+        self.discard_after_time(event.t)?;
         if let Some(push) = self.push.take() {
             self.sim.set_settings(push.usual)?;
             self.sim.clear_extra_loads();
@@ -815,6 +891,7 @@ impl LiveSession {
         self.cut_traces_after(self.sim.time());
         self.record();
         self.pause = Some(PauseReason::Event);
+        self.timeline.pin(self.moment());
         Ok(())
     }
 
@@ -841,6 +918,9 @@ impl LiveSession {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return Ok(());
         }
+        self.end_drag();
+        self.commit_scrub();
+        self.timeline.begin_action(MarkKind::Push, self.moment());
         self.paused_run = None;
         let usual = self.settings().clone();
         let t0 = self.sim.time();
@@ -890,6 +970,7 @@ impl LiveSession {
             usual,
         });
         self.play();
+        self.timeline.pin(self.moment());
         Ok(())
     }
 
@@ -903,7 +984,8 @@ impl LiveSession {
         self.pause = Some(PauseReason::Failed(message));
     }
 
-    fn end_push_if_due(&mut self) {
+    /// Ends the push when its time is up; whether it did.
+    fn end_push_if_due(&mut self) -> bool {
         let due = self
             .push
             .as_ref()
@@ -913,7 +995,9 @@ impl LiveSession {
             if let Err(error) = self.sim.set_settings(push.usual) {
                 self.fail(&error);
             }
+            return true;
         }
+        false
     }
 
     /// Positions to draw: between the state before the last step and the current one, at the

@@ -111,6 +111,13 @@ pub enum SolverError {
         "invalid state: a push needs a motion of this mechanism, a finite size and a positive duration"
     )]
     InvalidPush,
+    /// A drag was asked for on a body that does not exist, or towards a target that is not
+    /// finite.
+    #[error("invalid state: a drag needs a body of this mechanism and a finite target")]
+    InvalidDrag,
+    /// A checkpoint was restored into a simulation of another mechanism.
+    #[error("invalid state: the checkpoint belongs to a different mechanism")]
+    CheckpointOfAnotherMechanism,
 }
 
 /// ` of body "NAME"`, or nothing.

@@ -15,6 +15,8 @@
 //! | `events.rs`, `indicator.rs`, `simulation/locate.rs` | the indicator `rho` and the entry it watches on branches that stay singular, detection, telling configurations apart, the search, the event state |
 //! | `branches.rs` | the branches through a singular configuration (second-order conditions) |
 //! | `simulation.rs` | one step; pulses landing on their edges; leaving along a branch; no allocation per step |
+//! | `drag.rs`, `simulation/pose.rs` | points of bodies under the pointer, and posing the mechanism at rest by dragging one (least squares in the tangent space, then Newton) |
+//! | `simulation/checkpoint.rs` | checkpoints of the complete state, for the timeline's exact replay |
 //! | `reactions.rs` | Lagrange multipliers (minimum norm), self-stress modes, which joint reactions are unique |
 //! | `settings.rs`, `initial.rs`, `error.rs` | settings and their ranges, initial conditions, typed failures |
 //!
@@ -24,6 +26,7 @@
 
 mod basis;
 mod branches;
+mod drag;
 mod dynamics;
 mod error;
 mod events;
@@ -39,6 +42,7 @@ mod velocity;
 
 pub use basis::{BasisStats, ColumnLabel, ColumnOrigin, TangentBasis};
 pub use branches::{Branch, BranchSearch, branches};
+pub use drag::{GrabPoint, pick};
 pub use error::SolverError;
 pub use events::{EventDetector, LocatedMinimum, SingularEvent, parabola_minimum};
 pub use indicator::PERSISTENT_DISTANCE;
@@ -53,4 +57,4 @@ pub use settings::{
     NORMAL_TRUNCATION_MAX, OMEGA_STEP_LIMIT_MAX, Predictor, RANK_TOLERANCE_MAX, Settings,
     SettingsError,
 };
-pub use simulation::{Simulation, StepReport, WorkCounters};
+pub use simulation::{Checkpoint, DragReport, Simulation, StepReport, WorkCounters};

@@ -74,7 +74,12 @@ use super::velocity::VelocityProjection;
 use crate::linalg::PivotedQr;
 use crate::model::{Load, Mechanism};
 
+mod checkpoint;
 mod locate;
+mod pose;
+
+pub use checkpoint::Checkpoint;
+pub use pose::DragReport;
 
 /// What one accepted step did.
 #[derive(Clone, Debug, PartialEq)]
@@ -626,12 +631,18 @@ impl Simulation {
             self.mechanism.motion_weights(),
             &end,
         );
+        self.restart_detection(event.t);
+    }
+
+    /// Starts event detection again from the current state, as a new start (the watched
+    /// rank generic, no history), no minimum before `resumed_at` counting as a new one.
+    fn restart_detection(&mut self, resumed_at: f64) {
         self.watched.reset(self.generic_rank, &self.x);
         self.detector
             .resume(self.t, rho(&self.qr_state, self.watched.rank()));
         self.history_len = 0;
         self.search_next_step = false;
-        self.excursions.resume_at(event.t);
+        self.excursions.resume_at(resumed_at);
     }
 
     /// The singular events located by the last step, in time order (empty if none).

@@ -12,6 +12,10 @@
 //! (one `Vec::with_capacity`, one `vec![0; n]`, one growing `reserve`, another thread's
 //! allocations) so that the test cannot pass vacuously.
 //!
+//! It also measures the heap a checkpoint (a clone of the simulation, kept by the live
+//! session's timeline) allocates, and checks `Checkpoint::bytes`, which the timeline's memory
+//! budget counts, against it (0.8 to 1.5 times; measured 0.92 to 1.02).
+//!
 //! `harness = false`: this is a plain `main` that exits with status 1 on failure.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -28,14 +32,16 @@ use singulab::solver::{Integrator, Predictor, Settings};
 thread_local! {
     static COUNT: Cell<u64> = const { Cell::new(0) };
     static ENABLED: Cell<bool> = const { Cell::new(false) };
+    static BYTES: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Counts an allocation on the calling thread if counting is enabled there. `try_with` keeps
 /// this safe during thread teardown (the cells have no destructor, so it never fails in practice).
-fn note_allocation() {
+fn note_allocation(bytes: usize) {
     let _ = ENABLED.try_with(|enabled| {
         if enabled.get() {
             let _ = COUNT.try_with(|count| count.set(count.get() + 1));
+            let _ = BYTES.try_with(|total| total.set(total.get() + bytes as u64));
         }
     });
 }
@@ -46,19 +52,19 @@ struct CountingAllocator;
 // counting touches only const-initialised thread-local `Cell`s, which never allocate.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
+        note_allocation(layout.size());
         // SAFETY: forwarded contract.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
+        note_allocation(layout.size());
         // SAFETY: forwarded contract.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
+        note_allocation(new_size);
         // SAFETY: forwarded contract.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -75,6 +81,7 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 /// Runs `f` with counting enabled on this thread; returns its value and the allocations made.
 fn counted<T>(f: impl FnOnce() -> T) -> (T, u64) {
     COUNT.set(0);
+    BYTES.set(0);
     ENABLED.set(true);
     let value = f();
     ENABLED.set(false);
@@ -140,6 +147,33 @@ fn check_counter(failures: &mut Vec<String>) {
     expect("this thread while another one allocates", n, 0);
     let theirs = worker.join().unwrap_or(u64::MAX);
     expect("the other thread's own 100 allocations", theirs, 100);
+}
+
+/// A checkpoint's estimated memory against what cloning the simulation allocates (heap
+/// bytes requested, counted by the allocator, plus the value itself): within 0.8 to 1.5 times
+/// it, so that a timeline's budget means what it says.
+fn checkpoint_estimate(name: &str) -> Result<String, String> {
+    let scene = load(name)?;
+    let mut sim = scene
+        .simulation_with(scene.settings.clone())
+        .map_err(|e| format!("{name}: {e}"))?;
+    for _ in 0..50 {
+        sim.step().map_err(|e| format!("{name}: {e}"))?;
+    }
+    let (checkpoint, _) = counted(|| sim.checkpoint());
+    let heap = BYTES.get() as usize;
+    let measured = heap + std::mem::size_of_val(checkpoint.simulation());
+    let estimate = checkpoint.bytes();
+    let ratio = estimate as f64 / measured as f64;
+    let summary = format!(
+        "checkpoint of {name}: estimated {estimate} bytes, cloning allocated {heap} (+ {} the value): ratio {ratio:.2}",
+        measured - heap
+    );
+    if (0.8..=1.5).contains(&ratio) {
+        Ok(summary)
+    } else {
+        Err(summary)
+    }
 }
 
 fn load(name: &str) -> Result<Scene, String> {
@@ -307,6 +341,21 @@ fn main() {
                 } else {
                     format!("{}: {why}", case.label)
                 };
+                println!("alloc: FAIL {why}");
+                failures.push(why);
+            }
+        }
+    }
+
+    for name in [
+        "double_four_bar",
+        "four_bar",
+        "modified_triple_four_bar",
+        "spin_top",
+    ] {
+        match checkpoint_estimate(name) {
+            Ok(summary) => println!("alloc: ok   {summary}"),
+            Err(why) => {
                 println!("alloc: FAIL {why}");
                 failures.push(why);
             }

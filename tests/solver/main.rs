@@ -6,6 +6,7 @@ mod close_events;
 mod command_line;
 mod common;
 mod continuation;
+mod drag;
 mod driver_work;
 mod faults_io;
 mod faults_numbers;
@@ -28,8 +29,9 @@ mod rigid_dynamics;
 mod rigid_kinematics;
 mod rigid_scenes;
 mod scene_errors;
-// The unit tests' generator, shared by file rather than exported by the library.
 mod singular_branches;
+mod timeline;
+// The unit tests' generator, shared by file rather than exported by the library.
 #[expect(dead_code, reason = "these tests use neither `vector` nor `symmetric`")]
 #[path = "../../src/linalg/test_rng.rs"]
 mod test_rng;

@@ -61,6 +61,8 @@ pub struct ViewState {
     pub hidden_motions: Vec<bool>,
     /// The motion whose row the pointer is over in the panel: drawn as is, the others dimmed.
     pub highlighted_motion: Option<usize>,
+    /// A drag on the canvas holds a body (not panning).
+    pub grabbing: bool,
     /// The ghost preview of the highlighted motion's action, once computed.
     pub ghost: Option<ghost::Ghost>,
     /// The [`Live::generation`] whose lesson's view was applied (a lesson sets the view once
@@ -119,6 +121,7 @@ impl Default for ViewState {
             show_motions: false,
             hidden_motions: Vec::new(),
             highlighted_motion: None,
+            grabbing: false,
             ghost: None,
             lesson_view_applied: None,
             show_trace: true,
@@ -380,7 +383,9 @@ pub fn draw_canvas(
         view.refit();
     }
     fit_view(live, view, rect, spatial);
-    navigate(ui, &response, live, view, spatial);
+    if spatial || !grab(&response, live, view, commands) {
+        navigate(ui, &response, live, view, spatial);
+    }
     let projection = canvas_projection(live, view, rect, spatial);
     let painter = painter.with_clip_rect(rect);
     let mut x = std::mem::take(&mut view.display_x);
@@ -406,6 +411,7 @@ pub fn draw_canvas(
         draw_trace(&canvas, live);
     }
     draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
+    draw_spring(&canvas, live);
     view.display_x = x;
     canvas_menu(&response, live, view, commands);
 }
@@ -440,6 +446,88 @@ fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) 
         // The motions at a singular event are drawn on the whole pose: the 2x2's stacked
         // stage leans past its view hint's right edge at its first event.
         view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
+    }
+}
+
+/// How close (pixels) to a body the pointer must press for a drag to grab it rather than pan.
+const GRAB_RADIUS: f64 = 12.0;
+
+/// A drag that starts on a body of a planar scene grabs it: paused, the mechanism follows the
+/// pointer along its constraints; running, a spring pulls the point to the pointer. Returns
+/// whether the gesture is a grab (else the drag pans).
+fn grab(
+    response: &egui::Response,
+    live: &Live,
+    view: &mut ViewState,
+    commands: &mut Vec<AppCommand>,
+) -> bool {
+    let Some(planar) = view.planar else {
+        return false;
+    };
+    let rect = response.rect;
+    let (center, width) = (
+        [f64::from(rect.center().x), f64::from(rect.center().y)],
+        f64::from(rect.width()),
+    );
+    let pointer = response
+        .interact_pointer_pos()
+        .map(|p| planar.to_world([f64::from(p.x), f64::from(p.y)], center, width));
+    // Where the button went down: the drag starts a few pixels later.
+    let origin = response
+        .ctx
+        .input(|i| i.pointer.press_origin())
+        .map(|p| planar.to_world([f64::from(p.x), f64::from(p.y)], center, width));
+    if response.drag_started_by(egui::PointerButton::Primary)
+        && let Some([x, y]) = origin
+        && let Some((point, distance)) = live.session.pick([x, y, 0.0])
+        && distance * planar.scale(width) <= GRAB_RADIUS
+    {
+        view.grabbing = true;
+        commands.push(AppCommand::BeginDrag(point));
+    }
+    if !view.grabbing {
+        return false;
+    }
+    if response.drag_stopped() || !response.dragged() {
+        view.grabbing = false;
+        commands.push(AppCommand::EndDrag);
+    } else if let Some([x, y]) = pointer {
+        let step = snap_step(1.0 / planar.scale(width));
+        let snap = |v: f64| (v / step).round() * step;
+        commands.push(AppCommand::DragTo([snap(x), snap(y), 0.0]));
+    }
+    true
+}
+
+/// The grid a dragged point's target snaps to, for `pixel` world units per pixel: the
+/// smallest 1-2-5 step of at least two pixels. A pointer cannot hit a flat pose (on the
+/// ground line, at round coordinates) to better than a pixel, about 5 mm in a four-bar's
+/// default view, and the pose the constraints allow there is not singular to the detection
+/// tolerance; snapped, the target is exactly on it.
+fn snap_step(pixel: f64) -> f64 {
+    let least = 2.0 * pixel;
+    let decade = 10f64.powf(least.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|f| f * decade)
+        .find(|&step| step >= least)
+        .unwrap_or(10.0 * decade)
+}
+
+/// The spring of a drag while running: a line from the grabbed point to the pointer.
+fn draw_spring(canvas: &Canvas, live: &Live) {
+    let Some((point, target)) = live.session.drag_line() else {
+        return;
+    };
+    let projection = canvas.projection;
+    if let (Some(a), Some(b)) = (projection.to_screen(point), projection.to_screen(target)) {
+        let color = canvas.palette.text;
+        canvas
+            .painter
+            .line_segment([a, b], Stroke::new(2.0, color.gamma_multiply(0.8)));
+        canvas
+            .painter
+            .circle_stroke(b, 5.0, Stroke::new(2.0, color));
     }
 }
 
@@ -633,4 +721,20 @@ fn canvas_menu(
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snap_step;
+
+    /// The four-bar's default view: 1 m is 192 pixels, so a pixel is 5.2 mm and the target
+    /// snaps to 2 cm; the coupler's centre near (1.497, 0) goes to (1.5, 0), its flat pose.
+    #[test]
+    fn drag_targets_snap_to_a_1_2_5_grid_of_two_pixels() {
+        assert_eq!(snap_step(1.0 / 192.0), 0.02);
+        assert!((snap_step(1e-3) - 2e-3).abs() < 1e-15);
+        assert!((snap_step(0.3) - 1.0).abs() < 1e-15);
+        let step = snap_step(1.0 / 192.0);
+        assert_eq!((1.497 / step).round() * step, 1.5);
+    }
 }

@@ -393,7 +393,7 @@ impl Simulation {
     /// Fills `events[slot]` from the projected event state at `t` in `x_next`, `xd_next`
     /// and `qr_next`: its motions at the detection tolerance, and both bases carried from
     /// the kept snapshot `source` (the current state if `None`) to the event, as over a step.
-    fn describe_event(&mut self, t: f64, source: Option<usize>, slot: usize) {
+    pub(super) fn describe_event(&mut self, t: f64, source: Option<usize>, slot: usize) {
         let n = self.mechanism.n();
         let kept = &self.history[KEPT_STATES - self.history_len..];
         let (t0, traditional0, basis0) = match source {
