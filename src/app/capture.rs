@@ -1,8 +1,10 @@
 //! `singulab view` options that drive the app by themselves: the stop (`--time`,
 //! `--until-event`), the screenshot mode (`--screenshot`: run to the stop exactly as the app's
 //! auto-pause would, let frames render, save the PNG, exit 0 once it is on disk) and the frame
-//! measurement (`--measure-frames`: play, then print the CPU time per frame and exit). While
-//! capturing, egui ignores the mouse pointer so that screenshots do not depend on it.
+//! measurement (`--measure-frames`: play, then print the CPU time per frame and exit). For
+//! `singulab record` it only applies `--dt` and leaves the frames to the recorder
+//! (`super::record`). While capturing or recording, egui ignores the mouse pointer so that
+//! the pictures do not depend on it.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -38,6 +40,8 @@ pub struct CaptureMode {
     screenshot: Option<PathBuf>,
     after_frames: u32,
     measure_frames: Option<u32>,
+    /// `singulab record`: the recorder draws the frames.
+    records: bool,
     dt: Option<f64>,
     phase: Phase,
     /// Why the capture failed, read by `app::run` after the window closed so that the
@@ -50,11 +54,25 @@ impl CaptureMode {
     /// it differs from run to run and is the only text that changes while paused).
     /// Neither a screenshot nor a frame measurement: a window for a person.
     pub fn is_interactive(&self) -> bool {
-        self.screenshot.is_none() && self.measure_frames.is_none()
+        self.screenshot.is_none() && self.measure_frames.is_none() && !self.records
     }
 
+    /// A screenshot or a recording: pictures that should not depend on the machine's timing.
     pub fn takes_screenshot(&self) -> bool {
-        self.screenshot.is_some()
+        self.screenshot.is_some() || self.records
+    }
+
+    /// For `singulab record`.
+    pub fn recording(self) -> Self {
+        Self {
+            records: true,
+            ..self
+        }
+    }
+
+    /// Ends the app with `message` as the command's error.
+    pub fn fail_with(&self, exit: &mut MessageWriter<AppExit>, message: String) {
+        fail(self, exit, message);
     }
 
     pub fn from_args(args: &ViewConfig) -> Self {
@@ -63,6 +81,7 @@ impl CaptureMode {
             screenshot: args.screenshot.clone(),
             after_frames: args.after_frames,
             measure_frames: args.measure_frames,
+            records: false,
             dt: args.dt,
             phase: Phase::Start,
             failure: Arc::default(),
@@ -97,7 +116,7 @@ fn ignore_pointer_when_capturing(
     capture: Res<CaptureMode>,
     mut egui: ResMut<bevy_egui::EguiGlobalSettings>,
 ) {
-    if capture.screenshot.is_some() {
+    if capture.takes_screenshot() {
         let input = &mut egui.input_system_settings;
         input.run_write_window_pointer_moved_messages = false;
         input.run_write_pointer_button_messages = false;
@@ -160,6 +179,10 @@ fn start(
         if let Err(e) = live.session.set_settings(settings) {
             return fail(capture, exit, e.to_string());
         }
+    }
+    if capture.records {
+        capture.phase = Phase::Done;
+        return;
     }
     apply_stop(live, capture.stop);
     let session = &mut live.session;

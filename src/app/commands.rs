@@ -28,8 +28,12 @@ pub enum AppCommand {
     ExportCsvDialog,
     /// Save the plotted history as CSV in the working directory, no dialog.
     ExportCsvHere,
-    /// Save a screenshot of the window next to the scene.
+    /// Save a screenshot of the window in the working directory, named uniquely.
     SaveScreenshot,
+    /// Start recording the window to a uniquely named video, or stop.
+    ToggleRecording,
+    /// Presentation mode on or off (no side panels, large type, captions).
+    TogglePresentation,
     /// Show the run at this time (the timeline under the canvas).
     Seek(f64),
     /// Undo the last push, leave or drag.

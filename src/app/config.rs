@@ -41,6 +41,8 @@ pub struct ViewConfig {
     pub measure_frames: Option<u32>,
     /// Size of the whole interface (text, panels, canvas labels) relative to the default.
     pub ui_scale: f32,
+    /// Opens in presentation mode (no side panels, large type, captions, no notices).
+    pub presentation: bool,
 }
 
 impl Default for ViewConfig {
@@ -59,6 +61,7 @@ impl Default for ViewConfig {
             ui_scale: 1.0,
             dt: None,
             measure_frames: None,
+            presentation: false,
         }
     }
 }

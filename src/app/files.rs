@@ -1,15 +1,22 @@
 //! File dialogs (rfd, each on a task so the window never blocks), the CSV export of the
-//! plotted history, and screenshots on request.
+//! plotted history, and screenshots on request (F12): named by scene and time, made unique
+//! among the files on disk and the names handed out before (a screenshot is written a frame
+//! or more after it is asked for), and announced once written, so the notice is not in it.
 
 use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::tasks::{AsyncComputeTaskPool, Task, block_on, poll_once};
 
 use super::SingulabSystems;
 use super::commands::AppCommand;
 use super::simulation::{Live, Notice};
+use crate::live::recording::TakenNames;
+
+/// Names of the screenshots and recordings handed out in this run.
+#[derive(Resource, Default)]
+pub struct TakenFileNames(pub TakenNames);
 
 /// Dialogs in flight.
 #[derive(Resource, Default)]
@@ -24,12 +31,14 @@ pub struct FilesPlugin;
 
 impl Plugin for FilesPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<FileDialogs>().add_systems(
-            Update,
-            (start_requests, finish_dialogs)
-                .chain()
-                .in_set(SingulabSystems::Output),
-        );
+        app.init_resource::<FileDialogs>()
+            .init_resource::<TakenFileNames>()
+            .add_systems(
+                Update,
+                (start_requests, finish_dialogs)
+                    .chain()
+                    .in_set(SingulabSystems::Output),
+            );
     }
 }
 
@@ -37,6 +46,7 @@ fn start_requests(
     mut reader: MessageReader<AppCommand>,
     mut dialogs: ResMut<FileDialogs>,
     mut live: ResMut<Live>,
+    mut taken: ResMut<TakenFileNames>,
     mut commands: Commands,
 ) {
     for command in reader.read() {
@@ -89,18 +99,13 @@ fn start_requests(
                 live.notice = Some(write_csv(path, csv));
             }
             AppCommand::SaveScreenshot => {
-                let path = PathBuf::from(format!(
-                    "singulab_{}_t{:.3}.png",
-                    stem(&live.path),
-                    live.session.time()
-                ));
-                live.notice = Some(Notice::brief(format!(
-                    "Screenshot saved to {}",
-                    path.display()
-                )));
-                commands
-                    .spawn(Screenshot::primary_window())
-                    .observe(save_to_disk(path));
+                let name = format!("singulab_{}_t{:.3}", stem(&live.path), live.session.time());
+                let path = taken.0.unique(Path::new(""), &name, Some("png"));
+                commands.spawn(Screenshot::primary_window()).observe(
+                    move |captured: On<ScreenshotCaptured>, mut live: ResMut<Live>| {
+                        live.notice = Some(save_png(&captured.image, &path));
+                    },
+                );
             }
             _ => {}
         }
@@ -150,6 +155,19 @@ fn finish_dialogs(
     }
 }
 
+/// Writes a screenshot (without its alpha, which is not coverage) and says where it went.
+fn save_png(image: &Image, path: &Path) -> Notice {
+    let saved = image
+        .clone()
+        .try_into_dynamic()
+        .map_err(|e| e.to_string())
+        .and_then(|picture| picture.to_rgb8().save(path).map_err(|e| e.to_string()));
+    match saved {
+        Ok(()) => Notice::brief(format!("Screenshot saved to {}", path.display())),
+        Err(e) => Notice::lasting(format!("Could not write {}: {e}", path.display()), true),
+    }
+}
+
 fn write_csv(path: PathBuf, csv: String) -> Notice {
     match std::fs::write(&path, csv) {
         Ok(()) => Notice::brief(format!("History exported to {}", path.display())),
@@ -167,7 +185,7 @@ fn scene_dir(path: &Path) -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
-fn stem(path: &Path) -> String {
+pub(super) fn stem(path: &Path) -> String {
     path.file_stem()
         .map_or_else(|| "scene".into(), |s| s.to_string_lossy().into_owned())
 }

@@ -95,6 +95,8 @@ pub fn shortcut(key: KeyCode, ctrl: bool, view: &mut ViewState) -> Option<AppCom
         (KeyCode::KeyZ, true) => Some(AppCommand::Undo),
         (KeyCode::F5, _) => Some(AppCommand::ReloadScene),
         (KeyCode::F12, _) => Some(AppCommand::SaveScreenshot),
+        (KeyCode::KeyR, true) => Some(AppCommand::ToggleRecording),
+        (KeyCode::KeyP, false) => Some(AppCommand::TogglePresentation),
         _ => {
             toggle_view(key, ctrl, view);
             None

@@ -11,6 +11,8 @@
 //! | [`ShortcutsPlugin`] | keyboard shortcuts (while egui does not have the keyboard focus) |
 //! | [`FilesPlugin`] | rfd open/save dialogs on tasks, CSV export, screenshots on request |
 //! | [`CapturePlugin`] | `view --screenshot`: run to the stop, let frames render, save the PNG, exit |
+//! | [`RecordPlugin`] | `singulab record` and the Record button: a fixed simulated time per frame, each frame's screenshot to an encoder thread (MP4 through ffmpeg, GIF, PNG) |
+//! | [`PresentationPlugin`] | presentation mode (P, `--presentation`): no panels, large type, captions, no cursor |
 //!
 //! Schedules: `FixedUpdate` steps the solver; in `Update` the sets of [`SingulabSystems`] run
 //! in the order configured here (input, then commands, then files and capture); the egui pass
@@ -26,6 +28,9 @@ mod input;
 mod lesson;
 mod panels;
 mod plots;
+mod presentation;
+mod record;
+mod record_encode;
 mod simulation;
 mod theme;
 
@@ -39,6 +44,7 @@ use bevy_egui::EguiPlugin;
 
 use crate::lesson::is_lesson_file;
 use crate::live::LiveSession;
+use crate::live::recording::{RecordPlan, prepare_output};
 use lesson::LessonRun;
 
 pub use capture::{CaptureMode, CapturePlugin};
@@ -49,6 +55,8 @@ pub use files::FilesPlugin;
 pub use input::{SceneFileInputPlugin, ScenePollInterval, ShortcutsPlugin};
 pub use panels::PanelsPlugin;
 pub use plots::PlotsPlugin;
+pub use presentation::{Presentation, PresentationPlugin};
+pub use record::{FrameTick, RecordPlugin, Recorder};
 pub use simulation::{
     FrameBudget, FrameStats, Live, Notice, SceneLoaded, SimulationPlugin, SingularityReached,
     SolverFailed,
@@ -79,6 +87,8 @@ impl PluginGroup for SingulabPlugins {
             .add(ShortcutsPlugin)
             .add(FilesPlugin)
             .add(CapturePlugin)
+            .add(RecordPlugin)
+            .add(PresentationPlugin)
     }
 }
 
@@ -111,8 +121,36 @@ pub fn default_scene_path() -> PathBuf {
 /// with the error in its banner, as a reload does; a screenshot or a measurement, which
 /// scripts run, fail with it instead.
 pub fn run(args: ViewConfig) -> Result<(), String> {
+    launch(args, None, |_| {})
+}
+
+/// `singulab record`: opens the window on `view`, records `plan` (frames to its `t_end`, or
+/// the scene's) and exits once the video is written.
+pub fn record(view: ViewConfig, plan: RecordPlan) -> Result<(), String> {
+    record_with(view, plan, |_| {})
+}
+
+/// [`record`] with more of the app: `setup` adds, say, a lesson player that reads
+/// [`Recorder::next_frame`] and sends [`AppCommand`]s in [`SingulabSystems::Input`].
+pub fn record_with(
+    view: ViewConfig,
+    plan: RecordPlan,
+    setup: impl FnOnce(&mut App),
+) -> Result<(), String> {
+    launch(view, Some(plan), setup)
+}
+
+/// Opens the window; with a plan, records it.
+fn launch(
+    args: ViewConfig,
+    plan: Option<RecordPlan>,
+    setup: impl FnOnce(&mut App),
+) -> Result<(), String> {
     let launched = std::time::Instant::now();
-    let capture = CaptureMode::from_args(&args);
+    let mut capture = CaptureMode::from_args(&args);
+    if plan.is_some() {
+        capture = capture.recording();
+    }
     let path = args.scene.clone().unwrap_or_else(default_scene_path);
     let ((session, lesson), path, startup_error) = match open_session(&path) {
         Ok(opened) => (opened, path, None),
@@ -124,6 +162,15 @@ pub fn run(args: ViewConfig) -> Result<(), String> {
         Err(error) => return Err(error),
     };
     let title = format!("Singulab: {}", session.scene().title);
+    // A recording's output is checked (ffmpeg, a writable file) before the window opens.
+    let recorder = match plan {
+        Some(mut plan) => {
+            prepare_output(&plan)?;
+            plan.t_end = Some(plan.t_end.unwrap_or(session.scene().t_end));
+            Recorder::for_command_line(plan)
+        }
+        None => Recorder::default(),
+    };
     check_display()?;
     let mut live = Live::new(session, path);
     live.lesson = lesson;
@@ -148,7 +195,10 @@ pub fn run(args: ViewConfig) -> Result<(), String> {
     .insert_resource(capture)
     .insert_resource(ViewState::from_args(&args))
     .insert_resource(FrameStats::since(launched))
+    .insert_resource(recorder)
+    .insert_resource(Presentation::new(args.presentation))
     .add_plugins(SingulabPlugins);
+    setup(&mut app);
     match app.run() {
         AppExit::Success => Ok(()),
         AppExit::Error(code) => Err(failure

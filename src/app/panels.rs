@@ -18,6 +18,8 @@ use super::drawing::{self, ViewState, shown_motions};
 use super::font_warmup::{Warmed, keep_font_atlas_warm};
 use super::lesson::LessonRun;
 use super::plots::{self, PlotLayout, PlotState};
+use super::presentation::{self, Presentation};
+use super::record::{self, Recorder};
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::theme::Palette;
 use crate::live::MarkKind;
@@ -98,6 +100,8 @@ struct FrameInfo<'w> {
     budget: Res<'w, FrameBudget>,
     fixed: Res<'w, Time<Fixed>>,
     capture: Res<'w, CaptureMode>,
+    presentation: Res<'w, Presentation>,
+    recorder: Res<'w, Recorder>,
 }
 
 /// The egui pass: the whole layout from one root `Ui`; what the user asked for is sent once
@@ -188,15 +192,21 @@ impl Panels<'_, '_> {
     ) {
         let (live, frame) = (self.live, self.frame);
         let sizes = PanelSizes::for_width(root.ctx().content_rect().width());
-        egui::Panel::top("menu_and_transport").show(root, |ui| {
-            menu_bar(ui, live, view, self.catalog, commands);
-            transport(ui, live, view, commands);
-        });
-        egui::Panel::bottom("status").show(root, |ui| {
-            let frame_time = !frame.capture.takes_screenshot();
-            status_line(ui, live, &frame.stats, &frame.budget, frame_time);
-        });
-        if view.show_controls {
+        // Presentation: the canvas (and its plots side by side) and the captions alone.
+        let presenting = frame.presentation.on;
+        if presenting {
+            presentation::captions(root, &frame.presentation, live);
+        } else {
+            egui::Panel::top("menu_and_transport").show(root, |ui| {
+                menu_bar(ui, live, view, self.catalog, commands);
+                transport(ui, live, view, &frame.recorder, commands);
+            });
+            egui::Panel::bottom("status").show(root, |ui| {
+                let frame_time = !frame.capture.takes_screenshot();
+                status_line(ui, live, &frame.stats, &frame.budget, frame_time);
+            });
+        }
+        if view.show_controls && !presenting {
             egui::Panel::left("controls")
                 .resizable(true)
                 .default_size(sizes.controls_width)
@@ -205,7 +215,7 @@ impl Panels<'_, '_> {
         }
         // Side by side, each canvas has its own `qd` plot and the plots panel is left out (its
         // other plots are the same for both bases).
-        if view.show_plots && !view.side_by_side {
+        if view.show_plots && !view.side_by_side && !presenting {
             egui::Panel::right("plots")
                 .resizable(true)
                 .default_size(sizes.plots_width)
@@ -227,7 +237,9 @@ impl Panels<'_, '_> {
                 let basis = view.basis;
                 drawing::draw_canvas(ui, live, view, basis, overstep, commands);
             }
-            brief_notice(ui, live, canvas);
+            if !presenting {
+                brief_notice(ui, live, canvas);
+            }
             lesson_caption(ui, live, canvas);
         });
     }
@@ -445,12 +457,20 @@ B  switch traditional / continued basis
 C  side by side: traditional | continued
 M  show / hide the columns of T
 L  light / dark theme
+P  presentation (no panels, large type, captions)
+Ctrl+R  record the window to a video (again: stop)
 F  fit the view
 Ctrl+O  open a scene,  F5  reload
 F12  save a screenshot
 Drag: pan (orbit in 3D), wheel: zoom, right-click: menu";
 
-fn transport(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut Vec<AppCommand>) {
+fn transport(
+    ui: &mut Ui,
+    live: &Live,
+    view: &mut ViewState,
+    recorder: &Recorder,
+    commands: &mut Vec<AppCommand>,
+) {
     let session = &live.session;
     // Wraps onto a second row in a narrow window (1024 points at a projector's scale).
     ui.horizontal_wrapped(|ui| {
@@ -500,6 +520,7 @@ fn transport(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut Vec<
             commands.push(AppCommand::SetAutoPause(auto));
         }
         ui.checkbox(&mut view.show_motions, "show T");
+        record::record_button(ui, recorder, commands);
     });
 }
 

@@ -1,5 +1,6 @@
 //! The simulation plugin: the [`Live`] session as a resource, stepped from `FixedUpdate` by as
-//! many solver steps as the requested speed needs within a per-frame wall-clock budget, the
+//! many solver steps as the requested speed needs within a per-frame wall-clock budget (not
+//! while a recording captures: then the recorder steps it, a fixed simulated time a frame), the
 //! user's [`AppCommand`]s applied to it, and solver events turned into Bevy messages.
 
 use std::path::{Path, PathBuf};
@@ -329,7 +330,10 @@ impl Plugin for SimulationPlugin {
             .init_resource::<FrameStats>()
             .insert_resource(Time::<Fixed>::from_hz(60.0))
             .add_systems(First, start_frame)
-            .add_systems(FixedUpdate, advance_session)
+            .add_systems(
+                FixedUpdate,
+                advance_session.run_if(super::record::steps_by_wall_clock),
+            )
             .add_systems(Update, apply_commands.in_set(SingulabSystems::Commands));
     }
 }
@@ -377,7 +381,8 @@ fn advance_session(
     );
 }
 
-fn report(
+/// Announces what a stepping did: the event reached, the failure.
+pub(super) fn report(
     session: &LiveSession,
     event: bool,
     fail: bool,
@@ -512,12 +517,14 @@ fn apply_command(
             session.drag_to(*target)?;
         }
         AppCommand::EndDrag => session.end_drag(),
-        // Handled by the files and capture plugins.
+        // Handled by the files, record and presentation plugins.
         AppCommand::SaveLessonDialog
         | AppCommand::OpenDialog
         | AppCommand::ExportCsvDialog
         | AppCommand::ExportCsvHere
-        | AppCommand::SaveScreenshot => {}
+        | AppCommand::SaveScreenshot
+        | AppCommand::ToggleRecording
+        | AppCommand::TogglePresentation => {}
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! The command line's grammar (clap): `singulab [view | run | analyze | bench]`, the options of each, and
-//! the checks on their values. Paths are taken as the OS gives them (not necessarily UTF-8).
+//! The command line's grammar (clap): `singulab [view | run | analyze | bench | record]`, the
+//! options of each, and the checks on their values. Paths are taken as the OS gives them (not necessarily UTF-8).
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -36,6 +36,8 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Time the solver on scenes and print the README's table (build with --release)
     Bench(BenchArgs),
+    /// Record a scene's run to an MP4, a GIF or PNG frames, at a fixed simulated time per frame
+    Record(RecordArgs),
 }
 
 /// What `singulab run --help` says about its two CSV files.
@@ -151,6 +153,70 @@ pub struct BenchArgs {
     pub t_end: f64,
 }
 
+/// What `singulab record --help` says after the options.
+const RECORD_OUTPUT: &str = "\
+Frame k shows the simulated time k * speed / fps from the start, whatever time it took to draw, \
+so the video plays at --speed; frames run from t = 0 to --t-end inclusive (the last shows \
+t_end where the frames fall on it). Singular events are passed, not paused at. The window opens \
+(a display is needed: under xvfb-run on a server) and the frames are its pictures, with the \
+overlays and plots. FILE.mp4: H.264 (yuv420p, sizes padded to even) by ffmpeg, which must be \
+on PATH. FILE.gif: a Rust encoder, at 50, 25 (its default), 20 or 10 frames per second (GIF \
+delays are whole hundredths of a second). DIR/ (or a name without an extension): \
+frame_00000.png, frame_00001.png, ... (ffmpeg -framerate FPS -i DIR/frame_%05d.png makes a \
+video of them). A progress bar goes to stderr when it is a terminal.";
+
+/// Options of `singulab record`; they convert into the app's `RecordConfig`.
+#[derive(Args, Clone, Debug, PartialEq)]
+#[command(after_help = RECORD_OUTPUT)]
+pub struct RecordArgs {
+    /// The scene file
+    #[arg(value_name = "SCENE.ron")]
+    pub scene: PathBuf,
+    /// FILE.mp4, FILE.gif, or DIR/ for a PNG per frame
+    #[arg(long, value_name = "FILE", value_parser = path_value(), required = true)]
+    pub out: PathBuf,
+    /// Frames per second of the video [default: 60; 25 for a GIF]
+    #[arg(long, value_name = "N", value_parser = fps_value, allow_negative_numbers = true)]
+    pub fps: Option<u32>,
+    /// Simulated seconds per second of video, from 1/64 to 64 (0.25 or 1/4)
+    #[arg(long, value_name = "S", value_parser = crate::live::recording::parse_speed, allow_negative_numbers = true, default_value = "1")]
+    pub speed: f64,
+    /// Window and video size in pixels, WIDTHxHEIGHT (320x240 to 8192x8192)
+    #[arg(long, value_name = "WxH", value_parser = window_size, default_value = "1920x1080")]
+    pub size: (u32, u32),
+    /// Simulated time of the last frame, in seconds [default: the scene's run.t_end]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    pub t_end: Option<f64>,
+    /// The traditional and the continued basis side by side
+    #[arg(long)]
+    pub side_by_side: bool,
+    /// Presentation mode: no side panels, large type, the captions area
+    #[arg(long)]
+    pub presentation: bool,
+    /// Tangent basis shown
+    #[arg(long, value_name = "BASIS", value_parser = basis_value(), default_value = "continued")]
+    pub basis: BasisMode,
+    /// Light theme
+    #[arg(long)]
+    pub light: bool,
+    /// Time step in seconds [default: the scene's]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    pub dt: Option<f64>,
+}
+
+impl RecordArgs {
+    /// What `--out` names (checked by [`parse`]).
+    pub fn output_kind(&self) -> crate::live::recording::OutputKind {
+        crate::live::recording::OutputKind::of(&self.out)
+            .unwrap_or(crate::live::recording::OutputKind::PngFolder)
+    }
+
+    /// `--fps`, or the output kind's default.
+    pub fn frames_per_second(&self) -> u32 {
+        self.fps.unwrap_or_else(|| self.output_kind().default_fps())
+    }
+}
+
 /// Options of `singulab view`; they convert into the app's `ViewConfig`.
 #[derive(Args, Clone, Debug, PartialEq)]
 pub struct ViewArgs {
@@ -196,6 +262,9 @@ pub struct ViewArgs {
     /// With --reactions, draw self-stress mode K (1, 2, ...) on the mechanism
     #[arg(long, value_name = "K", value_parser = at_least_one, allow_negative_numbers = true, requires = "reactions")]
     pub mode: Option<usize>,
+    /// Presentation mode (key P): no side panels, large type, the captions area, no notices
+    #[arg(long)]
+    pub presentation: bool,
 }
 
 #[cfg(feature = "app")]
@@ -221,6 +290,36 @@ impl From<ViewArgs> for crate::app::config::ViewConfig {
             dt: args.dt,
             measure_frames: args.measure_frames,
             ui_scale: args.ui_scale,
+            presentation: args.presentation,
+        }
+    }
+}
+
+#[cfg(feature = "app")]
+impl From<&RecordArgs> for crate::app::config::ViewConfig {
+    /// The window a recording opens: the scene from its start, never stopping by itself.
+    fn from(args: &RecordArgs) -> Self {
+        Self {
+            scene: Some(args.scene.clone()),
+            basis: args.basis,
+            light: args.light,
+            side_by_side: args.side_by_side,
+            size: args.size,
+            dt: args.dt,
+            presentation: args.presentation,
+            ..Self::default()
+        }
+    }
+}
+
+impl From<&RecordArgs> for crate::live::recording::RecordPlan {
+    fn from(args: &RecordArgs) -> Self {
+        Self {
+            out: args.out.clone(),
+            kind: args.output_kind(),
+            fps: args.frames_per_second(),
+            speed: args.speed,
+            t_end: args.t_end,
         }
     }
 }
@@ -234,6 +333,9 @@ where
     T: Into<OsString> + Clone,
 {
     let mut cli = Cli::try_parse_from(args)?;
+    if let Some(Command::Record(record)) = &cli.command {
+        check_record(record)?;
+    }
     if let Some(Command::Run(run)) = &mut cli.command {
         // `--out -` is stdout, as no --out.
         if run.out.as_deref() == Some(Path::new("-")) {
@@ -248,6 +350,22 @@ where
         }
     }
     Ok(cli)
+}
+
+/// `record`'s checks across options: the output's extension, and a GIF's frame rate.
+fn check_record(record: &RecordArgs) -> Result<(), clap::Error> {
+    use crate::live::recording::{OutputKind, check_fps};
+    let usage = |message: String| {
+        let mut command = Cli::command();
+        let command = command.find_subcommand_mut("record").cloned();
+        command
+            .unwrap_or_else(Cli::command)
+            .error(ErrorKind::ValueValidation, message)
+    };
+    let kind = OutputKind::of(&record.out)
+        .map_err(|why| usage(format!("--out {}: {why}", record.out.display())))?;
+    check_fps(&kind, record.frames_per_second())
+        .map_err(|why| usage(format!("--out {}: {why}", record.out.display())))
 }
 
 /// A usage error as one line for `singulab: `: clap's message and tips, without its usage
@@ -277,7 +395,7 @@ pub fn usage_error_line(error: &clap::Error, args: &[OsString]) -> String {
     let command = args
         .get(1)
         .and_then(|arg| arg.to_str())
-        .filter(|arg| ["view", "run", "bench"].contains(arg));
+        .filter(|arg| ["view", "run", "bench", "record"].contains(arg));
     match command {
         Some(command) => text.push_str(&format!(" (see singulab {command} --help)")),
         None => text.push_str(" (see singulab --help)"),
@@ -325,6 +443,13 @@ fn at_least_one(text: &str) -> Result<usize, &'static str> {
     match text.parse::<usize>() {
         Ok(v) if v > 0 => Ok(v),
         _ => Err("expected a positive integer"),
+    }
+}
+
+fn fps_value(text: &str) -> Result<u32, &'static str> {
+    match text.parse::<u32>() {
+        Ok(n) if (1..=240).contains(&n) => Ok(n),
+        _ => Err("expected a whole number of frames per second from 1 to 240"),
     }
 }
 
@@ -502,6 +627,61 @@ mod tests {
         assert_eq!(run.every, 10);
         assert_eq!(run.out, Some(PathBuf::from("o.csv")));
         assert_eq!(run.events, Some(EventsOutput::File(PathBuf::from("e.csv"))));
+    }
+
+    fn record(args: &[&str]) -> RecordArgs {
+        match command(args) {
+            Command::Record(record) => record,
+            other => panic!("not a record: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn record_with_every_option() {
+        let record = record(&[
+            "record",
+            "a.ron",
+            "--out",
+            "talk.mp4",
+            "--fps",
+            "30",
+            "--speed",
+            "1/4",
+            "--size",
+            "1280x720",
+            "--side-by-side",
+            "--presentation",
+            "--t-end",
+            "3",
+            "--basis",
+            "traditional",
+            "--light",
+            "--dt",
+            "5e-4",
+        ]);
+        assert_eq!(record.scene, PathBuf::from("a.ron"));
+        assert_eq!(record.out, PathBuf::from("talk.mp4"));
+        assert_eq!((record.fps, record.speed), (Some(30), 0.25));
+        assert_eq!((record.size, record.t_end), ((1280, 720), Some(3.0)));
+        assert!(record.side_by_side && record.presentation && record.light);
+        assert_eq!(
+            (record.basis, record.dt),
+            (BasisMode::Traditional, Some(5e-4))
+        );
+    }
+
+    #[test]
+    fn record_defaults_follow_the_output() {
+        use crate::live::recording::{OutputKind, RecordPlan};
+        let mp4 = record(&["record", "a.ron", "--out", "talk.mp4"]);
+        assert_eq!((mp4.size, mp4.speed, mp4.t_end), ((1920, 1080), 1.0, None));
+        assert!(!mp4.side_by_side && !mp4.presentation);
+        let plan = RecordPlan::from(&mp4);
+        assert_eq!((plan.kind, plan.fps), (OutputKind::Mp4, 60));
+        let gif = RecordPlan::from(&record(&["record", "a.ron", "--out", "loop.gif"]));
+        assert_eq!((gif.kind, gif.fps), (OutputKind::Gif, 25));
+        let png = RecordPlan::from(&record(&["record", "a.ron", "--out", "frames/"]));
+        assert_eq!((png.kind, png.fps), (OutputKind::PngFolder, 60));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The command line: `singulab run`, `singulab analyze` and `singulab bench` work without the
 //! visualizer;
-//! `singulab view` and the bare `singulab` open it (built with the default `app` feature).
+//! `singulab view`, `singulab record` and the bare `singulab` open it (built with the default
+//! `app` feature).
 //!
 //! Exit codes: 0 on success (also when the reader of stdout closes it early), 2 for bad
 //! arguments (one line after `singulab: `, also when `--dt` or `--t-end` make a run of more
@@ -40,6 +41,17 @@ fn open_visualizer(view: Option<ViewArgs>) -> Result<(), CliError> {
 
 #[cfg(not(feature = "app"))]
 fn open_visualizer(_view: Option<ViewArgs>) -> Result<(), CliError> {
+    Err(CliError::NoVisualizer)
+}
+
+/// `singulab record`: the visualizer drives itself frame by frame and writes the video.
+#[cfg(feature = "app")]
+fn record(args: &args::RecordArgs) -> Result<(), CliError> {
+    crate::app::record(args.into(), args.into()).map_err(CliError::Visualizer)
+}
+
+#[cfg(not(feature = "app"))]
+fn record(_args: &args::RecordArgs) -> Result<(), CliError> {
     Err(CliError::NoVisualizer)
 }
 
@@ -99,6 +111,7 @@ fn execute(command: Option<Command>) -> Result<(), CliError> {
     match command {
         None => open_visualizer(None),
         Some(Command::View(view)) => open_visualizer(Some(view)),
+        Some(Command::Record(record_args)) => record(&record_args),
         Some(Command::Run(run)) => run::run(&run).map(|summary| print_summary(&summary)),
         Some(Command::Analyze(analyze)) => {
             run::stdout_output(error::Stream::Table)?;

@@ -147,7 +147,9 @@ impl Player {
         self.frame(session, wall_dt, |s, dt| s.advance_steps(dt, max_steps))
     }
 
-    fn frame(
+    /// One frame of `wall_dt` seconds, the session advanced by `run` (a recording advances
+    /// it to the frame's fixed simulated instant).
+    pub fn frame(
         &mut self,
         session: &mut LiveSession,
         wall_dt: f64,

@@ -602,6 +602,36 @@ impl LiveSession {
         out
     }
 
+    /// Advances to the simulated time `t` (never past the stop time) with no wall-clock
+    /// budget, at most `max_steps` solver steps, and aims the display exactly at `t`: a
+    /// recording's frames, each at a fixed simulated time however slow the frame was. Stops
+    /// early where the session pauses (an event with auto-pause, a failure).
+    pub fn advance_to(&mut self, t: f64, max_steps: usize) -> Advance {
+        let mut out = Advance::default();
+        if self.is_paused() {
+            return out;
+        }
+        let t = self.stop_time.map_or(t, |stop| t.min(stop));
+        while self.sim.time() < t - 1e-12 && out.steps < max_steps && !self.is_paused() {
+            self.step_once(&mut out);
+        }
+        if !self.is_paused() {
+            if let Some(stop) = self.stop_time
+                && self.sim.time() >= stop - 1e-12
+            {
+                self.pause = Some(PauseReason::TimeReached);
+            }
+            // The frame shows `t` whatever the interpolation fraction: the display
+            // interpolates between `target_before` and `target`.
+            let shown = t.min(self.sim.time());
+            self.target_before = shown;
+            self.target = shown;
+        }
+        self.behind = false;
+        self.behind_progress = 0.0;
+        out
+    }
+
     /// Runs until the session pauses by itself (event, stop time, failure) or `max_steps`
     /// steps were taken, with no wall-clock budget: the screenshot mode and tests.
     pub fn run_until_paused(&mut self, max_steps: usize) -> Advance {

@@ -23,6 +23,7 @@ mod ranks;
 mod reaction_cli;
 mod reactions;
 mod readme;
+mod recording;
 mod reference;
 mod rigid_dynamics;
 mod rigid_kinematics;

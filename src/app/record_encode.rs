@@ -1,0 +1,378 @@
+//! The writing end of a recording, on a thread of its own so that encoding never holds up a
+//! frame: captured frames arrive on a bounded channel as (index, copies, RGBA pixels), are
+//! put back in the order they were asked for (screenshots may land out of order), and go to
+//! one sink:
+//!
+//! - MP4: raw RGBA piped to `ffmpeg` (H.264, `yuv420p`, padded to even sizes, as players
+//!   need), which must be on `PATH`;
+//! - GIF: the gif crate (a NeuQuant palette per frame, LZW), delays in hundredths of a second,
+//!   looping;
+//! - a folder of `frame_00000.png`, ... (the image crate).
+//!
+//! A frame's `copies` is how many video frames it stands for (a paused stretch of an
+//! interactive recording follows the wall clock): the GIF lengthens its delay, the others
+//! repeat it. Every frame takes the first frame's size (a window resized while recording is
+//! scaled back to it). The progress bar on stderr counts video frames written.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::live::recording::{NO_FFMPEG, OutputKind, RecordPlan, gif_delay};
+
+/// One captured frame.
+pub struct CapturedFrame {
+    /// Order in which the frames were asked for, from 0.
+    pub index: u64,
+    /// Video frames it stands for (at least 1).
+    pub copies: u32,
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
+/// What was written, for the closing line.
+#[derive(Clone, Debug)]
+pub struct EncodeSummary {
+    pub video_frames: u64,
+    pub width: u32,
+    pub height: u32,
+    pub out: PathBuf,
+}
+
+/// The encoder thread and the channel to it.
+pub struct Encoder {
+    sender: Option<SyncSender<CapturedFrame>>,
+    thread: Option<JoinHandle<Result<EncodeSummary, String>>>,
+}
+
+/// Frames waiting for the encoder: a few, so that a slow encoder slows the capture instead
+/// of filling the memory (a 1920x1080 frame is 8 MB).
+const QUEUE: usize = 4;
+
+impl Encoder {
+    /// Starts the thread writing `plan.out`; `expected` video frames draw a progress bar
+    /// (none: no bar).
+    pub fn start(plan: &RecordPlan, expected: Option<u64>) -> Self {
+        let (sender, receiver) = sync_channel(QUEUE);
+        let progress = expected.map(progress_bar);
+        let plan = plan.clone();
+        let thread = std::thread::Builder::new()
+            .name("singulab-encoder".into())
+            .spawn(move || encode_all(&plan, &receiver, progress))
+            .ok();
+        Self {
+            sender: Some(sender),
+            thread,
+        }
+    }
+
+    /// Hands a frame over; blocks while the queue is full. An error means the encoder
+    /// stopped (its reason comes from [`Encoder::finish`]).
+    pub fn send(&self, frame: CapturedFrame) -> Result<(), ()> {
+        match (&self.sender, &self.thread) {
+            (Some(sender), Some(_)) => sender.send(frame).map_err(|_| ()),
+            _ => Err(()),
+        }
+    }
+
+    /// No more frames: waits for the encoder to write the rest and close the file.
+    pub fn finish(mut self) -> Result<EncodeSummary, String> {
+        self.sender = None;
+        match self.thread.take() {
+            Some(thread) => thread
+                .join()
+                .unwrap_or_else(|_| Err("the encoder thread failed".into())),
+            None => Err("the encoder thread could not be started".into()),
+        }
+    }
+}
+
+fn progress_bar(frames: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(frames), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "singulab: recording {bar:40} {pos}/{len} frames, {per_sec}, {eta} left",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// The thread's body: frames in order to the sink until the channel closes.
+fn encode_all(
+    plan: &RecordPlan,
+    frames: &Receiver<CapturedFrame>,
+    progress: Option<ProgressBar>,
+) -> Result<EncodeSummary, String> {
+    let mut sink: Option<Sink> = None;
+    let mut pending = BTreeMap::new();
+    let mut next = 0;
+    let mut written = 0;
+    let mut write = |frame: CapturedFrame| -> Result<(), String> {
+        let sink = match &mut sink {
+            Some(sink) => sink,
+            None => sink.insert(Sink::open(plan, frame.width, frame.height)?),
+        };
+        sink.write(frame)
+    };
+    for frame in frames {
+        pending.insert(frame.index, frame);
+        while let Some(frame) = pending.remove(&next) {
+            next += 1;
+            let copies = u64::from(frame.copies.max(1));
+            write(frame)?;
+            written += copies;
+            if let Some(bar) = &progress {
+                bar.inc(copies);
+            }
+        }
+    }
+    // Frames after a lost one: written in their order.
+    for (_, frame) in std::mem::take(&mut pending) {
+        written += u64::from(frame.copies.max(1));
+        write(frame)?;
+    }
+    if let Some(bar) = &progress {
+        bar.finish_and_clear();
+    }
+    let sink = sink.ok_or("no frame was captured")?;
+    let (width, height) = sink.size();
+    sink.close()?;
+    Ok(EncodeSummary {
+        video_frames: written,
+        width,
+        height,
+        out: plan.out.clone(),
+    })
+}
+
+/// Where the frames go.
+enum Sink {
+    Mp4(Mp4Sink),
+    Gif(GifSink),
+    Png(PngSink),
+}
+
+impl Sink {
+    fn open(plan: &RecordPlan, width: u32, height: u32) -> Result<Self, String> {
+        let size = (width, height);
+        Ok(match plan.kind {
+            OutputKind::Mp4 => Self::Mp4(Mp4Sink::open(&plan.out, size, plan.fps)?),
+            OutputKind::Gif => Self::Gif(GifSink::open(&plan.out, size, plan.fps)?),
+            OutputKind::PngFolder => Self::Png(PngSink {
+                dir: plan.out.clone(),
+                next: 0,
+                size,
+            }),
+        })
+    }
+
+    fn size(&self) -> (u32, u32) {
+        match self {
+            Self::Mp4(sink) => sink.size,
+            Self::Gif(sink) => sink.size,
+            Self::Png(sink) => sink.size,
+        }
+    }
+
+    fn write(&mut self, mut frame: CapturedFrame) -> Result<(), String> {
+        fit(&mut frame, self.size())?;
+        match self {
+            Self::Mp4(sink) => sink.write(&frame),
+            Self::Gif(sink) => sink.write(frame),
+            Self::Png(sink) => sink.write(&frame),
+        }
+    }
+
+    fn close(self) -> Result<(), String> {
+        match self {
+            Self::Mp4(sink) => sink.close(),
+            Self::Gif(sink) => sink.close(),
+            Self::Png(_) => Ok(()),
+        }
+    }
+}
+
+/// Scales a frame of another size (the window was resized) to the recording's.
+fn fit(frame: &mut CapturedFrame, (width, height): (u32, u32)) -> Result<(), String> {
+    if (frame.width, frame.height) == (width, height) {
+        return Ok(());
+    }
+    let pixels = std::mem::take(&mut frame.rgba);
+    let image = image::RgbaImage::from_raw(frame.width, frame.height, pixels)
+        .ok_or("a captured frame has fewer pixels than its size")?;
+    let scaled =
+        image::imageops::resize(&image, width, height, image::imageops::FilterType::Triangle);
+    frame.rgba = scaled.into_raw();
+    (frame.width, frame.height) = (width, height);
+    Ok(())
+}
+
+struct Mp4Sink {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    size: (u32, u32),
+    out: PathBuf,
+}
+
+impl Mp4Sink {
+    fn open(out: &Path, size: (u32, u32), fps: u32) -> Result<Self, String> {
+        let mut child = Command::new("ffmpeg")
+            .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-y"])
+            .args(["-f", "rawvideo", "-pix_fmt", "rgba"])
+            .args(["-video_size", &format!("{}x{}", size.0, size.1)])
+            .args(["-framerate", &fps.to_string(), "-i", "-"])
+            // yuv420p halves the chroma resolution: players need even sizes.
+            .args(["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"])
+            .args(["-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "18"])
+            .args(["-movflags", "+faststart"])
+            .arg(out)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start ffmpeg: {e}; {}", NO_FFMPEG))?;
+        let stdin = child.stdin.take();
+        Ok(Self {
+            child,
+            stdin,
+            size,
+            out: out.to_path_buf(),
+        })
+    }
+
+    fn write(&mut self, frame: &CapturedFrame) -> Result<(), String> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err("ffmpeg's input is closed".into());
+        };
+        for _ in 0..frame.copies.max(1) {
+            if stdin.write_all(&frame.rgba).is_err() {
+                // ffmpeg went away: its own message says why.
+                self.stdin = None;
+                return Err(self.ffmpeg_error());
+            }
+        }
+        Ok(())
+    }
+
+    fn ffmpeg_error(&mut self) -> String {
+        let mut text = String::new();
+        if let Some(stderr) = self.child.stderr.as_mut() {
+            let _ = stderr.read_to_string(&mut text);
+        }
+        let _ = self.child.wait();
+        format!(
+            "ffmpeg could not write {}: {}",
+            self.out.display(),
+            text.trim()
+        )
+    }
+
+    fn close(mut self) -> Result<(), String> {
+        drop(self.stdin.take());
+        let mut text = String::new();
+        if let Some(stderr) = self.child.stderr.as_mut() {
+            let _ = stderr.read_to_string(&mut text);
+        }
+        match self.child.wait() {
+            Ok(status) if status.success() => Ok(()),
+            Ok(status) => Err(format!(
+                "ffmpeg could not write {} ({status}): {}",
+                self.out.display(),
+                text.trim()
+            )),
+            Err(e) => Err(format!("ffmpeg: {e}")),
+        }
+    }
+}
+
+/// The GIF holds each frame back until the next arrives: a repeated frame lengthens its delay.
+struct GifSink {
+    encoder: gif::Encoder<BufWriter<File>>,
+    size: (u32, u32),
+    delay: u16,
+    held: Option<(CapturedFrame, u16)>,
+}
+
+impl GifSink {
+    fn open(out: &Path, size: (u32, u32), fps: u32) -> Result<Self, String> {
+        let too_large = || format!("a GIF is at most 65535 pixels a side, not {size:?}");
+        let width = u16::try_from(size.0).map_err(|_| too_large())?;
+        let height = u16::try_from(size.1).map_err(|_| too_large())?;
+        let file =
+            File::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+        let mut encoder = gif::Encoder::new(BufWriter::new(file), width, height, &[])
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        encoder
+            .set_repeat(gif::Repeat::Infinite)
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        Ok(Self {
+            encoder,
+            size,
+            delay: gif_delay(fps),
+            held: None,
+        })
+    }
+
+    fn write(&mut self, frame: CapturedFrame) -> Result<(), String> {
+        let copies = u16::try_from(frame.copies.max(1)).unwrap_or(u16::MAX);
+        let delay = self.delay.saturating_mul(copies);
+        if let Some(held) = self.held.replace((frame, delay)) {
+            self.encode(held)?;
+        }
+        Ok(())
+    }
+
+    fn encode(&mut self, (mut frame, delay): (CapturedFrame, u16)) -> Result<(), String> {
+        let (width, height) = (self.size.0 as u16, self.size.1 as u16);
+        // Speed 10 of 1..30: NeuQuant sampling every 10th pixel, the crate's balance of
+        // palette quality and time.
+        let mut gif_frame = gif::Frame::from_rgba_speed(width, height, &mut frame.rgba, 10);
+        gif_frame.delay = delay;
+        self.encoder
+            .write_frame(&gif_frame)
+            .map_err(|e| format!("cannot write the GIF: {e}"))
+    }
+
+    fn close(mut self) -> Result<(), String> {
+        if let Some(held) = self.held.take() {
+            self.encode(held)?;
+        }
+        let writer = self
+            .encoder
+            .into_inner()
+            .map_err(|e| format!("cannot write the GIF: {e}"))?;
+        writer
+            .into_inner()
+            .map_err(|e| format!("cannot write the GIF: {e}"))?
+            .sync_all()
+            .map_err(|e| format!("cannot write the GIF: {e}"))
+    }
+}
+
+struct PngSink {
+    dir: PathBuf,
+    next: u64,
+    size: (u32, u32),
+}
+
+impl PngSink {
+    fn write(&mut self, frame: &CapturedFrame) -> Result<(), String> {
+        let image = image::RgbaImage::from_raw(frame.width, frame.height, frame.rgba.clone())
+            .ok_or("a captured frame has fewer pixels than its size")?;
+        for _ in 0..frame.copies.max(1) {
+            let path = self.dir.join(format!("frame_{:05}.png", self.next));
+            image
+                .save_with_format(&path, image::ImageFormat::Png)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            self.next += 1;
+        }
+        Ok(())
+    }
+}
