@@ -883,13 +883,14 @@ fn lesson_banner_text(run: &LessonRun, session: &LiveSession) -> String {
     )
 }
 
-/// The lesson's caption over the bottom of the canvas, in large type (for the projector and
-/// the recording), above a brief notice's place.
+/// The lesson's caption at the bottom of the canvas, in large type (for the projector and
+/// the recording): the mechanism sits in the middle, and on a 960x540 recording a caption
+/// higher up covered it at the event.
 fn lesson_caption(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
     let Some(caption) = live.lesson.as_ref().and_then(|run| run.player.caption()) else {
         return;
     };
-    canvas_popup(ui, canvas, 900.0, 110.0, |ui| {
+    canvas_popup(ui, canvas, 900.0, 8.0, |ui| {
         ui.label(RichText::new(&caption.text).heading());
     });
 }
