@@ -255,10 +255,21 @@ fn fit_planar(live: &Live) -> PlanarView {
     PlanarView { center, width }
 }
 
+/// Room (pixels) above and below the pose for the motions' arrows at an event: their
+/// longest is this long (`arrows::draw_motions`). Without it a short canvas (a projector's
+/// interface scale, side by side) drew them over the legend and the time.
+fn arrow_room(live: &Live, size: egui::Vec2) -> f32 {
+    if live.session.current_event().is_some() {
+        0.16 * size.x.min(size.y)
+    } else {
+        0.0
+    }
+}
+
 /// "Fit view": the current pose's bounding box fills the part of the canvas (`size` in
-/// pixels) below the legend and the time (`top` pixels) in whichever dimension it reaches
-/// first, with a margin of a tenth of that part on every side (the labels and the arrows at
-/// an event need some room).
+/// pixels) below the legend and the time (`top` pixels), less the arrows' room above and
+/// below it, in whichever dimension it reaches first, with a margin of a tenth of that part
+/// on every side (the labels need some room).
 fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
     let Some([lo, hi]) = pose_box(live) else {
         return fit_planar(live);
@@ -266,7 +277,11 @@ fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
     let (w, h) = (hi[0] - lo[0], hi[1] - lo[1]);
     // The legend may fill most of a short canvas: then fit the whole canvas, under it.
     let top = if top < 0.5 * size.y { top } else { 0.0 };
-    let (canvas_w, free_h) = (f64::from(size.x), f64::from((size.y - top).max(1.0)));
+    let arrows = arrow_room(live, size).min(0.25 * (size.y - top));
+    let (canvas_w, free_h) = (
+        f64::from(size.x),
+        f64::from((size.y - top - 2.0 * arrows).max(1.0)),
+    );
     // A single point (or a pose with no extent) still gets a sensible scale.
     let needed = w.max(h * canvas_w / free_h).max(1e-3);
     let width = needed / 0.8;
@@ -279,21 +294,22 @@ fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
 }
 
 /// Whether the current pose lies on the canvas `rect` under `planar`, below the legend
-/// (`top` pixels) and clear of the edges by the room its arrows take (a tenth of the
-/// canvas' smaller side).
+/// (`top` pixels) and clear of the edges by a tenth of the canvas' smaller side, and at an
+/// event of the top and bottom by its arrows' room too.
 fn pose_on_canvas(live: &Live, planar: &PlanarView, rect: egui::Rect, top: f32) -> bool {
     let Some([lo, hi]) = pose_box(live) else {
         return true;
     };
     let margin = 0.1 * f64::from(rect.width().min(rect.height()));
+    let arrows = f64::from(arrow_room(live, rect.size()));
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
     let width = f64::from(rect.width());
     let [left, upper] = planar.to_screen([lo[0], hi[1]], center, width);
     let [right, lower] = planar.to_screen([hi[0], lo[1]], center, width);
     left >= f64::from(rect.left()) + margin
         && right <= f64::from(rect.right()) - margin
-        && upper >= f64::from(rect.top() + top.min(0.5 * rect.height())) + margin
-        && lower <= f64::from(rect.bottom()) - margin
+        && upper >= f64::from(rect.top() + top.min(0.5 * rect.height())) + margin + arrows
+        && lower <= f64::from(rect.bottom()) - margin - arrows
 }
 
 /// The bounding box (`[lo, hi]` in the plane) of the current pose: bar ends, point masses,

@@ -45,20 +45,23 @@ fn draw_time_and_basis(
     drawn: &mut Vec<egui::Rect>,
 ) {
     let (painter, rect, palette) = (canvas.painter, canvas.rect, canvas.palette);
+    // A short canvas (a projector's interface scale, side by side) keeps its mechanism room:
+    // the time takes at most a tenth of its height.
+    let size = (0.1 * rect.height()).clamp(11.0, 20.0);
     drawn.push(painter.text(
         pos2(rect.right() - 14.0, rect.top() + 10.0),
         Align2::RIGHT_TOP,
         format!("t = {t:.3} s"),
-        FontId::monospace(20.0),
+        FontId::monospace(size),
         palette.text,
     ));
     let (basis_size, basis_color) = if side_by_side {
-        (20.0, palette.text)
+        (size, palette.text)
     } else {
-        (14.0, palette.text.gamma_multiply(0.75))
+        (0.7 * size, palette.text.gamma_multiply(0.75))
     };
     let basis_rect = painter.text(
-        pos2(rect.right() - 14.0, rect.top() + 36.0),
+        pos2(rect.right() - 14.0, rect.top() + 12.0 + 1.2 * size),
         Align2::RIGHT_TOP,
         format!("{} QR", basis_name(basis)),
         FontId::proportional(basis_size),
