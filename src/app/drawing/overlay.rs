@@ -6,6 +6,7 @@ use bevy_egui::egui::{self, Align2, FontId, pos2, vec2};
 
 use super::{Canvas, ViewState};
 use crate::app::simulation::Live;
+use crate::lesson::choices::AT_REST;
 use crate::live::motions::{Motion, MotionRole};
 use crate::solver::BasisMode;
 
@@ -90,6 +91,8 @@ fn draw_legend(
     let hidden_apply = !view.side_by_side || basis == view.basis;
     let mut y = rect.top() + 12.0;
     let at_event = live.session.current_event().is_some();
+    // Posed by hand or come to rest: there was no motion before to continue.
+    let at_rest = live.session.simulation().velocities().amax() < AT_REST;
     if !compact {
         let title = if at_event {
             format!(
@@ -118,7 +121,7 @@ fn draw_legend(
         let role = if compact {
             ""
         } else {
-            role_text(&motion.role, at_event)
+            role_text(&motion.role, at_event, at_rest)
         };
         let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), vec2(18.0, 10.0));
         painter.rect_filled(sw, 2.0, color.gamma_multiply(alpha));
@@ -147,8 +150,9 @@ fn draw_legend(
 }
 
 /// What a legend row says about a motion's role.
-fn role_text(role: &MotionRole, at_event: bool) -> &'static str {
+fn role_text(role: &MotionRole, at_event: bool, at_rest: bool) -> &'static str {
     match role {
+        MotionRole::Continued if at_rest => "continues the basis' direction (at rest here)",
         MotionRole::Continued => "continues the motion before",
         MotionRole::New => "new at the singularity (dashed)",
         MotionRole::Branch => "a branch it can leave along (dotted)",
