@@ -186,6 +186,12 @@ fn same_direction(a: &DVector<f64>, b: &DVector<f64>, sign: f64) -> bool {
 /// `target` as a path from `folder` (both made absolute from the working directory), with
 /// `..` where it leaves the folder; `target` as given if they share no root.
 fn relative_path(folder: &Path, target: &Path) -> PathBuf {
+    // A lesson saved in the working directory has the empty path as its folder.
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
     let (Ok(from), Ok(to)) = (std::path::absolute(folder), std::path::absolute(target)) else {
         return target.to_path_buf();
     };
@@ -222,5 +228,8 @@ mod tests {
         assert_eq!(path, Path::new("../x.ron"));
         let path = relative_path(Path::new("/a"), Path::new("/a/scenes/x.ron"));
         assert_eq!(path, Path::new("scenes/x.ron"));
+        // Saved as "x_lesson.ron" in the working directory: the scene from there.
+        let scene = std::env::current_dir().unwrap().join("scenes/x.ron");
+        assert_eq!(relative_path(Path::new(""), &scene), Path::new("scenes/x.ron"));
     }
 }
