@@ -230,6 +230,9 @@ mod tests {
         assert_eq!(path, Path::new("scenes/x.ron"));
         // Saved as "x_lesson.ron" in the working directory: the scene from there.
         let scene = std::env::current_dir().unwrap().join("scenes/x.ron");
-        assert_eq!(relative_path(Path::new(""), &scene), Path::new("scenes/x.ron"));
+        assert_eq!(
+            relative_path(Path::new(""), &scene),
+            Path::new("scenes/x.ron")
+        );
     }
 }

@@ -51,7 +51,20 @@ fn action(session: &LiveSession, motion: &Motion, view: &ViewState) -> (Preview,
             delta: view.push_delta,
             duration: view.push_duration,
         };
-        (preview, format!("push along {}", motion.label))
+        // As the push's own note says (`panels::push_note`): a new motion is admissible to
+        // first order only, and at speed the constraints take a small push back.
+        let speed = velocities.norm();
+        let undone = motion.role == MotionRole::New && speed > view.push_delta.abs().max(AT_REST);
+        let what = if undone {
+            format!(
+                "push along {} at speed: the constraints take it back; leave along a branch \
+                 to change branch",
+                motion.label
+            )
+        } else {
+            format!("push along {}", motion.label)
+        };
+        (preview, what)
     }
 }
 
