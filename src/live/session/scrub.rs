@@ -95,12 +95,17 @@ impl LiveSession {
         }
         self.timeline.set_scrub_step(step);
         self.restore_moment(&moment, None, true)?;
+        self.end_plots_and_traces_here();
+        Ok(true)
+    }
+
+    /// The plotted history and the traces end at the state shown, which is sampled.
+    fn end_plots_and_traces_here(&mut self) {
         let t = self.sim.time();
         self.history.truncate_after(t);
         self.cut_traces_after(t);
         self.extremes.clear();
         self.record();
-        Ok(true)
     }
 
     /// Whether there is a push, leave or drag to undo.
@@ -120,11 +125,7 @@ impl LiveSession {
         self.forget_events_after(moment.checkpoint.time());
         self.restore_moment(&moment, None, true)?;
         self.let_go_of_ended_spring();
-        let t = self.sim.time();
-        self.history.truncate_after(t);
-        self.cut_traces_after(t);
-        self.extremes.clear();
-        self.record();
+        self.end_plots_and_traces_here();
         Ok(true)
     }
 
