@@ -76,13 +76,10 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use nalgebra::DMatrix;
-
 use super::args::BenchArgs;
 use super::error::{CliError, Stream};
-use crate::linalg::PivotedQr;
 use crate::scene::{SHIPPED_SCENES, Scene, load_scene};
-use crate::solver::Settings;
+use crate::solver::{BasisMode, Settings, Simulation};
 
 /// Measurements of one scene.
 #[derive(Clone, Debug)]
@@ -97,83 +94,125 @@ pub struct SceneBench {
     pub continued_flips: usize,
     /// `None` for scenes with drivers, whose energy changes by their work.
     pub energy_drift: Option<f64>,
-    pub wall: [Duration; 2],
-    pub qr_only: [Duration; 2],
-    pub factorizations: [u64; 2],
+    /// CPU time of the runs at `STEP_SIZES`, per simulated second.
+    pub cpu_per_second: [f64; 2],
+    /// Factorisations of `A^T` per step of the same runs.
+    pub factorizations_per_step: [f64; 2],
+    /// CPU time with the continued basis over that with the traditional basis alone, minus 1
+    /// (dt 1e-3, the faster of `OVERHEAD_PAIRS` runs of each).
+    pub continuation_overhead: f64,
 }
 
 const STEP_SIZES: [f64; 2] = [1e-3, 1e-4];
-/// Jacobians sampled along a run to time the factorisations on their own.
-const SAMPLES: usize = 512;
+/// Runs of each kind (continued, traditional only) at dt 1e-3 behind the continuation
+/// overhead, interleaved; the faster of each is compared, so a busy moment of the machine
+/// counts against one run, not the ratio.
+const OVERHEAD_PAIRS: usize = 2;
+
+/// CPU time of the calling thread (Linux: `/proc/thread-self/schedstat`, in ns), or `None`
+/// where it cannot be read.
+fn thread_cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos = text.split_whitespace().next()?.parse::<u64>().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+/// Time spent by the calling thread from its start: CPU time where the system gives it (the
+/// machine's other work then counts less), wall time otherwise.
+struct Clock {
+    cpu: Option<Duration>,
+    wall: Instant,
+}
+
+impl Clock {
+    fn start() -> Self {
+        Self {
+            cpu: thread_cpu_time(),
+            wall: Instant::now(),
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        match (self.cpu, thread_cpu_time()) {
+            (Some(start), Some(now)) => now.saturating_sub(start),
+            _ => self.wall.elapsed(),
+        }
+    }
+}
+
+/// What one run to `t_end` measured.
+struct Run {
+    time: Duration,
+    steps: u64,
+    factorizations: u64,
+    events: usize,
+    drift: f64,
+    sim: Simulation,
+}
+
+/// Runs `scene` with `settings` to `t_end`, the continued basis tracked or not.
+fn run(scene: &Scene, settings: Settings, t_end: f64, continued: bool) -> Result<Run, CliError> {
+    let mut sim = scene
+        .simulation_with(settings)
+        .map_err(|e| CliError::solver(scene, e))?;
+    sim.set_continued_tracking(continued);
+    let dt = sim.settings().dt;
+    let e0 = sim.energy();
+    let (mut drift, mut events) = (0.0_f64, 0);
+    let clock = Clock::start();
+    while sim.time() < t_end - 1e-9 * dt {
+        let report = sim
+            .step_until(t_end)
+            .map_err(|e| CliError::solver(scene, e))?;
+        drift = drift.max((report.energy - e0).abs());
+        events += report.events;
+    }
+    let time = clock.elapsed();
+    let counters = sim.counters();
+    Ok(Run {
+        time,
+        steps: counters.steps,
+        factorizations: counters.factorizations,
+        events,
+        drift,
+        sim,
+    })
+}
 
 fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, CliError> {
     let mechanism = &scene.mechanism;
-    let mut result = SceneBench {
+    let at = |dt| Settings {
+        dt,
+        ..scene.settings.clone()
+    };
+    let runs = STEP_SIZES
+        .iter()
+        .map(|&dt| run(scene, at(dt), t_end, true))
+        .collect::<Result<Vec<_>, _>>()?;
+    let first = &runs[0];
+    let (mut continued, mut traditional) = (first.time, Duration::MAX);
+    for pair in 0..OVERHEAD_PAIRS {
+        traditional = traditional.min(run(scene, at(STEP_SIZES[0]), t_end, false)?.time);
+        if pair + 1 < OVERHEAD_PAIRS {
+            continued = continued.min(run(scene, at(STEP_SIZES[0]), t_end, true)?.time);
+        }
+    }
+    let sim = &first.sim;
+    Ok(SceneBench {
         name: scene.title.clone(),
         n: mechanism.n(),
         m: mechanism.m(),
-        rank: 0,
-        dof: 0,
-        events: 0,
-        traditional_flips: 0,
-        continued_flips: 0,
-        energy_drift: None,
-        wall: [Duration::ZERO; 2],
-        qr_only: [Duration::ZERO; 2],
-        factorizations: [0; 2],
-    };
-    for (slot, &dt) in STEP_SIZES.iter().enumerate() {
-        let settings = Settings {
-            dt,
-            ..scene.settings.clone()
-        };
-        let mut sim = scene
-            .simulation_with(settings)
-            .map_err(|e| CliError::solver(scene, e))?;
-        let e0 = sim.energy();
-        let mut drift: f64 = 0.0;
-        let mut events = 0;
-        let mut jacobians = Vec::with_capacity(SAMPLES);
-        let expected_steps = (t_end / dt).ceil() as u64;
-        let sample_every = (expected_steps / SAMPLES as u64).max(1);
-        let start = Instant::now();
-        while sim.time() < t_end - 1e-9 * dt {
-            let report = sim
-                .step_until(t_end)
-                .map_err(|e| CliError::solver(scene, e))?;
-            drift = drift.max((report.energy - e0).abs());
-            events += report.events;
-            if jacobians.len() < SAMPLES && sim.counters().steps % sample_every == 0 {
-                let mut a = DMatrix::zeros(mechanism.m(), mechanism.n());
-                mechanism.jacobian(sim.positions(), &mut a);
-                jacobians.push(a);
-            }
-        }
-        result.wall[slot] = start.elapsed();
-        let count = sim.counters().factorizations;
-        result.factorizations[slot] = count;
-        // The same number of factorisations, cycling over Jacobians met along the run.
-        let mut qr = PivotedQr::new(mechanism.n(), mechanism.m());
-        let start = Instant::now();
-        for i in 0..count as usize {
-            qr.factorize_transposed(&jacobians[i % jacobians.len()]);
-        }
-        result.qr_only[slot] = start.elapsed();
-        std::hint::black_box(qr.r_diag_abs(0));
-        if slot == 0 {
-            result.rank = sim.generic_rank();
-            result.dof = mechanism.n() - sim.generic_rank();
-            result.events = events;
-            result.traditional_flips = sim
-                .basis(crate::solver::BasisMode::Traditional)
-                .total_sign_flips();
-            result.continued_flips = sim
-                .basis(crate::solver::BasisMode::Continued)
-                .total_sign_flips();
-            result.energy_drift = (!mechanism.is_rheonomic()).then_some(drift);
-        }
-    }
-    Ok(result)
+        rank: sim.generic_rank(),
+        dof: mechanism.n() - sim.generic_rank(),
+        events: first.events,
+        traditional_flips: sim.basis(BasisMode::Traditional).total_sign_flips(),
+        continued_flips: sim.basis(BasisMode::Continued).total_sign_flips(),
+        energy_drift: (!mechanism.is_rheonomic()).then_some(first.drift),
+        cpu_per_second: [0, 1].map(|i| runs[i].time.as_secs_f64() / t_end),
+        factorizations_per_step: [0, 1]
+            .map(|i| runs[i].factorizations as f64 / runs[i].steps.max(1) as f64),
+        continuation_overhead: continued.as_secs_f64() / traditional.as_secs_f64() - 1.0,
+    })
 }
 
 /// The shipped scenes and `four_bar_stopping` (the README's table), from `./scenes`.
@@ -210,16 +249,22 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     let table_error = |e| CliError::write(Stream::Table, e);
     writeln!(
         out,
-        "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | wall dt=1e-3 (s) | QR only (s) | wall dt=1e-4 (s) | QR only (s) |",
+        "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | CPU s per simulated s, dt 1e-3 | x real time | CPU s per simulated s, dt 1e-4 | x real time | factorisations per step, dt 1e-3 / 1e-4 | continuation overhead |",
         t = args.t_end
     )
     .map_err(table_error)?;
-    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|").map_err(table_error)?;
+    writeln!(
+        out,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    )
+    .map_err(table_error)?;
     for (path, scene) in paths.iter().zip(&scenes) {
         let b = bench_scene(scene, args.t_end)?;
+        let [cpu_coarse, cpu_fine] = b.cpu_per_second;
+        let [fact_coarse, fact_fine] = b.factorizations_per_step;
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {:.3} | {:.2} | {:.2} / {:.2} | {:+.1} % |",
             path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"),
             b.n,
             b.m,
@@ -230,10 +275,13 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             b.continued_flips,
             b.energy_drift
                 .map_or_else(|| "driven".to_string(), |d| format!("{d:.2e}")),
-            b.wall[0].as_secs_f64(),
-            b.qr_only[0].as_secs_f64(),
-            b.wall[1].as_secs_f64(),
-            b.qr_only[1].as_secs_f64(),
+            cpu_coarse,
+            1.0 / cpu_coarse,
+            cpu_fine,
+            1.0 / cpu_fine,
+            fact_coarse,
+            fact_fine,
+            100.0 * b.continuation_overhead,
         )
         .map_err(table_error)?;
     }

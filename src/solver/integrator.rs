@@ -6,7 +6,9 @@
 //! # Projected stages
 //!
 //! Every stage state is first projected onto the constraint manifold and its tangent space
-//! (the same Newton projection as after a step, [`projection`](super::projection)), so
+//! ([`projection`](super::projection): far from singular configurations by simplified Newton
+//! with the step start's factorisation, then one factorisation at the stage, of which only the
+//! tangent columns of `Q` are formed; next to them by full Newton, as after a step), so
 //! accelerations are only ever evaluated on the manifold. This is the RK method applied to
 //! `y' = f(P(y))`, which has the manifold as an invariant set and the same solutions on it, so
 //! the order is kept. It matters near singular configurations: off the manifold the level sets
@@ -165,6 +167,9 @@ pub(crate) struct Step<'a> {
     pub xd: &'a DVector<f64>,
     pub start: &'a PivotedQr,
     pub h: f64,
+    /// Project the stages by simplified Newton first, with the factorisation `start` (the step
+    /// starts far enough from a singular configuration).
+    pub simplify: bool,
 }
 
 /// Stage buffers.
@@ -321,9 +326,10 @@ impl Stepper {
                 t_stage,
                 &mut self.x_stage,
                 &mut self.xd_stage,
+                step.simplify.then_some(step.start),
                 &mut evaluator.qr,
             )?;
-            self.factorizations += outcome.iterations as u64 + 1;
+            self.factorizations += outcome.factorizations as u64;
         }
         Ok(())
     }

@@ -22,7 +22,7 @@ use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::basis::TangentBasis;
 use super::settings::Predictor;
-use crate::linalg::{PivotedQr, dot};
+use crate::linalg::PivotedQr;
 use crate::model::Mechanism;
 
 /// Largest number of Taylor terms (reached only when `h |Omega|` is near the limit).
@@ -31,8 +31,9 @@ const MAX_TERMS: usize = 40;
 #[derive(Clone, Debug)]
 pub(crate) struct BasisPredictor {
     adot: DMatrix<f64>,
-    /// One row of `adot`, contiguous.
-    adot_row: Vec<f64>,
+    /// The non-zero entries of one row of `adot`, (column, value), at its start (a fixed
+    /// length n, so that no step grows it, even in a clone).
+    adot_nonzero: Vec<(usize, f64)>,
     omega: DMatrix<f64>,
     x_block: DMatrix<f64>,
     action: DMatrix<f64>,
@@ -49,7 +50,7 @@ impl BasisPredictor {
     pub fn new(n: usize, m: usize) -> Self {
         Self {
             adot: DMatrix::zeros(m, n),
-            adot_row: vec![0.0; n],
+            adot_nonzero: vec![(0, 0.0); n],
             omega: DMatrix::zeros(n, n),
             x_block: DMatrix::zeros(n, n.min(m).max(1)),
             action: DMatrix::zeros(n, n),
@@ -93,32 +94,42 @@ impl BasisPredictor {
         let perm = qr.permutation();
         let rmat = qr.r();
         // J[i, j] = (column i of Q_k) . (row perm[j] of dA/dt), then X = J R1ns^{-1} column by
-        // column: X[:, j] = (J[:, j] - sum_{p<j} R1[p, j] X[:, p]) / R1[j, j].
+        // column: X[:, j] = (J[:, j] - sum_{p<j} R1[p, j] X[:, p]) / R1[j, j]. Each row of X
+        // solves its own triangular system, and `Omega` reads X[i, j] only below the diagonal
+        // (i > j), which needs X[i, p] for p < j only: column j is computed on rows j+1..n.
+        // A row of dA/dt has the few entries of the bodies its joint connects, so J is summed
+        // over those alone.
         let rows = self.x_block.nrows();
         let x_block = self.x_block.as_mut_slice();
         for j in 0..r {
             let row = perm[j];
-            for (l, entry) in self.adot_row.iter_mut().enumerate() {
-                *entry = self.adot[(row, l)];
+            let mut count = 0;
+            for l in 0..n {
+                let value = self.adot[(row, l)];
+                if value != 0.0 {
+                    self.adot_nonzero[count] = (l, value);
+                    count += 1;
+                }
             }
+            let nonzero = &self.adot_nonzero[..count];
             let (done, rest) = x_block.split_at_mut(j * rows);
             let xj = &mut rest[..n];
-            for (i, entry) in xj.iter_mut().enumerate() {
+            for (i, entry) in xj.iter_mut().enumerate().skip(j + 1) {
                 let column = if i < r {
                     q.column(i)
                 } else {
                     tangent.column(i - r)
                 };
-                *entry = dot(column.as_slice(), &self.adot_row);
+                *entry = nonzero.iter().map(|&(l, value)| column[l] * value).sum();
             }
             for (p, xp) in done.chunks_exact(rows).enumerate() {
                 let coefficient = rmat[(p, j)];
-                for (entry, value) in xj.iter_mut().zip(xp) {
+                for (entry, value) in xj[j + 1..].iter_mut().zip(&xp[j + 1..n]) {
                     *entry -= coefficient * value;
                 }
             }
             let pivot = rmat[(j, j)];
-            for entry in xj.iter_mut() {
+            for entry in xj[j + 1..].iter_mut() {
                 *entry /= pivot;
             }
         }
