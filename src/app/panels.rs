@@ -14,7 +14,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
-use super::drawing::{self, ViewState, shown_motions};
+use super::drawing::{self, ViewState, Zoom, shown_motions};
 use super::font_warmup::{Warmed, keep_font_atlas_warm};
 use super::lesson::LessonRun;
 use super::plots::{self, PlotLayout, PlotState};
@@ -142,6 +142,14 @@ fn layout(
     let view = &mut *view;
     if let Some(scale) = view.pending_ui_scale.take() {
         ctx.set_zoom_factor(scale);
+    }
+    // The keys are read with the others (egui's own reading of them missed key presses).
+    ctx.options_mut(|o| o.zoom_with_keyboard = false);
+    match view.pending_zoom.take() {
+        Some(Zoom::In) => egui::gui_zoom::zoom_in(&ctx),
+        Some(Zoom::Out) => egui::gui_zoom::zoom_out(&ctx),
+        Some(Zoom::Reset) => ctx.set_zoom_factor(1.0),
+        None => {}
     }
     let layout = match (view.show_plots, view.side_by_side) {
         (false, _) => PlotLayout::Hidden,
