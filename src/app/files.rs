@@ -80,8 +80,12 @@ fn start_requests(
                 dialogs.export = Some((csv, task));
             }
             AppCommand::SaveLessonDialog if dialogs.save_lesson.is_none() => {
-                let dir = scene_dir(&live.path);
-                let name = format!("{}_lesson.ron", stem(&live.path));
+                // Offered where "Save lesson here" writes: next to the scene's lessons.
+                let here = crate::lesson::default_lesson_path(&live.path);
+                let dir = scene_dir(&here);
+                let name = here
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
                 dialogs.save_lesson = Some(AsyncComputeTaskPool::get().spawn(async move {
                     rfd::AsyncFileDialog::new()
                         .set_title("Save what you did as a lesson")
@@ -136,7 +140,7 @@ fn finish_dialogs(
             Some(path) => {
                 writer.write(AppCommand::SaveLesson(path.with_extension("ron")));
             }
-            None => live.notice = Some(Notice::brief("No file chosen: the save dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). File > Save lesson here writes it in the working directory without a dialog.".into())),
+            None => live.notice = Some(Notice::brief("No file chosen: the save dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). File > Save lesson here writes it next to the scene's lessons without a dialog.".into())),
         }
     }
     if let Some((_, task)) = dialogs.export.as_mut()

@@ -14,7 +14,7 @@ use std::time::Instant;
 use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::simulation::{Live, Notice};
-use crate::lesson::{Action, LessonView, Player, Recorder, load_lesson};
+use crate::lesson::{Action, LessonView, Player, Recorder, default_lesson_path, load_lesson};
 use crate::live::{Advance, LiveSession, SPEEDS};
 use crate::solver::BasisMode;
 
@@ -73,8 +73,10 @@ pub fn recorder_for(session: &LiveSession) -> Recorder {
     recorder
 }
 
-/// One frame of the open lesson, if it runs; `None` when no lesson drives the session.
+/// One frame of the open lesson, if it runs; `None` when no lesson drives the session. The
+/// recorder counts the frame's wall-clock seconds too (the user's waits while paused).
 pub fn advance_lesson(live: &mut Live, wall_dt: f64, deadline: Instant) -> Option<Advance> {
+    live.recorder.tick(&live.session, wall_dt);
     let Live {
         session, lesson, ..
     } = live;
@@ -128,6 +130,12 @@ fn moves_the_mechanism(command: &AppCommand) -> bool {
     )
 }
 
+/// Where File > Save lesson here writes: next to the scene's lessons
+/// ([`default_lesson_path`]).
+pub fn lesson_path_here(live: &Live) -> PathBuf {
+    default_lesson_path(&live.path)
+}
+
 /// Adds `command` to the recorded lesson; what cannot be recorded is said once.
 fn record(live: &mut Live, command: &AppCommand) {
     let session = &live.session;
@@ -160,7 +168,10 @@ fn record(live: &mut Live, command: &AppCommand) {
             ..
         } => recorder.push(session, column, *delta, *duration),
         AppCommand::Leave { direction, speed } => recorder.leave(session, direction, *speed),
-        AppCommand::Seek(_) | AppCommand::Undo | AppCommand::BeginDrag(_) => {
+        AppCommand::Seek(_)
+        | AppCommand::Undo
+        | AppCommand::BeginDrag(_)
+        | AppCommand::SingleStep => {
             live.unrecorded = Some(unrecordable(command));
             Ok(())
         }
@@ -171,11 +182,12 @@ fn record(live: &mut Live, command: &AppCommand) {
     }
 }
 
-/// What a lesson cannot replay (yet): scrubbing, undoing and dragging.
+/// What a lesson cannot replay (yet): scrubbing, undoing, single steps and dragging.
 fn unrecordable(command: &AppCommand) -> String {
     match command {
         AppCommand::Seek(_) => "went back on the timeline",
         AppCommand::Undo => "undid an action",
+        AppCommand::SingleStep => "stepped the solver by hand",
         _ => "dragged the mechanism",
     }
     .to_owned()
@@ -192,8 +204,8 @@ pub fn save_lesson(live: &Live, path: &Path) -> Notice {
     if let Some(what) = &live.unrecorded {
         return Notice::brief(format!(
             "Not saved: you {what} since the scene was opened or reset, which a lesson \
-                 cannot replay yet. Press R and do the lesson again with play, speed, push, \
-                 leave and go to."
+                 cannot replay yet. Press R and do the lesson again with play, pause, speed, \
+                 push, leave and go to."
         ));
     }
     match live.recorder.save(&live.session, path) {

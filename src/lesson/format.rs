@@ -106,7 +106,8 @@ pub enum Action {
     GoToEvent(usize),
     /// Play at this speed (1/64 to 64).
     SetSpeed(f64),
-    /// Show a text for this many wall-clock seconds.
+    /// Show a text for this many wall-clock seconds, and at least its reading time (see
+    /// [`super::player::reading_time`]; a later caption waits for it to be read).
     Caption(String, f64),
 }
 

@@ -397,7 +397,11 @@ fn seek_and_undo_bring_the_events_reached_back() {
     session.seek(0.5 * (first + second)).unwrap();
     assert_eq!(session.events_reached(), 1, "between the first two");
     session.seek(second + 1.0).unwrap();
-    assert_eq!(session.events_reached(), 2, "back at the run's latest state");
+    assert_eq!(
+        session.events_reached(),
+        2,
+        "back at the run's latest state"
+    );
     assert!(session.undo().unwrap());
     assert_eq!(session.events_reached(), 1, "the leave undone");
     session.leave_along(&branches[1], None).unwrap();
@@ -405,7 +409,10 @@ fn seek_and_undo_bring_the_events_reached_back() {
     assert_eq!(session.events_reached(), 2);
     let reported: Vec<f64> = session.events_reached_since(1).map(|e| e.t).collect();
     assert_eq!(reported, [session.current_event().unwrap().t]);
-    assert_ne!(reported[0], second, "the undone run's event is not reported");
+    assert_ne!(
+        reported[0], second,
+        "the undone run's event is not reported"
+    );
 }
 
 /// A leave the session refuses (no direction; a speed that is not positive) leaves
@@ -420,7 +427,10 @@ fn a_leave_that_fails_leaves_nothing_to_undo() {
     let n = branch.len();
     assert!(session.leave_along(&DVector::zeros(n), None).is_err());
     assert!(session.leave_along(&branch, Some(-1.0)).is_err());
-    assert!(!session.can_undo(), "an undo entry for a leave that did not happen");
+    assert!(
+        !session.can_undo(),
+        "an undo entry for a leave that did not happen"
+    );
     assert_eq!(session.marks(), &marks[..]);
     assert_eq!(bits(session.simulation()), before);
     assert_eq!(session.pause_reason(), Some(&PauseReason::Event));
@@ -436,9 +446,17 @@ fn a_leave_that_fails_leaves_nothing_to_undo() {
 #[test]
 fn a_pose_by_hand_extends_the_trace_and_resamples_the_plots() {
     let mut session = LiveSession::new(scene("four_bar")).unwrap();
-    assert_eq!(session.trace_point(), Some(TracePoint::centre(1)), "the coupler's");
+    assert_eq!(
+        session.trace_point(),
+        Some(TracePoint::centre(1)),
+        "the coupler's"
+    );
     let energy = |s: &LiveSession| {
-        let channel = s.history().channels().iter().find(|c| c.kind == ChannelKind::Energy);
+        let channel = s
+            .history()
+            .channels()
+            .iter()
+            .find(|c| c.kind == ChannelKind::Energy);
         *channel.unwrap().values().back().unwrap()
     };
     let (samples, energy_before) = (session.history().len(), energy(&session));
@@ -455,12 +473,26 @@ fn a_pose_by_hand_extends_the_trace_and_resamples_the_plots() {
         session.drag_to(target).unwrap();
     }
     session.end_drag();
-    assert_eq!(session.history().len(), samples, "one sample at the instant");
+    assert_eq!(
+        session.history().len(),
+        samples,
+        "one sample at the instant"
+    );
     assert_eq!(energy(&session), session.simulation().energy());
-    assert_ne!(energy(&session), energy_before, "the coupler was lowered 1 m");
-    assert!(session.trace().len() > trace_before, "the trace did not follow");
+    assert_ne!(
+        energy(&session),
+        energy_before,
+        "the coupler was lowered 1 m"
+    );
+    assert!(
+        session.trace().len() > trace_before,
+        "the trace did not follow"
+    );
     let last = session.trace().back().unwrap();
-    assert!((last[0] - target[0]).abs() < 1e-8 && last[1].abs() < 1e-8, "{last:?}");
+    assert!(
+        (last[0] - target[0]).abs() < 1e-8 && last[1].abs() < 1e-8,
+        "{last:?}"
+    );
     assert!(session.undo().unwrap());
     assert_eq!(session.trace().len(), trace_before);
     assert_eq!(session.history().len(), samples);
