@@ -488,8 +488,8 @@ fn finish(
     let first_error = recording.error.clone();
     let mut plan = recording.plan.clone();
     if live.lesson.is_some() {
-        // Its speed is the lesson's.
-        plan.speed = live.session.speed();
+        // Its speed is the lesson's (at the end), times `--speed`: the clock's.
+        plan.speed = recording.clock.speed();
     }
     let t_first = recording.t_first.unwrap_or(0.0);
     let solver_failure = match live.session.pause_reason() {
