@@ -1,8 +1,9 @@
 //! Lessons in the window: a lesson file opens where a scene does (File > Open, a drop, the
 //! command line) and plays when the user presses Space; its captions show over the canvas.
 //! Any other command that moves the mechanism (step, push, leave, go to) takes over from the
-//! lesson, which stops. What the user does is recorded all along ([`Recorder`]) and
-//! File > Save lesson writes it as a lesson that replays it.
+//! lesson, which stops. What the user does is recorded all along ([`Recorder`], told every
+//! frame's wall-clock seconds by the simulation plugin, so that the user's waits while paused
+//! are kept) and File > Save lesson writes it as a lesson that replays it.
 //!
 //! The lesson's player steps the session at exact simulated times and events
 //! ([`crate::lesson::player`]), so the window reaches the states `singulab run --script`
@@ -73,10 +74,8 @@ pub fn recorder_for(session: &LiveSession) -> Recorder {
     recorder
 }
 
-/// One frame of the open lesson, if it runs; `None` when no lesson drives the session. The
-/// recorder counts the frame's wall-clock seconds too (the user's waits while paused).
+/// One frame of the open lesson, if it runs; `None` when no lesson drives the session.
 pub fn advance_lesson(live: &mut Live, wall_dt: f64, deadline: Instant) -> Option<Advance> {
-    live.recorder.tick(&live.session, wall_dt);
     let Live {
         session, lesson, ..
     } = live;
