@@ -81,9 +81,16 @@ enum Purpose {
 pub struct FileDialogs {
     system: Vec<(Purpose, SystemDialog)>,
     in_window: Option<(Purpose, FileDialog)>,
+    /// The folder of the last file chosen, where the next dialog opens.
+    last_folder: Option<PathBuf>,
 }
 
 impl FileDialogs {
+    /// Where a dialog opens: the last file's folder, else the scene's.
+    fn folder(&self, scene: &Path) -> PathBuf {
+        self.last_folder.clone().unwrap_or_else(|| scene_dir(scene))
+    }
+
     fn asked(&self, purpose: fn(&Purpose) -> bool) -> bool {
         self.system.iter().any(|(p, _)| purpose(p))
             || self.in_window.as_ref().is_some_and(|(p, _)| purpose(p))
@@ -116,7 +123,7 @@ fn start_requests(
     for command in reader.read() {
         match command {
             AppCommand::OpenDialog if !dialogs.asked(|p| matches!(p, Purpose::Open)) => {
-                let dir = scene_dir(&live.path);
+                let dir = dialogs.folder(&live.path);
                 let dialog = SystemDialog::spawn(async move {
                     rfd::AsyncFileDialog::new()
                         .set_title("Open a Singulab scene or lesson")
@@ -130,7 +137,7 @@ fn start_requests(
             }
             AppCommand::ExportCsvDialog if !dialogs.asked(|p| matches!(p, Purpose::Export(_))) => {
                 let csv = live.session.history().to_csv();
-                let dir = scene_dir(&live.path);
+                let dir = dialogs.folder(&live.path);
                 let name = format!("{}_history.csv", stem(&live.path));
                 let dialog = SystemDialog::spawn(async move {
                     rfd::AsyncFileDialog::new()
@@ -193,10 +200,13 @@ fn finish_dialogs(
     for (purpose, mut dialog) in std::mem::take(&mut dialogs.system) {
         match dialog.answer() {
             None => pending.push((purpose, dialog)),
-            Some(Answer::Chosen(path)) => act_on(purpose, path, &mut live, &mut writer),
+            Some(Answer::Chosen(path)) => {
+                dialogs.last_folder = path.parent().map(Path::to_path_buf);
+                act_on(purpose, path, &mut live, &mut writer);
+            }
             Some(Answer::Cancelled) => {}
             Some(Answer::NoDialog) if dialogs.in_window.is_none() => {
-                let picker = in_window_picker(&purpose, &live.path);
+                let picker = in_window_picker(&purpose, &dialogs.folder(&live.path), &live.path);
                 dialogs.in_window = Some((purpose, picker));
             }
             Some(Answer::NoDialog) => {
@@ -209,13 +219,13 @@ fn finish_dialogs(
     dialogs.system = pending;
 }
 
-/// The picker drawn in the window for `purpose`, opened in the scene's folder (a lesson:
-/// next to the scene's lessons).
-fn in_window_picker(purpose: &Purpose, scene: &Path) -> FileDialog {
+/// The picker drawn in the window for `purpose`, opened in `dir` (a lesson: next to the
+/// scene's lessons, where "Save lesson here" writes).
+fn in_window_picker(purpose: &Purpose, dir: &Path, scene: &Path) -> FileDialog {
     let lesson = crate::lesson::default_lesson_path(scene);
     let dir = match purpose {
         Purpose::SaveLesson => scene_dir(&lesson),
-        _ => scene_dir(scene),
+        _ => dir.to_path_buf(),
     };
     let dialog = match purpose {
         Purpose::Open => FileDialog::open_file()
@@ -255,6 +265,7 @@ fn show_in_window(
     if !dialog.visible() || path.is_some() {
         let (purpose, _) = dialogs.in_window.take().expect("picker open");
         if let Some(path) = path {
+            dialogs.last_folder = path.parent().map(Path::to_path_buf);
             act_on(purpose, path, &mut live, &mut writer);
         }
     }

@@ -229,7 +229,7 @@ impl Panels<'_, '_> {
         });
         egui::CentralPanel::no_frame().show(root, |ui| {
             let mut canvas = ui.max_rect();
-            banner(ui, live);
+            banner(ui, live, presenting);
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
                 canvas.max.y = side_by_side(ui, live, view, plot_state, overstep, commands);
@@ -716,9 +716,9 @@ fn fixed(value: f64, decimals: usize) -> String {
     }
 }
 
-fn banner(ui: &mut Ui, live: &Live) {
+fn banner(ui: &mut Ui, live: &Live, presenting: bool) {
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
-    let mut banners = notice_and_pause_banners(live, palette);
+    let mut banners = notice_and_pause_banners(live, palette, presenting);
     if banners.is_empty() {
         // The slot stays, with what the simulation is doing.
         // Opaque: `faint_bg_color` is additive and would show the dark window behind the
@@ -747,7 +747,11 @@ fn banner(ui: &mut Ui, live: &Live) {
 
 /// The banners over the canvas, with their fill: a lasting notice, and why the session
 /// paused (a solver failure, a singular event, the time asked for).
-fn notice_and_pause_banners(live: &Live, palette: &Palette) -> Vec<(String, Color32)> {
+fn notice_and_pause_banners(
+    live: &Live,
+    palette: &Palette,
+    presenting: bool,
+) -> Vec<(String, Color32)> {
     let session = &live.session;
     let mut banners: Vec<(String, Color32)> = Vec::new();
     if let Some(notice) = live.notice.as_ref().filter(|n| n.shown_until.is_none()) {
@@ -767,7 +771,10 @@ fn notice_and_pause_banners(live: &Live, palette: &Palette) -> Vec<(String, Colo
         )),
         Some(PauseReason::Event) => {
             if let Some(event) = session.current_event() {
-                banners.push((event_banner_text(session, event), palette.banner_event));
+                banners.push((
+                    event_banner_text(session, event, presenting),
+                    palette.banner_event,
+                ));
             }
         }
         Some(PauseReason::TimeReached) => banners.push((
@@ -779,10 +786,11 @@ fn notice_and_pause_banners(live: &Live, palette: &Palette) -> Vec<(String, Colo
     banners
 }
 
-/// What the session found at a singular event, and what the user can do there.
-fn event_banner_text(session: &LiveSession, event: &SingularEvent) -> String {
-    format!(
-        "Singular at t = {:.4} s: rank {} of {} (deficiency {}); {} admissible motions ({} continued, {} new); {}. Space continues; push along a motion{} in the Admissible motions panel.",
+/// What the session found at a singular event, and (unless `presenting`: the panels are
+/// hidden) what the user can do there.
+fn event_banner_text(session: &LiveSession, event: &SingularEvent, presenting: bool) -> String {
+    let facts = format!(
+        "Singular at t = {:.4} s: rank {} of {} (deficiency {}); {} admissible motions ({} continued, {} new); {}.",
         event.t,
         event.rank,
         event.rank + event.deficiency,
@@ -798,12 +806,16 @@ fn event_banner_text(session: &LiveSession, event: &SingularEvent) -> String {
             1 => "1 other branch".to_owned(),
             b => format!("{b} other branches"),
         },
-        if session.branches().is_empty() {
-            ""
-        } else {
-            " or leave along a branch"
-        }
-    )
+    );
+    if presenting {
+        return facts;
+    }
+    let leave = if session.branches().is_empty() {
+        ""
+    } else {
+        " or leave along a branch"
+    };
+    format!("{facts} Space continues; push along a motion{leave} in the Admissible motions panel.")
 }
 
 /// The run's timeline under the canvas: its span, the singular events and the user's
@@ -1176,6 +1188,8 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
         .default_open(true)
         .show(ui, |ui| {
             ui.checkbox(&mut view.show_motions, "Show the columns of T");
+            ui.checkbox(&mut view.ghost_preview, "Ghost of a motion's push on pointing")
+                .on_hover_text("Off while a class predicts what a push will do");
             let shown = shown_motions(live, view, view.basis);
             if shown.is_empty() {
                 ui.label(RichText::new("Shown automatically at singular events.").small());

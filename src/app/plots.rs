@@ -207,7 +207,7 @@ fn plot_specs(view: &ViewState) -> [PlotSpec; 5] {
         },
         PlotSpec {
             id: "plot_r",
-            title: "|R_ii| / |R_00| (log scale, floor 1e-16)",
+            title: "|R_ii| / |R_00|, log scale (dashed: detection tolerance; point to name one)",
             kinds: vec![ChannelKind::RDiagonal],
             log: true,
             time_label: false,

@@ -345,8 +345,27 @@ impl Plugin for SimulationPlugin {
                 FixedUpdate,
                 advance_session.run_if(super::record::steps_by_wall_clock),
             )
-            .add_systems(Update, apply_commands.in_set(SingulabSystems::Commands));
+            .add_systems(Update, apply_commands.in_set(SingulabSystems::Commands))
+            .add_systems(Update, retitle_window.after(SingulabSystems::Commands));
     }
+}
+
+/// The window's title names the scene open, not the first one.
+fn retitle_window(
+    mut loaded: MessageReader<SceneLoaded>,
+    live: Res<Live>,
+    mut windows: Query<&mut Window, With<bevy::window::PrimaryWindow>>,
+) {
+    if loaded.read().last().is_some() {
+        for mut window in &mut windows {
+            window.title = window_title(&live.session);
+        }
+    }
+}
+
+/// The window's title for `session`.
+pub fn window_title(session: &LiveSession) -> String {
+    format!("Singulab: {}", session.scene().title)
 }
 
 fn start_frame(

@@ -14,10 +14,11 @@ use crate::live::motions::{self, Motion, MotionRole};
 
 /// How many label heights (or half widths) a label may move from its arrow to find a free
 /// place.
-const MAX_LABEL_SHIFT: usize = 4;
+const MAX_LABEL_SHIFT: usize = 8;
 
-/// Pixels between the arrows of two motions drawn from the same point.
-const FAN_SPACING: f32 = 6.0;
+/// Pixels between the arrows of two motions drawn from the same point: an arrow head's width,
+/// so that heads side by side do not cover each other.
+const FAN_SPACING: f32 = 11.0;
 
 /// Opacity of the motions other than the one highlighted in the panel.
 const DIMMED: f32 = 0.2;

@@ -76,7 +76,11 @@ pub(super) fn draw_ghost(
     shown: &[Motion],
     view: &mut ViewState,
 ) {
-    let (Some(k), Some(_)) = (view.highlighted_motion, session.current_event()) else {
+    let (Some(k), Some(_), true) = (
+        view.highlighted_motion,
+        session.current_event(),
+        view.ghost_preview,
+    ) else {
         view.ghost = None;
         return;
     };

@@ -65,6 +65,8 @@ pub struct ViewState {
     pub grabbing: bool,
     /// The ghost preview of the highlighted motion's action, once computed.
     pub ghost: Option<ghost::Ghost>,
+    /// Whether pointing at a motion's row shows its ghost (off while a class predicts).
+    pub ghost_preview: bool,
     /// The [`Live::generation`] whose lesson's view was applied (a lesson sets the view once
     /// when it opens; then it is the user's).
     pub lesson_view_applied: Option<u64>,
@@ -123,6 +125,7 @@ impl Default for ViewState {
             highlighted_motion: None,
             grabbing: false,
             ghost: None,
+            ghost_preview: true,
             lesson_view_applied: None,
             show_trace: true,
             show_labels: true,

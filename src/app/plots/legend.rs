@@ -44,7 +44,8 @@ fn entry(ui: &mut Ui, e: &LegendEntry, hidden: bool) -> Response {
     } else {
         e.color
     };
-    let font = egui::TextStyle::Small.resolve(ui.style());
+    // The body's size, as the title: small text was 8 pixels, unreadable on a projector.
+    let font = egui::TextStyle::Body.resolve(ui.style());
     let galley = ui.painter().layout_no_wrap(e.name.clone(), font, color);
     let swatch = 16.0;
     let size = vec2(swatch + 4.0 + galley.size().x, galley.size().y.max(10.0));
