@@ -154,8 +154,10 @@ fn start_requests(
             AppCommand::SaveLessonDialog
                 if !dialogs.asked(|p| matches!(p, Purpose::SaveLesson)) =>
             {
-                let dir = scene_dir(&live.path);
-                let name = format!("{}_lesson.ron", stem(&live.path));
+                // Offered where "Save lesson here" writes: next to the scene's lessons.
+                let here = crate::lesson::default_lesson_path(&live.path);
+                let dir = scene_dir(&here);
+                let name = file_name(&here);
                 let dialog = SystemDialog::spawn(async move {
                     rfd::AsyncFileDialog::new()
                         .set_title("Save what you did as a lesson")
@@ -217,8 +219,14 @@ fn finish_dialogs(
     dialogs.system = pending;
 }
 
-/// The picker drawn in the window for `purpose`, opened in `dir`.
+/// The picker drawn in the window for `purpose`, opened in `dir` (a lesson: next to the
+/// scene's lessons, where "Save lesson here" writes).
 fn in_window_picker(purpose: &Purpose, dir: &Path, scene: &Path) -> FileDialog {
+    let lesson = crate::lesson::default_lesson_path(scene);
+    let dir = match purpose {
+        Purpose::SaveLesson => scene_dir(&lesson),
+        _ => dir.to_path_buf(),
+    };
     let dialog = match purpose {
         Purpose::Open => FileDialog::open_file()
             .title("Open a Singulab scene or lesson")
@@ -230,10 +238,10 @@ fn in_window_picker(purpose: &Purpose, dir: &Path, scene: &Path) -> FileDialog {
             .default_filename(format!("{}_history.csv", stem(scene))),
         Purpose::SaveLesson => FileDialog::save_file()
             .title("Save what you did as a lesson")
-            .default_filename(format!("{}_lesson.ron", stem(scene))),
+            .default_filename(file_name(&lesson)),
     };
     let mut dialog = dialog
-        .initial_path(absolute(dir))
+        .initial_path(absolute(&dir))
         .show_new_folder(false)
         .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]);
     dialog.open();
@@ -317,6 +325,11 @@ fn scene_dir(path: &Path) -> PathBuf {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
 pub(super) fn stem(path: &Path) -> String {

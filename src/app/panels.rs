@@ -203,7 +203,7 @@ impl Panels<'_, '_> {
         // Presentation: the canvas (and its plots side by side) and the captions alone.
         let presenting = frame.presentation.on;
         if presenting {
-            presentation::captions(root, &frame.presentation, live);
+            presentation::captions(root, live);
         } else {
             egui::Panel::top("menu_and_transport").show(root, |ui| {
                 menu_bar(ui, live, view, self.catalog, commands);
@@ -247,8 +247,9 @@ impl Panels<'_, '_> {
             }
             if !presenting {
                 brief_notice(ui, live, canvas);
+                // Presenting, the captions area shows it.
+                lesson_caption(ui, live, canvas);
             }
-            lesson_caption(ui, live, canvas);
         });
     }
 
@@ -403,13 +404,15 @@ fn file_menu(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut Ve
     }
     if ui
         .button("Save lesson here")
-        .on_hover_text("Writes <scene>_lesson.ron in the working directory, no dialog.")
+        .on_hover_text(
+            "Writes <scene>_lesson.ron next to the scene's lessons (scenes/lessons/ for a shipped \
+             scene, else beside the scene file), no dialog; never over an earlier one.",
+        )
         .clicked()
     {
-        let stem = live.path.file_stem().unwrap_or_default().to_string_lossy();
-        commands.push(AppCommand::SaveLesson(PathBuf::from(format!(
-            "{stem}_lesson.ron"
-        ))));
+        commands.push(AppCommand::SaveLesson(super::lesson::lesson_path_here(
+            live,
+        )));
         ui.close();
     }
     ui.separator();

@@ -368,11 +368,21 @@ pub fn window_title(session: &LiveSession) -> String {
     format!("Singulab: {}", session.scene().title)
 }
 
-fn start_frame(mut budget: ResMut<FrameBudget>, mut stats: ResMut<FrameStats>, live: Res<Live>) {
+fn start_frame(
+    mut budget: ResMut<FrameBudget>,
+    mut stats: ResMut<FrameStats>,
+    mut live: ResMut<Live>,
+    time: Res<Time<Real>>,
+) {
     let now = Instant::now();
     budget.frame_start = now;
     stats.roll_over(now, live.session.time(), live.session.is_paused());
     budget.adapt(stats.frame_ms);
+    // Every frame, recording a video or not: the user's waits while paused go in the lesson.
+    let Live {
+        session, recorder, ..
+    } = &mut *live;
+    recorder.tick(session, time.delta_secs_f64());
 }
 
 fn advance_session(
