@@ -2,12 +2,19 @@
 //! plotted history, and screenshots on request (F12): named by scene and time, made unique
 //! among the files on disk and the names handed out before (a screenshot is written a frame
 //! or more after it is asked for), and announced once written, so the notice is not in it.
+//!
+//! The system's dialog needs xdg-desktop-portal or zenity; without either, rfd answers "no
+//! file" at once. An answer quicker than [`NO_DIALOG_SHOWN`] cannot be a person's cancel, so
+//! the same request goes to a picker drawn in the window (egui_file) instead.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::tasks::{AsyncComputeTaskPool, Task, block_on, poll_once};
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use egui_file::FileDialog;
 
 use super::SingulabSystems;
 use super::commands::AppCommand;
@@ -18,13 +25,76 @@ use crate::live::recording::TakenNames;
 #[derive(Resource, Default)]
 pub struct TakenFileNames(pub TakenNames);
 
-/// Dialogs in flight.
+/// A system dialog that says "no file" sooner than this after it was opened never showed.
+const NO_DIALOG_SHOWN: Duration = Duration::from_millis(500);
+
+/// A system dialog in flight, and when it was opened.
+struct SystemDialog {
+    task: Task<Option<PathBuf>>,
+    opened: Instant,
+}
+
+impl SystemDialog {
+    fn spawn(future: impl Future<Output = Option<PathBuf>> + Send + 'static) -> Self {
+        Self {
+            task: AsyncComputeTaskPool::get().spawn(future),
+            opened: Instant::now(),
+        }
+    }
+
+    /// The dialog's answer once it has one: a file, or none and whether a person could
+    /// have cancelled it (else no dialog showed).
+    fn answer(&mut self) -> Option<Answer> {
+        let result = block_on(poll_once(&mut self.task))?;
+        Some(Answer::of(result, self.opened.elapsed()))
+    }
+}
+
+#[derive(Debug, PartialEq)]
+enum Answer {
+    Chosen(PathBuf),
+    Cancelled,
+    NoDialog,
+}
+
+impl Answer {
+    /// What a dialog's `result`, given `after` it was opened, means.
+    fn of(result: Option<PathBuf>, after: Duration) -> Self {
+        match result {
+            Some(path) => Self::Chosen(path),
+            None if after < NO_DIALOG_SHOWN => Self::NoDialog,
+            None => Self::Cancelled,
+        }
+    }
+}
+
+/// What a file was asked for.
+enum Purpose {
+    Open,
+    /// The CSV text captured when the export was asked for.
+    Export(String),
+    SaveLesson,
+}
+
+/// Dialogs in flight: the system's, and the picker drawn in the window when there is none.
 #[derive(Resource, Default)]
 pub struct FileDialogs {
-    open: Option<Task<Option<PathBuf>>>,
-    /// The CSV text captured when the export was asked for, and where the dialog says to put it.
-    export: Option<(String, Task<Option<PathBuf>>)>,
-    save_lesson: Option<Task<Option<PathBuf>>>,
+    system: Vec<(Purpose, SystemDialog)>,
+    in_window: Option<(Purpose, FileDialog)>,
+    /// The folder of the last file chosen, where the next dialog opens.
+    last_folder: Option<PathBuf>,
+}
+
+impl FileDialogs {
+    /// Where a dialog opens: the last file's folder, else the scene's.
+    fn folder(&self, scene: &Path) -> PathBuf {
+        self.last_folder.clone().unwrap_or_else(|| scene_dir(scene))
+    }
+
+    fn asked(&self, purpose: fn(&Purpose) -> bool) -> bool {
+        self.system.iter().any(|(p, _)| purpose(p))
+            || self.in_window.as_ref().is_some_and(|(p, _)| purpose(p))
+    }
 }
 
 pub struct FilesPlugin;
@@ -38,7 +108,8 @@ impl Plugin for FilesPlugin {
                 (start_requests, finish_dialogs)
                     .chain()
                     .in_set(SingulabSystems::Output),
-            );
+            )
+            .add_systems(EguiPrimaryContextPass, show_in_window);
     }
 }
 
@@ -51,9 +122,9 @@ fn start_requests(
 ) {
     for command in reader.read() {
         match command {
-            AppCommand::OpenDialog if dialogs.open.is_none() => {
-                let dir = scene_dir(&live.path);
-                dialogs.open = Some(AsyncComputeTaskPool::get().spawn(async move {
+            AppCommand::OpenDialog if !dialogs.asked(|p| matches!(p, Purpose::Open)) => {
+                let dir = dialogs.folder(&live.path);
+                let dialog = SystemDialog::spawn(async move {
                     rfd::AsyncFileDialog::new()
                         .set_title("Open a Singulab scene or lesson")
                         .add_filter("Singulab scene or lesson", &["ron"])
@@ -61,13 +132,14 @@ fn start_requests(
                         .pick_file()
                         .await
                         .map(|f| f.path().to_path_buf())
-                }));
+                });
+                dialogs.system.push((Purpose::Open, dialog));
             }
-            AppCommand::ExportCsvDialog if dialogs.export.is_none() => {
+            AppCommand::ExportCsvDialog if !dialogs.asked(|p| matches!(p, Purpose::Export(_))) => {
                 let csv = live.session.history().to_csv();
-                let dir = scene_dir(&live.path);
+                let dir = dialogs.folder(&live.path);
                 let name = format!("{}_history.csv", stem(&live.path));
-                let task = AsyncComputeTaskPool::get().spawn(async move {
+                let dialog = SystemDialog::spawn(async move {
                     rfd::AsyncFileDialog::new()
                         .set_title("Export the plotted history")
                         .add_filter("CSV", &["csv"])
@@ -77,12 +149,16 @@ fn start_requests(
                         .await
                         .map(|f| f.path().to_path_buf())
                 });
-                dialogs.export = Some((csv, task));
+                dialogs.system.push((Purpose::Export(csv), dialog));
             }
-            AppCommand::SaveLessonDialog if dialogs.save_lesson.is_none() => {
-                let dir = scene_dir(&live.path);
-                let name = format!("{}_lesson.ron", stem(&live.path));
-                dialogs.save_lesson = Some(AsyncComputeTaskPool::get().spawn(async move {
+            AppCommand::SaveLessonDialog
+                if !dialogs.asked(|p| matches!(p, Purpose::SaveLesson)) =>
+            {
+                // Offered where "Save lesson here" writes: next to the scene's lessons.
+                let here = crate::lesson::default_lesson_path(&live.path);
+                let dir = scene_dir(&here);
+                let name = file_name(&here);
+                let dialog = SystemDialog::spawn(async move {
                     rfd::AsyncFileDialog::new()
                         .set_title("Save what you did as a lesson")
                         .add_filter("Singulab lesson", &["ron"])
@@ -91,7 +167,8 @@ fn start_requests(
                         .save_file()
                         .await
                         .map(|f| f.path().to_path_buf())
-                }));
+                });
+                dialogs.system.push((Purpose::SaveLesson, dialog));
             }
             AppCommand::ExportCsvHere => {
                 let path = PathBuf::from(format!("singulab_{}_history.csv", stem(&live.path)));
@@ -112,47 +189,116 @@ fn start_requests(
     }
 }
 
+/// Acts on the system dialogs' answers; one that never showed hands its request to the
+/// picker in the window.
 fn finish_dialogs(
     mut dialogs: ResMut<FileDialogs>,
     mut live: ResMut<Live>,
     mut writer: MessageWriter<AppCommand>,
 ) {
-    if let Some(task) = dialogs.open.as_mut()
-        && let Some(result) = block_on(poll_once(task))
-    {
-        dialogs.open = None;
-        match result {
-            Some(path) => {
-                writer.write(AppCommand::OpenScene(path));
+    let mut pending = Vec::new();
+    for (purpose, mut dialog) in std::mem::take(&mut dialogs.system) {
+        match dialog.answer() {
+            None => pending.push((purpose, dialog)),
+            Some(Answer::Chosen(path)) => {
+                dialogs.last_folder = path.parent().map(Path::to_path_buf);
+                act_on(purpose, path, &mut live, &mut writer);
             }
-            None => live.notice = Some(no_open_dialog_notice()),
+            Some(Answer::Cancelled) => {}
+            Some(Answer::NoDialog) if dialogs.in_window.is_none() => {
+                let picker = in_window_picker(&purpose, &dialogs.folder(&live.path), &live.path);
+                dialogs.in_window = Some((purpose, picker));
+            }
+            Some(Answer::NoDialog) => {
+                live.notice = Some(Notice::brief(
+                    "One file at a time: close the open picker first.".into(),
+                ));
+            }
         }
     }
-    if let Some(task) = dialogs.save_lesson.as_mut()
-        && let Some(result) = block_on(poll_once(task))
-    {
-        dialogs.save_lesson = None;
-        match result {
-            Some(path) => {
-                writer.write(AppCommand::SaveLesson(path.with_extension("ron")));
-            }
-            None => live.notice = Some(Notice::brief("No file chosen: the save dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). File > Save lesson here writes it in the working directory without a dialog.".into())),
+    dialogs.system = pending;
+}
+
+/// The picker drawn in the window for `purpose`, opened in `dir` (a lesson: next to the
+/// scene's lessons, where "Save lesson here" writes).
+fn in_window_picker(purpose: &Purpose, dir: &Path, scene: &Path) -> FileDialog {
+    let lesson = crate::lesson::default_lesson_path(scene);
+    let dir = match purpose {
+        Purpose::SaveLesson => scene_dir(&lesson),
+        _ => dir.to_path_buf(),
+    };
+    let dialog = match purpose {
+        Purpose::Open => FileDialog::open_file()
+            .title("Open a Singulab scene or lesson")
+            .show_files_filter(Box::new(|path: &Path| {
+                path.extension().is_some_and(|e| e == "ron")
+            })),
+        Purpose::Export(_) => FileDialog::save_file()
+            .title("Export the plotted history")
+            .default_filename(format!("{}_history.csv", stem(scene))),
+        Purpose::SaveLesson => FileDialog::save_file()
+            .title("Save what you did as a lesson")
+            .default_filename(file_name(&lesson)),
+    };
+    let mut dialog = dialog
+        .initial_path(absolute(&dir))
+        .show_new_folder(false)
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]);
+    dialog.open();
+    dialog
+}
+
+/// The picker in the window, while it is open.
+fn show_in_window(
+    mut contexts: EguiContexts,
+    mut dialogs: ResMut<FileDialogs>,
+    mut live: ResMut<Live>,
+    mut writer: MessageWriter<AppCommand>,
+) -> Result {
+    let Some((_, dialog)) = dialogs.in_window.as_mut() else {
+        return Ok(());
+    };
+    let chosen = dialog.show(contexts.ctx_mut()?).selected();
+    let path = chosen
+        .then(|| dialog.path().map(Path::to_path_buf))
+        .flatten();
+    if !dialog.visible() || path.is_some() {
+        let (purpose, _) = dialogs.in_window.take().expect("picker open");
+        if let Some(path) = path {
+            dialogs.last_folder = path.parent().map(Path::to_path_buf);
+            act_on(purpose, path, &mut live, &mut writer);
         }
     }
-    if let Some((_, task)) = dialogs.export.as_mut()
-        && let Some(result) = block_on(poll_once(task))
-    {
-        let (csv, _) = dialogs.export.take().expect("export in flight");
-        live.notice = Some(match result {
-            Some(mut path) => {
-                if path.extension().is_none() {
-                    path.set_extension("csv");
-                }
-                write_csv(path, csv)
+    Ok(())
+}
+
+/// Opens, exports to or saves at the chosen `path`.
+fn act_on(
+    purpose: Purpose,
+    path: PathBuf,
+    live: &mut Live,
+    writer: &mut MessageWriter<AppCommand>,
+) {
+    match purpose {
+        Purpose::Open => {
+            writer.write(AppCommand::OpenScene(path));
+        }
+        Purpose::SaveLesson => {
+            writer.write(AppCommand::SaveLesson(path.with_extension("ron")));
+        }
+        Purpose::Export(csv) => {
+            let mut path = path;
+            if path.extension().is_none() {
+                path.set_extension("csv");
             }
-            None => Notice::brief("No file chosen: the save dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). File > Export plotted history here writes it in the working directory without a dialog.".into()),
-        });
+            live.notice = Some(write_csv(path, csv));
+        }
     }
+}
+
+/// `dir` made absolute, so that the picker shows where it is.
+fn absolute(dir: &Path) -> PathBuf {
+    std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
 /// Writes a screenshot (without its alpha, which is not coverage) and says where it went.
@@ -175,17 +321,36 @@ fn write_csv(path: PathBuf, csv: String) -> Notice {
     }
 }
 
-fn no_open_dialog_notice() -> Notice {
-    Notice::brief("No file chosen: the open dialog was cancelled or none is available (it needs xdg-desktop-portal or zenity). Scenes can also be dropped on the window or picked in the Scene panel.".into())
-}
-
 fn scene_dir(path: &Path) -> PathBuf {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
 pub(super) fn stem(path: &Path) -> String {
     path.file_stem()
         .map_or_else(|| "scene".into(), |s| s.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instant_no_is_no_dialog_and_a_later_one_a_cancel() {
+        let ms = Duration::from_millis;
+        // Under Xvfb without a portal or zenity rfd answered within milliseconds.
+        assert_eq!(Answer::of(None, ms(3)), Answer::NoDialog);
+        assert_eq!(Answer::of(None, ms(2000)), Answer::Cancelled);
+        let chosen = PathBuf::from("scenes/four_bar.ron");
+        assert_eq!(
+            Answer::of(Some(chosen.clone()), ms(3)),
+            Answer::Chosen(chosen)
+        );
+    }
 }

@@ -10,7 +10,7 @@ use bevy_egui::input::EguiWantsInput;
 
 use super::SingulabSystems;
 use super::commands::AppCommand;
-use super::drawing::ViewState;
+use super::drawing::{ViewState, Zoom};
 use super::simulation::{Live, modified_time};
 use crate::solver::BasisMode;
 
@@ -118,6 +118,9 @@ fn toggle_view(key: KeyCode, ctrl: bool, view: &mut ViewState) {
         (KeyCode::KeyA, false) => view.show_body_axes = !view.show_body_axes,
         (KeyCode::KeyJ, _) => view.show_reactions = !view.show_reactions,
         (KeyCode::KeyF, _) => view.refit(),
+        (KeyCode::Equal | KeyCode::NumpadAdd, true) => view.pending_zoom = Some(Zoom::In),
+        (KeyCode::Minus | KeyCode::NumpadSubtract, true) => view.pending_zoom = Some(Zoom::Out),
+        (KeyCode::Digit0 | KeyCode::Numpad0, true) => view.pending_zoom = Some(Zoom::Reset),
         _ => {}
     }
 }
@@ -144,5 +147,32 @@ fn watch_scene_file(
     let now = modified_time(&live.path);
     if now.is_some() && now != live.modified {
         writer.write(AppCommand::ReloadScene);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctrl_plus_minus_zero_size_the_interface_and_leave_the_speed() {
+        let mut view = ViewState::default();
+        for (key, zoom) in [
+            (KeyCode::Equal, Zoom::In),
+            (KeyCode::NumpadAdd, Zoom::In),
+            (KeyCode::Minus, Zoom::Out),
+            (KeyCode::Digit0, Zoom::Reset),
+        ] {
+            view.pending_zoom = None;
+            assert!(shortcut(key, true, &mut view).is_none(), "{key:?}");
+            assert_eq!(view.pending_zoom, Some(zoom), "{key:?}");
+        }
+        // Without Ctrl, = and - change the speed.
+        view.pending_zoom = None;
+        assert!(matches!(
+            shortcut(KeyCode::Equal, false, &mut view),
+            Some(AppCommand::ChangeSpeed(1))
+        ));
+        assert_eq!(view.pending_zoom, None);
     }
 }

@@ -1,8 +1,9 @@
 //! Lessons in the window: a lesson file opens where a scene does (File > Open, a drop, the
 //! command line) and plays when the user presses Space; its captions show over the canvas.
 //! Any other command that moves the mechanism (step, push, leave, go to) takes over from the
-//! lesson, which stops. What the user does is recorded all along ([`Recorder`]) and
-//! File > Save lesson writes it as a lesson that replays it.
+//! lesson, which stops. What the user does is recorded all along ([`Recorder`], told every
+//! frame's wall-clock seconds by the simulation plugin, so that the user's waits while paused
+//! are kept) and File > Save lesson writes it as a lesson that replays it.
 //!
 //! The lesson's player steps the session at exact simulated times and events
 //! ([`crate::lesson::player`]), so the window reaches the states `singulab run --script`
@@ -14,7 +15,7 @@ use std::time::Instant;
 use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::simulation::{Live, Notice};
-use crate::lesson::{Action, LessonView, Player, Recorder, load_lesson};
+use crate::lesson::{Action, LessonView, Player, Recorder, default_lesson_path, load_lesson};
 use crate::live::{Advance, LiveSession, SPEEDS};
 use crate::solver::BasisMode;
 
@@ -128,6 +129,12 @@ fn moves_the_mechanism(command: &AppCommand) -> bool {
     )
 }
 
+/// Where File > Save lesson here writes: next to the scene's lessons
+/// ([`default_lesson_path`]).
+pub fn lesson_path_here(live: &Live) -> PathBuf {
+    default_lesson_path(&live.path)
+}
+
 /// Adds `command` to the recorded lesson; what cannot be recorded is said once.
 fn record(live: &mut Live, command: &AppCommand) {
     let session = &live.session;
@@ -160,7 +167,10 @@ fn record(live: &mut Live, command: &AppCommand) {
             ..
         } => recorder.push(session, column, *delta, *duration),
         AppCommand::Leave { direction, speed } => recorder.leave(session, direction, *speed),
-        AppCommand::Seek(_) | AppCommand::Undo | AppCommand::BeginDrag(_) => {
+        AppCommand::Seek(_)
+        | AppCommand::Undo
+        | AppCommand::BeginDrag(_)
+        | AppCommand::SingleStep => {
             live.unrecorded = Some(unrecordable(command));
             Ok(())
         }
@@ -171,11 +181,12 @@ fn record(live: &mut Live, command: &AppCommand) {
     }
 }
 
-/// What a lesson cannot replay (yet): scrubbing, undoing and dragging.
+/// What a lesson cannot replay (yet): scrubbing, undoing, single steps and dragging.
 fn unrecordable(command: &AppCommand) -> String {
     match command {
         AppCommand::Seek(_) => "went back on the timeline",
         AppCommand::Undo => "undid an action",
+        AppCommand::SingleStep => "stepped the solver by hand",
         _ => "dragged the mechanism",
     }
     .to_owned()
@@ -192,8 +203,8 @@ pub fn save_lesson(live: &Live, path: &Path) -> Notice {
     if let Some(what) = &live.unrecorded {
         return Notice::brief(format!(
             "Not saved: you {what} since the scene was opened or reset, which a lesson \
-                 cannot replay yet. Press R and do the lesson again with play, speed, push, \
-                 leave and go to."
+                 cannot replay yet. Press R and do the lesson again with play, pause, speed, \
+                 push, leave and go to."
         ));
     }
     match live.recorder.save(&live.session, path) {

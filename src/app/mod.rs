@@ -161,7 +161,7 @@ fn launch(
         }
         Err(error) => return Err(error),
     };
-    let title = format!("Singulab: {}", session.scene().title);
+    let title = simulation::window_title(&session);
     // A recording's output is checked (ffmpeg, a writable file) before the window opens.
     let recorder = match plan {
         Some(mut plan) => {

@@ -14,7 +14,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
-use super::drawing::{self, ViewState, shown_motions};
+use super::drawing::{self, ViewState, Zoom, shown_motions};
 use super::font_warmup::{Warmed, keep_font_atlas_warm};
 use super::lesson::LessonRun;
 use super::plots::{self, PlotLayout, PlotState};
@@ -143,6 +143,14 @@ fn layout(
     if let Some(scale) = view.pending_ui_scale.take() {
         ctx.set_zoom_factor(scale);
     }
+    // The keys are read with the others (egui's own reading of them missed key presses).
+    ctx.options_mut(|o| o.zoom_with_keyboard = false);
+    match view.pending_zoom.take() {
+        Some(Zoom::In) => egui::gui_zoom::zoom_in(&ctx),
+        Some(Zoom::Out) => egui::gui_zoom::zoom_out(&ctx),
+        Some(Zoom::Reset) => ctx.set_zoom_factor(1.0),
+        None => {}
+    }
     let layout = match (view.show_plots, view.side_by_side) {
         (false, _) => PlotLayout::Hidden,
         (true, false) => PlotLayout::Panel,
@@ -195,7 +203,7 @@ impl Panels<'_, '_> {
         // Presentation: the canvas (and its plots side by side) and the captions alone.
         let presenting = frame.presentation.on;
         if presenting {
-            presentation::captions(root, &frame.presentation, live);
+            presentation::captions(root, live);
         } else {
             egui::Panel::top("menu_and_transport").show(root, |ui| {
                 menu_bar(ui, live, view, self.catalog, commands);
@@ -229,7 +237,7 @@ impl Panels<'_, '_> {
         });
         egui::CentralPanel::no_frame().show(root, |ui| {
             let mut canvas = ui.max_rect();
-            banner(ui, live);
+            banner(ui, live, presenting);
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
                 canvas.max.y = side_by_side(ui, live, view, plot_state, overstep, commands);
@@ -239,8 +247,9 @@ impl Panels<'_, '_> {
             }
             if !presenting {
                 brief_notice(ui, live, canvas);
+                // Presenting, the captions area shows it.
+                lesson_caption(ui, live, canvas);
             }
-            lesson_caption(ui, live, canvas);
         });
     }
 
@@ -395,13 +404,15 @@ fn file_menu(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut Ve
     }
     if ui
         .button("Save lesson here")
-        .on_hover_text("Writes <scene>_lesson.ron in the working directory, no dialog.")
+        .on_hover_text(
+            "Writes <scene>_lesson.ron next to the scene's lessons (scenes/lessons/ for a shipped \
+             scene, else beside the scene file), no dialog; never over an earlier one.",
+        )
         .clicked()
     {
-        let stem = live.path.file_stem().unwrap_or_default().to_string_lossy();
-        commands.push(AppCommand::SaveLesson(PathBuf::from(format!(
-            "{stem}_lesson.ron"
-        ))));
+        commands.push(AppCommand::SaveLesson(super::lesson::lesson_path_here(
+            live,
+        )));
         ui.close();
     }
     ui.separator();
@@ -713,9 +724,9 @@ fn fixed(value: f64, decimals: usize) -> String {
     }
 }
 
-fn banner(ui: &mut Ui, live: &Live) {
+fn banner(ui: &mut Ui, live: &Live, presenting: bool) {
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
-    let mut banners = notice_and_pause_banners(live, palette);
+    let mut banners = notice_and_pause_banners(live, palette, presenting);
     if banners.is_empty() {
         // The slot stays, with what the simulation is doing.
         // Opaque: `faint_bg_color` is additive and would show the dark window behind the
@@ -744,7 +755,11 @@ fn banner(ui: &mut Ui, live: &Live) {
 
 /// The banners over the canvas, with their fill: a lasting notice, and why the session
 /// paused (a solver failure, a singular event, the time asked for).
-fn notice_and_pause_banners(live: &Live, palette: &Palette) -> Vec<(String, Color32)> {
+fn notice_and_pause_banners(
+    live: &Live,
+    palette: &Palette,
+    presenting: bool,
+) -> Vec<(String, Color32)> {
     let session = &live.session;
     let mut banners: Vec<(String, Color32)> = Vec::new();
     if let Some(notice) = live.notice.as_ref().filter(|n| n.shown_until.is_none()) {
@@ -764,7 +779,10 @@ fn notice_and_pause_banners(live: &Live, palette: &Palette) -> Vec<(String, Colo
         )),
         Some(PauseReason::Event) => {
             if let Some(event) = session.current_event() {
-                banners.push((event_banner_text(session, event), palette.banner_event));
+                banners.push((
+                    event_banner_text(session, event, presenting),
+                    palette.banner_event,
+                ));
             }
         }
         Some(PauseReason::TimeReached) => banners.push((
@@ -776,10 +794,11 @@ fn notice_and_pause_banners(live: &Live, palette: &Palette) -> Vec<(String, Colo
     banners
 }
 
-/// What the session found at a singular event, and what the user can do there.
-fn event_banner_text(session: &LiveSession, event: &SingularEvent) -> String {
-    format!(
-        "Singular at t = {:.4} s: rank {} of {} (deficiency {}); {} admissible motions ({} continued, {} new); {}. Space continues; push along a motion{} in the Admissible motions panel.",
+/// What the session found at a singular event, and (unless `presenting`: the panels are
+/// hidden) what the user can do there.
+fn event_banner_text(session: &LiveSession, event: &SingularEvent, presenting: bool) -> String {
+    let facts = format!(
+        "Singular at t = {:.4} s: rank {} of {} (deficiency {}); {} admissible motions ({} continued, {} new); {}.",
         event.t,
         event.rank,
         event.rank + event.deficiency,
@@ -795,12 +814,16 @@ fn event_banner_text(session: &LiveSession, event: &SingularEvent) -> String {
             1 => "1 other branch".to_owned(),
             b => format!("{b} other branches"),
         },
-        if session.branches().is_empty() {
-            ""
-        } else {
-            " or leave along a branch"
-        }
-    )
+    );
+    if presenting {
+        return facts;
+    }
+    let leave = if session.branches().is_empty() {
+        ""
+    } else {
+        " or leave along a branch"
+    };
+    format!("{facts} Space continues; push along a motion{leave} in the Admissible motions panel.")
 }
 
 /// The run's timeline under the canvas: its span, the singular events and the user's
@@ -1173,6 +1196,8 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
         .default_open(true)
         .show(ui, |ui| {
             ui.checkbox(&mut view.show_motions, "Show the columns of T");
+            ui.checkbox(&mut view.ghost_preview, "Ghost of a motion's push on pointing")
+                .on_hover_text("Off while a class predicts what a push will do");
             let shown = shown_motions(live, view, view.basis);
             if shown.is_empty() {
                 ui.label(RichText::new("Shown automatically at singular events.").small());

@@ -12,8 +12,7 @@ use std::rc::Rc;
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Ui};
 use egui_plot::{
-    Corner, GridInput, HLine, HoverPosition, Legend, Line, LineStyle, Plot, PlotPoints, PlotUi,
-    uniform_grid_spacer,
+    GridInput, HLine, HoverPosition, Line, LineStyle, Plot, PlotPoints, PlotUi, uniform_grid_spacer,
 };
 
 use super::commands::AppCommand;
@@ -23,6 +22,9 @@ use super::theme::Palette;
 use crate::live::history::{ChannelKind, decimate};
 use crate::live::{Channel, History, LiveSession};
 use crate::solver::BasisMode;
+use legend::LegendEntry;
+
+mod legend;
 
 /// Smallest span of the energy axis, relative to the energy (at least 1 J): larger changes
 /// fill the plot as usual, smaller ones (round-off, 1e-7 J at an event state on A02) stay
@@ -205,7 +207,7 @@ fn plot_specs(view: &ViewState) -> [PlotSpec; 5] {
         },
         PlotSpec {
             id: "plot_r",
-            title: "|R_ii| / |R_00| (log scale, floor 1e-16)",
+            title: "|R_ii| / |R_00|, log scale (dashed: detection tolerance; point to name one)",
             kinds: vec![ChannelKind::RDiagonal],
             log: true,
             time_label: false,
@@ -301,30 +303,33 @@ fn show_plot(
 ) {
     let session = &live.session;
     let rolling = !session.is_paused() || state.follow_when_paused;
-    ui.label(egui::RichText::new(spec.title).strong());
-    // The R diagonal has one entry per constraint: hovering names them, a legend would
-    // cover the plot. The energy and the residual are named by their titles. The others'
-    // legends go to the corner the curves crossed least in the last frame.
-    let memory = egui::Id::new((spec.id, "legend corner"));
-    let legend = LegendPlace {
-        shown: !matches!(spec.id, "plot_r" | "plot_energy" | "plot_residual"),
-        corner: ui.data(|d| d.get_temp(memory)).unwrap_or(0),
-        memory,
-    };
-    let plot = configure_plot(spec, height, rolling, &legend, session);
     let series = PlotSeries {
         history: session.history(),
         palette: Palette::for_theme(view.light),
         spec,
         main,
     };
+    // The series are named in the title row, never over the curves (in a plot's corner
+    // the legend covered some, spikes of the traditional basis above all). The R diagonal
+    // has one entry per constraint, named by hovering; the energy and the residual are
+    // named by their titles.
+    let entries = match spec.id {
+        "plot_r" | "plot_energy" | "plot_residual" => Vec::new(),
+        _ => series.legend_entries(),
+    };
+    let hidden_memory = egui::Id::new((spec.id, "hidden series"));
+    let mut hidden: Vec<String> = ui.data(|d| d.get_temp(hidden_memory)).unwrap_or_default();
+    let title_height = legend::title_row(ui, spec.title, &entries, &mut hidden);
+    ui.data_mut(|d| d.insert_temp(hidden_memory, hidden.clone()));
+    // A title row that wraps takes its extra lines from the plot: the plots keep their
+    // place under it (side by side, the timeline bar's).
+    let one_line = ui.text_style_height(&egui::TextStyle::Body);
+    let height = (height - (title_height - one_line).max(0.0)).max(0.5 * height);
+    let plot = configure_plot(spec, height, rolling, session);
     plot.show(ui, |plot_ui| {
         let (t_min, t_max) = time_span(plot_ui, state, rolling, session, view.plot_window);
-        let drawn = series.draw(plot_ui, t_min, t_max, legend.shown);
-        series.fit_flat_values(plot_ui, drawn.values, t_min, t_max);
-        if legend.shown && !drawn.names.is_empty() {
-            legend.move_off_the_curves(plot_ui, &drawn, t_min, t_max);
-        }
+        let values = series.draw(plot_ui, t_min, t_max, &hidden);
+        series.fit_flat_values(plot_ui, values, t_min, t_max);
         if spec.id == "plot_r" {
             let detection = session.settings().detection_tolerance;
             plot_ui.hline(
@@ -337,14 +342,13 @@ fn show_plot(
 }
 
 /// A plot as `spec` asks, `height` points high: axes linked with the other plots, dragged
-/// and zoomed only while not `rolling`, labelled and read as [`label_axes`] says, its legend
-/// in the corner `legend` holds, and the value axis of the energy at least
+/// and zoomed only while not `rolling`, labelled and read as [`label_axes`] says, and the
+/// value axis of the energy at least
 /// [`ENERGY_MIN_SPAN`] tall.
 fn configure_plot<'a>(
     spec: &PlotSpec,
     height: f32,
     rolling: bool,
-    legend: &LegendPlace,
     session: &LiveSession,
 ) -> Plot<'a> {
     let history = session.history();
@@ -367,13 +371,6 @@ fn configure_plot<'a>(
         plot = plot.x_axis_label("t (s)");
     }
     plot = label_axes(plot, spec.log);
-    if legend.shown {
-        plot = plot.legend(
-            Legend::default()
-                .position(LEGEND_CORNERS[legend.corner])
-                .text_style(egui::TextStyle::Small),
-        );
-    }
     if let (Some(&first), Some(&last)) = (history.times().front(), history.times().back()) {
         // Fitted to the data, every plot spans the whole history, also the residual
         // whose first sample (zero) has no logarithm: the linked time axes stay aligned.
@@ -463,51 +460,6 @@ fn time_span(
     }
 }
 
-/// Where a plot's legend is: whether it has one, the corner (an index into
-/// [`LEGEND_CORNERS`]) and the egui memory that keeps the corner from frame to frame.
-struct LegendPlace {
-    shown: bool,
-    corner: usize,
-    memory: egui::Id,
-}
-
-impl LegendPlace {
-    /// Moves the legend (from the next frame on) to the corner the `drawn` curves cross
-    /// least in the window `t_min ..= t_max`.
-    fn move_off_the_curves(&self, plot_ui: &mut PlotUi<'_>, drawn: &Drawn, t_min: f64, t_max: f64) {
-        // The legend's size in the plot's units (small text: about 5 px a character,
-        // 12.5 px a row, with its frame and its distance from the edge).
-        let rect = plot_ui.response().rect;
-        let names = &drawn.names;
-        let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
-        let size_px = [
-            26.0 + 5.0 * longest as f64,
-            10.0 + 12.5 * names.len() as f64,
-        ];
-        let y = plot_ui.plot_bounds();
-        let box_size = [
-            (t_max - t_min) * (size_px[0] / f64::from(rect.width().max(1.0))).min(1.0),
-            (y.max()[1] - y.min()[1]) * (size_px[1] / f64::from(rect.height().max(1.0))).min(1.0),
-        ];
-        let area = [[t_min, y.min()[1]], [t_max, y.max()[1]]];
-        let hits = LEGEND_CORNERS.map(|c| corner_hits(&drawn.runs, corner_box(area, box_size, c)));
-        let chosen = choose_corner(self.corner, hits);
-        if chosen != self.corner {
-            plot_ui
-                .ctx()
-                .data_mut(|d| d.insert_temp(self.memory, chosen));
-        }
-    }
-}
-
-/// What a plot drew: the runs (kept only for a plot with a legend, to place it), the
-/// series' names and the range of the values drawn (after the log transform).
-struct Drawn {
-    runs: Vec<Vec<[f64; 2]>>,
-    names: Vec<String>,
-    values: Option<[f64; 2]>,
-}
-
 /// The channels one plot draws from the history, and their colours.
 struct PlotSeries<'a> {
     history: &'a History,
@@ -518,33 +470,61 @@ struct PlotSeries<'a> {
 }
 
 impl PlotSeries<'_> {
-    /// Draws the channels decimated over `t_min ..= t_max`, about two points per pixel
-    /// column; keeps the runs drawn when the plot has a `legend` to place.
-    fn draw(&self, plot_ui: &mut PlotUi<'_>, t_min: f64, t_max: f64, legend: bool) -> Drawn {
-        let (spec, history) = (self.spec, self.history);
-        let columns = plot_ui.response().rect.width().max(50.0) as usize;
-        let mut drawn = Drawn {
-            runs: Vec::new(),
-            names: Vec::new(),
-            values: None,
-        };
-        // With both bases in one plot, the traditional series (spiky) go under the continued
-        // ones (smooth), in a paler shade of their column's colour.
-        let both_bases = spec.kinds.iter().any(|&k| is_traditional(k))
-            && spec.kinds.iter().any(|&k| !is_traditional(k));
-        let mut channels: Vec<_> = history
+    /// The plot's channels in drawing order, and whether they are of both bases: then the
+    /// traditional series (spiky) go under the continued ones (smooth), in a paler shade of
+    /// their column's colour.
+    fn channels(&self) -> (Vec<&Channel>, bool) {
+        let kinds = &self.spec.kinds;
+        let both_bases =
+            kinds.iter().any(|&k| is_traditional(k)) && kinds.iter().any(|&k| !is_traditional(k));
+        let mut channels: Vec<_> = self
+            .history
             .channels()
             .iter()
-            .filter(|channel| spec.kinds.contains(&channel.kind))
+            .filter(|channel| kinds.contains(&channel.kind))
             .collect();
         channels.sort_by_key(|channel| !is_traditional(channel.kind));
+        (channels, both_bases)
+    }
+
+    /// The series' names, colours and dashes, each name once.
+    fn legend_entries(&self) -> Vec<LegendEntry> {
+        let (channels, both_bases) = self.channels();
+        let mut entries: Vec<LegendEntry> = Vec::new();
+        for channel in channels {
+            let (name, color, dashed) = self.style(channel, both_bases);
+            if entries.iter().all(|e| e.name != name) {
+                entries.push(LegendEntry {
+                    name,
+                    color,
+                    dashed,
+                });
+            }
+        }
+        entries
+    }
+
+    /// Draws the channels not `hidden` (by name) decimated over `t_min ..= t_max`, about two
+    /// points per pixel column; returns the range of the values drawn (after the log
+    /// transform).
+    fn draw(
+        &self,
+        plot_ui: &mut PlotUi<'_>,
+        t_min: f64,
+        t_max: f64,
+        hidden: &[String],
+    ) -> Option<[f64; 2]> {
+        let (spec, history) = (self.spec, self.history);
+        let columns = plot_ui.response().rect.width().max(50.0) as usize;
+        let mut values: Option<[f64; 2]> = None;
+        let (channels, both_bases) = self.channels();
         for channel in channels {
             let (name, color, secondary) = self.style(channel, both_bases);
+            if hidden.contains(&name) {
+                continue;
+            }
             let (log, floor) = (spec.log, channel.kind == ChannelKind::RDiagonal);
             let transform = move |v: f64| plotted_value(v, log, floor);
-            if !drawn.names.contains(&name) {
-                drawn.names.push(name.clone());
-            }
             for run in decimate(
                 history.times(),
                 channel.series(),
@@ -554,12 +534,9 @@ impl PlotSeries<'_> {
                 transform,
             ) {
                 for &[_, y] in &run {
-                    let [lo, hi] = drawn.values.get_or_insert([y, y]);
+                    let [lo, hi] = values.get_or_insert([y, y]);
                     *lo = lo.min(y);
                     *hi = hi.max(y);
-                }
-                if legend {
-                    drawn.runs.push(run.clone());
                 }
                 let mut line = Line::new(name.clone(), PlotPoints::from(run))
                     .color(color)
@@ -570,7 +547,7 @@ impl PlotSeries<'_> {
                 plot_ui.line(line);
             }
         }
-        drawn
+        values
     }
 
     /// A channel's name in the legend, its colour, and whether it is the other basis'
@@ -638,78 +615,6 @@ impl PlotSeries<'_> {
                     .allow_hover(false),
             );
         }
-    }
-}
-
-/// Where a legend may go, in order of preference when the curves leave several free.
-/// Top right first: while running, the curves grow from the left.
-/// The top corners only: egui_plot stacks a legend in a bottom corner bottom-up, so its
-/// entries would read in reverse order (qd2 above qd1) next to a plot whose legend is on top.
-const LEGEND_CORNERS: [Corner; 2] = [Corner::RightTop, Corner::LeftTop];
-
-/// The box `[[x_min, y_min], [x_max, y_max]]` of size `size` in `corner` of `area`.
-fn corner_box(area: [[f64; 2]; 2], size: [f64; 2], corner: Corner) -> [[f64; 2]; 2] {
-    let [[x0, y0], [x1, y1]] = area;
-    let [w, h] = size;
-    let (xs, ys) = match corner {
-        Corner::LeftTop => ([x0, x0 + w], [y1 - h, y1]),
-        Corner::RightTop => ([x1 - w, x1], [y1 - h, y1]),
-        Corner::LeftBottom => ([x0, x0 + w], [y0, y0 + h]),
-        Corner::RightBottom => ([x1 - w, x1], [y0, y0 + h]),
-    };
-    [[xs[0], ys[0]], [xs[1], ys[1]]]
-}
-
-/// How many segments (and lone points) of `runs` cross the box `b`: with about two points
-/// per pixel column, roughly how much of the curves a legend there would cover.
-fn corner_hits(runs: &[Vec<[f64; 2]>], b: [[f64; 2]; 2]) -> usize {
-    let inside =
-        |p: [f64; 2]| (b[0][0]..=b[1][0]).contains(&p[0]) && (b[0][1]..=b[1][1]).contains(&p[1]);
-    runs.iter()
-        .map(|run| match run.as_slice() {
-            [p] => usize::from(inside(*p)),
-            points => points
-                .windows(2)
-                .filter(|w| segment_crosses_box(w[0], w[1], b))
-                .count(),
-        })
-        .sum()
-}
-
-/// Whether the segment `p`-`q` meets the box `b` (Liang-Barsky clipping).
-fn segment_crosses_box(p: [f64; 2], q: [f64; 2], b: [[f64; 2]; 2]) -> bool {
-    let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for axis in 0..2 {
-        let d = q[axis] - p[axis];
-        for (edge, sign) in [(b[0][axis], -1.0), (b[1][axis], 1.0)] {
-            // Inside where sign * (p + t d - edge) <= 0.
-            let num = sign * (edge - p[axis]);
-            let den = sign * d;
-            if den == 0.0 {
-                if num < 0.0 {
-                    return false;
-                }
-            } else if den > 0.0 {
-                t1 = t1.min(num / den);
-            } else {
-                t0 = t0.max(num / den);
-            }
-        }
-    }
-    t0 <= t1
-}
-
-/// The legend's corner (an index into [`LEGEND_CORNERS`]) given how many segments each
-/// corner would cover: the least covered, first in order on a tie, but only when it covers
-/// less than half of what the current one does, so that a rolling plot's legend does not
-/// hop between corners.
-fn choose_corner<const N: usize>(current: usize, hits: [usize; N]) -> usize {
-    let current = current.min(N - 1);
-    let best = (0..N).min_by_key(|&i| (hits[i], i)).unwrap_or(current);
-    if 2 * hits[best] < hits[current] {
-        best
-    } else {
-        current
     }
 }
 
@@ -1030,46 +935,6 @@ mod tests {
             cursor_readout(&on_energy, false, 2e-4),
             "pointer at\nt = 1.0000 s\ny = 35.834512"
         );
-    }
-
-    #[test]
-    fn the_legend_goes_to_the_corner_the_curves_cross_least() {
-        let area = [[0.0, -10.0], [1.0, 10.0]];
-        let size = [0.3, 5.0];
-        // A rising line from bottom left to top right, sampled finely.
-        let rising: Vec<[f64; 2]> = (0..=100)
-            .map(|i| {
-                let t = f64::from(i) / 100.0;
-                [t, -10.0 + 20.0 * t]
-            })
-            .collect();
-        let runs = vec![rising];
-        let hits = [
-            Corner::RightTop,
-            Corner::LeftTop,
-            Corner::RightBottom,
-            Corner::LeftBottom,
-        ]
-        .map(|c| corner_hits(&runs, corner_box(area, size, c)));
-        assert!(hits[0] > 0 && hits[3] > 0, "{hits:?}");
-        assert_eq!((hits[1], hits[2]), (0, 0), "{hits:?}");
-        assert_eq!(choose_corner(0, hits), 1);
-        // The corners the plots choose from: the top ones.
-        assert_eq!(choose_corner(0, [hits[0], hits[1]]), 1);
-        // A long segment crossing a box without a point in it still counts.
-        let chord = vec![vec![[0.0, 9.0], [1.0, 9.0]]];
-        assert_eq!(
-            corner_hits(&chord, corner_box(area, size, Corner::RightTop)),
-            1
-        );
-        assert_eq!(
-            corner_hits(&chord, corner_box(area, size, Corner::RightBottom)),
-            0
-        );
-        // Hysteresis: no hop for a little less coverage, a hop for much less.
-        assert_eq!(choose_corner(0, [10, 6, 8, 9]), 0);
-        assert_eq!(choose_corner(0, [10, 4, 8, 9]), 1);
-        assert_eq!(choose_corner(2, [0, 0, 0, 0]), 2);
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! panels, the menu and transport bar and the status line are left out, the type is
 //! [`LARGE_TYPE`] times larger, the brief notices are not shown (the banner over the canvas,
 //! which says what the mechanism is doing, stays), the mouse cursor is hidden over the window,
-//! and a captions area at the bottom shows the current caption (a lesson's, set in
-//! [`Presentation::caption`]; none: the scene's title). Leaving it restores the interface
-//! size and the cursor. Its key, P, is one of `input`'s shortcuts.
+//! and a captions area at the bottom shows the lesson's current caption (none: the scene's
+//! title) in place of the caption over the canvas, so a caption shows once. Leaving it
+//! restores the interface size and the cursor. Its key, P, is one of `input`'s shortcuts.
 
 use bevy::prelude::*;
 use bevy::window::{CursorOptions, PrimaryWindow};
@@ -22,8 +22,6 @@ pub const LARGE_TYPE: f32 = 1.5;
 #[derive(Resource, Default)]
 pub struct Presentation {
     pub on: bool,
-    /// The caption shown in the captions area (a lesson's); none: the scene's title.
-    pub caption: Option<String>,
     /// The interface size before presentation, restored after it.
     zoom_before: Option<f32>,
     /// Whether the window and the interface size are set for `on`.
@@ -84,12 +82,11 @@ fn apply(
     Ok(())
 }
 
-/// The captions area: one or two rows of large type under the canvas.
-pub(super) fn captions(root: &mut Ui, presentation: &Presentation, live: &Live) {
-    let text = presentation
-        .caption
-        .clone()
-        .unwrap_or_else(|| live.session.scene().title.clone());
+/// The captions area: one or two rows of large type under the canvas, the lesson's caption
+/// (the canvas then shows none) or the scene's title.
+pub(super) fn captions(root: &mut Ui, live: &Live) {
+    let caption = live.lesson.as_ref().and_then(|run| run.player.caption());
+    let text = caption.map_or_else(|| live.session.scene().title.clone(), |c| c.text.clone());
     egui::Panel::bottom("captions").show(root, |ui| {
         ui.add_space(6.0);
         ui.vertical_centered(|ui| {

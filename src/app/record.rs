@@ -28,6 +28,7 @@ use super::commands::AppCommand;
 use super::files::TakenFileNames;
 use super::record_encode::{CapturedFrame, EncodeSummary, Encoder};
 use super::simulation::{FrameStats, Live, Notice, SingularityReached, SolverFailed, report};
+use crate::lesson::video::lesson_frame;
 use crate::live::PauseReason;
 use crate::live::recording::{
     FrameClock, OutputKind, RecordPlan, ffmpeg_on_path, frame_count, prepare_output,
@@ -326,43 +327,46 @@ fn capture_frame(
     }
 }
 
-/// A frame of a lesson that plays: its player advances the session (pausing, changing speed,
-/// acting at its times), each frame a fixed time of video; while it runs, to the frame's
-/// instant on the clock. A recording of a lesson ends with the lesson or at `t_end`.
+/// A frame of a lesson that plays ([`lesson_frame`]): its player advances the session
+/// (pausing, changing speed, acting at its times), each frame a fixed time of video; while it
+/// runs, to the frame's instant on the clock, at the lesson's speed times `--speed`. A
+/// recording of a lesson ends with the lesson or at `t_end`.
 fn capture_lesson_frame(
     recording: &mut Recording,
     live: &mut Live,
     commands: &mut Commands,
     out: &mut Outcomes,
 ) {
-    let frame_seconds = 1.0 / f64::from(recording.plan.fps);
-    let frame = recording.video_frames;
-    let was_running = recording.was_running;
+    let frame = (recording.video_frames, recording.was_running);
     let plan_speed = recording.plan.speed;
-    let clock = &mut recording.clock;
-    let mut shown = None;
+    // `singulab record --speed` scales the lesson's own speeds; the app records what it shows.
+    let scale = if recording.interactive() {
+        1.0
+    } else {
+        plan_speed
+    };
     let Live {
         session, lesson, ..
     } = live;
     let Some(run) = lesson.as_mut() else {
         return;
     };
-    let stepped = run.player.frame(session, frame_seconds, |session, _| {
-        // The lesson's speed, which its actions may change.
-        let speed = session.speed();
-        if !was_running || clock.speed() != speed {
-            clock.restart(frame, session.time(), speed);
-        }
-        let t = clock.time_of(frame);
-        shown = Some(t);
-        session.advance_to(t, MAX_STEPS_PER_FRAME)
-    });
+    let clock = &mut recording.clock;
+    let stepped = lesson_frame(
+        &mut run.player,
+        session,
+        clock,
+        frame,
+        scale,
+        MAX_STEPS_PER_FRAME,
+    );
     let finished = run.player.is_finished();
+    let shown = stepped.as_ref().ok().and_then(|f| f.shown);
     match stepped {
         Ok(stepped) => report(
             &live.session,
-            stepped.event,
-            stepped.failed,
+            stepped.advance.event,
+            stepped.advance.failed,
             &mut out.reached,
             &mut out.failed,
         ),
@@ -484,8 +488,8 @@ fn finish(
     let first_error = recording.error.clone();
     let mut plan = recording.plan.clone();
     if live.lesson.is_some() {
-        // Its speed is the lesson's.
-        plan.speed = live.session.speed();
+        // Its speed is the lesson's (at the end), times `--speed`: the clock's.
+        plan.speed = recording.clock.speed();
     }
     let t_first = recording.t_first.unwrap_or(0.0);
     let solver_failure = match live.session.pause_reason() {

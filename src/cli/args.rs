@@ -157,7 +157,9 @@ pub struct BenchArgs {
 const RECORD_OUTPUT: &str = "\
 Frame k shows the simulated time k * speed / fps from the start, whatever time it took to draw, \
 so the video plays at --speed; frames run from t = 0 to --t-end inclusive (the last shows \
-t_end where the frames fall on it). Singular events are passed, not paused at. The window opens \
+t_end where the frames fall on it). Singular events are passed, not paused at. A LESSON.ron plays \
+as written (its pauses, speeds and captions, its wall-clock waits as still frames), --speed \
+multiplying its own speeds (1: as written, 2: twice as fast). The window opens \
 (a display is needed: under xvfb-run on a server) and the frames are its pictures, with the \
 overlays and plots. FILE.mp4: H.264 (yuv420p, sizes padded to even) by ffmpeg, which must be \
 on PATH. FILE.gif: a Rust encoder, at 50, 25 (its default), 20 or 10 frames per second (GIF \
@@ -169,7 +171,7 @@ video of them). A progress bar goes to stderr when it is a terminal.";
 #[derive(Args, Clone, Debug, PartialEq)]
 #[command(after_help = RECORD_OUTPUT)]
 pub struct RecordArgs {
-    /// The scene file
+    /// The scene file, or a lesson file
     #[arg(value_name = "SCENE.ron")]
     pub scene: PathBuf,
     /// FILE.mp4, FILE.gif, or DIR/ for a PNG per frame
@@ -178,7 +180,8 @@ pub struct RecordArgs {
     /// Frames per second of the video [default: 60; 25 for a GIF]
     #[arg(long, value_name = "N", value_parser = fps_value, allow_negative_numbers = true)]
     pub fps: Option<u32>,
-    /// Simulated seconds per second of video, from 1/64 to 64 (0.25 or 1/4)
+    /// Simulated seconds per second of video, from 1/64 to 64 (0.25 or 1/4); for a lesson,
+    /// the factor its own speeds are played at
     #[arg(long, value_name = "S", value_parser = crate::live::recording::parse_speed, allow_negative_numbers = true, default_value = "1")]
     pub speed: f64,
     /// Window and video size in pixels, WIDTHxHEIGHT (320x240 to 8192x8192)

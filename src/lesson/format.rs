@@ -1,6 +1,11 @@
 //! The RON lesson format as serde types, read by [`super::load`] and written by
 //! [`super::recorder`]. A lesson names its scene (relative to the lesson file), how to show it,
 //! and a list of steps, each an action and what it waits for.
+//!
+//! A `Caption` stays up for its seconds and at least its reading time (2 s, or 0.3 s a word:
+//! [`super::player::reading_time`]); a caption whose turn comes sooner waits, the mechanism
+//! held there, and the lesson ends once its last caption was read. `singulab record --speed S`
+//! plays a lesson's `speed` and `SetSpeed`s S times faster ([`super::video`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -106,7 +111,8 @@ pub enum Action {
     GoToEvent(usize),
     /// Play at this speed (1/64 to 64).
     SetSpeed(f64),
-    /// Show a text for this many wall-clock seconds.
+    /// Show a text for this many wall-clock seconds, and at least its reading time (see
+    /// [`super::player::reading_time`]; a later caption waits for it to be read).
     Caption(String, f64),
 }
 

@@ -10,7 +10,9 @@
 //!   simulated time (the session is given that time as its stop time) or at an event where
 //!   the session paused, so the states do not depend on how many steps each frame may take.
 //! - [`recorder`] turns what a user does in a session into a lesson that plays back to the
-//!   same state, and writes it as RON.
+//!   same state, holding where the user held, and writes it as RON.
+//! - [`video`] plays a lesson frame by frame for a recording, at the lesson's speeds times
+//!   `singulab record --speed`.
 //! - [`choices`] lists the motions and branches the actions count, as the app shows them.
 //!
 //! Bevy-free: the app and `singulab run --script` drive the same player.
@@ -20,6 +22,7 @@ pub mod format;
 pub mod load;
 pub mod player;
 pub mod recorder;
+pub mod video;
 
 use std::fmt;
 
@@ -29,7 +32,7 @@ pub use load::{
     parse_lesson_on,
 };
 pub use player::{Player, ShownCaption};
-pub use recorder::Recorder;
+pub use recorder::{Recorder, default_lesson_path};
 
 use crate::scene::SceneError;
 

@@ -12,6 +12,14 @@
 //! The mechanism counts as paused for an `after` wait (wall-clock seconds) when a `Pause` holds
 //! it or it sits at an event (after `at_event` or `GoToEvent`); otherwise `after` counts
 //! simulated seconds. A headless replay ([`Player::play_headless`]) skips the wall-clock waits.
+//!
+//! A caption stays up for its seconds, and at least for its reading time ([`reading_time`]:
+//! [`MIN_CAPTION`] seconds, or [`SECONDS_PER_WORD`] a word for a long one). A caption whose
+//! turn comes while the one shown has not been up that long waits, the mechanism held where
+//! the caption's trigger stopped it, and the lesson ends only once its last caption has been
+//! up that long: a lecturer's lesson never moves on faster than its captions can be read.
+//! These are wall-clock waits too (a headless replay skips them; a recording shows them as
+//! still frames).
 
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -26,6 +34,18 @@ use crate::solver::SolverError;
 /// Two simulated times this close are one instant (the session's own slack at a stop time).
 const SAME_TIME: f64 = 1e-12;
 
+/// The shortest time a caption stays up, wall-clock seconds.
+pub const MIN_CAPTION: f64 = 2.0;
+/// Reading time a word, wall-clock seconds (200 words a minute, a slow reader's pace on a
+/// projector).
+pub const SECONDS_PER_WORD: f64 = 0.3;
+
+/// How long `text` stays up at least: `MIN_CAPTION`, or `SECONDS_PER_WORD` a word if longer.
+pub fn reading_time(text: &str) -> f64 {
+    let words = text.split_whitespace().count() as f64;
+    (words * SECONDS_PER_WORD).max(MIN_CAPTION)
+}
+
 /// A caption being shown: its text, the wall-clock seconds it has left, and the simulated time
 /// it came at.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +53,8 @@ pub struct ShownCaption {
     pub text: String,
     pub remaining: f64,
     pub t: f64,
+    /// Wall-clock seconds left before it has been up its reading time.
+    pub reading: f64,
 }
 
 /// The state after the previous step, which the next one's trigger counts from.
@@ -66,6 +88,8 @@ pub struct Player {
     push_end: Option<f64>,
     caption: Option<ShownCaption>,
     captions: Vec<(f64, String)>,
+    /// The next step (a caption) or the end waits until the caption shown has been read.
+    reading: bool,
     finished: bool,
 }
 
@@ -99,6 +123,7 @@ impl Player {
             push_end: None,
             caption: None,
             captions: Vec::new(),
+            reading: false,
             finished: false,
         };
         Ok((player, session))
@@ -120,6 +145,12 @@ impl Player {
     /// The caption to show now, if any.
     pub fn caption(&self) -> Option<&ShownCaption> {
         self.caption.as_ref()
+    }
+
+    /// Whether the lesson waits for the caption shown to be read (its next caption, or its
+    /// end, has come).
+    pub fn is_waiting_for_reader(&self) -> bool {
+        self.reading
     }
 
     /// Every caption shown so far, with the simulated time it came at.
@@ -223,7 +254,7 @@ impl Player {
     ) -> Result<bool, LessonError> {
         self.check_failure(session)?;
         self.act_due(session, headless)?;
-        if self.finished {
+        if self.finished || self.reading {
             return Ok(false);
         }
         if session.is_paused() && self.waits_on_wall_clock() {
@@ -233,7 +264,9 @@ impl Player {
             return Ok(false);
         }
         let Stop::At(stop) = self.next_stop(session)? else {
-            self.finished = true;
+            // The last caption is read before the lesson ends.
+            self.reading = !headless && self.caption_unread();
+            self.finished = !self.reading;
             return Ok(false);
         };
         if session.is_paused() {
@@ -309,7 +342,13 @@ impl Player {
     }
 
     fn act_due(&mut self, session: &mut LiveSession, headless: bool) -> Result<(), LessonError> {
+        self.reading = false;
         while self.next < self.lesson.steps().len() && self.is_due(session, headless)? {
+            let caption = matches!(self.lesson.steps()[self.next].action, Action::Caption(..));
+            if caption && !headless && self.caption_unread() {
+                self.reading = true;
+                return Ok(());
+            }
             self.act(session, self.next)?;
             self.next += 1;
             let at_event = matches!(session.pause_reason(), Some(PauseReason::Event));
@@ -361,10 +400,12 @@ impl Player {
             }
             &Action::SetSpeed(speed) => session.set_speed(speed),
             Action::Caption(text, seconds) => {
+                let reading = reading_time(text);
                 self.caption = Some(ShownCaption {
                     text: text.clone(),
-                    remaining: *seconds,
+                    remaining: seconds.max(reading),
                     t: session.time(),
+                    reading,
                 });
                 self.captions.push((session.time(), text.clone()));
             }
@@ -466,10 +507,16 @@ impl Player {
     fn tick_caption(&mut self, wall_dt: f64) {
         if let Some(caption) = &mut self.caption {
             caption.remaining -= wall_dt;
+            caption.reading -= wall_dt;
             if caption.remaining <= 0.0 {
                 self.caption = None;
             }
         }
+    }
+
+    /// Whether the caption shown has been up less than its reading time.
+    fn caption_unread(&self) -> bool {
+        self.caption.as_ref().is_some_and(|c| c.reading > 0.0)
     }
 }
 

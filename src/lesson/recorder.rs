@@ -1,20 +1,32 @@
-//! Records what a user does in a session as a lesson that plays back to the same state.
+//! Records what a user does in a session as a lesson that plays back to the same state, and
+//! holds where the user held.
 //!
 //! Call the recorder just before the session does the action (it reads the state the action
-//! acts on). The trigger written: `at_event: k` when the session sits at an event it reached
-//! by stepping since the previous action (k events later: exact, the player stops there too);
-//! none when the session took no step since the previous action; else `at: t`, the simulated time
-//! (the player stops exactly there; its last step lands on `t` instead of stepping by `dt`,
-//! which differs from the recorded run by rounding only). Pushes and leaves are found in the
-//! lists the player counts ([`super::choices`]) by their direction.
+//! acts on), and [`Recorder::tick`] every frame with its wall-clock seconds. The trigger
+//! written: `at_event: k` when the session sits at an event it reached by stepping since the
+//! previous action (k events later: exact, the player stops there too); none when the session
+//! took no step since the previous action; else `at: t`, the simulated time (the player stops
+//! exactly there; its last step lands on `t` instead of stepping by `dt`, which differs from
+//! the recorded run by rounding only). Pushes and leaves are found in the lists the player
+//! counts ([`super::choices`]) by their direction.
+//!
+//! Where the user stopped, the lesson stops: an action taken at an event the session paused
+//! at is written as `(at_event: k, do: Pause)` and the action after it, and an action taken
+//! while the mechanism is held (that `Pause`, or the user's own) or sits at an event waits
+//! `after:` the wall-clock seconds the user waited (to 0.01 s; none under that), as the
+//! player waits on a paused mechanism. A lesson saved ([`Recorder::lesson`]) ends at the
+//! instant of saving: the state the user last saw, held by a final `Pause` at the event or
+//! time the session had reached since the last action. Its title names the scene and the
+//! date (UTC), and [`default_lesson_path`] places it next to the scene's lessons.
 
 use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
 
 use nalgebra::DVector;
 
 use super::choices::{leave_direction, push_motions};
 use super::format::{Action, LessonFile, LessonView, Step, Way};
-use crate::live::LiveSession;
+use crate::live::{LiveSession, PauseReason};
 use crate::solver::BasisMode;
 
 /// Two directions whose entries differ by at most this are the same (the app hands back the
@@ -30,24 +42,57 @@ pub struct Recorder {
     auto_pause: bool,
     view: LessonView,
     steps: Vec<Step>,
+    title: String,
     /// The session's steps and events at the previous action.
     mark_steps: u64,
     mark_events: u64,
+    /// A recorded `Pause` holds the mechanism (until a `Play`, a push or a leave), as the
+    /// player's does.
+    held: bool,
+    /// Wall-clock seconds the mechanism has been paused since the previous action.
+    waited: f64,
 }
+
+/// Waits shorter than this (s) are not written: the action follows at once.
+const SHORTEST_WAIT: f64 = 0.01;
 
 impl Recorder {
     /// Starts recording `session` (at its current state: start it from the scene's initial
     /// state) with the motions counted in `basis`.
     pub fn new(session: &LiveSession, basis: BasisMode) -> Self {
+        let scene = session.scene();
+        let name = if scene.title.is_empty() {
+            file_stem(Path::new(&scene.file))
+        } else {
+            scene.title.clone()
+        };
         Self {
-            scene_file: PathBuf::from(&session.scene().file),
+            scene_file: PathBuf::from(&scene.file),
             basis,
             speed: session.speed(),
             auto_pause: session.auto_pause,
             view: LessonView::default(),
             steps: Vec::new(),
+            title: format!("{name}, recorded {}", utc_date(SystemTime::now())),
             mark_steps: session.steps_total(),
             mark_events: session.events_reached(),
+            held: false,
+            waited: 0.0,
+        }
+    }
+
+    /// The lesson's title (by default the scene's title and the date it was recorded).
+    pub fn set_title(&mut self, title: String) {
+        self.title = title;
+    }
+
+    /// A frame of `wall_dt` seconds went by: while the mechanism is paused it counts as the
+    /// user's wait before the next action.
+    pub fn tick(&mut self, session: &LiveSession, wall_dt: f64) {
+        if session.is_paused() {
+            self.waited += wall_dt.max(0.0);
+        } else {
+            self.waited = 0.0;
         }
     }
 
@@ -63,6 +108,35 @@ impl Recorder {
     /// Records `action` as done now; for `Pause`, `Play`, `SetSpeed`, `Caption` (and
     /// `GoToEvent`, counted from 1: see [`Recorder::goto_event`]).
     pub fn record(&mut self, session: &LiveSession, action: Action) {
+        let mut step = self.reached(session, action);
+        if step.at_event.is_some() && step.action != Action::Pause {
+            // The session paused at the event and the user took it from there: the replay
+            // holds there too, for as long.
+            self.steps.push(Step {
+                action: Action::Pause,
+                ..step.clone()
+            });
+            self.held = true;
+            step.at_event = None;
+        }
+        let paused = self.held || session.pause_reason() == Some(&PauseReason::Event);
+        if step.at.is_none() && step.at_event.is_none() && paused && self.waited >= SHORTEST_WAIT {
+            step.after = Some((self.waited * 100.0).round() / 100.0);
+        }
+        self.held = match step.action {
+            Action::Pause => true,
+            Action::Play | Action::Push { .. } | Action::Leave { .. } => false,
+            _ => self.held,
+        };
+        self.steps.push(step);
+        self.mark_steps = session.steps_total();
+        self.mark_events = session.events_reached();
+        self.waited = 0.0;
+    }
+
+    /// `action` with the trigger of the state the session reached since the previous action:
+    /// the k-th event it sits at, the time it stepped to, or none.
+    fn reached(&self, session: &LiveSession, action: Action) -> Step {
         let events = session.events_reached().saturating_sub(self.mark_events);
         let mut step = Step {
             at: None,
@@ -75,9 +149,7 @@ impl Recorder {
         } else if session.steps_total() != self.mark_steps {
             step.at = Some(session.time());
         }
-        self.steps.push(step);
-        self.mark_steps = session.steps_total();
-        self.mark_events = session.events_reached();
+        step
     }
 
     /// Records going to event `index` of [`LiveSession::events`] (0-based, as the session
@@ -141,19 +213,25 @@ impl Recorder {
     }
 
     /// The lesson recorded so far, to be saved as `lesson_path` (the scene is named relative
-    /// to its folder); it ends at the session's current time.
+    /// to its folder); it ends at the session's current time and state, held there by a
+    /// final `Pause` where the session moved on since the last action.
     pub fn lesson(&self, session: &LiveSession, lesson_path: &Path) -> LessonFile {
         let folder = lesson_path.parent().unwrap_or(Path::new(""));
         let scene = relative_path(folder, &self.scene_file);
+        let mut actions = self.steps.clone();
+        let end = self.reached(session, Action::Pause);
+        if end.at.is_some() || end.at_event.is_some() {
+            actions.push(end);
+        }
         LessonFile {
-            title: String::new(),
+            title: self.title.clone(),
             scene: scene.to_string_lossy().replace('\\', "/"),
             basis: self.basis,
             view: self.view.clone(),
             speed: self.speed,
             auto_pause: self.auto_pause,
             t_end: (session.time() > 0.0).then(|| session.time()),
-            actions: self.steps.clone(),
+            actions,
         }
     }
 
@@ -174,6 +252,55 @@ pub fn to_ron(lesson: &LessonFile) -> Result<String, ron::Error> {
         .compact_structs(false);
     let body = options.to_string_pretty(lesson, config)?;
     Ok(format!("Lesson{body}\n"))
+}
+
+/// Where File > Save lesson puts a lesson of the scene at `scene_file` unless told
+/// otherwise: in the `lessons` folder beside the scene when there is one (the shipped scenes'
+/// `scenes/lessons/`), else beside the scene; named `<scene>_lesson.ron`, or `_2`, `_3`, ...
+/// where a file has that name (a lesson saved before is never overwritten).
+pub fn default_lesson_path(scene_file: &Path) -> PathBuf {
+    let folder = scene_file.parent().unwrap_or(Path::new(""));
+    let lessons = folder.join("lessons");
+    let folder = if lessons.is_dir() {
+        lessons
+    } else {
+        folder.to_path_buf()
+    };
+    let stem = file_stem(scene_file);
+    (1..)
+        .map(|n| match n {
+            1 => folder.join(format!("{stem}_lesson.ron")),
+            n => folder.join(format!("{stem}_lesson_{n}.ron")),
+        })
+        .find(|path| std::fs::symlink_metadata(path).is_err())
+        .unwrap_or_else(|| folder.join(format!("{stem}_lesson.ron")))
+}
+
+fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(|| "scene".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// `time` as a UTC date and minute, `2026-11-27 03:10 UTC` (the civil calendar from days
+/// since 1970-01-01: Hinnant's `civil_from_days`, proleptic Gregorian).
+pub fn utc_date(time: SystemTime) -> String {
+    let seconds = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, of_day) = (seconds / 86_400, seconds % 86_400);
+    // Days from 0000-03-01, in 400-year eras of 146097 days.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    let (hour, minute) = (of_day / 3600, of_day % 3600 / 60);
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02} UTC")
 }
 
 fn same_direction(a: &DVector<f64>, b: &DVector<f64>, sign: f64) -> bool {
@@ -219,8 +346,24 @@ fn relative_path(folder: &Path, target: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::relative_path;
+    use super::{relative_path, utc_date};
     use std::path::Path;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn dates_are_the_civil_calendar_in_utc() {
+        let at = |s: u64| utc_date(SystemTime::UNIX_EPOCH + Duration::from_secs(s));
+        assert_eq!(at(0), "1970-01-01 00:00 UTC");
+        // 30 years of 365 days and 7 leap days (1972 ... 1996) to 2000-01-01; 31 + 28 days on
+        // to 2000-02-29, a leap day (2000 is divisible by 400).
+        assert_eq!(at((30 * 365 + 7 + 59) * 86_400), "2000-02-29 00:00 UTC");
+        // 1.7e9 s: 19675 days (2023-11-14) and 80000 s (22:13:20).
+        assert_eq!(at(1_700_000_000), "2023-11-14 22:13 UTC");
+        // 2100 is not a leap year: 2100-02-28 is followed by 2100-03-01. Days to 2100-01-01:
+        // 130 years of 365 days and 32 leap days (1972 ... 2096).
+        let jan_1_2100 = 130 * 365 + 32;
+        assert_eq!(at((jan_1_2100 + 59) * 86_400), "2100-03-01 00:00 UTC");
+    }
 
     #[test]
     fn scene_paths_are_written_from_the_lesson_folder() {

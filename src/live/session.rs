@@ -245,10 +245,12 @@ pub struct LiveSession {
     timeline: Timeline,
     /// The drag in progress.
     drag: Option<Drag>,
-    /// Singular events reached by stepping (passed or paused at), counted since the start,
-    /// and the latest of them (at most `EVENT_CAPACITY`), in the order reached.
+    /// Singular events the run reached by stepping (passed or paused at) up to the state
+    /// shown, and the latest of them (at most `EVENT_CAPACITY`) with their ordinals (from 1):
+    /// a seek or undo back to an earlier state brings the count back, and the log entries
+    /// beyond it go when the run reaches new ones.
     events_reached: u64,
-    reached_log: VecDeque<SingularEvent>,
+    reached_log: VecDeque<(u64, SingularEvent)>,
 }
 
 impl LiveSession {
@@ -274,6 +276,7 @@ impl LiveSession {
             pause: Some(PauseReason::User),
             stop_time: None,
             paused_run: None,
+            events_reached: 0,
         };
         let mut session = Self {
             timeline: Timeline::new(start, CHECKPOINT_SPACING, TIMELINE_BUDGET),
@@ -424,9 +427,10 @@ impl LiveSession {
         self.steps_total
     }
 
-    /// How many singular events stepping has reached since the start, each counted once
-    /// (passed, or paused at and left); going to an event reaches none. Lesson scripts wait
-    /// for the k-th event with it.
+    /// How many singular events the run reached by stepping up to the state shown, each
+    /// counted once (passed, or paused at and left): a seek, an undo or going to an event
+    /// brings it back to the count the run had there (at an event, that event included).
+    /// Lesson scripts wait for the k-th event with it.
     pub fn events_reached(&self) -> u64 {
         self.events_reached
     }
@@ -435,9 +439,11 @@ impl LiveSession {
     /// step's, or the later events of a step that paused at one, taken when it plays on); the
     /// latest `EVENT_CAPACITY` at most.
     pub fn events_reached_since(&self, count: u64) -> impl Iterator<Item = &SingularEvent> {
-        let new = usize::try_from(self.events_reached.saturating_sub(count)).unwrap_or(usize::MAX);
-        let kept = self.reached_log.len();
-        self.reached_log.iter().skip(kept - new.min(kept))
+        let now = self.events_reached;
+        self.reached_log
+            .iter()
+            .filter(move |(ordinal, _)| *ordinal > count && *ordinal <= now)
+            .map(|(_, event)| event)
     }
 
     /// Whether a push is in progress (the dynamics use the detection tolerance as rank
@@ -729,10 +735,19 @@ impl LiveSession {
         out.event = true;
         self.timeline.mark(MarkKind::Event, event.t);
         self.events_reached += 1;
+        // Events of a run gone back from are not this run's.
+        while self
+            .reached_log
+            .back()
+            .is_some_and(|(ordinal, _)| *ordinal >= self.events_reached)
+        {
+            self.reached_log.pop_back();
+        }
         if self.reached_log.len() == EVENT_CAPACITY {
             self.reached_log.pop_front();
         }
-        self.reached_log.push_back(event.clone());
+        self.reached_log
+            .push_back((self.events_reached, event.clone()));
         if !self.auto_pause || self.push.is_some() {
             // Passing through (or pushing away from) a singularity: keep going, remember it.
             self.remember(event);
@@ -838,13 +853,14 @@ impl LiveSession {
         };
         self.end_drag();
         self.commit_scrub();
-        self.timeline.begin_action(MarkKind::Leave, self.moment());
-        self.paused_run = None;
-        if let Some(push) = self.push.take() {
-            self.sim.set_settings(push.usual)?;
-            self.sim.clear_extra_loads();
+        let before = self.moment();
+        self.timeline.begin_action(MarkKind::Leave, before.clone());
+        if let Err(error) = self.leave_from(&event, direction, speed) {
+            // Nothing was left: no undo entry, no mark, the state as it was.
+            self.timeline.cancel_action();
+            self.restore_moment(&before, None, true)?;
+            return Err(error);
         }
-        self.sim.leave_along(&event, direction, speed)?;
         self.previous_t = event.t;
         self.previous_x.copy_from(&event.x);
         self.current_event = None;
@@ -856,6 +872,21 @@ impl LiveSession {
         self.play();
         self.timeline.pin(self.moment());
         Ok(())
+    }
+
+    /// The leave itself, from the state before it: the push in progress ends.
+    fn leave_from(
+        &mut self,
+        event: &SingularEvent,
+        direction: &DVector<f64>,
+        speed: Option<f64>,
+    ) -> Result<(), SolverError> {
+        self.paused_run = None;
+        if let Some(push) = self.push.take() {
+            self.sim.set_settings(push.usual)?;
+            self.sim.clear_extra_loads();
+        }
+        self.sim.leave_along(event, direction, speed)
     }
 
     /// Returns to a recorded event's state (paused there), earlier or later than the current
@@ -871,7 +902,10 @@ impl LiveSession {
         }
         // Not a state the timeline kept (passed without pausing, or before its start): the
         // run goes on from the event's state, a new history from there.
-        self.discard_after_time(event.t)?;
+        if let Some(before) = self.discard_after_time(event.t) {
+            // The events the run reached before this one, and this one.
+            self.events_reached = before + 1;
+        }
         if let Some(push) = self.push.take() {
             self.sim.set_settings(push.usual)?;
             self.sim.clear_extra_loads();
@@ -1070,6 +1104,12 @@ impl LiveSession {
     /// Appends the current state to the history (with the extremes since the last sample)
     /// and the trace.
     fn record(&mut self) {
+        self.record_history();
+        self.extend_trace(true);
+    }
+
+    /// Appends the current state to the plotted history alone.
+    fn record_history(&mut self) {
         let h = &mut self.history;
         let extremes = &self.extremes;
         h.begin(self.sim.time());
@@ -1083,7 +1123,6 @@ impl LiveSession {
         );
         h.finish();
         self.extremes.clear();
-        self.extend_trace(true);
     }
 
     /// Appends the traced point's position to the trace: always with `always`, otherwise

@@ -80,6 +80,8 @@ pub(crate) struct Moment {
     pub stop_time: Option<f64>,
     /// Paused at an event: the run it interrupted, which playing goes on from.
     pub paused_run: Option<PausedRun>,
+    /// Singular events the run had reached by stepping up to this state.
+    pub events_reached: u64,
 }
 
 impl Moment {
@@ -255,6 +257,15 @@ impl Timeline {
             marks_before: self.marks.len(),
         });
         self.marks.push(Mark { t, kind });
+    }
+
+    /// Takes back the action [`Self::begin_action`] began last, which could not be done: no
+    /// undo entry and no mark are left for it (its pinned checkpoint is the state it left
+    /// unchanged, and stays).
+    pub(crate) fn cancel_action(&mut self) {
+        if let Some(action) = self.actions.pop() {
+            self.marks.truncate(action.marks_before);
+        }
     }
 
     pub(crate) fn mark(&mut self, kind: MarkKind, t: f64) {

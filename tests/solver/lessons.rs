@@ -557,3 +557,215 @@ fn lessons_are_told_from_scenes_by_their_first_word() {
     ));
     assert!(!singulab::lesson::is_lesson_source("Lessons("));
 }
+
+/// Plays `lesson` in frames of `wall_dt` wall-clock seconds (unbounded steps), calling
+/// `each` after every frame with the frame's count, until it is over.
+fn play_frames(
+    lesson: singulab::lesson::Lesson,
+    wall_dt: f64,
+    mut each: impl FnMut(usize, &Player, &LiveSession),
+) -> LiveSession {
+    let (mut player, mut session) = Player::start(lesson).unwrap();
+    let mut frames = 0;
+    while !player.is_finished() {
+        player
+            .advance_steps(&mut session, wall_dt, 10_000_000)
+            .unwrap_or_else(|e| panic!("{e}"));
+        frames += 1;
+        each(frames, &player, &session);
+        assert!(frames < 100_000, "the lesson does not end");
+    }
+    session
+}
+
+/// What a user did on A02, recorded with the wall clock: plays to the first flat pose
+/// (paused there by the session), reads for 4 s, leaves on branch 1, and saves once the
+/// session paused at the next flat pose, 2.5 s later. The saved lesson holds at the first
+/// event for the 4 s the user waited (in frames of 0.5 s: 8 frames there), then ends at the
+/// second event, where the user saved, held there.
+#[test]
+fn a_saved_lesson_holds_where_the_user_held_and_ends_where_they_saved() {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    let mut recorder = Recorder::new(&session, BasisMode::Continued);
+    recorder.tick(&session, 1.0);
+    recorder.record(&session, Action::Play);
+    session.run_until_paused(100_000);
+    let first = end_of(&session);
+    for _ in 0..8 {
+        recorder.tick(&session, 0.5);
+    }
+    let branch_1 = singulab::lesson::choices::leave_direction(&session, 1, Way::Forward).unwrap();
+    recorder.leave(&session, &branch_1, None).unwrap();
+    session.leave_along(&branch_1, None).unwrap();
+    session.run_until_paused(100_000);
+    recorder.tick(&session, 2.5);
+    let saved = end_of(&session);
+    assert!(
+        session.current_event().is_some(),
+        "paused at the second flat pose"
+    );
+
+    let path = scratch("lesson-holds").join("held.ron");
+    recorder.save(&session, &path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    println!("{text}");
+    let lesson = load_lesson(&path).unwrap_or_else(|e| panic!("{e}"));
+    let title = &lesson.spec.title;
+    assert!(
+        title.starts_with(&session.scene().title) && title.contains("recorded"),
+        "{title}"
+    );
+    let steps: Vec<_> = lesson
+        .steps()
+        .iter()
+        .map(|s| (s.at_event, s.after, s.action.name()))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (None, None, "Play"),
+            (Some(1), None, "Pause"),
+            (None, Some(4.0), "Leave"),
+            (Some(1), None, "Pause"),
+        ]
+    );
+
+    let mut at_first = 0;
+    let replayed = play_frames(lesson, 0.5, |_, _, s| {
+        if s.time() == first.t && s.current_event().is_some() {
+            at_first += 1;
+        }
+    });
+    // The frame that reaches the event, then 4 s of 0.5 s frames waiting.
+    assert!(
+        (8..=9).contains(&at_first),
+        "held {at_first} frames at the first event"
+    );
+    let end = end_of(&replayed);
+    assert_eq!(
+        (end.t, &end.x, &end.events),
+        (saved.t, &saved.x, &saved.events)
+    );
+    assert!(
+        replayed.current_event().is_some(),
+        "ends at the flat pose saved at"
+    );
+}
+
+/// A lesson saved by default goes next to the scene's lessons (a `lessons` folder beside
+/// the scene, else beside it), never over an earlier one, and names its scene from there:
+/// it loads and plays from that folder whatever the working directory.
+#[test]
+fn a_lesson_saved_by_default_names_its_scene_from_where_it_is_saved() {
+    use singulab::lesson::default_lesson_path;
+    let dir = scratch("lesson-default-path");
+    let text = std::fs::read_to_string(crate::common::scene_path("four_bar")).unwrap();
+    std::fs::create_dir_all(dir.join("with/lessons")).unwrap();
+    std::fs::create_dir_all(dir.join("without")).unwrap();
+    for folder in ["with", "without"] {
+        std::fs::write(dir.join(folder).join("bar.ron"), &text).unwrap();
+    }
+    let with = default_lesson_path(&dir.join("with/bar.ron"));
+    assert_eq!(with, dir.join("with/lessons/bar_lesson.ron"));
+    let without = default_lesson_path(&dir.join("without/bar.ron"));
+    assert_eq!(without, dir.join("without/bar_lesson.ron"));
+
+    let scene = singulab::scene::load_scene(&dir.join("with/bar.ron")).unwrap();
+    let mut session = LiveSession::new(scene).unwrap();
+    let recorder = Recorder::new(&session, BasisMode::Continued);
+    session.set_stop_time(Some(0.25));
+    session.run_until_paused(100_000);
+    recorder.save(&session, &with).unwrap();
+    let saved = std::fs::read_to_string(&with).unwrap();
+    assert!(saved.contains("scene: \"../bar.ron\""), "{saved}");
+    assert_eq!(
+        default_lesson_path(&dir.join("with/bar.ron")),
+        dir.join("with/lessons/bar_lesson_2.ron"),
+        "the first is not overwritten"
+    );
+    let end = play_headless(&with);
+    assert_eq!(end.t, 0.25);
+}
+
+/// Two captions 0.1 s of simulated time apart: the second waits, the mechanism held at its
+/// instant, until the first has been up its reading time (2 s for three words), and the
+/// lesson ends once the second has been up as long. Headless, neither waits.
+#[test]
+fn captions_stay_up_long_enough_to_read() {
+    use singulab::lesson::player::MIN_CAPTION;
+    let text = a02_lesson(
+        "        (at: 0.1, do: Caption(\"one two three\", 0.5)),\n        (at: 0.2, do: Caption(\"four\", 0.5)),",
+    );
+    let wall_dt = 0.1;
+    let mut shown = Vec::new();
+    play_frames(parse(&text).unwrap(), wall_dt, |frame, player, session| {
+        if let Some(caption) = player.caption()
+            && shown
+                .last()
+                .is_none_or(|(_, text, _)| *text != caption.text)
+        {
+            shown.push((frame, caption.text.clone(), caption.t));
+        }
+        if player.is_waiting_for_reader() && player.next_step() == 1 {
+            assert_eq!(session.time(), 0.2, "held at the second caption's instant");
+        }
+    });
+    println!("{shown:?}");
+    assert_eq!(shown.len(), 2);
+    let frames_up = (shown[1].0 - shown[0].0) as f64 * wall_dt;
+    assert!(
+        frames_up >= MIN_CAPTION - 1e-9,
+        "first caption up {frames_up} s"
+    );
+    assert!(
+        frames_up < MIN_CAPTION + 3.0 * wall_dt,
+        "first caption up {frames_up} s"
+    );
+    assert_eq!(shown[1].2, 0.2);
+
+    let lesson = parse(&text).unwrap();
+    let (mut player, mut session) = Player::start(lesson).unwrap();
+    assert!(
+        player
+            .play_headless(&mut session, 10_000_000, |_, _| ControlFlow::Continue(()))
+            .unwrap()
+    );
+    assert_eq!(player.captions().len(), 2);
+}
+
+/// `singulab record --speed 2` on a lesson written at 1/4x: frame k (at 50 frames a second)
+/// shows `k * 0.25 * 2 / 50` s, the session there.
+#[test]
+fn a_recorded_lesson_plays_at_its_speeds_times_the_record_speed() {
+    use singulab::lesson::video::lesson_frame;
+    use singulab::live::recording::FrameClock;
+    let text =
+        "Lesson(\n    scene: \"../double_four_bar.ron\",\n    speed: 0.25,\n    t_end: 0.3,\n)\n";
+    let (mut player, mut session) = Player::start(parse(text).unwrap()).unwrap();
+    let (fps, scale) = (50.0, 2.0);
+    let mut clock = FrameClock::new(0.0, 0.25, fps);
+    let mut was_running = false;
+    for k in 0..20u64 {
+        let frame = lesson_frame(
+            &mut player,
+            &mut session,
+            &mut clock,
+            (k, was_running),
+            scale,
+            1_000_000,
+        )
+        .unwrap();
+        let expected = k as f64 * 0.25 * scale / fps;
+        let shown = frame.shown.expect("running");
+        assert!(
+            (shown - expected).abs() < 1e-12,
+            "frame {k}: {shown} s, not {expected}"
+        );
+        assert!(
+            (session.time() - expected).abs() < 1e-9,
+            "frame {k}: at {}",
+            session.time()
+        );
+        was_running = true;
+    }
+}

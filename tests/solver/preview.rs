@@ -1,6 +1,8 @@
 //! The ghost preview: what a push or a leave would do, run on a copy of the session.
 
+use nalgebra::Vector3;
 use singulab::live::{LiveSession, Preview, preview_poses};
+use singulab::solver::GrabPoint;
 
 use crate::common::{scene, stopping_four_bar};
 
@@ -74,4 +76,50 @@ fn the_preview_of_a_leave_follows_the_branch() {
         }
     }
     assert!((poses[5][14] - poses[0][14]).abs() > 1.0);
+}
+
+/// A new motion completes the continued one to the admissible motions; it is not a branch.
+/// On the four-bar posed flat by hand (cranks along the ground line, the parallelogram's
+/// motion the continued one), a push along `new 1` mixes the fold and the parallelogram, and
+/// the mechanism goes down the parallelogram: both cranks turn alike, the coupler stays
+/// level (the parallelogram's geometry), where on `four_bar_stopping` the same push folds.
+#[test]
+fn on_the_four_bar_posed_flat_a_push_along_the_new_motion_takes_the_parallelogram() {
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    let mech = session.scene().mechanism.clone();
+    let angle = |name: &str| mech.bodies()[mech.body_index(name).unwrap()].offset + 2;
+    let coupler_centre = GrabPoint {
+        body: mech.body_index("coupler").unwrap(),
+        local: Vector3::zeros(),
+    };
+    session.begin_drag(coupler_centre).unwrap();
+    for _ in 0..100 {
+        if session.drag_to([1.5, 0.0, 0.0]).unwrap().unwrap().moves == 0 {
+            break;
+        }
+    }
+    session.end_drag();
+    let event = session
+        .current_event()
+        .expect("posed flat: an event")
+        .clone();
+    let push = Preview::Push {
+        column: event.new_motions().column(0).into_owned(),
+        delta: 1.0,
+        duration: 0.05,
+    };
+    let poses = preview_poses(&session, &push, 0.5, 10).unwrap();
+    let end = &poses[10];
+    let (crank1, crank2, coupler) = (
+        end[angle("crank1")],
+        end[angle("crank2")],
+        end[angle("coupler")],
+    );
+    println!("after 0.5 s: crank1 {crank1:.4}, crank2 {crank2:.4}, coupler {coupler:.2e} rad");
+    assert!(crank1.abs() > 0.1, "crank 1 did not turn: {crank1}");
+    assert!(
+        (crank1 - crank2).abs() < 1e-6,
+        "not a parallelogram: {crank1} vs {crank2}"
+    );
+    assert!(coupler.abs() < 1e-6, "the coupler turned: {coupler}");
 }

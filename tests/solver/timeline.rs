@@ -4,7 +4,9 @@
 //! budget; resuming from an earlier instant discards the later part.
 
 use nalgebra::DVector;
-use singulab::live::{LiveSession, MarkKind, MotionRole, PauseReason, motions};
+use singulab::live::history::ChannelKind;
+use singulab::live::{LiveSession, MarkKind, MotionRole, PauseReason, TracePoint, motions};
+use singulab::model::BodyKind;
 use singulab::solver::{BasisMode, Simulation};
 
 use crate::common::{scene, stopping_four_bar};
@@ -369,4 +371,130 @@ fn undo_forgets_the_events_of_the_run_it_undoes() {
     let times: Vec<f64> = session.events().iter().map(|e| e.t).collect();
     assert_eq!(times, [first]);
     assert_eq!(session.current_event().map(|e| e.t), Some(first));
+}
+
+/// The events reached count the run's events up to the state shown: a seek before the
+/// first event shows none reached, one between the first two shows one, an undo of the
+/// leave that reached the second shows one again, and the next event reached on another
+/// branch is the only one reported after it.
+#[test]
+fn seek_and_undo_bring_the_events_reached_back() {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    session.run_until_paused(1_000_000);
+    let first = session.current_event().unwrap().t;
+    assert_eq!(session.events_reached(), 1);
+    let branches: Vec<DVector<f64>> = session
+        .branches()
+        .iter()
+        .map(|b| b.direction.clone())
+        .collect();
+    session.leave_along(&branches[0], None).unwrap();
+    session.run_until_paused(1_000_000);
+    let second = session.current_event().unwrap().t;
+    assert_eq!(session.events_reached(), 2);
+    session.seek(0.5 * first).unwrap();
+    assert_eq!(session.events_reached(), 0, "before the first event");
+    session.seek(0.5 * (first + second)).unwrap();
+    assert_eq!(session.events_reached(), 1, "between the first two");
+    session.seek(second + 1.0).unwrap();
+    assert_eq!(
+        session.events_reached(),
+        2,
+        "back at the run's latest state"
+    );
+    assert!(session.undo().unwrap());
+    assert_eq!(session.events_reached(), 1, "the leave undone");
+    session.leave_along(&branches[1], None).unwrap();
+    session.run_until_paused(1_000_000);
+    assert_eq!(session.events_reached(), 2);
+    let reported: Vec<f64> = session.events_reached_since(1).map(|e| e.t).collect();
+    assert_eq!(reported, [session.current_event().unwrap().t]);
+    assert_ne!(
+        reported[0], second,
+        "the undone run's event is not reported"
+    );
+}
+
+/// A leave the session refuses (no direction; a speed that is not positive) leaves
+/// nothing to undo, no mark and the state paused at the event as it was.
+#[test]
+fn a_leave_that_fails_leaves_nothing_to_undo() {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    session.run_until_paused(1_000_000);
+    let before = bits(session.simulation());
+    let marks = session.marks().to_vec();
+    let branch: DVector<f64> = session.branches()[0].direction.clone();
+    let n = branch.len();
+    assert!(session.leave_along(&DVector::zeros(n), None).is_err());
+    assert!(session.leave_along(&branch, Some(-1.0)).is_err());
+    assert!(
+        !session.can_undo(),
+        "an undo entry for a leave that did not happen"
+    );
+    assert_eq!(session.marks(), &marks[..]);
+    assert_eq!(bits(session.simulation()), before);
+    assert_eq!(session.pause_reason(), Some(&PauseReason::Event));
+    assert!(!session.branches().is_empty());
+    session.leave_along(&branch, None).unwrap();
+    assert!(session.can_undo());
+}
+
+/// Posing the paused four-bar by hand: the plots' sample at that instant becomes the posed
+/// state (one sample, not one per move) and the trace follows the dragged coupler centre to
+/// the flat pose (at `(l1 + l2 / 2, 0)` from the scene's lengths: every bar on the x axis);
+/// undoing the drag takes both back.
+#[test]
+fn a_pose_by_hand_extends_the_trace_and_resamples_the_plots() {
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    assert_eq!(
+        session.trace_point(),
+        Some(TracePoint::centre(1)),
+        "the coupler's"
+    );
+    let energy = |s: &LiveSession| {
+        let channel = s
+            .history()
+            .channels()
+            .iter()
+            .find(|c| c.kind == ChannelKind::Energy);
+        *channel.unwrap().values().back().unwrap()
+    };
+    let (samples, energy_before) = (session.history().len(), energy(&session));
+    let trace_before = session.trace().len();
+    let mechanism = session.scene().mechanism.clone();
+    let length = |body: usize| match mechanism.bodies()[body].kind {
+        BodyKind::Bar { length } => length,
+        _ => panic!("body {body} is not a bar"),
+    };
+    let target = [length(0) + 0.5 * length(1), 0.0, 0.0];
+    let (point, _) = session.pick([0.5, 1.0, 0.0]).unwrap();
+    session.begin_drag(point).unwrap();
+    for _ in 0..40 {
+        session.drag_to(target).unwrap();
+    }
+    session.end_drag();
+    assert_eq!(
+        session.history().len(),
+        samples,
+        "one sample at the instant"
+    );
+    assert_eq!(energy(&session), session.simulation().energy());
+    assert_ne!(
+        energy(&session),
+        energy_before,
+        "the coupler was lowered 1 m"
+    );
+    assert!(
+        session.trace().len() > trace_before,
+        "the trace did not follow"
+    );
+    let last = session.trace().back().unwrap();
+    assert!(
+        (last[0] - target[0]).abs() < 1e-8 && last[1].abs() < 1e-8,
+        "{last:?}"
+    );
+    assert!(session.undo().unwrap());
+    assert_eq!(session.trace().len(), trace_before);
+    assert_eq!(session.history().len(), samples);
+    assert_eq!(energy(&session).to_bits(), energy_before.to_bits());
 }

@@ -1,7 +1,8 @@
 //! Admissible motions as arrows on the mechanism: one colour per column of `T`, continued
 //! columns solid, new ones dashed, branches dotted, each motion labelled where its label
-//! covers no other. Arrows of different motions from the same point are drawn side by side
-//! (fanned out across their direction), so none hides another.
+//! covers no other. Arrows from the same point are drawn side by side (fanned out across
+//! their direction), so none hides another: those of different motions, and those of one
+//! motion at a point two bodies share on the screen (collinear bars at a flat pose).
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, FontId, Pos2, Shape, Stroke, vec2};
@@ -13,17 +14,18 @@ use crate::live::motions::{self, Motion, MotionRole};
 
 /// How many label heights (or half widths) a label may move from its arrow to find a free
 /// place.
-const MAX_LABEL_SHIFT: usize = 4;
+const MAX_LABEL_SHIFT: usize = 8;
 
-/// Pixels between the arrows of two motions drawn from the same point.
-const FAN_SPACING: f32 = 6.0;
+/// Pixels between the arrows of two motions drawn from the same point: an arrow head's width,
+/// so that heads side by side do not cover each other.
+const FAN_SPACING: f32 = 11.0;
+
+/// Opacity of the motions other than the one highlighted in the panel.
+const DIMMED: f32 = 0.2;
 
 /// Paints the arrows of the `shown` motions the user has not hidden (`hidden_apply`: the
 /// panel's check boxes apply to this canvas) and places their labels clear of `avoid` and
 /// of each other, for [`paint_labels`] to paint after every arrow.
-/// Opacity of the motions other than the one highlighted in the panel.
-const DIMMED: f32 = 0.2;
-
 pub(super) fn draw_motions(
     canvas: &Canvas,
     shown: &[Motion],
@@ -39,11 +41,25 @@ pub(super) fn draw_motions(
     // side-by-side view shows all of its own.
     let is_visible = |k: usize| !hidden_apply || view.motion_visible(k);
     let visible: Vec<usize> = (0..shown.len()).filter(|&k| is_visible(k)).collect();
+    let scaled: Vec<Vec<(Pos2, egui::Vec2)>> = visible
+        .iter()
+        .map(|&k| {
+            let (screen, longest) = screen_arrows(canvas, &shown[k].column);
+            let scale = if longest > 1e-9 {
+                target / longest
+            } else {
+                0.0
+            };
+            screen.into_iter().map(|(p, v)| (p, v * scale)).collect()
+        })
+        .collect();
+    let lanes = arrow_lanes(&scaled);
     let mut labels = Vec::new();
     // Labels go where no text is yet (the legend and the time are drawn first).
     let mut placed_labels: Vec<egui::Rect> = avoid.to_vec();
-    for (k, motion) in shown.iter().enumerate() {
-        if !is_visible(k) {
+    for ((&k, screen), lanes) in visible.iter().zip(scaled).zip(lanes) {
+        let motion = &shown[k];
+        if screen.iter().all(|(_, v)| v.length() <= 1e-9) {
             continue;
         }
         let dimmed = hidden_apply && view.highlighted_motion.is_some_and(|h| h != k);
@@ -52,19 +68,12 @@ pub(super) fn draw_motions(
         } else {
             canvas.palette.motion(k)
         };
-        // Side-by-side slot of this motion among the visible ones, centred on the point.
-        let slot = visible.iter().position(|&v| v == k).unwrap_or(0) as f32;
-        let fan = (slot - 0.5 * (visible.len() as f32 - 1.0)) * FAN_SPACING;
-        let (screen, longest) = screen_arrows(canvas, &motion.column);
-        if longest <= 1e-9 {
-            continue;
-        }
         let dash = match motion.role {
             MotionRole::New => Some((7.0, 5.0)),
             MotionRole::Branch => Some((2.5, 4.0)),
             _ => None,
         };
-        let style = ArrowStyle { color, dash, fan };
+        let style = ArrowStyle { color, dash };
         // The name only: the legend says what a branch is, and a long label has to move
         // further from its arrows to find a free place.
         let galley =
@@ -72,8 +81,7 @@ pub(super) fn draw_motions(
                 .painter
                 .layout_no_wrap(motion.label.clone(), FontId::proportional(15.0), color);
         let label_size = galley.size() + vec2(6.0, 6.0);
-        let scale = [target, longest];
-        let label_spots = paint_arrows(canvas.painter, screen, scale, &style, label_size);
+        let label_spots = paint_arrows(canvas.painter, &screen, &lanes, &style, label_size);
         if let Some((r, anchor)) = place_label(&label_spots, label_size, &placed_labels, rect) {
             placed_labels.push(r);
             labels.push(PlacedLabel {
@@ -85,6 +93,72 @@ pub(super) fn draw_motions(
         }
     }
     labels
+}
+
+/// Arrows shorter than this (pixels) are not drawn: a point at rest, or nearly.
+const SHORTEST_ARROW: f32 = 4.0;
+/// Screen points closer than this (pixels) are one point for the arrows' lanes.
+const SAME_POINT: f32 = 2.0;
+/// Arrows from one point that differ by less than this (pixels) look the same.
+const SAME_ARROW_PX: f32 = 3.0;
+
+/// How far (pixels) each arrow is moved across its direction, per motion (`arrows[m]`: the
+/// screen arrows of the m-th motion drawn, scaled as painted) and arrow. Every arrow from a
+/// point gets a lane of its own: the motions' arrows side by side, and where one motion has
+/// several different arrows from one point (at a flat pose two bars lie on top of each
+/// other, and their centres coincide while their velocities differ) those side by side too,
+/// each a group of every motion's lanes, so that a shorter arrow is not hidden inside a
+/// longer one of the same colour.
+fn arrow_lanes(arrows: &[Vec<(Pos2, egui::Vec2)>]) -> Vec<Vec<f32>> {
+    // Per motion and arrow, its rank among that motion's different arrows from its point.
+    let rank_at = |motion: &[(Pos2, egui::Vec2)], i: usize| -> usize {
+        let (p, v) = motion[i];
+        let mut distinct: Vec<egui::Vec2> = Vec::new();
+        for &(q, w) in &motion[..i] {
+            if w.length() >= SHORTEST_ARROW
+                && q.distance(p) <= SAME_POINT
+                && distinct.iter().all(|d| (*d - w).length() > SAME_ARROW_PX)
+            {
+                distinct.push(w);
+            }
+        }
+        distinct
+            .iter()
+            .position(|d| (*d - v).length() <= SAME_ARROW_PX)
+            .unwrap_or(distinct.len())
+    };
+    let ranks: Vec<Vec<usize>> = arrows
+        .iter()
+        .map(|motion| (0..motion.len()).map(|i| rank_at(motion, i)).collect())
+        .collect();
+    // How many groups each point needs: the most different arrows any motion has there.
+    let groups_at = |p: Pos2| -> usize {
+        arrows
+            .iter()
+            .zip(&ranks)
+            .flat_map(|(motion, r)| motion.iter().zip(r))
+            .filter(|((q, v), _)| v.length() >= SHORTEST_ARROW && q.distance(p) <= SAME_POINT)
+            .map(|(_, &rank)| rank + 1)
+            .max()
+            .unwrap_or(1)
+    };
+    let motions = arrows.len() as f32;
+    arrows
+        .iter()
+        .zip(&ranks)
+        .enumerate()
+        .map(|(slot, (motion, r))| {
+            let beside = slot as f32 - 0.5 * (motions - 1.0);
+            motion
+                .iter()
+                .zip(r)
+                .map(|(&(p, _), &rank)| {
+                    let group = rank as f32 - 0.5 * (groups_at(p) as f32 - 1.0);
+                    (beside + group * motions) * FAN_SPACING
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The arrows of the motion `column` on the screen: each arrow's origin and its velocity in
@@ -113,42 +187,37 @@ fn screen_arrows(canvas: &Canvas, column: &DVector<f64>) -> (Vec<(Pos2, egui::Ve
     (screen, longest)
 }
 
-/// How one motion's arrows look: their colour, dashes and gaps (solid without), and how far
-/// (pixels) they are moved across their direction, beside other motions' arrows.
+/// How one motion's arrows look: their colour, and dashes and gaps (solid without).
 struct ArrowStyle {
     color: Color32,
     dash: Option<(f32, f32)>,
-    fan: f32,
 }
 
-/// Paints one motion's arrows (`screen` from [`screen_arrows`]), scaled by
-/// `scale = [target, longest]` so that the longest is `target` pixels long. Returns, per
-/// arrow drawn, its length and where a label of `label_size` would name it.
+/// Paints one motion's arrows (`screen`, scaled as they are painted), each moved across its
+/// direction by its lane (pixels, from [`arrow_lanes`]). Returns, per arrow drawn, its
+/// length and where a label of `label_size` would name it.
 fn paint_arrows(
     painter: &egui::Painter,
-    screen: Vec<(Pos2, egui::Vec2)>,
-    scale: [f32; 2],
+    screen: &[(Pos2, egui::Vec2)],
+    lanes: &[f32],
     style: &ArrowStyle,
     label_size: egui::Vec2,
 ) -> Vec<(f32, Pos2)> {
-    let [target, longest] = scale;
     let stroke = Stroke::new(3.0, style.color);
     let mut label_spots: Vec<(f32, Pos2)> = Vec::with_capacity(screen.len());
-    for (p, v) in screen {
-        let v = v * (target / longest);
-        if v.length() < 4.0 {
+    for (&(p, v), &lane) in screen.iter().zip(lanes) {
+        if v.length() < SHORTEST_ARROW {
             continue;
         }
         let across = vec2(-v.y, v.x) / v.length();
-        let p = p + style.fan * across;
+        let p = p + lane * across;
         let tip = p + v;
         if let Some((dash, gap)) = style.dash {
             painter.extend(Shape::dashed_line(&[p, tip - 0.1 * v], stroke, dash, gap));
-            arrow_head(painter, tip, v, style.color);
         } else {
             painter.line_segment([p, tip - 0.1 * v], stroke);
-            arrow_head(painter, tip, v, style.color);
         }
+        arrow_head(painter, tip, v, style.color);
         label_spots.push((v.length(), label_spot(tip, v, label_size)));
     }
     label_spots
@@ -361,6 +430,47 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn arrows_from_one_point_each_get_a_lane() {
+        let (hinge, centre) = (pos2(100.0, 100.0), pos2(200.0, 100.0));
+        let down = |length: f32| vec2(0.0, length);
+        // At a flat pose the centres of two bars coincide with different velocities (the
+        // first motion's two arrows there); the second motion has one arrow there, and
+        // each has one at the hinge.
+        let first = vec![
+            (hinge, down(50.0)),
+            (centre, down(25.0)),
+            (centre, down(60.0)),
+        ];
+        // A point at rest there too (a ground pivot), drawn not at all.
+        let second = vec![
+            (hinge, down(-40.0)),
+            (centre, down(0.0)),
+            (centre, down(30.0)),
+        ];
+        let lanes = arrow_lanes(&[first, second]);
+        // At the hinge the two motions side by side, centred, as before.
+        assert_eq!(
+            (lanes[0][0], lanes[1][0]),
+            (-0.5 * FAN_SPACING, 0.5 * FAN_SPACING)
+        );
+        // At the centre three different lanes, at least a fan spacing apart.
+        let mut at_centre = [lanes[0][1], lanes[0][2], lanes[1][2]];
+        at_centre.sort_by(f32::total_cmp);
+        assert!(
+            at_centre.windows(2).all(|w| w[1] - w[0] >= FAN_SPACING),
+            "{at_centre:?}"
+        );
+    }
+
+    #[test]
+    fn the_same_arrow_twice_keeps_one_lane() {
+        // A hinge shared by two bars gives the same arrow from each.
+        let p = pos2(10.0, 10.0);
+        let lanes = arrow_lanes(&[vec![(p, vec2(30.0, 0.0)), (p, vec2(30.5, 0.0))]]);
+        assert_eq!(lanes, [vec![0.0, 0.0]]);
     }
 
     fn everywhere() -> egui::Rect {

@@ -76,7 +76,11 @@ pub(super) fn draw_ghost(
     shown: &[Motion],
     view: &mut ViewState,
 ) {
-    let (Some(k), Some(_)) = (view.highlighted_motion, session.current_event()) else {
+    let (Some(k), Some(_), true) = (
+        view.highlighted_motion,
+        session.current_event(),
+        view.ghost_preview,
+    ) else {
         view.ghost = None;
         return;
     };
@@ -113,7 +117,10 @@ pub(super) fn draw_ghost(
     canvas.painter.text(
         canvas.rect.left_bottom() + egui::vec2(12.0, -40.0),
         egui::Align2::LEFT_BOTTOM,
-        format!("ghost: {} (+{t:.2} s of {SPAN} s)", ghost.what),
+        format!(
+            "ghost: {}: {t:.2} s later (replaying the next {SPAN} s)",
+            ghost.what
+        ),
         FontId::proportional(14.0),
         color,
     );

@@ -45,6 +45,14 @@ use projection::Projection;
 use reactions::ReactionCache;
 use spatial::{Floor, RigidView};
 
+/// A step of the interface's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zoom {
+    In,
+    Out,
+    Reset,
+}
+
 /// Display choices: none of them touches the physics.
 #[derive(Resource, Clone, Debug)]
 pub struct ViewState {
@@ -65,6 +73,8 @@ pub struct ViewState {
     pub grabbing: bool,
     /// The ghost preview of the highlighted motion's action, once computed.
     pub ghost: Option<ghost::Ghost>,
+    /// Whether pointing at a motion's row shows its ghost (off while a class predicts).
+    pub ghost_preview: bool,
     /// The [`Live::generation`] whose lesson's view was applied (a lesson sets the view once
     /// when it opens; then it is the user's).
     pub lesson_view_applied: Option<u64>,
@@ -108,6 +118,8 @@ pub struct ViewState {
     /// Interface scale to apply on the next frame (`--ui-scale`); egui keeps it afterwards
     /// (Ctrl + / Ctrl - / Ctrl 0 and the View menu change it).
     pub pending_ui_scale: Option<f32>,
+    /// Ctrl + / Ctrl - / Ctrl 0 pressed: the interface one step larger, smaller, or 100 %.
+    pub pending_zoom: Option<Zoom>,
     display_x: DVector<f64>,
 }
 
@@ -123,6 +135,7 @@ impl Default for ViewState {
             highlighted_motion: None,
             grabbing: false,
             ghost: None,
+            ghost_preview: true,
             lesson_view_applied: None,
             show_trace: true,
             show_labels: true,
@@ -146,6 +159,7 @@ impl Default for ViewState {
             show_controls: true,
             show_plots: true,
             pending_ui_scale: None,
+            pending_zoom: None,
             display_x: DVector::zeros(0),
         }
     }
@@ -160,6 +174,7 @@ impl ViewState {
             show_reactions: args.reactions,
             reaction_mode: args.mode.map(|k| k - 1),
             pending_ui_scale: (args.ui_scale != 1.0).then_some(args.ui_scale),
+            pending_zoom: None,
             ..Self::default()
         }
     }

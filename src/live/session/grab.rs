@@ -71,6 +71,7 @@ impl LiveSession {
                 self.note_pose_event();
                 self.previous_t = self.sim.time();
                 self.previous_x.copy_from(self.sim.positions());
+                self.sample_pose();
                 Ok(Some(report))
             }
         }
@@ -109,6 +110,16 @@ impl LiveSession {
                 }
             }
         }
+    }
+
+    /// A pose changes the state without time passing: the plots' sample at this instant
+    /// becomes the posed state (one sample, however long the drag), and the traces follow
+    /// the posed point (at this instant too, so an undo of the drag takes them back).
+    fn sample_pose(&mut self) {
+        self.history.truncate_after(self.sim.time().next_down());
+        self.extremes.clear();
+        self.record_history();
+        self.extend_trace(false);
     }
 
     /// The drag in progress.

@@ -13,6 +13,10 @@ struct Replayed {
     step: u64,
     /// Steps replayed from the checkpoint.
     steps: u64,
+    /// Singular events the run had reached at the state replayed to, and how many of them
+    /// the last step replayed located at `t` itself (going to an event there counts it once).
+    events_reached: u64,
+    events_at_end: u64,
     report: Option<StepReport>,
 }
 
@@ -78,7 +82,10 @@ impl LiveSession {
         let at_checkpoint = replayed.steps == 0;
         self.timeline.set_scrub_step(replayed.step);
         self.last_report = replayed.report.or(self.last_report.take());
-        self.restore_moment(&moment, Some(replayed.sim), at_checkpoint)
+        let events_reached = replayed.events_reached;
+        self.restore_moment(&moment, Some(replayed.sim), at_checkpoint)?;
+        self.events_reached = events_reached;
+        Ok(())
     }
 
     /// Goes to `event` as a jump on the timeline when the timeline holds the state the run
@@ -99,9 +106,10 @@ impl LiveSession {
         Ok(true)
     }
 
-    /// The plotted history and the traces end at the state shown, which is sampled.
+    /// The plotted history and the traces end at the state shown, which is sampled (in place
+    /// of the samples and points at its instant: a pose undone has the same time).
     fn end_plots_and_traces_here(&mut self) {
-        let t = self.sim.time();
+        let t = self.sim.time().next_down();
         self.history.truncate_after(t);
         self.cut_traces_after(t);
         self.extremes.clear();
@@ -138,6 +146,7 @@ impl LiveSession {
             pause: self.pause.clone(),
             stop_time: self.stop_time,
             paused_run: self.paused_run.clone(),
+            events_reached: self.events_reached,
         }
     }
 
@@ -167,14 +176,15 @@ impl LiveSession {
     }
 
     /// Discards the run after time `t` (the state the run had there is where the timeline
-    /// now ends); the caller then changes the state and pins it.
-    pub(super) fn discard_after_time(&mut self, t: f64) -> Result<(), SolverError> {
-        if let Some(plan) = self.timeline.plan(t) {
-            let replayed = self.replay(&plan, t);
-            self.timeline
-                .discard_after(replayed.step, replayed.sim.time(), None);
-        }
-        Ok(())
+    /// now ends); the caller then changes the state and pins it. Returns the singular events
+    /// the run had reached before `t` (`None`: the timeline starts later).
+    pub(super) fn discard_after_time(&mut self, t: f64) -> Option<u64> {
+        let plan = self.timeline.plan(t)?;
+        let replayed = self.replay(&plan, t);
+        let reached = replayed.events_reached - replayed.events_at_end;
+        self.timeline
+            .discard_after(replayed.step, replayed.sim.time(), None);
+        Some(reached)
     }
 
     /// Replays the run from `plan`'s checkpoint to the last state at or before `t` (see
@@ -184,6 +194,7 @@ impl LiveSession {
         let mut scratch = sim.clone();
         let limit = plan.moment.stop_time.unwrap_or(f64::INFINITY);
         let (mut step, mut steps, mut report) = (plan.step, 0, None);
+        let (mut events_reached, mut events_at_end) = (plan.moment.events_reached, 0);
         while step + 1 < plan.end_step && !plan.exact_event {
             scratch.clone_from(&sim);
             if let Some(spring) = self.timeline.spring_at(step)
@@ -201,18 +212,24 @@ impl LiveSession {
             step += 1;
             steps += 1;
             report = Some(stepped);
+            // The run counted each step's events as it took it.
+            let located = sim.step_events();
+            events_reached += located.len() as u64;
+            events_at_end = located.iter().filter(|e| e.t >= t).count() as u64;
         }
         Replayed {
             sim,
             step,
             steps,
+            events_reached,
+            events_at_end,
             report,
         }
     }
 
     /// Puts the session in `moment`'s state (with `sim` instead of its checkpoint's, when
     /// replayed), paused; at the checkpoint itself (`exact`) paused at its event if it was.
-    fn restore_moment(
+    pub(super) fn restore_moment(
         &mut self,
         moment: &Moment,
         sim: Option<Simulation>,
@@ -224,6 +241,7 @@ impl LiveSession {
         }
         self.push = moment.push.clone();
         self.stop_time = moment.stop_time;
+        self.events_reached = moment.events_reached;
         // At an event's checkpoint, playing goes on as the run did.
         self.paused_run = moment.paused_run.clone().filter(|_| exact);
         self.current_event = if exact {
