@@ -18,19 +18,17 @@
 //! `predictor_choice_does_not_change_physics` finds positions and velocities bit-identical over
 //! 2000 steps of A02 and the 2x2 with either.
 
-use nalgebra::{DMatrix, DMatrixView, DVector};
+use nalgebra::{DMatrix, DMatrixView};
 
 use super::basis::TangentBasis;
 use super::settings::Predictor;
 use crate::linalg::PivotedQr;
-use crate::model::Mechanism;
 
 /// Largest number of Taylor terms (reached only when `h |Omega|` is near the limit).
 const MAX_TERMS: usize = 40;
 
 #[derive(Clone, Debug)]
 pub(crate) struct BasisPredictor {
-    adot: DMatrix<f64>,
     /// The non-zero entries of one row of `adot`, (column, value), at its start (a fixed
     /// length n, so that no step grows it, even in a clone).
     adot_nonzero: Vec<(usize, f64)>,
@@ -49,7 +47,6 @@ pub(crate) struct BasisPredictor {
 impl BasisPredictor {
     pub fn new(n: usize, m: usize) -> Self {
         Self {
-            adot: DMatrix::zeros(m, n),
             adot_nonzero: vec![(0, 0.0); n],
             omega: DMatrix::zeros(n, n),
             x_block: DMatrix::zeros(n, n.min(m).max(1)),
@@ -68,17 +65,11 @@ impl BasisPredictor {
         self.omega_norm
     }
 
-    /// Builds `Omega` at the accepted state `(x, xd)`, whose factorisation is `qr` and whose
-    /// continued basis is `basis` (spanning `Q[:, r..n]`, r = n - basis.dim()).
-    pub fn prepare(
-        &mut self,
-        mechanism: &Mechanism,
-        x: &DVector<f64>,
-        xd: &DVector<f64>,
-        qr: &PivotedQr,
-        basis: &TangentBasis,
-    ) {
-        let n = mechanism.n();
+    /// Builds `Omega` at the accepted state `(x, xd)`, where `dA/dt` is `adot`, the
+    /// factorisation `qr` and the continued basis `basis` (spanning `Q[:, r..n]`,
+    /// r = n - basis.dim()).
+    pub fn prepare(&mut self, adot: &DMatrix<f64>, qr: &PivotedQr, basis: &TangentBasis) {
+        let n = qr.n();
         let k = basis.dim();
         let r = n - k;
         self.r = r;
@@ -88,7 +79,6 @@ impl BasisPredictor {
         if r == 0 || k == 0 {
             return;
         }
-        mechanism.jacobian_dot(x, xd, &mut self.adot);
         let q = qr.q();
         let tangent = basis.columns();
         let perm = qr.permutation();
@@ -105,7 +95,7 @@ impl BasisPredictor {
             let row = perm[j];
             let mut count = 0;
             for l in 0..n {
-                let value = self.adot[(row, l)];
+                let value = adot[(row, l)];
                 if value != 0.0 {
                     self.adot_nonzero[count] = (l, value);
                     count += 1;
@@ -175,8 +165,8 @@ impl BasisPredictor {
             return Predictor::Zeroth;
         }
         // action = exp(h Omega) [0; I_k] by Taylor series: term_{i+1} = (h / i+1) Omega term_i.
-        self.action.fill(0.0);
-        self.term.fill(0.0);
+        self.action.columns_mut(0, k).fill(0.0);
+        self.term.columns_mut(0, k).fill(0.0);
         for j in 0..k {
             self.action[(r + j, j)] = 1.0;
             self.term[(r + j, j)] = 1.0;

@@ -703,15 +703,17 @@ impl Simulation {
         self.event_count = 0;
         self.excursions.begin_step();
         let mut plan = self.plan_step(t_limit)?;
+        // `dA/dt` at the state, for the predictor and for how fast the normals turn: one
+        // evaluation serves both.
+        let omega = self.track_continued && self.settings.predictor == Predictor::Omega;
+        if omega || plan.simplify {
+            self.mechanism
+                .jacobian_dot(&self.x, &self.xd, &mut self.a_dot);
+        }
         plan.simplify = plan.simplify && self.normals_turn(plan.h) <= SIMPLIFIED_NEWTON_MAX_TURN;
-        if self.track_continued && self.settings.predictor == Predictor::Omega {
-            self.predictor.prepare(
-                &self.mechanism,
-                &self.x,
-                &self.xd,
-                &self.qr_state,
-                &self.continued,
-            );
+        if omega {
+            self.predictor
+                .prepare(&self.a_dot, &self.qr_state, &self.continued);
         }
         let (rejected, forced) = match self.settings.integrator {
             Integrator::Rk4 => {
@@ -828,15 +830,13 @@ impl Simulation {
     }
 
     /// An estimate of the angle (rad) the constraint normals turn over a step of size `h` from
-    /// the current state: `h |dA/dt|_F / |A|_F` (`|A|_F = |R|_F`). Infinite without
-    /// constraints.
-    fn normals_turn(&mut self, h: f64) -> f64 {
+    /// the current state: `h |dA/dt|_F / |A|_F` (`|A|_F = |R|_F`, `dA/dt` in `a_dot`).
+    /// Infinite without constraints.
+    fn normals_turn(&self, h: f64) -> f64 {
         let a_norm = self.qr_state.r().norm();
         if a_norm == 0.0 {
             return f64::INFINITY;
         }
-        self.mechanism
-            .jacobian_dot(&self.x, &self.xd, &mut self.a_dot);
         h * self.a_dot.norm() / a_norm
     }
 
