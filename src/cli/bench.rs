@@ -82,12 +82,13 @@
 //!   else the machine does falls on both runs alike (the motion is the same in both).
 //!
 //! On this project's 2-core x86-64 machine (one run of 2026-11-27, the README's table) the
-//! 2x3, the largest scene, takes 0.126 s of CPU time per simulated second at dt 1e-3 (7.9
-//! times faster than real time, 126 us per step) and 1.11 s at dt 1e-4 (0.9 times), with 4.6
+//! 2x3, the largest scene, takes 0.137 s of CPU time per simulated second at dt 1e-3 (7.3
+//! times faster than real time, 137 us per step) and 1.28 s at dt 1e-4 (0.8 times), with 4.6
 //! and 4.1 factorisations per step; before the stages were projected by simplified Newton it
 //! took 7.7 and 6.9, and the same runs took 1.6 and 1.7 times as long (whole-process CPU time,
 //! alternating runs of both builds). About half of a step is the factorisation
-//! ([`crate::linalg::pivoted_qr`]), 11 % the basis predictor.
+//! ([`crate::linalg::pivoted_qr`]), a tenth the basis predictor, and the continued basis
+//! costs 14 % more than the traditional one alone.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
