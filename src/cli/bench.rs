@@ -36,22 +36,23 @@
 //! # What it measures
 //!
 //! `singulab bench` (10 s runs with RK4 and each scene's other settings) gives these columns,
-//! which do not depend on the machine:
+//! which do not depend on the machine (one run of 2026-11-27):
 //!
-//! | scene | n | m | rank | dof | singular rank | events | traditional flips | drift (J) |
-//! |---|---|---|---|---|---|---|---|---|
-//! | planar_pendulum | 2 | 1 | 1 | 1 | - | 0 | 8 | 8.71e-11 |
-//! | redundant_pendulum | 2 | 2 | 1 | 1 | - | 0 | 8 | 8.71e-11 |
-//! | spatial_pendulum | 3 | 1 | 1 | 2 | - | 0 | 47 | 1.45e-9 |
-//! | four_bar | 9 | 8 | 8 | 1 | 7 | 18 | 60 | 7.57e-10 |
-//! | double_four_bar | 15 | 14 | 14 | 1 | 12 | 10 | 394 | 1.41e-8 |
-//! | modified_double_four_bar | 12 | 12 | 11 | 1 | 10 | 10 | 50 | 4.94e-10 |
-//! | modified_triple_four_bar | 15 | 16 | 14 | 1 | 13 | 10 | 246 | 6.06e-10 |
-//! | modified_2x2 | 24 | 24 | 22 | 2 | 21 / 20 | 22 | 3072 | 1.36e-6 |
-//! | modified_2x3 | 30 | 32 | 28 | 2 | 27 / 26 | 27 | 5172 | 3.41e-6 |
-//! | four_bar_stopping | 9 | 8 | 8 | 1 | 7 | 9 | 32 | 2.34e-8 |
-//! | slider_crank | 21 | 20 | 20 | 1 | - | 0 | 2885 | 6.94e-8 |
-//! | spin_top | 7 | 2 | 2 | 5 | - | 0 | 25 | 3.20e-7 |
+//! | scene | n | m | rank | dof | singular rank | events | traditional flips | drift (J) | factorisations per step (dt 1e-3 / 1e-4) |
+//! |---|---|---|---|---|---|---|---|---|---|
+//! | planar_pendulum | 2 | 1 | 1 | 1 | - | 0 | 8 | 1.28e-10 | 4.01 / 4.00 |
+//! | redundant_pendulum | 2 | 2 | 1 | 1 | - | 0 | 8 | 1.28e-10 | 4.01 / 4.00 |
+//! | spatial_pendulum | 3 | 1 | 1 | 2 | - | 0 | 47 | 5.39e-9 | 4.02 / 4.00 |
+//! | four_bar | 9 | 8 | 8 | 1 | 7 | 18 | 44 | 1.47e-9 | 4.18 / 4.05 |
+//! | double_four_bar | 15 | 14 | 14 | 1 | 12 | 10 | 471 | 1.35e-9 | 4.11 / 4.04 |
+//! | modified_double_four_bar | 12 | 12 | 11 | 1 | 10 | 10 | 42 | 1.15e-9 | 4.10 / 4.03 |
+//! | modified_triple_four_bar | 15 | 16 | 14 | 1 | 13 | 10 | 278 | 1.53e-9 | 4.10 / 4.03 |
+//! | modified_2x2 | 24 | 24 | 22 | 2 | 21 / 20 | 22 | 3504 | 1.37e-6 | 4.49 / 4.20 |
+//! | modified_2x3 | 30 | 32 | 28 | 2 | 27 / 26 | 27 | 5208 | 3.43e-6 | 4.55 / 4.11 |
+//! | slider_crank | 21 | 20 | 20 | 1 | - | 0 | 3053 | 1.19e-7 | 4.90 / 4.05 |
+//! | spin_top | 7 | 2 | 2 | 5 | - | 0 | 25 | 2.98e-7 | 4.08 / 4.00 |
+//! | mobile_robot | 21 | 22 | 20 | 1 | - | 0 | 602 | driven | 10.28 / 9.81 |
+//! | four_bar_stopping | 9 | 8 | 8 | 1 | 7 | 9 | 22 | 2.53e-8 | 4.33 / 4.21 |
 //!
 //! - *n*, *m*, *rank* (generic) and *dof* are printed by the bench and asserted, with the
 //!   *singular rank*, by `cargo test --test solver ranks`. The singular rank (not printed) is
@@ -61,28 +62,42 @@
 //!   (why: `src/solver/basis.rs`); the continued basis has none on any scene (the "continued
 //!   flips" column is 0 throughout).
 //! - *drift* is the largest `|E - E0|` over the run. It is made at the crossings, unevenly, so
-//!   it is a property of the 10 s run: A02 over 20 s drifts by 2.75e-6 J, 1.1e-6 J of it in
-//!   the step at 12.37 s and most of the rest at 14.31 and 16.26 s
-//!   (`singulab run scenes/double_four_bar.ron --t-end 20`), still far inside benchmark A02's
-//!   bound of 1e-4 E0 (3.6e-3 J).
+//!   it is a property of the 10 s run: A02 over 20 s drifts by 8.1e-9 J, the largest at
+//!   18.45 s (`singulab run scenes/double_four_bar.ron --t-end 20`), far inside benchmark
+//!   A02's bound of 1e-4 E0 (3.6e-3 J).
+//! - *factorisations per step* of `A^T`, at dt 1e-3 and 1e-4: Newton's iterates, one per
+//!   Runge-Kutta stage after its simplified Newton (`solver::projection`), the step's end and
+//!   the searches for events. About 4 on every scene but the mobile robot, whose knife edges
+//!   keep full Newton at the stages (10).
 //!
-//! The time columns depend on the machine and on what else it runs. On a 2-core x86-64
-//! machine the 2x3, the largest scene, takes about 2.1 s of CPU time for its 10 s at
-//! dt = 1e-3 (4.8 times faster than real time) and about 20 s at dt = 1e-4; its "QR only"
-//! time is most of that (see [`crate::linalg::pivoted_qr`] for the cost of one
-//! factorisation).
+//! The other columns depend on the machine and on what else it runs:
+//! - *CPU s per simulated s* at dt 1e-3 and 1e-4: the CPU time of the run's thread (Linux:
+//!   `/proc/thread-self/schedstat`; wall time elsewhere) over the 10 simulated seconds, and
+//!   its inverse, *x real time*, how many times faster than real time the solver runs on one
+//!   core;
+//! - *continuation overhead*: the time of a run that brings the continued basis along (its
+//!   predictor and corrector) over that of a run that tracks the traditional basis alone
+//!   ([`Simulation::set_continued_tracking`]), minus 1, at dt 1e-3. The two runs take turns
+//!   of 200 steps, each turn timed, and the median of the turns' ratios is given, so that what
+//!   else the machine does falls on both runs alike (the motion is the same in both).
+//!
+//! On this project's 2-core x86-64 machine (one run of 2026-11-27, the README's table) the
+//! 2x3, the largest scene, takes 0.137 s of CPU time per simulated second at dt 1e-3 (7.3
+//! times faster than real time, 137 us per step) and 1.28 s at dt 1e-4 (0.8 times), with 4.6
+//! and 4.1 factorisations per step; before the stages were projected by simplified Newton it
+//! took 7.7 and 6.9, and the same runs took 1.6 and 1.7 times as long (whole-process CPU time,
+//! alternating runs of both builds). About half of a step is the factorisation
+//! ([`crate::linalg::pivoted_qr`]), a tenth the basis predictor, and the continued basis
+//! costs 14 % more than the traditional one alone.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use nalgebra::DMatrix;
-
 use super::args::BenchArgs;
 use super::error::{CliError, Stream};
-use crate::linalg::PivotedQr;
 use crate::scene::{SHIPPED_SCENES, Scene, load_scene};
-use crate::solver::Settings;
+use crate::solver::{BasisMode, Settings, Simulation};
 
 /// Measurements of one scene.
 #[derive(Clone, Debug)]
@@ -97,83 +112,163 @@ pub struct SceneBench {
     pub continued_flips: usize,
     /// `None` for scenes with drivers, whose energy changes by their work.
     pub energy_drift: Option<f64>,
-    pub wall: [Duration; 2],
-    pub qr_only: [Duration; 2],
-    pub factorizations: [u64; 2],
+    /// CPU time of the runs at `STEP_SIZES`, per simulated second.
+    pub cpu_per_second: [f64; 2],
+    /// Factorisations of `A^T` per step of the same runs.
+    pub factorizations_per_step: [f64; 2],
+    /// CPU time with the continued basis over that with the traditional basis alone, minus 1
+    /// (dt 1e-3: `continuation_overhead`); NaN for runs too short to measure it.
+    pub continuation_overhead: f64,
 }
 
 const STEP_SIZES: [f64; 2] = [1e-3, 1e-4];
-/// Jacobians sampled along a run to time the factorisations on their own.
-const SAMPLES: usize = 512;
+/// The two runs behind the continuation overhead (continued, traditional only) advance in
+/// turns of this many steps each, timed on their own, so that a busy moment of the machine
+/// falls on one pair of turns, which the median leaves out, rather than on the ratio.
+const OVERHEAD_BLOCK: u64 = 200;
+
+/// CPU time of the calling thread (Linux: `/proc/thread-self/schedstat`, in ns), or `None`
+/// where it cannot be read.
+fn thread_cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos = text.split_whitespace().next()?.parse::<u64>().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+/// Time spent by the calling thread from its start: CPU time where the system gives it (the
+/// machine's other work then counts less), wall time otherwise.
+struct Clock {
+    cpu: Option<Duration>,
+    wall: Instant,
+}
+
+impl Clock {
+    fn start() -> Self {
+        Self {
+            cpu: thread_cpu_time(),
+            wall: Instant::now(),
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        match (self.cpu, thread_cpu_time()) {
+            (Some(start), Some(now)) => now.saturating_sub(start),
+            _ => self.wall.elapsed(),
+        }
+    }
+}
+
+/// What one run to `t_end` measured.
+struct Run {
+    time: Duration,
+    steps: u64,
+    factorizations: u64,
+    events: usize,
+    drift: f64,
+    sim: Simulation,
+}
+
+/// Runs `scene` with `settings` to `t_end`, the continued basis tracked or not.
+fn run(scene: &Scene, settings: Settings, t_end: f64, continued: bool) -> Result<Run, CliError> {
+    let mut sim = scene
+        .simulation_with(settings)
+        .map_err(|e| CliError::solver(scene, e))?;
+    sim.set_continued_tracking(continued);
+    let dt = sim.settings().dt;
+    let e0 = sim.energy();
+    let (mut drift, mut events) = (0.0_f64, 0);
+    let clock = Clock::start();
+    while sim.time() < t_end - 1e-9 * dt {
+        let report = sim
+            .step_until(t_end)
+            .map_err(|e| CliError::solver(scene, e))?;
+        drift = drift.max((report.energy - e0).abs());
+        events += report.events;
+    }
+    let time = clock.elapsed();
+    let counters = sim.counters();
+    Ok(Run {
+        time,
+        steps: counters.steps,
+        factorizations: counters.factorizations,
+        events,
+        drift,
+        sim,
+    })
+}
+
+/// The continuation overhead at `settings`: a run to `t_end` with the continued basis and one
+/// with the traditional basis alone advance in turns of `OVERHEAD_BLOCK` steps (which goes
+/// first alternates), and the median over the turns of the ratio of their (wall) times,
+/// minus 1.
+fn continuation_overhead(scene: &Scene, settings: Settings, t_end: f64) -> Result<f64, CliError> {
+    let dt = settings.dt;
+    let make = |continued| -> Result<Simulation, CliError> {
+        let mut sim = scene
+            .simulation_with(settings.clone())
+            .map_err(|e| CliError::solver(scene, e))?;
+        sim.set_continued_tracking(continued);
+        Ok(sim)
+    };
+    let mut sims = [make(true)?, make(false)?];
+    let mut ratios = Vec::new();
+    for turn in 0.. {
+        let mut times = [Duration::ZERO; 2];
+        let mut steps = 0;
+        for k in [turn % 2, 1 - turn % 2] {
+            let sim = &mut sims[k];
+            // Wall time: the thread's CPU time advances in scheduler ticks (ms), longer than a
+            // turn of a small scene; a turn the scheduler interrupts is an outlier, which the
+            // median leaves out.
+            let clock = Instant::now();
+            for _ in 0..OVERHEAD_BLOCK {
+                if sim.time() >= t_end - 1e-9 * dt {
+                    break;
+                }
+                sim.step_until(t_end)
+                    .map_err(|e| CliError::solver(scene, e))?;
+                steps += 1;
+            }
+            times[k] = clock.elapsed();
+        }
+        if steps < 2 * OVERHEAD_BLOCK {
+            break;
+        }
+        ratios.push(times[0].as_secs_f64() / times[1].as_secs_f64());
+    }
+    ratios.sort_by(f64::total_cmp);
+    Ok(ratios
+        .get(ratios.len() / 2)
+        .map_or(f64::NAN, |ratio| ratio - 1.0))
+}
 
 fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, CliError> {
     let mechanism = &scene.mechanism;
-    let mut result = SceneBench {
+    let at = |dt| Settings {
+        dt,
+        ..scene.settings.clone()
+    };
+    let runs = STEP_SIZES
+        .iter()
+        .map(|&dt| run(scene, at(dt), t_end, true))
+        .collect::<Result<Vec<_>, _>>()?;
+    let first = &runs[0];
+    let sim = &first.sim;
+    Ok(SceneBench {
         name: scene.title.clone(),
         n: mechanism.n(),
         m: mechanism.m(),
-        rank: 0,
-        dof: 0,
-        events: 0,
-        traditional_flips: 0,
-        continued_flips: 0,
-        energy_drift: None,
-        wall: [Duration::ZERO; 2],
-        qr_only: [Duration::ZERO; 2],
-        factorizations: [0; 2],
-    };
-    for (slot, &dt) in STEP_SIZES.iter().enumerate() {
-        let settings = Settings {
-            dt,
-            ..scene.settings.clone()
-        };
-        let mut sim = scene
-            .simulation_with(settings)
-            .map_err(|e| CliError::solver(scene, e))?;
-        let e0 = sim.energy();
-        let mut drift: f64 = 0.0;
-        let mut events = 0;
-        let mut jacobians = Vec::with_capacity(SAMPLES);
-        let expected_steps = (t_end / dt).ceil() as u64;
-        let sample_every = (expected_steps / SAMPLES as u64).max(1);
-        let start = Instant::now();
-        while sim.time() < t_end - 1e-9 * dt {
-            let report = sim
-                .step_until(t_end)
-                .map_err(|e| CliError::solver(scene, e))?;
-            drift = drift.max((report.energy - e0).abs());
-            events += report.events;
-            if jacobians.len() < SAMPLES && sim.counters().steps % sample_every == 0 {
-                let mut a = DMatrix::zeros(mechanism.m(), mechanism.n());
-                mechanism.jacobian(sim.positions(), &mut a);
-                jacobians.push(a);
-            }
-        }
-        result.wall[slot] = start.elapsed();
-        let count = sim.counters().factorizations;
-        result.factorizations[slot] = count;
-        // The same number of factorisations, cycling over Jacobians met along the run.
-        let mut qr = PivotedQr::new(mechanism.n(), mechanism.m());
-        let start = Instant::now();
-        for i in 0..count as usize {
-            qr.factorize_transposed(&jacobians[i % jacobians.len()]);
-        }
-        result.qr_only[slot] = start.elapsed();
-        std::hint::black_box(qr.r_diag_abs(0));
-        if slot == 0 {
-            result.rank = sim.generic_rank();
-            result.dof = mechanism.n() - sim.generic_rank();
-            result.events = events;
-            result.traditional_flips = sim
-                .basis(crate::solver::BasisMode::Traditional)
-                .total_sign_flips();
-            result.continued_flips = sim
-                .basis(crate::solver::BasisMode::Continued)
-                .total_sign_flips();
-            result.energy_drift = (!mechanism.is_rheonomic()).then_some(drift);
-        }
-    }
-    Ok(result)
+        rank: sim.generic_rank(),
+        dof: mechanism.n() - sim.generic_rank(),
+        events: first.events,
+        traditional_flips: sim.basis(BasisMode::Traditional).total_sign_flips(),
+        continued_flips: sim.basis(BasisMode::Continued).total_sign_flips(),
+        energy_drift: (!mechanism.is_rheonomic()).then_some(first.drift),
+        cpu_per_second: [0, 1].map(|i| runs[i].time.as_secs_f64() / t_end),
+        factorizations_per_step: [0, 1]
+            .map(|i| runs[i].factorizations as f64 / runs[i].steps.max(1) as f64),
+        continuation_overhead: continuation_overhead(scene, at(STEP_SIZES[0]), t_end)?,
+    })
 }
 
 /// The shipped scenes and `four_bar_stopping` (the README's table), from `./scenes`.
@@ -210,16 +305,22 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     let table_error = |e| CliError::write(Stream::Table, e);
     writeln!(
         out,
-        "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | wall dt=1e-3 (s) | QR only (s) | wall dt=1e-4 (s) | QR only (s) |",
+        "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | CPU s per simulated s, dt 1e-3 | x real time | CPU s per simulated s, dt 1e-4 | x real time | factorisations per step, dt 1e-3 / 1e-4 | continuation overhead |",
         t = args.t_end
     )
     .map_err(table_error)?;
-    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|").map_err(table_error)?;
+    writeln!(
+        out,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    )
+    .map_err(table_error)?;
     for (path, scene) in paths.iter().zip(&scenes) {
         let b = bench_scene(scene, args.t_end)?;
+        let [cpu_coarse, cpu_fine] = b.cpu_per_second;
+        let [fact_coarse, fact_fine] = b.factorizations_per_step;
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {:.3} | {:.2} | {:.2} / {:.2} | {:+.1} % |",
             path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"),
             b.n,
             b.m,
@@ -230,10 +331,13 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             b.continued_flips,
             b.energy_drift
                 .map_or_else(|| "driven".to_string(), |d| format!("{d:.2e}")),
-            b.wall[0].as_secs_f64(),
-            b.qr_only[0].as_secs_f64(),
-            b.wall[1].as_secs_f64(),
-            b.qr_only[1].as_secs_f64(),
+            cpu_coarse,
+            1.0 / cpu_coarse,
+            cpu_fine,
+            1.0 / cpu_fine,
+            fact_coarse,
+            fact_fine,
+            100.0 * b.continuation_overhead,
         )
         .map_err(table_error)?;
     }

@@ -13,5 +13,4 @@ pub mod sym_eigen;
 #[cfg(test)]
 mod test_rng;
 
-pub(crate) use kernels::dot;
 pub use pivoted_qr::PivotedQr;

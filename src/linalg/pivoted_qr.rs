@@ -53,14 +53,18 @@
 //! Newton iterate that is not the last and a sample of `rho` need only `R` and the
 //! reflectors, and forming `Q` is about half the work.
 //!
+//! A Runge-Kutta stage needs only the tangent columns of `Q` (its velocity projection and its
+//! accelerations): [`PivotedQr::form_q_columns`] forms columns `from..n` alone, bit-identical
+//! to those of the full `Q`, for `n - from` reflected unit vectors instead of `n`.
+//!
 //! On a 2-core x86-64 machine (release build) one factorisation of the 2x3's `A^T` (30 x 32)
-//! with `Q` takes about 24 us. Its 10 s run at dt 1e-3 takes 77 thousand factorisations, about
-//! half of them without `Q`, and about 2.1 s of CPU time in all, 4.8 times faster than real
-//! time.
-//! `singulab bench` measures both: its "QR only" columns time as many factorisations as the run
-//! took, all with `Q`, on Jacobians sampled along the run (an upper bound of their share).
+//! with `Q` takes about 24 us. RK4 at dt 1e-3 takes about 4.6 factorisations per step on the
+//! 2x3 (the step's end with `Q`, each stage with its tangent columns: `solver::projection`,
+//! "Simplified Newton"), and they are about half of its CPU time (a `perf` profile of 2 s of
+//! it: 51 % in the factorisation, 9 % forming columns of `Q`). `singulab bench` prints the
+//! factorisations per step and the CPU time per simulated second.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DMatrixView, DVector};
 
 use super::kernels::dot;
 
@@ -84,8 +88,9 @@ pub struct PivotedQr {
     norms: Vec<f64>,
     /// `perm[j]`: the original constraint index in pivot position `j` (length m).
     perm: Vec<usize>,
-    /// Whether `q` holds the product of the current reflectors.
-    q_formed: bool,
+    /// Columns `q_from..n` of `q` hold those of the current reflectors' product (0: all of
+    /// `Q`; above `n`: none).
+    q_from: usize,
 }
 
 /// 2-norm of `x`, scaled by its largest magnitude to avoid overflow/underflow. Fixed
@@ -168,7 +173,7 @@ impl PivotedQr {
             tau: vec![0.0; k],
             norms: vec![0.0; m],
             perm: (0..m).collect(),
-            q_formed: true,
+            q_from: 0,
         }
     }
 
@@ -186,7 +191,7 @@ impl PivotedQr {
         self.tau.copy_from_slice(&other.tau);
         self.norms.copy_from_slice(&other.norms);
         self.perm.copy_from_slice(&other.perm);
-        self.q_formed = other.q_formed;
+        self.q_from = other.q_from;
     }
 
     /// Number of coordinates (columns of `A`, rows of `A^T`).
@@ -227,7 +232,7 @@ impl PivotedQr {
             "PivotedQr: Jacobian shape differs from the workspace (m x n)"
         );
         self.load_transposed(a);
-        self.q_formed = false;
+        self.q_from = usize::MAX;
         if self.n == 0 {
             return;
         }
@@ -375,24 +380,35 @@ impl PivotedQr {
 
     /// Forms the full `Q` from the reflectors of the last factorization (idempotent).
     pub fn form_q(&mut self) {
-        if self.q_formed {
+        self.form_q_columns(0);
+    }
+
+    /// Forms columns `from..n` of `Q` only (idempotent), for [`q_columns`](Self::q_columns):
+    /// the tangent columns of a Runge-Kutta stage cost `n - from` reflected unit vectors
+    /// instead of all `n`. The columns are bit-identical to those of [`form_q`](Self::form_q).
+    pub fn form_q_columns(&mut self, from: usize) {
+        if self.q_from <= from {
             return;
         }
-        self.q_formed = true;
         let (n, k) = (self.n, self.steps());
+        let from = from.min(n);
+        self.q_from = from;
         let house = self.house.as_slice();
         // Q = H_0 H_1 ... H_{k-1}, accumulated backwards from the identity. When H_j is applied,
-        // rows/columns j..n of the partial product are the only ones that differ from I.
-        self.q.fill(0.0);
-        self.q.fill_diagonal(1.0);
+        // rows/columns j..n of the partial product are the only ones that differ from I, so a
+        // column c is touched by H_j only for j <= c: columns from..n never read the others.
         let q = self.q.as_mut_slice();
+        for (c, column) in q[from * n..].chunks_exact_mut(n.max(1)).enumerate() {
+            column.fill(0.0);
+            column[from + c] = 1.0;
+        }
         for j in (0..k).rev() {
             let tau = self.tau[j];
             if tau == 0.0 {
                 continue;
             }
             let v = &house[j * n + j..(j + 1) * n];
-            for column in q[j * n..].chunks_exact_mut(n) {
+            for column in q[j.max(from) * n..].chunks_exact_mut(n) {
                 reflect(tau, v, &mut column[j..]);
             }
         }
@@ -405,10 +421,22 @@ impl PivotedQr {
     /// and [`form_q`](Self::form_q) has not been called since.
     pub fn q(&self) -> &DMatrix<f64> {
         assert!(
-            self.q_formed,
+            self.q_from == 0,
             "PivotedQr::q: Q not formed since the last factorization"
         );
         &self.q
+    }
+
+    /// Columns `from..n` of `Q` (n x (n - from)): the tangent columns when `from` is the rank.
+    ///
+    /// Panics unless [`form_q`](Self::form_q) or [`form_q_columns`](Self::form_q_columns) with
+    /// at most `from` was called since the last factorization.
+    pub fn q_columns(&self, from: usize) -> DMatrixView<'_, f64> {
+        assert!(
+            self.q_from <= from && from <= self.n,
+            "PivotedQr::q_columns: columns {from}.. of Q not formed since the last factorization"
+        );
+        self.q.columns(from, self.n - from)
     }
 
     /// R as an n x m matrix (exact zeros below the diagonal).
@@ -637,6 +665,35 @@ mod tests {
                 let qr = factorize(&a);
                 check_factorization(&a, &qr);
                 assert_eq!(qr.rank(1e-10), m.min(n), "random {m}x{n} not full rank");
+            }
+        }
+    }
+
+    #[test]
+    fn trailing_columns_of_q_alone_match_the_full_q() {
+        // The columns formed alone are those of the full Q, bit for bit, and they are
+        // orthonormal and orthogonal to every row of A past the rank (the tangent space).
+        let mut rng = Rng::new(7);
+        for &(m, n) in &[(8, 9), (14, 15), (32, 30), (24, 24)] {
+            let a = rng.matrix(m, n);
+            let mut partial = PivotedQr::new(n, m);
+            partial.factorize_without_q(&a);
+            let full = factorize(&a);
+            let rank = full.rank(1e-10);
+            for from in [n, rank, rank.saturating_sub(3), 0] {
+                partial.form_q_columns(from);
+                let columns = partial.q_columns(from);
+                assert_eq!(
+                    columns,
+                    full.q().columns(from, n - from),
+                    "{m}x{n} from {from}"
+                );
+                let gram = columns.transpose() * columns;
+                let identity = DMatrix::<f64>::identity(n - from, n - from);
+                assert_abs_diff_eq!(gram, identity, epsilon = 1e-13);
+                if from >= rank {
+                    assert!(max_abs(&(&a * columns)) < 1e-12 * a.norm(), "{m}x{n}");
+                }
             }
         }
     }

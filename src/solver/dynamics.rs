@@ -91,7 +91,7 @@ impl Evaluator {
     }
 
     /// Accelerations `xdd` at `(t, x, xd)`, with `self.qr` already holding the factorisation
-    /// of `A(x)^T`; returns the rank used (relative tolerance `rank_tolerance` of
+    /// of `A(x)^T` (with at least its tangent columns of `Q` at the rank tolerance formed); returns the rank used (relative tolerance `rank_tolerance` of
     /// `rhs.settings` on the `R` diagonal). `T` is the factorisation's tangent columns, or
     /// `tangent` if given (n x dof, orthonormal columns spanning the same space: for showing
     /// that the basis does not enter the physics).
@@ -119,13 +119,12 @@ impl Evaluator {
         if dof == 0 {
             return Ok(rank);
         }
-        let q = self.qr.q();
         let tangent = match tangent {
             Some(tangent) if tangent.shape() == (n, dof) => tangent,
             Some(_) => {
                 return Err(SolverError::TangentBasisShape);
             }
-            None => q.columns(rank, dof),
+            None => self.qr.q_columns(rank),
         };
         project_onto_tangent(
             &tangent,
@@ -165,7 +164,7 @@ impl Evaluator {
             .rank(settings.normal_truncation.max(settings.rank_tolerance));
         rhs.mechanism.gamma(t, x, xd, &mut self.gamma);
         self.qr.to_pivot_order(&self.gamma, &mut self.gamma_piv);
-        self.qr.normal_solve(
+        self.qr.normal_solve_implicit(
             curvature_rank,
             self.gamma_piv.as_slice(),
             &mut self.y,

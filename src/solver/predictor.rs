@@ -18,21 +18,20 @@
 //! `predictor_choice_does_not_change_physics` finds positions and velocities bit-identical over
 //! 2000 steps of A02 and the 2x2 with either.
 
-use nalgebra::{DMatrix, DMatrixView, DVector};
+use nalgebra::{DMatrix, DMatrixView};
 
 use super::basis::TangentBasis;
 use super::settings::Predictor;
-use crate::linalg::{PivotedQr, dot};
-use crate::model::Mechanism;
+use crate::linalg::PivotedQr;
 
 /// Largest number of Taylor terms (reached only when `h |Omega|` is near the limit).
 const MAX_TERMS: usize = 40;
 
 #[derive(Clone, Debug)]
 pub(crate) struct BasisPredictor {
-    adot: DMatrix<f64>,
-    /// One row of `adot`, contiguous.
-    adot_row: Vec<f64>,
+    /// The non-zero entries of one row of `adot`, (column, value), at its start (a fixed
+    /// length n, so that no step grows it, even in a clone).
+    adot_nonzero: Vec<(usize, f64)>,
     omega: DMatrix<f64>,
     x_block: DMatrix<f64>,
     action: DMatrix<f64>,
@@ -48,8 +47,7 @@ pub(crate) struct BasisPredictor {
 impl BasisPredictor {
     pub fn new(n: usize, m: usize) -> Self {
         Self {
-            adot: DMatrix::zeros(m, n),
-            adot_row: vec![0.0; n],
+            adot_nonzero: vec![(0, 0.0); n],
             omega: DMatrix::zeros(n, n),
             x_block: DMatrix::zeros(n, n.min(m).max(1)),
             action: DMatrix::zeros(n, n),
@@ -67,17 +65,11 @@ impl BasisPredictor {
         self.omega_norm
     }
 
-    /// Builds `Omega` at the accepted state `(x, xd)`, whose factorisation is `qr` and whose
-    /// continued basis is `basis` (spanning `Q[:, r..n]`, r = n - basis.dim()).
-    pub fn prepare(
-        &mut self,
-        mechanism: &Mechanism,
-        x: &DVector<f64>,
-        xd: &DVector<f64>,
-        qr: &PivotedQr,
-        basis: &TangentBasis,
-    ) {
-        let n = mechanism.n();
+    /// Builds `Omega` at the accepted state `(x, xd)`, where `dA/dt` is `adot`, the
+    /// factorisation `qr` and the continued basis `basis` (spanning `Q[:, r..n]`,
+    /// r = n - basis.dim()).
+    pub fn prepare(&mut self, adot: &DMatrix<f64>, qr: &PivotedQr, basis: &TangentBasis) {
+        let n = qr.n();
         let k = basis.dim();
         let r = n - k;
         self.r = r;
@@ -87,38 +79,47 @@ impl BasisPredictor {
         if r == 0 || k == 0 {
             return;
         }
-        mechanism.jacobian_dot(x, xd, &mut self.adot);
         let q = qr.q();
         let tangent = basis.columns();
         let perm = qr.permutation();
         let rmat = qr.r();
         // J[i, j] = (column i of Q_k) . (row perm[j] of dA/dt), then X = J R1ns^{-1} column by
-        // column: X[:, j] = (J[:, j] - sum_{p<j} R1[p, j] X[:, p]) / R1[j, j].
+        // column: X[:, j] = (J[:, j] - sum_{p<j} R1[p, j] X[:, p]) / R1[j, j]. Each row of X
+        // solves its own triangular system, and `Omega` reads X[i, j] only below the diagonal
+        // (i > j), which needs X[i, p] for p < j only: column j is computed on rows j+1..n.
+        // A row of dA/dt has the few entries of the bodies its joint connects, so J is summed
+        // over those alone.
         let rows = self.x_block.nrows();
         let x_block = self.x_block.as_mut_slice();
         for j in 0..r {
             let row = perm[j];
-            for (l, entry) in self.adot_row.iter_mut().enumerate() {
-                *entry = self.adot[(row, l)];
+            let mut count = 0;
+            for l in 0..n {
+                let value = adot[(row, l)];
+                if value != 0.0 {
+                    self.adot_nonzero[count] = (l, value);
+                    count += 1;
+                }
             }
+            let nonzero = &self.adot_nonzero[..count];
             let (done, rest) = x_block.split_at_mut(j * rows);
             let xj = &mut rest[..n];
-            for (i, entry) in xj.iter_mut().enumerate() {
+            for (i, entry) in xj.iter_mut().enumerate().skip(j + 1) {
                 let column = if i < r {
                     q.column(i)
                 } else {
                     tangent.column(i - r)
                 };
-                *entry = dot(column.as_slice(), &self.adot_row);
+                *entry = nonzero.iter().map(|&(l, value)| column[l] * value).sum();
             }
             for (p, xp) in done.chunks_exact(rows).enumerate() {
                 let coefficient = rmat[(p, j)];
-                for (entry, value) in xj.iter_mut().zip(xp) {
+                for (entry, value) in xj[j + 1..].iter_mut().zip(&xp[j + 1..n]) {
                     *entry -= coefficient * value;
                 }
             }
             let pivot = rmat[(j, j)];
-            for entry in xj.iter_mut() {
+            for entry in xj[j + 1..].iter_mut() {
                 *entry /= pivot;
             }
         }
@@ -164,8 +165,8 @@ impl BasisPredictor {
             return Predictor::Zeroth;
         }
         // action = exp(h Omega) [0; I_k] by Taylor series: term_{i+1} = (h / i+1) Omega term_i.
-        self.action.fill(0.0);
-        self.term.fill(0.0);
+        self.action.columns_mut(0, k).fill(0.0);
+        self.term.columns_mut(0, k).fill(0.0);
         for j in 0..k {
             self.action[(r + j, j)] = 1.0;
             self.term[(r + j, j)] = 1.0;

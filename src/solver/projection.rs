@@ -12,12 +12,52 @@
 //! the tangent bases, the accelerations and the events; without velocity-level rows the last
 //! Newton factorisation serves as it is.
 //!
-//! Newton refactorises `A^T` at every iterate (rather than keeping the step's `Q1` as Zhou et al.
-//! 2023, eqs. 18-19, do): the factorisation is needed at the final positions anyway, for the
-//! velocity projection and the tangent bases, and it gives quadratic convergence. Only the
-//! iterate that ends the loop forms `Q`; the corrections need just `R` and the reflectors.
-//! Every Runge-Kutta stage goes through the same projection before its accelerations are
-//! evaluated ([`integrator`](super::integrator) says why).
+//! After a step, Newton refactorises `A^T` at every iterate: the factorisation is needed at the
+//! final positions anyway (with its whole `Q`, for the tangent bases and the basis predictor),
+//! it converges quadratically, and there RK4's defect is so small (O(h^5)) that it usually
+//! stops at the first iterate, so the factorisation at the new positions is its only one. Only
+//! the iterate that ends the loop forms `Q`; the corrections need just `R` and the reflectors.
+//! Every Runge-Kutta stage goes through a projection before its accelerations are evaluated
+//! ([`integrator`](super::integrator) says why), the one below.
+//!
+//! # Simplified Newton at the Runge-Kutta stages
+//!
+//! A stage state is off the manifold by O(h^2). Far from singular configurations its positions
+//! are corrected by simplified Newton (Zhou et al. 2023, eqs. 18-19): `x <- x - Q1 R1^{-T}
+//! c_piv[0..r]` with the factors and pivot order of the step's start throughout (applied as
+//! reflectors, without `Q`), and `A^T` is factorised once, at the converged positions, for the
+//! stage's velocity projection and accelerations, which need only the tangent columns of `Q`
+//! ([`PivotedQr::form_q_columns`]). The corrections contract by the angle the normals turn
+//! between the start and the stage: one or two corrections, each a residual evaluation instead
+//! of a factorisation (A02 at dt 1e-3 over 10 s: a correction leaves at most 3.3e-3 of the
+//! residual before it, 1.3e-6 at the median stage). Full Newton with a refactorisation per
+//! iterate took 2.2 factorisations per stage; this takes one. With RK4 at dt 1e-3
+//! (`singulab bench`, 10 s) the factorisations per step fall from 7.1 to 4.2 (four-bar), from
+//! 7.1 to 4.1 (A02) and from 7.7 to 4.6 (2x3).
+//!
+//! Every stage of a step is corrected with the same factorisation, the step's start's, so the
+//! step is still the Runge-Kutta method applied to one system `y' = f(P(y))` and keeps its
+//! order. Correcting each stage with the factorisation of the stage before (closer to it) gave
+//! each stage its own `P`; the stages' positions then differed from one consistent projection
+//! by O(h^3), and the four-bar's energy drift over 2 s grew from 1.2e-9 to 2.4e-6 J.
+//!
+//! Full Newton stays (every iterate refactorised, as after a step) where the frozen normals
+//! are not close to the stage's own:
+//! - next to a singular configuration, `rho` at the step's start below
+//!   `SIMPLIFIED_NEWTON_MIN_RHO` (1e-2, ten times the default detection tolerance): there the
+//!   normals that the truncation keeps turn on the scale of the distance to the singular
+//!   configuration, and a correction along stale ones would push the stage along a nearly free
+//!   direction, towards the other branch;
+//! - when the normals turn by more than `SIMPLIFIED_NEWTON_MAX_TURN` (0.02 rad, estimated as
+//!   `h |dA/dt|_F / |A|_F`) over the step: the stage then lands on the manifold as far from
+//!   full Newton's point, along it, as the turn times its distance off. That is still a
+//!   consistent projection, but its error constant is larger: A02 with RK4 at dt 2e-2
+//!   drifted by 4.8e-4 J in 10 s instead of full Newton's 2.2e-4 J, and its events moved by
+//!   up to 1.1e-4 s (`a02_coarse_steps_still_locate_every_singularity` asserts 1e-4 s); with
+//!   the limit, 2.2e-4 J;
+//! - for mechanisms with velocity-level rows (knife edges), which full Newton leaves out;
+//! - and when a correction shrinks the residual by less than 4 times, or 8 corrections do not
+//!   reach the tolerance: full Newton then starts again from the unprojected stage.
 //!
 //! # Passing singular configurations: `normal_truncation`
 //!
@@ -44,6 +84,10 @@
 //! | 1e-4 | 1.1e-9 | 3.2e-9 | 4.3e-9 | 2.0e-9 | 2.7e-8 | 1.9e-8 | 2.4e-10 |
 //! | 1e-3 | 1.5e-7 | 4.8e-7 | 5.7e-8 | 1.3e-6 | 3.6e-7 | 7.1e-7 | 2.6e-8 |
 //!
+//! (This scan was made with full Newton at every Runge-Kutta stage. With the stages projected
+//! by simplified Newton, the default's row is 1.3e-9, 3.5e-9, 4.0e-9, 2.1e-9, 2.6e-8, 2.5e-8
+//! and 1.9e-9 J.)
+//!
 //! 1e-4 gives the smallest drift at every step size but one (1.1e-3 and 9.7e-4 tie with
 //! 1e-8); smaller values keep more of the near-singular normals and cost up to 1.2e-5 J
 //! (1e-8 at dt 1.37e-3), while 1e-3 widens the window and what it leaves out of `beta''`
@@ -57,9 +101,12 @@
 //!
 //! | scene | largest energy drift (J) over the six step sizes |
 //! |---|---|
-//! | four_bar | 7.8e-10 .. 2.1e-8 |
-//! | modified_2x2 | 5.1e-7 .. 2.1e-5 |
-//! | modified_2x3 | 1.3e-6 .. 5.0e-5 |
+//! | four_bar | 7.8e-10 .. 3.1e-8 |
+//! | modified_2x2 | 5.3e-7 .. 2.2e-5 |
+//! | modified_2x3 | 1.3e-6 .. 5.2e-5 |
+//!
+//! (Re-measured with the stages projected by simplified Newton; with full Newton at every
+//! stage they were 7.8e-10 .. 2.1e-8, 5.1e-7 .. 2.1e-5 and 1.3e-6 .. 5.0e-5.)
 //!
 //! `cargo test --test solver step_size_scan` holds these scans within 1e-6 E0, the smallest
 //! span of the app's energy plot, so no crossing shows there as a cliff:
@@ -88,7 +135,25 @@ pub struct ProjectionOutcome {
     /// Largest residual over all constraints `|c|_inf` (differs from the independent one only
     /// by round-off when rows are redundant, and by the truncated rows near a singularity).
     pub residual: f64,
+    /// Factorisations of `A^T` the projection took (Newton's iterates and the final one).
+    pub factorizations: usize,
 }
+
+/// Simplified Newton (corrections with a factorisation at a nearby configuration) is tried
+/// only while that factorisation's `rho` is at least this; closer to a singular configuration
+/// every iterate is refactorised (see "Simplified Newton" in the module docs).
+pub(crate) const SIMPLIFIED_NEWTON_MIN_RHO: f64 = 1e-2;
+
+/// ... and only while the constraint normals turn by at most this (rad, estimated as
+/// `h |dA/dt|_F / |A|_F`) over the step: the frozen normals then point within that angle of
+/// the stage's own.
+pub(crate) const SIMPLIFIED_NEWTON_MAX_TURN: f64 = 2e-2;
+
+/// Simplified Newton gives up (and full Newton starts again from the unprojected positions)
+/// after this many corrections, or as soon as a correction shrinks the independent residual by
+/// less than `SIMPLIFIED_NEWTON_CONTRACTION`.
+const SIMPLIFIED_NEWTON_MAX_ITERATIONS: usize = 8;
+const SIMPLIFIED_NEWTON_CONTRACTION: f64 = 0.25;
 
 /// The stopping rule of Newton's position correction: constraint normals whose `R` entry is
 /// at or below `truncation` (relative to `|R_00|`) are left out; it stops once the independent
@@ -122,6 +187,8 @@ pub(crate) struct Projector {
     dx: DVector<f64>,
     normal_velocity: DVector<f64>,
     b: DVector<f64>,
+    /// The positions before a simplified Newton, to start again from if it does not converge.
+    x_start: DVector<f64>,
 }
 
 impl Projector {
@@ -134,6 +201,7 @@ impl Projector {
             dx: DVector::zeros(n),
             normal_velocity: DVector::zeros(n),
             b: DVector::zeros(m),
+            x_start: DVector::zeros(n),
         }
     }
 
@@ -156,9 +224,10 @@ impl Projector {
         t: f64,
         x: &mut DVector<f64>,
         xd: &mut DVector<f64>,
+        frozen: Option<&PivotedQr>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        let outcome = self.newton_at(mechanism, settings, t, x, qr)?;
+        let outcome = self.newton_near(mechanism, settings, t, x, frozen, qr)?;
         // Only normals this close to vanishing are kept out of the velocity projection: a
         // raised `normal_truncation` (1e-2) would leave out normals that are not turning
         // yet, and their components cost more than they save (A02 over 10 s: 4.2e-2 J).
@@ -167,12 +236,88 @@ impl Projector {
             .min(STAGE_VELOCITY_TRUNCATION)
             .max(settings.rank_tolerance);
         let rank = qr.rank(keep_below);
+        // The stage needs only the tangent columns of `Q` (for the velocity projection and, at
+        // the rank tolerance, which keeps at least as many normals, for the accelerations).
+        qr.form_q_columns(rank);
         self.project_velocities(mechanism, t, qr, rank, xd);
         Ok(outcome)
     }
 
-    /// Newton on positions with the running settings (truncation, tolerance, iterations); a
-    /// failure names the joint of the worst row at time `t`.
+    /// Newton on positions as [`newton_at`](Self::newton_at), first as simplified Newton with
+    /// the factorisation `frozen` at a nearby configuration when one is given (and the
+    /// mechanism has no velocity-level rows, which Newton must leave out): then `qr` is
+    /// factorised once, at the converged positions. If the simplified iteration does not
+    /// contract, full Newton starts again from the positions as they were. Leaves `Q`
+    /// unformed ([`PivotedQr::form_q_columns`] forms what the caller needs).
+    pub fn newton_near(
+        &mut self,
+        mechanism: &Mechanism,
+        settings: &Settings,
+        t: f64,
+        x: &mut DVector<f64>,
+        frozen: Option<&PivotedQr>,
+        qr: &mut PivotedQr,
+    ) -> Result<ProjectionOutcome, SolverError> {
+        if let Some(frozen) = frozen.filter(|_| !mechanism.has_velocity_rows()) {
+            self.x_start.copy_from(x);
+            let limits = NewtonLimits::of(settings);
+            if let Some(iterations) = self.simplified_newton(mechanism, limits, t, x, frozen) {
+                // `self.c` holds the residuals at the converged positions.
+                mechanism.jacobian(x, &mut self.a);
+                qr.factorize_without_q(&self.a);
+                let r = qr.rank(limits.truncation);
+                qr.to_pivot_order(&self.c, &mut self.c_piv);
+                return Ok(ProjectionOutcome {
+                    iterations,
+                    independent_residual: self.c_piv.rows(0, r).amax(),
+                    residual: self.c.amax(),
+                    factorizations: 1,
+                });
+            }
+            x.copy_from(&self.x_start);
+        }
+        self.newton_without_q(mechanism, settings, t, x, qr)
+    }
+
+    /// Simplified Newton (Zhou et al. 2023, eqs. 18-19): `x <- x - Q1 R1^{-T} c_piv[0..r]` with
+    /// the factors of `frozen` throughout, `r` its rank at the truncation. Returns the number of
+    /// corrections once the independent residuals (in `frozen`'s pivot order) are within
+    /// tolerance, or `None` if a correction shrinks them by less than
+    /// `SIMPLIFIED_NEWTON_CONTRACTION` or they are not within tolerance after
+    /// `SIMPLIFIED_NEWTON_MAX_ITERATIONS` corrections.
+    fn simplified_newton(
+        &mut self,
+        mechanism: &Mechanism,
+        limits: NewtonLimits,
+        t: f64,
+        x: &mut DVector<f64>,
+        frozen: &PivotedQr,
+    ) -> Option<usize> {
+        let r = frozen.rank(limits.truncation);
+        let mut previous = f64::INFINITY;
+        for iterations in 0..=SIMPLIFIED_NEWTON_MAX_ITERATIONS {
+            mechanism.residual(t, x, &mut self.c);
+            frozen.to_pivot_order(&self.c, &mut self.c_piv);
+            let independent = self.c_piv.rows(0, r).amax();
+            if !independent.is_finite() {
+                return None;
+            }
+            if independent <= limits.tolerance {
+                return Some(iterations);
+            }
+            if independent > SIMPLIFIED_NEWTON_CONTRACTION * previous {
+                return None;
+            }
+            previous = independent;
+            frozen.normal_solve_implicit(r, self.c_piv.as_slice(), &mut self.y, &mut self.dx);
+            *x -= &self.dx;
+        }
+        None
+    }
+
+    /// Newton on positions with the running settings (truncation, tolerance, iterations),
+    /// leaving `qr` factorised with `Q` at the final positions; a failure names the joint of
+    /// the worst row at time `t`.
     pub fn newton_at(
         &mut self,
         mechanism: &Mechanism,
@@ -181,7 +326,21 @@ impl Projector {
         x: &mut DVector<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        self.project_positions(mechanism, NewtonLimits::of(settings), t, x, qr)
+        let outcome = self.newton_without_q(mechanism, settings, t, x, qr)?;
+        qr.form_q();
+        Ok(outcome)
+    }
+
+    /// [`newton_at`](Self::newton_at) without forming `Q` at the final positions.
+    fn newton_without_q(
+        &mut self,
+        mechanism: &Mechanism,
+        settings: &Settings,
+        t: f64,
+        x: &mut DVector<f64>,
+        qr: &mut PivotedQr,
+    ) -> Result<ProjectionOutcome, SolverError> {
+        self.newton_iterations(mechanism, NewtonLimits::of(settings), t, x, qr)
             .map_err(|(iterations, residual, row)| {
                 // Positions that are no longer numbers are not Newton's failure.
                 if let Some(body) = mechanism.non_finite_body(x) {
@@ -214,6 +373,21 @@ impl Projector {
         x: &mut DVector<f64>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, (usize, f64, usize)> {
+        let outcome = self.newton_iterations(mechanism, limits, t, x, qr);
+        qr.form_q();
+        outcome
+    }
+
+    /// [`project_positions`](Self::project_positions) without forming `Q` at the end (only
+    /// a failure forms it).
+    fn newton_iterations(
+        &mut self,
+        mechanism: &Mechanism,
+        limits: NewtonLimits,
+        t: f64,
+        x: &mut DVector<f64>,
+        qr: &mut PivotedQr,
+    ) -> Result<ProjectionOutcome, (usize, f64, usize)> {
         let mut iterations = 0;
         loop {
             mechanism.residual(t, x, &mut self.c);
@@ -230,11 +404,12 @@ impl Projector {
                 return Err((iterations, independent, 0));
             }
             if independent <= limits.tolerance {
-                self.factorize_all_rows(mechanism, x, qr);
+                let refactorised = self.factorize_all_rows(mechanism, x, qr);
                 return Ok(ProjectionOutcome {
                     iterations,
                     independent_residual: independent,
                     residual: self.c.amax(),
+                    factorizations: iterations + 1 + usize::from(refactorised),
                 });
             }
             if iterations == limits.max_iterations {
@@ -248,19 +423,27 @@ impl Projector {
         }
     }
 
-    /// Forms `Q` of the last Newton iterate, or refactorises with every row (and the full
-    /// Jacobian in `self.a`) when Newton left velocity-level rows out.
-    fn factorize_all_rows(&mut self, mechanism: &Mechanism, x: &DVector<f64>, qr: &mut PivotedQr) {
+    /// Refactorises with every row (without `Q`; the full Jacobian in `self.a`) when Newton
+    /// left velocity-level rows out; returns whether it refactorised.
+    fn factorize_all_rows(
+        &mut self,
+        mechanism: &Mechanism,
+        x: &DVector<f64>,
+        qr: &mut PivotedQr,
+    ) -> bool {
         if mechanism.has_velocity_rows() {
             mechanism.jacobian(x, &mut self.a);
-            qr.factorize_transposed(&self.a);
+            qr.factorize_without_q(&self.a);
+            true
         } else {
-            qr.form_q();
+            false
         }
     }
 
-    /// `xd <- xd - Q1 Q1^T xd + Q1 R1^{-T} b_piv` with `Q1` the first `rank` columns of `Q` and
-    /// `b` the velocity right-hand side at `t` (the last term only for drivers).
+    /// `xd <- T T^T xd + Q1 R1^{-T} b_piv`, the same as `xd - Q1 Q1^T xd + ...`, with `Q1` the
+    /// first `rank` columns of `Q`, `T` the others and `b` the velocity right-hand side at `t`
+    /// (the last term only for drivers). Reads only columns `rank..n` of `Q`
+    /// ([`PivotedQr::q_columns`]) and the reflectors.
     pub fn project_velocities(
         &mut self,
         mechanism: &Mechanism,
@@ -272,16 +455,15 @@ impl Projector {
         if rank == 0 {
             return;
         }
-        let q1 = qr.q().columns(0, rank);
-        let mut coefficients = self.dx.rows_mut(0, rank);
-        coefficients.gemv_tr(1.0, &q1, xd, 0.0);
-        self.normal_velocity
-            .gemv(1.0, &q1, &self.dx.rows(0, rank), 0.0);
-        *xd -= &self.normal_velocity;
+        let tangent = qr.q_columns(rank);
+        let dof = tangent.ncols();
+        let mut coefficients = self.dx.rows_mut(0, dof);
+        coefficients.gemv_tr(1.0, &tangent, xd, 0.0);
+        xd.gemv(1.0, &tangent, &self.dx.rows(0, dof), 0.0);
         if mechanism.is_rheonomic() {
             mechanism.velocity_rhs(t, &mut self.b);
             qr.to_pivot_order(&self.b, &mut self.c_piv);
-            qr.normal_solve(
+            qr.normal_solve_implicit(
                 rank,
                 self.c_piv.as_slice(),
                 &mut self.y,

@@ -1,7 +1,8 @@
 //! The [`Simulation`] value: state, settings and preallocated workspace, advanced by `step()`.
 //!
-//! One step: integrate `(x, xd)` (RK4 or Dopri5, every stage projected:
-//! [`integrator`](super::integrator)), project onto the constraint manifold and its tangent
+//! One step: decide whether its stages may be projected by simplified Newton (`rho` at the
+//! start and how fast the normals turn: [`projection`](super::projection)), integrate
+//! `(x, xd)` (RK4 or Dopri5, every stage projected: [`integrator`](super::integrator)), project onto the constraint manifold and its tangent
 //! space, which leaves `A^T` factorised at the new positions ([`projection`](super::projection)),
 //! update both tangent bases from that one factorisation (the physics never reads them:
 //! [`dynamics`](super::dynamics), [`basis`](super::basis)), feed the singularity detector
@@ -67,7 +68,9 @@ use super::events::{EventDetector, Excursions, MAX_EVENTS_PER_STEP, SingularEven
 use super::indicator::{WatchedRank, rho};
 use super::integrator::{Step, Stepper};
 use super::predictor::BasisPredictor;
-use super::projection::{ProjectionOutcome, Projector};
+use super::projection::{
+    ProjectionOutcome, Projector, SIMPLIFIED_NEWTON_MAX_TURN, SIMPLIFIED_NEWTON_MIN_RHO,
+};
 use super::reactions::Reactions;
 use super::settings::{BasisMode, Integrator, Predictor, Settings};
 use super::velocity::VelocityProjection;
@@ -177,6 +180,9 @@ pub struct Simulation {
     search_next_step: bool,
     adaptive_h: f64,
     counters: WorkCounters,
+    /// Whether the continued basis (predictor and corrector) is brought along each step; off
+    /// only to measure what it costs (`singulab bench`).
+    track_continued: bool,
     // Workspace.
     evaluator: Evaluator,
     stepper: Stepper,
@@ -185,6 +191,8 @@ pub struct Simulation {
     qr_state: PivotedQr,
     qr_next: PivotedQr,
     a_next: DMatrix<f64>,
+    /// `dA/dt` at the current state, for how fast the normals turn.
+    a_dot: DMatrix<f64>,
     x_next: DVector<f64>,
     xd_next: DVector<f64>,
     /// Accelerations of the current state, when asked for (`solve_reactions`).
@@ -241,6 +249,7 @@ impl Simulation {
             search_next_step: false,
             adaptive_h: 0.0,
             counters: WorkCounters::default(),
+            track_continued: true,
             evaluator: Evaluator::new(&mechanism),
             stepper: Stepper::new(n, m),
             projector: Projector::new(n, m),
@@ -248,6 +257,7 @@ impl Simulation {
             qr_state: PivotedQr::new(n, m),
             qr_next: PivotedQr::new(n, m),
             a_next: DMatrix::zeros(m, n),
+            a_dot: DMatrix::zeros(m, n),
             x_next: DVector::zeros(n),
             xd_next: DVector::zeros(n),
             accelerations: DVector::zeros(n),
@@ -352,7 +362,7 @@ impl Simulation {
         );
         match outcome {
             Ok(outcome) => {
-                self.counters.factorizations += outcome.iterations as u64 + 1;
+                self.counters.factorizations += outcome.factorizations as u64;
                 true
             }
             Err(_) => false,
@@ -376,6 +386,14 @@ impl Simulation {
 
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// Turns the continued basis' tracking off (or back on) from the next step: with it off,
+    /// the steps bring only the traditional basis along and the continued one stays where it
+    /// was. The motion is the same either way (`dynamics`); `singulab bench` compares the two
+    /// to measure what the continuation costs.
+    pub fn set_continued_tracking(&mut self, on: bool) {
+        self.track_continued = on;
     }
 
     /// Changes settings between steps (tolerances, step size, integrator, predictor).
@@ -685,18 +703,21 @@ impl Simulation {
         self.event_count = 0;
         self.excursions.begin_step();
         let mut plan = self.plan_step(t_limit)?;
-        if self.settings.predictor == Predictor::Omega {
-            self.predictor.prepare(
-                &self.mechanism,
-                &self.x,
-                &self.xd,
-                &self.qr_state,
-                &self.continued,
-            );
+        // `dA/dt` at the state, for the predictor and for how fast the normals turn: one
+        // evaluation serves both.
+        let omega = self.track_continued && self.settings.predictor == Predictor::Omega;
+        if omega || plan.simplify {
+            self.mechanism
+                .jacobian_dot(&self.x, &self.xd, &mut self.a_dot);
+        }
+        plan.simplify = plan.simplify && self.normals_turn(plan.h) <= SIMPLIFIED_NEWTON_MAX_TURN;
+        if omega {
+            self.predictor
+                .prepare(&self.a_dot, &self.qr_state, &self.continued);
         }
         let (rejected, forced) = match self.settings.integrator {
             Integrator::Rk4 => {
-                self.integrate_rk4(plan.h)?;
+                self.integrate_rk4(plan.h, plan.simplify)?;
                 (0, false)
             }
             Integrator::Dopri5 => self.integrate_dopri5(&mut plan)?,
@@ -707,13 +728,17 @@ impl Simulation {
 
         // Accept: remember the state we leave, for locating events inside the last steps.
         self.keep_current_state();
-        let predictor_used = self.predictor.predict(
-            self.settings.predictor,
-            h,
-            self.settings.omega_step_limit,
-            &self.qr_state,
-            &self.continued,
-        );
+        let predictor_used = if self.track_continued {
+            self.predictor.predict(
+                self.settings.predictor,
+                h,
+                self.settings.omega_step_limit,
+                &self.qr_state,
+                &self.continued,
+            )
+        } else {
+            Predictor::Zeroth
+        };
         self.advance_to_step_end(&plan);
         self.update_bases(h);
         // `A xd` for the report's velocity residual (A at the projected positions).
@@ -781,8 +806,8 @@ impl Simulation {
             });
         }
         let h_min = (self.settings.dt * self.settings.dopri_min_step).min(h);
-        let near_singular =
-            rho(&self.qr_state, self.watched.rank()) < self.settings.detection_tolerance;
+        let rho_start = rho(&self.qr_state, self.watched.rank());
+        let near_singular = rho_start < self.settings.detection_tolerance;
         if near_singular && self.settings.integrator == Integrator::Dopri5 && !lands {
             // Next to a singular configuration Dopri5 crosses in one step of the largest
             // size, as RK4 does. With the step the controller shrinks to on the way in, it
@@ -800,11 +825,23 @@ impl Simulation {
             lands,
             h_min,
             near_singular,
+            simplify: rho_start >= SIMPLIFIED_NEWTON_MIN_RHO,
         })
     }
 
+    /// An estimate of the angle (rad) the constraint normals turn over a step of size `h` from
+    /// the current state: `h |dA/dt|_F / |A|_F` (`|A|_F = |R|_F`, `dA/dt` in `a_dot`).
+    /// Infinite without constraints.
+    fn normals_turn(&self, h: f64) -> f64 {
+        let a_norm = self.qr_state.r().norm();
+        if a_norm == 0.0 {
+            return f64::INFINITY;
+        }
+        h * self.a_dot.norm() / a_norm
+    }
+
     /// One RK4 step of size `h` from the current state into `(x_next, xd_next)`.
-    fn integrate_rk4(&mut self, h: f64) -> Result<(), SolverError> {
+    fn integrate_rk4(&mut self, h: f64, simplify: bool) -> Result<(), SolverError> {
         let rhs = Rhs {
             mechanism: &self.mechanism,
             extra_loads: &self.extra_loads,
@@ -816,6 +853,7 @@ impl Simulation {
             xd: &self.xd,
             start: &self.qr_state,
             h,
+            simplify,
         };
         self.stepper.rk4(
             &rhs,
@@ -845,6 +883,7 @@ impl Simulation {
                 xd: &self.xd,
                 start: &self.qr_state,
                 h,
+                simplify: plan.simplify,
             };
             let attempt = self.stepper.dopri5(
                 &rhs,
@@ -911,7 +950,7 @@ impl Simulation {
             &mut self.xd_next,
             &mut self.qr_next,
         )?;
-        self.counters.factorizations += outcome.iterations as u64 + 1;
+        self.counters.factorizations += outcome.factorizations as u64;
         non_finite_state(&self.mechanism, self.t + h, &self.x_next, &self.xd_next)?;
         Ok(outcome)
     }
@@ -958,6 +997,9 @@ impl Simulation {
             t: self.t,
         };
         self.updater.update_traditional(&mut self.traditional, &end);
+        if !self.track_continued {
+            return;
+        }
         let prediction = self.predictor.prediction();
         self.updater.update_continued(
             &mut self.continued,
@@ -1004,6 +1046,10 @@ struct StepPlan {
     /// The current state is next to a singular configuration (`rho` below the detection
     /// tolerance).
     near_singular: bool,
+    /// Far enough from a singular configuration (`rho` at least `SIMPLIFIED_NEWTON_MIN_RHO`),
+    /// and the normals turn little enough over the step (`SIMPLIFIED_NEWTON_MAX_TURN`), for
+    /// the stages to be projected by simplified Newton first.
+    simplify: bool,
 }
 
 impl StepPlan {
