@@ -34,25 +34,7 @@ pub(super) fn draw_motions(
     hidden_apply: bool,
 ) -> Vec<PlacedLabel> {
     let rect = canvas.rect;
-    // The longest arrow of each motion gets this many pixels: columns of T are unit
-    // vectors, only their shape on the mechanism matters.
-    let target = 0.16 * rect.width().min(rect.height());
-    // The panel's check boxes hide motions of the basis it lists; the other half of the
-    // side-by-side view shows all of its own.
-    let is_visible = |k: usize| !hidden_apply || view.motion_visible(k);
-    let visible: Vec<usize> = (0..shown.len()).filter(|&k| is_visible(k)).collect();
-    let scaled: Vec<Vec<(Pos2, egui::Vec2)>> = visible
-        .iter()
-        .map(|&k| {
-            let (screen, longest) = screen_arrows(canvas, &shown[k].column);
-            let scale = if longest > 1e-9 {
-                target / longest
-            } else {
-                0.0
-            };
-            screen.into_iter().map(|(p, v)| (p, v * scale)).collect()
-        })
-        .collect();
+    let (visible, scaled) = visible_arrows(canvas, shown, view, hidden_apply);
     let lanes = arrow_lanes(&scaled);
     let mut labels = Vec::new();
     // Labels go where no text is yet (the legend and the time are drawn first).
@@ -94,6 +76,68 @@ pub(super) fn draw_motions(
     }
     labels
 }
+
+/// The motions drawn (indices into `shown`) and their screen arrows, scaled as painted.
+fn visible_arrows(
+    canvas: &Canvas,
+    shown: &[Motion],
+    view: &ViewState,
+    hidden_apply: bool,
+) -> (Vec<usize>, Vec<Vec<(Pos2, egui::Vec2)>>) {
+    // The longest arrow of each motion gets this many pixels: columns of T are unit
+    // vectors, only their shape on the mechanism matters.
+    let target = 0.16 * canvas.rect.width().min(canvas.rect.height());
+    // The panel's check boxes hide motions of the basis it lists; the other half of the
+    // side-by-side view shows all of its own.
+    let is_visible = |k: usize| !hidden_apply || view.motion_visible(k);
+    let visible: Vec<usize> = (0..shown.len()).filter(|&k| is_visible(k)).collect();
+    let scaled = visible
+        .iter()
+        .map(|&k| {
+            let (screen, longest) = screen_arrows(canvas, &shown[k].column);
+            let scale = if longest > 1e-9 {
+                target / longest
+            } else {
+                0.0
+            };
+            screen.into_iter().map(|(p, v)| (p, v * scale)).collect()
+        })
+        .collect();
+    (visible, scaled)
+}
+
+/// Where the heads of the arrows [`draw_motions`] paints are, for the bodies' names to keep
+/// clear of them.
+pub(super) fn arrow_heads(
+    canvas: &Canvas,
+    shown: &[Motion],
+    view: &ViewState,
+    hidden_apply: bool,
+) -> Vec<egui::Rect> {
+    let (_, scaled) = visible_arrows(canvas, shown, view, hidden_apply);
+    let lanes = arrow_lanes(&scaled);
+    scaled
+        .iter()
+        .zip(&lanes)
+        .flat_map(|(arrows, lanes)| arrows.iter().zip(lanes))
+        .filter(|((_, v), _)| v.length() >= SHORTEST_ARROW)
+        .map(|(&(p, v), &lane)| {
+            let across = vec2(-v.y, v.x) / v.length();
+            head_rect(p + lane * across + v, v)
+        })
+        .collect()
+}
+
+/// The box around the head [`arrow_head`] paints at `tip` for the arrow `v`.
+fn head_rect(tip: Pos2, v: egui::Vec2) -> egui::Rect {
+    let d = v.normalized();
+    let n = vec2(-d.y, d.x);
+    let back = tip - HEAD_SIZE * d;
+    egui::Rect::from_points(&[tip, back + 0.5 * HEAD_SIZE * n, back - 0.5 * HEAD_SIZE * n])
+}
+
+/// Length and width (pixels) of an arrow head.
+const HEAD_SIZE: f32 = 11.0;
 
 /// Arrows shorter than this (pixels) are not drawn: a point at rest, or nearly.
 const SHORTEST_ARROW: f32 = 4.0;
@@ -345,7 +389,7 @@ const LABEL_GAP: f32 = 3.0;
 pub(super) fn arrow_head(painter: &egui::Painter, tip: Pos2, v: egui::Vec2, color: Color32) {
     let d = v.normalized();
     let n = vec2(-d.y, d.x);
-    let size = 11.0;
+    let size = HEAD_SIZE;
     painter.add(Shape::convex_polygon(
         vec![
             tip,

@@ -71,8 +71,13 @@ const COUPLER_WIDTH: f32 = 0.6;
 
 /// Paints the mechanism: links and ground symbols, bars (cranks under couplers), point
 /// masses, hinges on top. Returns the bars' names, placed where none covers another, for
-/// [`paint_names`] to paint after the arrows.
-pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> Vec<BodyName> {
+/// [`paint_names`] to paint after the arrows, clear of the rectangles `keep_clear` (the arrow
+/// heads) where the bar has room.
+pub(super) fn draw_mechanism(
+    canvas: &Canvas,
+    labels: bool,
+    keep_clear: &[egui::Rect],
+) -> Vec<BodyName> {
     let mech = canvas.mech;
     let thickness = Thickness::of(mech);
     // Massless links of distance constraints and ground symbols first, under the bodies.
@@ -115,7 +120,12 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> Vec<BodyName> {
                     Stroke::new(1.5, canvas.palette.bar_edge),
                 ));
                 if labels {
-                    place_bar_name(canvas, index, [pa, pb], radius, &mut names);
+                    let bar = BarOnScreen {
+                        index,
+                        ends: [pa, pb],
+                        radius,
+                    };
+                    place_bar_name(canvas, &bar, keep_clear, &mut names);
                 }
             }
             BodyKind::Plate { .. } => {
@@ -197,41 +207,52 @@ fn draw_links_and_grounds(canvas: &Canvas) {
     }
 }
 
-/// The name of the bar `index` drawn from `ends[0]` to `ends[1]` with this `radius`: the
-/// first spot along the bar, on its side then on the other, whose name covers no name
-/// placed before; none free (the stacked linkages crowd them at their flat poses): no name
-/// rather than a garbled one.
-fn place_bar_name(
-    canvas: &Canvas,
+/// A bar as drawn: its body index, its ends on the screen and its half width.
+struct BarOnScreen {
     index: usize,
     ends: [Pos2; 2],
     radius: f32,
+}
+
+/// The name of `bar`: the first spot along it, on its side then on the other, whose name
+/// covers no name placed before and none of `keep_clear`; else the first covering no name;
+/// none free (the stacked linkages crowd them at their flat poses): no name rather than a
+/// garbled one.
+fn place_bar_name(
+    canvas: &Canvas,
+    bar: &BarOnScreen,
+    keep_clear: &[egui::Rect],
     names: &mut Vec<BodyName>,
 ) {
-    let [pa, pb] = ends;
+    let [pa, pb] = bar.ends;
     let d = (pb - pa).normalized();
     let normal = vec2(-d.y, d.x);
     // Alternate sides by body so bars lying on each other (flat poses) keep
     // readable names.
     let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
-    let side = if index.is_multiple_of(2) { up } else { -up };
+    let side = if bar.index.is_multiple_of(2) { up } else { -up };
     let galley = canvas.painter.layout_no_wrap(
-        canvas.mech.bodies()[index].name.clone(),
+        canvas.mech.bodies()[bar.index].name.clone(),
         FontId::proportional(14.0),
         canvas.palette.text,
     );
-    let offset = radius + 10.0;
+    let offset = bar.radius + 10.0;
     let spot = |(along, side): (f32, f32)| {
         let at = pa + along * (pb - pa) + side * offset * normal;
         egui::Rect::from_center_size(at, galley.size())
     };
-    let candidates = [0.5, 0.3, 0.7, 0.15, 0.85]
+    let spots: Vec<egui::Rect> = [0.5, 0.3, 0.7, 0.15, 0.85]
         .into_iter()
-        .flat_map(|along| [(along, side), (along, -side)]);
-    if let Some(rect) = candidates
+        .flat_map(|along| [(along, side), (along, -side)])
         .map(spot)
-        .find(|r| names.iter().all(|other| !other.rect.intersects(*r)))
-    {
+        .collect();
+    let named = |r: &egui::Rect| names.iter().any(|other| other.rect.intersects(*r));
+    let on_a_head = |r: &egui::Rect| keep_clear.iter().any(|head| head.intersects(*r));
+    let rect = spots
+        .iter()
+        .find(|r| !named(r) && !on_a_head(r))
+        .or_else(|| spots.iter().find(|r| !named(r)));
+    if let Some(&rect) = rect {
         names.push(BodyName { rect, galley });
     }
 }

@@ -691,9 +691,17 @@ fn draw_mechanism_and_motions(
     overstep: f64,
     scale_bar: Option<egui::Rect>,
 ) {
+    let shown = shown_motions(live, view, basis);
+    if view.hidden_motions.len() < shown.len() {
+        view.hidden_motions.resize(shown.len(), false);
+    }
+    let hidden_apply = !view.side_by_side || basis == view.basis;
     let names = match canvas.rigid {
         Some(rigid) => rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
-        None => draw_mechanism(canvas, view.show_labels),
+        None => {
+            let heads = arrows::arrow_heads(canvas, &shown, view, hidden_apply);
+            draw_mechanism(canvas, view.show_labels, &heads)
+        }
     };
     let legend = if view.show_reactions {
         reactions::update_reactions(view, live);
@@ -701,10 +709,6 @@ fn draw_mechanism_and_motions(
     } else {
         None
     };
-    let shown = shown_motions(live, view, basis);
-    if view.hidden_motions.len() < shown.len() {
-        view.hidden_motions.resize(shown.len(), false);
-    }
     let t_shown = live.session.display_time(overstep);
     let mut overlay = draw_overlay_text(canvas, t_shown, live, view, basis, &shown);
     // Fit keeps the mechanism below the legend and the time (not below the names, which
@@ -717,7 +721,6 @@ fn draw_mechanism_and_motions(
     overlay.extend(names.iter().map(|name| name.area()));
     overlay.extend(scale_bar);
     overlay.extend(legend);
-    let hidden_apply = !view.side_by_side || basis == view.basis;
     if hidden_apply && canvas.rigid.is_none() {
         ghost::draw_ghost(canvas, &live.session, &shown, view);
     }
