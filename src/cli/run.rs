@@ -21,9 +21,7 @@ use super::energy_check::EnergyCheck;
 use super::error::{CliError, FileSite, RowsKept, Stream};
 use super::reaction_log::{LogError, ReactionLog};
 use crate::scene::{Scene, load_scene};
-use crate::solver::{
-    BasisMode, Integrator, Settings, Simulation, SolverError, StepReport, branches,
-};
+use crate::solver::{Integrator, Settings, Simulation, SolverError, StepReport, branches};
 
 pub use super::csv_files::{events_header, trajectory_header};
 
@@ -732,10 +730,7 @@ impl RunLoop<'_> {
     /// Writes the row of the last step when it is due.
     fn write_row_if_due(&mut self, report: &StepReport) -> Result<(), CliError> {
         if self.row_due() {
-            let jump = match self.args.basis {
-                BasisMode::Traditional => report.traditional.jump,
-                BasisMode::Continued => report.continued.jump,
-            };
+            let jump = report.basis(self.args.basis).jump;
             trajectory_row(
                 &mut self.row,
                 &self.sim,

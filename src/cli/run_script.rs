@@ -114,10 +114,7 @@ impl ScriptRun<'_> {
         let Some(report) = session.last_report() else {
             return Ok(());
         };
-        let jump = match self.basis {
-            BasisMode::Traditional => report.traditional.jump,
-            BasisMode::Continued => report.continued.jump,
-        };
+        let jump = report.basis(self.basis).jump;
         let sim = session.simulation();
         trajectory_row(
             &mut self.row,

@@ -120,6 +120,16 @@ pub struct StepReport {
     pub events: usize,
 }
 
+impl StepReport {
+    /// The statistics of the basis `mode`.
+    pub fn basis(&self, mode: BasisMode) -> &BasisStats {
+        match mode {
+            BasisMode::Traditional => &self.traditional,
+            BasisMode::Continued => &self.continued,
+        }
+    }
+}
+
 /// An accepted state kept to restart from when an event is located inside the last steps.
 #[derive(Clone, Debug)]
 struct Snapshot {
