@@ -23,19 +23,84 @@ const FAN_SPACING: f32 = 11.0;
 /// Opacity of the motions other than the one highlighted in the panel.
 const DIMMED: f32 = 0.2;
 
-/// Paints the arrows of the `shown` motions the user has not hidden (`hidden_apply`: the
-/// panel's check boxes apply to this canvas) and places their labels clear of `avoid` and
+/// The arrows of the motions drawn on a canvas, laid out on the screen before the bars are
+/// drawn (their names keep clear of the heads) and painted after them.
+pub(super) struct MotionArrows {
+    /// The motions drawn: indices into the motions shown.
+    visible: Vec<usize>,
+    /// Per motion drawn, its arrows (origin, vector) scaled as painted.
+    scaled: Vec<Vec<(Pos2, egui::Vec2)>>,
+    /// Per motion drawn and arrow, its offset across its direction ([`arrow_lanes`]).
+    lanes: Vec<Vec<f32>>,
+}
+
+impl MotionArrows {
+    /// The arrows of the `shown` motions the user has not hidden (`hidden_apply`: the
+    /// panel's check boxes apply to this canvas).
+    pub(super) fn lay_out(
+        canvas: &Canvas,
+        shown: &[Motion],
+        view: &ViewState,
+        hidden_apply: bool,
+    ) -> Self {
+        // The longest arrow of each motion gets this many pixels: columns of T are unit
+        // vectors, only their shape on the mechanism matters.
+        let target = 0.16 * canvas.rect.width().min(canvas.rect.height());
+        // The panel's check boxes hide motions of the basis it lists; the other half of the
+        // side-by-side view shows all of its own.
+        let is_visible = |k: usize| !hidden_apply || view.motion_visible(k);
+        let visible: Vec<usize> = (0..shown.len()).filter(|&k| is_visible(k)).collect();
+        let scaled: Vec<Vec<(Pos2, egui::Vec2)>> = visible
+            .iter()
+            .map(|&k| {
+                let (screen, longest) = screen_arrows(canvas, &shown[k].column);
+                let scale = if longest > 1e-9 {
+                    target / longest
+                } else {
+                    0.0
+                };
+                screen.into_iter().map(|(p, v)| (p, v * scale)).collect()
+            })
+            .collect();
+        let lanes = arrow_lanes(&scaled);
+        Self {
+            visible,
+            scaled,
+            lanes,
+        }
+    }
+
+    /// Where the heads of the arrows are, for the bodies' names to keep clear of them.
+    pub(super) fn heads(&self) -> Vec<egui::Rect> {
+        self.scaled
+            .iter()
+            .zip(&self.lanes)
+            .flat_map(|(arrows, lanes)| arrows.iter().zip(lanes))
+            .filter(|((_, v), _)| v.length() >= SHORTEST_ARROW)
+            .map(|(&(p, v), &lane)| {
+                let across = vec2(-v.y, v.x) / v.length();
+                head_rect(p + lane * across + v, v)
+            })
+            .collect()
+    }
+}
+
+/// Paints the `arrows` of the `shown` motions and places their labels clear of `avoid` and
 /// of each other, for [`paint_labels`] to paint after every arrow.
 pub(super) fn draw_motions(
     canvas: &Canvas,
     shown: &[Motion],
+    arrows: MotionArrows,
     view: &ViewState,
     avoid: &[egui::Rect],
     hidden_apply: bool,
 ) -> Vec<PlacedLabel> {
     let rect = canvas.rect;
-    let (visible, scaled) = visible_arrows(canvas, shown, view, hidden_apply);
-    let lanes = arrow_lanes(&scaled);
+    let MotionArrows {
+        visible,
+        scaled,
+        lanes,
+    } = arrows;
     let mut labels = Vec::new();
     // Labels go where no text is yet (the legend and the time are drawn first).
     let mut placed_labels: Vec<egui::Rect> = avoid.to_vec();
@@ -75,57 +140,6 @@ pub(super) fn draw_motions(
         }
     }
     labels
-}
-
-/// The motions drawn (indices into `shown`) and their screen arrows, scaled as painted.
-fn visible_arrows(
-    canvas: &Canvas,
-    shown: &[Motion],
-    view: &ViewState,
-    hidden_apply: bool,
-) -> (Vec<usize>, Vec<Vec<(Pos2, egui::Vec2)>>) {
-    // The longest arrow of each motion gets this many pixels: columns of T are unit
-    // vectors, only their shape on the mechanism matters.
-    let target = 0.16 * canvas.rect.width().min(canvas.rect.height());
-    // The panel's check boxes hide motions of the basis it lists; the other half of the
-    // side-by-side view shows all of its own.
-    let is_visible = |k: usize| !hidden_apply || view.motion_visible(k);
-    let visible: Vec<usize> = (0..shown.len()).filter(|&k| is_visible(k)).collect();
-    let scaled = visible
-        .iter()
-        .map(|&k| {
-            let (screen, longest) = screen_arrows(canvas, &shown[k].column);
-            let scale = if longest > 1e-9 {
-                target / longest
-            } else {
-                0.0
-            };
-            screen.into_iter().map(|(p, v)| (p, v * scale)).collect()
-        })
-        .collect();
-    (visible, scaled)
-}
-
-/// Where the heads of the arrows [`draw_motions`] paints are, for the bodies' names to keep
-/// clear of them.
-pub(super) fn arrow_heads(
-    canvas: &Canvas,
-    shown: &[Motion],
-    view: &ViewState,
-    hidden_apply: bool,
-) -> Vec<egui::Rect> {
-    let (_, scaled) = visible_arrows(canvas, shown, view, hidden_apply);
-    let lanes = arrow_lanes(&scaled);
-    scaled
-        .iter()
-        .zip(&lanes)
-        .flat_map(|(arrows, lanes)| arrows.iter().zip(lanes))
-        .filter(|((_, v), _)| v.length() >= SHORTEST_ARROW)
-        .map(|(&(p, v), &lane)| {
-            let across = vec2(-v.y, v.x) / v.length();
-            head_rect(p + lane * across + v, v)
-        })
-        .collect()
 }
 
 /// The box around the head [`arrow_head`] paints at `tip` for the arrow `v`.

@@ -37,7 +37,7 @@ use crate::live::{OrbitCamera, PlanarView};
 use crate::model::{BodyKind, JointKind, Mechanism};
 use crate::solver::BasisMode;
 
-use arrows::draw_motions;
+use arrows::{MotionArrows, draw_motions};
 use backdrop::{draw_floor, draw_grid};
 use mechanism::draw_mechanism;
 use overlay::draw_overlay_text;
@@ -696,12 +696,10 @@ fn draw_mechanism_and_motions(
         view.hidden_motions.resize(shown.len(), false);
     }
     let hidden_apply = !view.side_by_side || basis == view.basis;
+    let arrows = MotionArrows::lay_out(canvas, &shown, view, hidden_apply);
     let names = match canvas.rigid {
         Some(rigid) => rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
-        None => {
-            let heads = arrows::arrow_heads(canvas, &shown, view, hidden_apply);
-            draw_mechanism(canvas, view.show_labels, &heads)
-        }
+        None => draw_mechanism(canvas, view.show_labels, &arrows.heads()),
     };
     let legend = if view.show_reactions {
         reactions::update_reactions(view, live);
@@ -724,7 +722,7 @@ fn draw_mechanism_and_motions(
     if hidden_apply && canvas.rigid.is_none() {
         ghost::draw_ghost(canvas, &live.session, &shown, view);
     }
-    let labels = draw_motions(canvas, &shown, view, &overlay, hidden_apply);
+    let labels = draw_motions(canvas, &shown, arrows, view, &overlay, hidden_apply);
     mechanism::paint_names(canvas.painter, names, canvas.palette);
     arrows::paint_labels(canvas.painter, labels, canvas.palette);
 }
