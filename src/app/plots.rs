@@ -19,7 +19,7 @@ use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::simulation::Live;
 use super::theme::Palette;
-use crate::live::history::{ChannelKind, decimate};
+use crate::live::history::{ChannelKind, Scale, decimate};
 use crate::live::{Channel, History, LiveSession};
 use crate::solver::BasisMode;
 use legend::LegendEntry;
@@ -523,15 +523,14 @@ impl PlotSeries<'_> {
             if hidden.contains(&name) {
                 continue;
             }
-            let (log, floor) = (spec.log, channel.kind == ChannelKind::RDiagonal);
-            let transform = move |v: f64| plotted_value(v, log, floor);
+            let scale = plotted_scale(spec.log, channel.kind == ChannelKind::RDiagonal);
             for run in decimate(
                 history.times(),
                 channel.series(),
                 t_min,
                 t_max,
                 columns,
-                transform,
+                scale,
             ) {
                 for &[_, y] in &run {
                     let [lo, hi] = values.get_or_insert([y, y]);
@@ -754,16 +753,15 @@ fn log_step_label(exponent: f64, step: f64) -> String {
     }
 }
 
-/// The value drawn for sample `v`: log10 of it on a log plot, where zero or a negative value
-/// is not finite (a gap in the line), except with `floor` (the R diagonal), whose zeros are
-/// drawn on `R_FLOOR`. A missing sample (NaN: a channel not yet there, a jump to a later
-/// event) stays a gap, also with the floor.
-fn plotted_value(v: f64, log: bool, floor: bool) -> f64 {
+/// How a plot draws its values: log10 of them on a log plot, where zero or a negative value
+/// is a gap in the line, except with `floor` (the R diagonal), whose zeros are drawn on
+/// `R_FLOOR`. A missing sample (NaN: a channel not yet there, a jump to a later event) stays
+/// a gap, also with the floor.
+fn plotted_scale(log: bool, floor: bool) -> Scale {
     match (log, floor) {
-        _ if v.is_nan() => v,
-        (true, true) => v.max(R_FLOOR).log10(),
-        (true, false) => v.log10(),
-        (false, _) => v,
+        (true, true) => Scale::LogFloor(R_FLOOR),
+        (true, false) => Scale::Log,
+        (false, _) => Scale::Linear,
     }
 }
 
@@ -896,12 +894,12 @@ mod tests {
     #[test]
     fn missing_samples_stay_gaps_on_every_plot() {
         for (log, floor) in [(false, false), (true, false), (true, true)] {
-            assert!(plotted_value(f64::NAN, log, floor).is_nan());
+            assert!(plotted_scale(log, floor).apply(f64::NAN).is_nan());
         }
-        assert_eq!(plotted_value(0.0, true, true), -16.0);
-        assert!(!plotted_value(0.0, true, false).is_finite());
-        assert_eq!(plotted_value(1e-3, true, false), -3.0);
-        assert_eq!(plotted_value(-2.5, false, false), -2.5);
+        assert_eq!(plotted_scale(true, true).apply(0.0), -16.0);
+        assert!(!plotted_scale(true, false).apply(0.0).is_finite());
+        assert_eq!(plotted_scale(true, false).apply(1e-3), -3.0);
+        assert_eq!(plotted_scale(false, false).apply(-2.5), -2.5);
     }
 
     #[test]

@@ -111,14 +111,6 @@ impl<'a> Series<'a> {
             columns: None,
         }
     }
-
-    /// Whether sample `i` starts a new line: its column is another one than sample `i - 1`'s.
-    fn breaks_at(&self, i: usize) -> bool {
-        match (self.columns, i.checked_sub(1)) {
-            (Some(columns), Some(before)) => columns.get(i) != columns.get(before),
-            _ => false,
-        }
-    }
 }
 
 /// Ring buffers of samples with a fixed capacity; the oldest samples are dropped first.
@@ -402,54 +394,108 @@ pub fn channel_name(kind: ChannelKind, index: usize) -> String {
     }
 }
 
+/// How a channel's values are drawn: as they are, or as their base-10 logarithm (zero and
+/// negative values have none: a gap), optionally with everything below a positive floor
+/// drawn on the floor (the `R` diagonal's exact zeros). A missing sample (NaN) is a gap on
+/// every scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scale {
+    Linear,
+    Log,
+    LogFloor(f64),
+}
+
+impl Scale {
+    /// The drawn value of `v`; not finite where nothing is drawn.
+    pub fn apply(self, v: f64) -> f64 {
+        match self.key(v) {
+            Some(key) => self.from_key(key),
+            None if v.is_nan() => v,
+            None => match self {
+                Scale::Linear => v,
+                _ => v.log10(),
+            },
+        }
+    }
+
+    /// `v` in the order of its drawn value, without the logarithm (the floor applied), or
+    /// `None` where nothing is drawn. The logarithm is increasing, so decimation compares
+    /// keys and takes logarithms only of the points it keeps.
+    fn key(self, v: f64) -> Option<f64> {
+        match self {
+            Scale::Linear => v.is_finite().then_some(v),
+            Scale::Log => (v > 0.0 && v < f64::INFINITY).then_some(v),
+            Scale::LogFloor(floor) => (v < f64::INFINITY).then(|| v.max(floor)),
+        }
+    }
+
+    /// The drawn value of a key.
+    fn from_key(self, key: f64) -> f64 {
+        match self {
+            Scale::Linear => key,
+            Scale::Log | Scale::LogFloor(_) => key.log10(),
+        }
+    }
+}
+
 /// Reduces the samples with `t_min <= t <= t_max` to at most `2 * buckets` points per
 /// unbroken run, keeping each bucket's minimum and maximum in time order so spikes survive,
 /// those between samples included. A sample's extremes are placed at its time, the one
 /// nearer to its value last, so a smooth curve stays a line and a spike goes out and back.
-/// `transform` maps each value first (e.g. `log10` for a log plot; it must be increasing for
-/// the extremes to be kept). A non-finite value splits the series, and so does a change of
-/// column identity (the new column's first sample starts a run of its own, its bucket
-/// holding nothing from before): each returned run is drawn as its own line. Only the
-/// samples inside the window are visited (times are increasing).
+/// Values are drawn on `scale` (the extremes compare as their drawn values do, up to
+/// values whose logarithms round to the same number). A value with no drawn value splits
+/// the series, and so does a change of column identity (the new column's first sample
+/// starts a run of its own, its bucket holding nothing from before): each returned run is
+/// drawn as its own line. Only the samples inside the window are visited (times are
+/// increasing), and each once.
 pub fn decimate(
     times: &VecDeque<f64>,
     series: Series<'_>,
     t_min: f64,
     t_max: f64,
     buckets: usize,
-    transform: impl Fn(f64) -> f64,
+    scale: Scale,
 ) -> Vec<Vec<[f64; 2]>> {
     let buckets = buckets.max(1);
+    let first = times.partition_point(|&t| t < t_min);
+    let last = times.partition_point(|&t| t <= t_max).max(first);
     let mut runs = Runs {
         t_min,
         width: (t_max - t_min).max(f64::MIN_POSITIVE) / buckets as f64,
+        scale,
+        // Two points per bucket at most, one per sample at most: no growing on the way.
+        capacity: (2 * buckets).min(2 * (last - first)),
         ..Runs::default()
     };
-    let first = times.partition_point(|&t| t < t_min);
     let samples = times
-        .iter()
-        .zip(series.values)
-        .zip(series.low.iter().zip(series.high))
-        .enumerate()
-        .skip(first);
-    for (i, ((&t, &v), (&low, &high))) in samples {
-        if t > t_max {
-            break;
-        }
-        let v = transform(v);
-        if !v.is_finite() || series.breaks_at(i) {
+        .range(first..last)
+        .zip(series.values.range(first..last))
+        .zip(
+            series
+                .low
+                .range(first..last)
+                .zip(series.high.range(first..last)),
+        );
+    let mut columns = series.columns.map(|c| c.range(first..last));
+    // A change of column at the window's first sample breaks nothing: no run has begun.
+    let mut column_before = None;
+    for ((&t, &v), (&low, &high)) in samples {
+        let column = columns.as_mut().and_then(Iterator::next).copied();
+        let breaks = column_before.is_some() && column != column_before;
+        column_before = column;
+        let v = scale.key(v);
+        if v.is_none() || breaks {
             runs.end_run();
-            if !v.is_finite() {
-                continue;
-            }
         }
-        runs.add(t, v, transform(low), transform(high));
+        if let Some(v) = v {
+            runs.add(t, v, low, high);
+        }
     }
     runs.finish()
 }
 
 /// The bucket of [`decimate`] being filled: its index, its lowest and highest points and
-/// the last value in it.
+/// the last value in it (as [`Scale`] keys).
 #[derive(Clone, Copy)]
 struct Bucket {
     index: i64,
@@ -458,33 +504,47 @@ struct Bucket {
     last: f64,
 }
 
-/// The runs [`decimate`] has built, the one being built, its current bucket and the value
+/// The runs [`decimate`] has built, the one being built, its current bucket and the key
 /// of the previous sample of the run.
-#[derive(Default)]
 struct Runs {
     t_min: f64,
     /// Time span of a bucket.
     width: f64,
+    scale: Scale,
+    /// Points a run may need.
+    capacity: usize,
     runs: Vec<Vec<[f64; 2]>>,
     run: Vec<[f64; 2]>,
     bucket: Option<Bucket>,
     previous: Option<f64>,
 }
 
+impl Default for Runs {
+    fn default() -> Self {
+        Self {
+            t_min: 0.0,
+            width: 1.0,
+            scale: Scale::Linear,
+            capacity: 0,
+            runs: Vec::new(),
+            run: Vec::new(),
+            bucket: None,
+            previous: None,
+        }
+    }
+}
+
 impl Runs {
-    /// Adds the sample `v` at `t`, with the extremes `low` and `high` (transformed, maybe not
-    /// finite) it reached since the previous sample.
+    /// Adds the sample of key `v` at `t`, with the extremes `low` and `high` (raw values,
+    /// maybe NaN) it reached since the previous sample.
     fn add(&mut self, t: f64, v: f64, low: f64, high: f64) {
         // Extremes inside the span of the line from the previous sample add nothing (a
-        // smooth curve sampled coarsely); neither does one with no finite image (log10 of a
+        // smooth curve sampled coarsely); neither does one with no drawn value (log10 of a
         // zero residual).
         let (span_low, span_high) = self.previous.map_or((v, v), |p: f64| (p.min(v), p.max(v)));
-        let low = Some(low)
-            .filter(|x| x.is_finite() && *x < span_low)
-            .unwrap_or(v);
-        let high = Some(high)
-            .filter(|x| x.is_finite() && *x > span_high)
-            .unwrap_or(v);
+        let scale = self.scale;
+        let low = scale.key(low).filter(|&x| x < span_low).unwrap_or(v);
+        let high = scale.key(high).filter(|&x| x > span_high).unwrap_or(v);
         self.previous = Some(v);
         let index = ((t - self.t_min) / self.width).floor() as i64;
         match &mut self.bucket {
@@ -509,15 +569,24 @@ impl Runs {
         }
     }
 
-    /// Moves the current bucket's points onto the run: its extremes in time order, and at
-    /// one time the one nearer to the last value last.
+    /// Moves the current bucket's points onto the run, as drawn values: its extremes in
+    /// time order, and at one time the one nearer to the last value last.
     fn flush(&mut self) {
         if let Some(Bucket { lo, hi, last, .. }) = self.bucket.take() {
+            let scale = self.scale;
+            let (lo, hi) = (
+                [lo[0], scale.from_key(lo[1])],
+                [hi[0], scale.from_key(hi[1])],
+            );
             let low_first = if lo[0] == hi[0] {
+                let last = scale.from_key(last);
                 (last - lo[1]).abs() >= (hi[1] - last).abs()
             } else {
                 lo[0] < hi[0]
             };
+            if self.run.capacity() == 0 {
+                self.run.reserve_exact(self.capacity.max(2));
+            }
             if lo == hi {
                 self.run.push(lo);
             } else if low_first {
@@ -605,7 +674,14 @@ mod tests {
             .enumerate()
             .map(|(i, t)| if i == 54_321 { 7.0 } else { t.sin() })
             .collect();
-        let runs = decimate(&times, Series::points(&values), 0.0, 100.0, 500, |v| v);
+        let runs = decimate(
+            &times,
+            Series::points(&values),
+            0.0,
+            100.0,
+            500,
+            Scale::Linear,
+        );
         assert_eq!(runs.len(), 1);
         let points = &runs[0];
         assert!(points.len() <= 1000, "{} points", points.len());
@@ -627,12 +703,26 @@ mod tests {
         let values: VecDeque<f64> = [1.0, 2.0, f64::NAN, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
             .into_iter()
             .collect();
-        let runs = decimate(&times, Series::points(&values), 0.0, 6.0, 100, |v| v);
+        let runs = decimate(
+            &times,
+            Series::points(&values),
+            0.0,
+            6.0,
+            100,
+            Scale::Linear,
+        );
         assert_eq!(runs.len(), 2);
         assert_eq!(runs[0], vec![[0.0, 1.0], [1.0, 2.0]]);
         assert_eq!(runs[1].last(), Some(&[6.0, 7.0]));
         // A window starting inside the history skips the earlier samples.
-        let late = decimate(&times, Series::points(&values), 4.5, 9.0, 100, |v| v);
+        let late = decimate(
+            &times,
+            Series::points(&values),
+            4.5,
+            9.0,
+            100,
+            Scale::Linear,
+        );
         assert_eq!(
             late,
             vec![vec![
@@ -643,10 +733,9 @@ mod tests {
                 [9.0, 10.0]
             ]]
         );
-        // The transform applies before decimation; log10 of a non-positive value is a gap.
-        let logs = decimate(&times, Series::points(&values), 0.0, 1.0, 100, |v| {
-            (v - 1.5).log10()
-        });
+        // On a log scale a non-positive value is a gap.
+        let shifted: VecDeque<f64> = values.iter().map(|v| v - 1.5).collect();
+        let logs = decimate(&times, Series::points(&shifted), 0.0, 1.0, 100, Scale::Log);
         assert_eq!(logs, vec![vec![[1.0, 0.5f64.log10()]]]);
     }
 
@@ -674,7 +763,7 @@ mod tests {
             -3.1,
             "the value bounds its own range"
         );
-        let runs = decimate(h.times(), channel.series(), 0.0, 2.0, 100, |v| v);
+        let runs = decimate(h.times(), channel.series(), 0.0, 2.0, 100, Scale::Linear);
         assert_eq!(
             runs,
             // Out to the flip and back to the sample's value.
@@ -700,7 +789,7 @@ mod tests {
             0.0,
             3.0,
             100,
-            |v| v,
+            Scale::Linear,
         )[0];
         assert_eq!(
             line,
@@ -743,7 +832,7 @@ mod tests {
             (0.01, 0.01),
             "the old column's steps before the change are not the new column's range"
         );
-        let runs = decimate(h.times(), channel.series(), 0.0, 4.0, 100, |v| v);
+        let runs = decimate(h.times(), channel.series(), 0.0, 4.0, 100, Scale::Linear);
         assert_eq!(
             runs,
             vec![
@@ -752,7 +841,7 @@ mod tests {
             ]
         );
         // One bucket over everything: its extremes stay on their side of the change.
-        let coarse = decimate(h.times(), channel.series(), 0.0, 4.0, 1, |v| v);
+        let coarse = decimate(h.times(), channel.series(), 0.0, 4.0, 1, Scale::Linear);
         assert_eq!(
             coarse,
             vec![
@@ -761,7 +850,7 @@ mod tests {
             ]
         );
         // A window starting at the change draws the new column alone.
-        let late = decimate(h.times(), channel.series(), 2.5, 4.0, 100, |v| v);
+        let late = decimate(h.times(), channel.series(), 2.5, 4.0, 100, Scale::Linear);
         assert_eq!(late, vec![vec![[3.0, 0.01], [4.0, 0.02]]]);
         // The export is the values as they were.
         assert_eq!(
@@ -773,7 +862,90 @@ mod tests {
         h.begin(3.0);
         h.set_with_range(ChannelKind::QContinued, 0, Some(0), -3.1, -3.1, -3.1);
         h.finish();
-        let again = decimate(h.times(), h.channels()[0].series(), 0.0, 4.0, 100, |v| v);
+        let again = decimate(
+            h.times(),
+            h.channels()[0].series(),
+            0.0,
+            4.0,
+            100,
+            Scale::Linear,
+        );
         assert_eq!(again.len(), 1);
+    }
+
+    /// A wavy series with spikes between samples, zeros, negative values, missing samples
+    /// and a change of column, for the scale tests.
+    fn awkward_history() -> History {
+        let mut h = History::new(5000);
+        for i in 0..4000 {
+            let t = f64::from(i) * 1e-3;
+            h.begin(t);
+            let column = if i < 2500 { 0 } else { 1 };
+            let value = match i {
+                700..=720 => 0.0,
+                900..=905 => -1.0,
+                1500 => f64::NAN,
+                _ => 1.0 + (7.0 * t).sin() * 0.999 + 1e-3 * f64::from(i % 13),
+            };
+            // Every 17th sample a step in between went far up or down (or to zero).
+            let (low, high) = match i % 17 {
+                3 => (value * 1e-6, value),
+                5 => (value, value * 40.0),
+                7 => (0.0, value),
+                _ => (value, value),
+            };
+            h.set_with_range(ChannelKind::RDiagonal, 0, Some(column), value, low, high);
+        }
+        h.finish();
+        h
+    }
+
+    #[test]
+    fn log_scales_decimate_as_the_logarithms_of_the_values_would() {
+        // The reference: the drawn values computed first, sample by sample, then decimated
+        // on a linear scale (log10 of zero is -inf, of a negative value NaN: both gaps).
+        let h = awkward_history();
+        let channel = &h.channels()[0];
+        for scale in [Scale::Log, Scale::LogFloor(1e-2)] {
+            let drawn = |ring: &VecDeque<f64>| -> VecDeque<f64> {
+                ring.iter()
+                    .map(|&v| match scale {
+                        _ if v.is_nan() => v,
+                        Scale::LogFloor(floor) => v.max(floor).log10(),
+                        _ => v.log10(),
+                    })
+                    .collect()
+            };
+            let series = channel.series();
+            let (values, low, high) = (drawn(series.values), drawn(series.low), drawn(series.high));
+            let reference = Series {
+                values: &values,
+                low: &low,
+                high: &high,
+                columns: series.columns,
+            };
+            for (t_min, t_max, buckets) in [(0.0, 4.0, 700), (0.3, 3.1, 97), (1.4, 1.6, 1000)] {
+                let expected = decimate(h.times(), reference, t_min, t_max, buckets, Scale::Linear);
+                let got = decimate(h.times(), series, t_min, t_max, buckets, scale);
+                assert_eq!(
+                    got, expected,
+                    "{scale:?} over {t_min} ..= {t_max}, {buckets} buckets"
+                );
+                assert!(got.len() >= 2, "the test should cross gaps");
+            }
+        }
+        // Zeros are drawn on the floor, not left out.
+        let floored = decimate(
+            h.times(),
+            channel.series(),
+            0.69,
+            0.73,
+            1000,
+            Scale::LogFloor(1e-2),
+        );
+        assert!(floored.iter().flatten().any(|p| p[1] == -2.0));
+        assert_eq!(Scale::LogFloor(1e-16).apply(0.0), -16.0);
+        assert!(Scale::LogFloor(1e-16).apply(f64::NAN).is_nan());
+        assert!(!Scale::Log.apply(0.0).is_finite());
     }
 }
