@@ -409,7 +409,7 @@ impl Scale {
     /// The drawn value of `v`; not finite where nothing is drawn.
     pub fn apply(self, v: f64) -> f64 {
         match self.key(v) {
-            Some(key) => self.from_key(key),
+            Some(key) => self.drawn_key(key),
             None if v.is_nan() => v,
             None => match self {
                 Scale::Linear => v,
@@ -430,7 +430,7 @@ impl Scale {
     }
 
     /// The drawn value of a key.
-    fn from_key(self, key: f64) -> f64 {
+    fn drawn_key(self, key: f64) -> f64 {
         match self {
             Scale::Linear => key,
             Scale::Log | Scale::LogFloor(_) => key.log10(),
@@ -575,11 +575,11 @@ impl Runs {
         if let Some(Bucket { lo, hi, last, .. }) = self.bucket.take() {
             let scale = self.scale;
             let (lo, hi) = (
-                [lo[0], scale.from_key(lo[1])],
-                [hi[0], scale.from_key(hi[1])],
+                [lo[0], scale.drawn_key(lo[1])],
+                [hi[0], scale.drawn_key(hi[1])],
             );
             let low_first = if lo[0] == hi[0] {
-                let last = scale.from_key(last);
+                let last = scale.drawn_key(last);
                 (last - lo[1]).abs() >= (hi[1] - last).abs()
             } else {
                 lo[0] < hi[0]
