@@ -66,7 +66,7 @@
 
 use nalgebra::{DMatrix, DMatrixView, DVector};
 
-use super::kernels::dot;
+use super::kernels::{dot, dot_pair};
 
 /// Workspace and result of the pivoted QR factorization of `A^T` for an `m x n` Jacobian `A`.
 ///
@@ -149,6 +149,38 @@ fn reflect_with_tail_norm(tau: f64, v: &[f64], y: &mut [f64]) -> f64 {
         sum += *yi * *yi;
     }
     sum
+}
+
+/// [`reflect_with_tail_norm`] on two columns `y` and `z` in one pass, each with exactly its
+/// arithmetic (bit-identical results): the two columns' sums are independent, so each hides
+/// the other's latency, and `v` is read once.
+#[inline]
+fn reflect_pair_with_tail_norms(tau: f64, v: &[f64], y: &mut [f64], z: &mut [f64]) -> (f64, f64) {
+    let (vy, vz) = dot_pair(v, y, z);
+    let (ty, tz) = (tau * vy, tau * vz);
+    y[0] -= ty * v[0];
+    z[0] -= tz * v[0];
+    let (mut yc, mut zc) = (y[1..].chunks_exact_mut(4), z[1..].chunks_exact_mut(4));
+    let mut vc = v[1..].chunks_exact(4);
+    let (mut acc_y, mut acc_z) = ([0.0; 4], [0.0; 4]);
+    for ((yb, zb), vb) in (&mut yc).zip(&mut zc).zip(&mut vc) {
+        for l in 0..4 {
+            yb[l] -= ty * vb[l];
+            acc_y[l] += yb[l] * yb[l];
+            zb[l] -= tz * vb[l];
+            acc_z[l] += zb[l] * zb[l];
+        }
+    }
+    let mut sum_y = (acc_y[0] + acc_y[1]) + (acc_y[2] + acc_y[3]);
+    let mut sum_z = (acc_z[0] + acc_z[1]) + (acc_z[2] + acc_z[3]);
+    let rest = yc.into_remainder().iter_mut().zip(zc.into_remainder());
+    for ((yi, zi), vi) in rest.zip(vc.remainder()) {
+        *yi -= ty * vi;
+        sum_y += *yi * *yi;
+        *zi -= tz * vi;
+        sum_z += *zi * *zi;
+    }
+    (sum_y, sum_z)
 }
 
 /// `y <- y - (tau v.y) v`: applies the reflector `I - tau v v^T` to one column.
@@ -347,14 +379,27 @@ impl PivotedQr {
         let tau = self.tau[j];
         let v = &self.house.as_slice()[j * n + j..(j + 1) * n];
         let trailing = &mut self.r.as_mut_slice()[(j + 1) * n..];
-        for (offset, column) in trailing.chunks_exact_mut(n).enumerate() {
-            let c = j + 1 + offset;
-            let sum = if tau != 0.0 {
-                reflect_with_tail_norm(tau, v, &mut column[j..])
-            } else {
-                dot(&column[j + 1..], &column[j + 1..])
-            };
-            self.norms[c] = column_norm(sum, &column[j + 1..]);
+        if tau == 0.0 {
+            for (offset, column) in trailing.chunks_exact_mut(n).enumerate() {
+                let sum = dot(&column[j + 1..], &column[j + 1..]);
+                self.norms[j + 1 + offset] = column_norm(sum, &column[j + 1..]);
+            }
+            return;
+        }
+        let mut pairs = trailing.chunks_exact_mut(2 * n);
+        let mut c = j + 1;
+        for pair in &mut pairs {
+            let (first, second) = pair.split_at_mut(n);
+            let (sum_first, sum_second) =
+                reflect_pair_with_tail_norms(tau, v, &mut first[j..], &mut second[j..]);
+            self.norms[c] = column_norm(sum_first, &first[j + 1..]);
+            self.norms[c + 1] = column_norm(sum_second, &second[j + 1..]);
+            c += 2;
+        }
+        let last = pairs.into_remainder();
+        if !last.is_empty() {
+            let sum = reflect_with_tail_norm(tau, v, &mut last[j..]);
+            self.norms[c] = column_norm(sum, &last[j + 1..]);
         }
     }
 

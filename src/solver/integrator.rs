@@ -80,7 +80,9 @@ use nalgebra::DVector;
 use super::dynamics::{Evaluator, Rhs};
 use super::error::SolverError;
 use super::projection::Projector;
+use super::range_space::RangeSpace;
 use crate::linalg::PivotedQr;
+use crate::model::Mechanism;
 
 /// A Butcher tableau with at most seven stages.
 struct Tableau {
@@ -187,25 +189,46 @@ pub(crate) struct Stepper {
     x_stage: DVector<f64>,
     xd_stage: DVector<f64>,
     projector: Projector,
+    /// The range-space stages, for mechanisms they apply to.
+    range_space: Option<RangeSpace>,
     /// Factorisations done by stage projections and evaluations since the last take.
     factorizations: u64,
+    /// Stages evaluated in the range space since the last take.
+    range_space_stages: u64,
+}
+
+/// How the stages of a step project their states and evaluate their accelerations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum StageMethod {
+    /// Factorising `A^T` at every stage, in the tangent space ([`Projector::project_stage`]
+    /// and the dynamics' minimal-coordinate-set accelerations).
+    Tangent,
+    /// Simplified Newton with the step start's factorisation, then [`RangeSpace`].
+    RangeSpace,
 }
 
 impl Stepper {
-    pub fn new(n: usize, m: usize) -> Self {
+    pub fn new(mechanism: &Mechanism) -> Self {
+        let (n, m) = (mechanism.n(), mechanism.m());
         Self {
             kx: vec![DVector::zeros(n); 7],
             kv: vec![DVector::zeros(n); 7],
             x_stage: DVector::zeros(n),
             xd_stage: DVector::zeros(n),
             projector: Projector::new(n, m),
+            range_space: RangeSpace::for_mechanism(mechanism),
             factorizations: 0,
+            range_space_stages: 0,
         }
     }
 
-    /// Factorisations done since the last call (for the work counters).
-    pub fn take_factorizations(&mut self) -> u64 {
-        std::mem::take(&mut self.factorizations)
+    /// Factorisations of `A^T` and range-space stages since the last call (for the work
+    /// counters).
+    pub fn take_work(&mut self) -> (u64, u64) {
+        (
+            std::mem::take(&mut self.factorizations),
+            std::mem::take(&mut self.range_space_stages),
+        )
     }
 
     /// One RK4 step into `(x_out, xd_out)`.
@@ -250,7 +273,9 @@ impl Stepper {
         Ok((sum / (2 * n) as f64).sqrt())
     }
 
-    /// Runs the stages of `tableau` over `step`, then combines them into `(x_out, xd_out)`.
+    /// Runs the stages of `tableau` over `step`, then combines them into `(x_out, xd_out)`:
+    /// in the range space where the step allows it, else (or if a stage declines) in the
+    /// tangent space.
     fn run(
         &mut self,
         tableau: &Tableau,
@@ -260,22 +285,11 @@ impl Stepper {
         x_out: &mut DVector<f64>,
         xd_out: &mut DVector<f64>,
     ) -> Result<(), SolverError> {
-        // Loads are piecewise constant in time and a step never crosses an edge of one (the
-        // simulation lands on it), so every stage takes them inside the step: the last stage,
-        // at its end, would see a pulse that ends there as already off (half-open window).
-        let loads_at = step.t + 0.5 * step.h;
-        for s in 0..tableau.stages {
-            self.stage_state(tableau, s, step);
-            self.project_stage_state(tableau, s, rhs, evaluator, step)?;
-            self.kx[s].copy_from(&self.xd_stage);
-            evaluator.acceleration(
-                rhs,
-                loads_at,
-                &self.x_stage,
-                &self.xd_stage,
-                None,
-                &mut self.kv[s],
-            )?;
+        let in_range_space = step.simplify
+            && self.range_space.is_some()
+            && self.run_stages(tableau, rhs, evaluator, step, StageMethod::RangeSpace)?;
+        if !in_range_space {
+            self.run_stages(tableau, rhs, evaluator, step, StageMethod::Tangent)?;
         }
         x_out.copy_from(step.x);
         xd_out.copy_from(step.xd);
@@ -287,6 +301,84 @@ impl Stepper {
             }
         }
         Ok(())
+    }
+
+    /// The slopes of every stage into `kx` and `kv`; returns `false` if a stage declines the
+    /// range-space method (the step is then taken again in the tangent space, so that the
+    /// stages of one step share one projection).
+    fn run_stages(
+        &mut self,
+        tableau: &Tableau,
+        rhs: &Rhs,
+        evaluator: &mut Evaluator,
+        step: &Step,
+        method: StageMethod,
+    ) -> Result<bool, SolverError> {
+        // Loads are piecewise constant in time and a step never crosses an edge of one (the
+        // simulation lands on it), so every stage takes them inside the step: the last stage,
+        // at its end, would see a pulse that ends there as already off (half-open window).
+        let loads_at = step.t + 0.5 * step.h;
+        for s in 0..tableau.stages {
+            self.stage_state(tableau, s, step);
+            if s > 0 && method == StageMethod::RangeSpace {
+                if !self.range_space_stage(tableau, s, rhs, step, loads_at) {
+                    return Ok(false);
+                }
+                self.range_space_stages += 1;
+                continue;
+            }
+            self.project_stage_state(tableau, s, rhs, evaluator, step)?;
+            self.kx[s].copy_from(&self.xd_stage);
+            evaluator.acceleration(
+                rhs,
+                loads_at,
+                &self.x_stage,
+                &self.xd_stage,
+                None,
+                &mut self.kv[s],
+            )?;
+        }
+        Ok(true)
+    }
+
+    /// Stage `s` (not the first) in the range space: positions by simplified Newton with the
+    /// step start's factorisation, velocities and accelerations by [`RangeSpace`]. Returns
+    /// `false` where that does not apply (Newton does not contract, `S` is not positive definite
+    /// over the rows the step start found independent, or the accelerations are not finite).
+    fn range_space_stage(
+        &mut self,
+        tableau: &Tableau,
+        s: usize,
+        rhs: &Rhs,
+        step: &Step,
+        loads_at: f64,
+    ) -> bool {
+        let Some(range_space) = self.range_space.as_mut() else {
+            return false;
+        };
+        let (mechanism, settings) = (rhs.mechanism, rhs.settings);
+        let t_stage = step.t + tableau.c[s] * step.h;
+        let converged = self.projector.simplified_positions(
+            mechanism,
+            settings,
+            t_stage,
+            &mut self.x_stage,
+            step.start,
+        );
+        let a = self.projector.jacobian();
+        if converged.is_none() || !range_space.factorize(a, step.start, settings.rank_tolerance) {
+            return false;
+        }
+        range_space.project_velocities(mechanism, a, t_stage, &mut self.xd_stage);
+        self.kx[s].copy_from(&self.xd_stage);
+        range_space.acceleration(
+            rhs,
+            a,
+            loads_at,
+            &self.x_stage,
+            &self.xd_stage,
+            &mut self.kv[s],
+        )
     }
 
     /// The unprojected state of stage `s` into `(x_stage, xd_stage)`: the step's start plus

@@ -35,6 +35,7 @@ mod initial;
 mod integrator;
 mod predictor;
 mod projection;
+mod range_space;
 mod reactions;
 mod settings;
 mod simulation;

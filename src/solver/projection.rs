@@ -258,25 +258,43 @@ impl Projector {
         frozen: Option<&PivotedQr>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        if let Some(frozen) = frozen.filter(|_| !mechanism.has_velocity_rows()) {
-            self.x_start.copy_from(x);
-            let limits = NewtonLimits::of(settings);
-            if let Some(iterations) = self.simplified_newton(mechanism, limits, t, x, frozen) {
-                // `self.c` holds the residuals at the converged positions.
-                mechanism.jacobian(x, &mut self.a);
-                qr.factorize_without_q(&self.a);
-                let r = qr.rank(limits.truncation);
-                qr.to_pivot_order(&self.c, &mut self.c_piv);
-                return Ok(ProjectionOutcome {
-                    iterations,
-                    independent_residual: self.c_piv.rows(0, r).amax(),
-                    residual: self.c.amax(),
-                    factorizations: 1,
-                });
-            }
-            x.copy_from(&self.x_start);
+        if let Some(frozen) = frozen.filter(|_| !mechanism.has_velocity_rows())
+            && let Some(iterations) = self.simplified_positions(mechanism, settings, t, x, frozen)
+        {
+            // `self.c` holds the residuals at the converged positions.
+            qr.factorize_without_q(&self.a);
+            let r = qr.rank(NewtonLimits::of(settings).truncation);
+            qr.to_pivot_order(&self.c, &mut self.c_piv);
+            return Ok(ProjectionOutcome {
+                iterations,
+                independent_residual: self.c_piv.rows(0, r).amax(),
+                residual: self.c.amax(),
+                factorizations: 1,
+            });
         }
         self.newton_without_q(mechanism, settings, t, x, qr)
+    }
+
+    /// Simplified Newton on positions with the factorisation `frozen` (see
+    /// [`simplified_newton`](Self::simplified_newton)); once it converges, the Jacobian at the
+    /// converged positions is in [`jacobian`](Self::jacobian) and the number of corrections is
+    /// returned. If it does not, `x` is restored and `None` returned.
+    pub fn simplified_positions(
+        &mut self,
+        mechanism: &Mechanism,
+        settings: &Settings,
+        t: f64,
+        x: &mut DVector<f64>,
+        frozen: &PivotedQr,
+    ) -> Option<usize> {
+        self.x_start.copy_from(x);
+        let limits = NewtonLimits::of(settings);
+        let Some(iterations) = self.simplified_newton(mechanism, limits, t, x, frozen) else {
+            x.copy_from(&self.x_start);
+            return None;
+        };
+        mechanism.jacobian(x, &mut self.a);
+        Some(iterations)
     }
 
     /// Simplified Newton (Zhou et al. 2023, eqs. 18-19): `x <- x - Q1 R1^{-T} c_piv[0..r]` with
