@@ -25,15 +25,15 @@
 //! A stage state is off the manifold by O(h^2). Far from singular configurations its positions
 //! are corrected by simplified Newton (Zhou et al. 2023, eqs. 18-19): `x <- x - Q1 R1^{-T}
 //! c_piv[0..r]` with the factors and pivot order of the step's start throughout (applied as
-//! reflectors, without `Q`), and `A^T` is factorised once, at the converged positions, for the
-//! stage's velocity projection and accelerations, which need only the tangent columns of `Q`
+//! reflectors, without `Q`). The stage's velocity projection and accelerations are then taken
+//! in the range space where that applies ([`range_space`](super::range_space): planar
+//! mechanisms, no factorisation of `A^T` at the stage at all); otherwise `A^T` is factorised
+//! once, at the converged positions, and only the tangent columns of `Q` are formed
 //! ([`PivotedQr::form_q_columns`]). The corrections contract by the angle the normals turn
 //! between the start and the stage: one or two corrections, each a residual evaluation instead
 //! of a factorisation (A02 at dt 1e-3 over 10 s: a correction leaves at most 3.3e-3 of the
 //! residual before it, 1.3e-6 at the median stage). Full Newton with a refactorisation per
-//! iterate took 2.2 factorisations per stage; this takes one. With RK4 at dt 1e-3
-//! (`singulab bench`, 10 s) the factorisations per step fall from 7.1 to 4.2 (four-bar), from
-//! 7.1 to 4.1 (A02) and from 7.7 to 4.6 (2x3).
+//! iterate took 2.2 factorisations per stage; this takes one, or none in the range space.
 //!
 //! Every stage of a step is corrected with the same factorisation, the step's start's, so the
 //! step is still the Runge-Kutta method applied to one system `y' = f(P(y))` and keeps its
