@@ -50,8 +50,7 @@
 //! The kernel works on contiguous columns of the column-major storage, applies each reflector
 //! to two trailing columns per pass (two independent sums hide each other's latency; each
 //! column's arithmetic is the same as alone), updates the trailing norms in the same pass
-//! (recomputed, not downdated, so there is no cancellation) and chooses pivots by sums of
-//! squares (one square root per step, the pivot's), and forms `Q` only on request
+//! (recomputed, not downdated, so there is no cancellation), and forms `Q` only on request
 //! ([`PivotedQr::factorize_without_q`]): a Newton iterate that is not the last and a sample of
 //! `rho` need only `R` and the reflectors.
 //!
@@ -88,14 +87,8 @@ pub struct PivotedQr {
     house: DMatrix<f64>,
     /// Householder scalars, len k = min(n, m).
     tau: Vec<f64>,
-    /// Pivot keys of the columns at the current step, len m: the trailing sums of squares
-    /// (`squared_keys`) or the trailing norms.
+    /// Trailing column norms of the current step, len m.
     norms: Vec<f64>,
-    /// Whether `norms` holds sums of squares: when the largest column's lies within
-    /// `SQUARED_KEYS_MIN..=SQUARED_KEYS_MAX`, every sum that can decide a pivot (above the
-    /// round-off floor) is free of under- and overflow, and the comparisons need no square
-    /// roots; otherwise the norms are scaled, as [`column_norm`] does.
-    squared_keys: bool,
     /// `perm[j]`: the original constraint index in pivot position `j` (length m).
     perm: Vec<usize>,
     /// Columns `q_from..n` of `q` hold those of the current reflectors' product (0: all of
@@ -133,23 +126,11 @@ fn column_norm(sum: f64, x: &[f64]) -> f64 {
     }
 }
 
-/// Range of the largest column's sum of squares in which pivots are chosen by sums of squares
-/// (see `PivotedQr::squared_keys`).
-const SQUARED_KEYS_MIN: f64 = 1e-200;
-const SQUARED_KEYS_MAX: f64 = 1e200;
-
 /// Trailing norms at or below this fraction of the first pivot's norm are round-off: the
 /// factorization stops there and sets the rest of `R` to zero. Measured on the shipped
 /// redundant scenes over 2000 steps, that noise stays below 1.5e-15; rank tolerances are
 /// meaningful only above this floor (the default is 1e-10).
 pub const ROUND_OFF_FLOOR: f64 = 1e-13;
-
-/// The pivot key of a column from its trailing sum of squares `sum` (entries `tail`): the sum
-/// itself with `squared` keys (`PivotedQr::squared_keys`), else the norm.
-#[inline]
-fn pivot_key(squared: bool, sum: f64, tail: &[f64]) -> f64 {
-    if squared { sum } else { column_norm(sum, tail) }
-}
 
 /// [`reflect`], returning the sum of squares of the updated `y[1..]` (the column's trailing
 /// norm for the next step) from the same pass. Summation order is that of [`dot`].
@@ -237,7 +218,6 @@ impl PivotedQr {
             house: DMatrix::zeros(n, k),
             tau: vec![0.0; k],
             norms: vec![0.0; m],
-            squared_keys: true,
             perm: (0..m).collect(),
             q_from: 0,
         }
@@ -256,7 +236,6 @@ impl PivotedQr {
         self.house.copy_from(&other.house);
         self.tau.copy_from_slice(&other.tau);
         self.norms.copy_from_slice(&other.norms);
-        self.squared_keys = other.squared_keys;
         self.perm.copy_from_slice(&other.perm);
         self.q_from = other.q_from;
     }
@@ -305,29 +284,21 @@ impl PivotedQr {
         }
         let n = self.n;
         for (c, column) in self.r.as_slice().chunks_exact(n).enumerate() {
-            self.norms[c] = dot(column, column);
-        }
-        let largest = self.norms.iter().fold(0.0_f64, |a, &b| a.max(b));
-        self.squared_keys = (SQUARED_KEYS_MIN..=SQUARED_KEYS_MAX).contains(&largest);
-        if !self.squared_keys {
-            for (c, column) in self.r.as_slice().chunks_exact(n).enumerate() {
-                self.norms[c] = column_norm(self.norms[c], column);
-            }
+            self.norms[c] = column_norm(dot(column, column), column);
         }
 
         let mut prev_diag = f64::INFINITY;
         let mut floor = 0.0;
         for j in 0..self.steps() {
             self.pivot_largest_column(j);
-            let norm = self.pivot_norm(j);
             if j == 0 {
-                floor = ROUND_OFF_FLOOR * norm;
+                floor = ROUND_OFF_FLOOR * self.norms[0];
             }
-            if norm <= floor {
+            if self.norms[j] <= floor {
                 self.drop_round_off(j);
                 break;
             }
-            let beta = self.store_reflector(j, norm);
+            let beta = self.store_reflector(j);
             self.reflect_trailing_columns(j);
             prev_diag = self.finish_r_column(j, beta, prev_diag);
         }
@@ -354,20 +325,10 @@ impl PivotedQr {
         }
     }
 
-    /// The norm of the pivot column `j`'s rows `j..n`.
-    fn pivot_norm(&self, j: usize) -> f64 {
-        let n = self.n;
-        if self.squared_keys {
-            column_norm(self.norms[j], &self.r.as_slice()[j * n + j..(j + 1) * n])
-        } else {
-            self.norms[j]
-        }
-    }
-
     /// Businger-Golub pivot of step `j`: swaps into position `j` the column with the largest
-    /// trailing norm (rows j..n) among columns j..m, lowest index on ties. The norms (or their
-    /// squares, `squared_keys`) are of the current entries, refreshed while the previous
-    /// reflector was applied (not downdated, so no cancellation).
+    /// trailing norm (rows j..n) among columns j..m, lowest index on ties. The norms are sums
+    /// of squares of the current entries, refreshed while the previous reflector was applied
+    /// (not downdated, so no cancellation).
     fn pivot_largest_column(&mut self, j: usize) {
         let (n, m) = (self.n, self.m);
         let mut piv = j;
@@ -398,16 +359,16 @@ impl PivotedQr {
     }
 
     /// Stores the Householder reflector of step `j` (its vector in column `j` of `house`, its
-    /// scalar in `tau[j]`) and returns `beta`, the new diagonal entry; `norm` is the norm of
-    /// its rows `j..n`.
+    /// scalar in `tau[j]`) and returns `beta`, the new diagonal entry.
     ///
     /// H = I - tau v v^T (v_j = 1) with H x = beta e_j and beta = -sign(x_j) |x|, sign(0) = +1
     /// (dlarfg form, except that dlarfg skips the reflection when x_{j+1..} = 0; here that
     /// case still maps x_j to -x_j (tau = 2) so the sign rule holds uniformly). x = 0 gives
     /// H = I (tau = 0), beta = 0.
-    fn store_reflector(&mut self, j: usize, norm: f64) -> f64 {
+    fn store_reflector(&mut self, j: usize) -> f64 {
         let n = self.n;
         let r = self.r.as_slice();
+        let norm = self.norms[j];
         let alpha = r[j * n + j];
         let (beta, tau) = if norm == 0.0 {
             (0.0, 0.0)
@@ -431,12 +392,11 @@ impl PivotedQr {
         let n = self.n;
         let tau = self.tau[j];
         let v = &self.house.as_slice()[j * n + j..(j + 1) * n];
-        let squared = self.squared_keys;
         let trailing = &mut self.r.as_mut_slice()[(j + 1) * n..];
         if tau == 0.0 {
             for (offset, column) in trailing.chunks_exact_mut(n).enumerate() {
                 let sum = dot(&column[j + 1..], &column[j + 1..]);
-                self.norms[j + 1 + offset] = pivot_key(squared, sum, &column[j + 1..]);
+                self.norms[j + 1 + offset] = column_norm(sum, &column[j + 1..]);
             }
             return;
         }
@@ -446,14 +406,14 @@ impl PivotedQr {
             let (first, second) = pair.split_at_mut(n);
             let (sum_first, sum_second) =
                 reflect_pair_with_tail_norms(tau, v, &mut first[j..], &mut second[j..]);
-            self.norms[c] = pivot_key(squared, sum_first, &first[j + 1..]);
-            self.norms[c + 1] = pivot_key(squared, sum_second, &second[j + 1..]);
+            self.norms[c] = column_norm(sum_first, &first[j + 1..]);
+            self.norms[c + 1] = column_norm(sum_second, &second[j + 1..]);
             c += 2;
         }
         let last = pairs.into_remainder();
         if !last.is_empty() {
             let sum = reflect_with_tail_norm(tau, v, &mut last[j..]);
-            self.norms[c] = pivot_key(squared, sum, &last[j + 1..]);
+            self.norms[c] = column_norm(sum, &last[j + 1..]);
         }
     }
 
