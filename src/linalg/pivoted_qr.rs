@@ -60,9 +60,9 @@
 //! vectors instead of `n`.
 //!
 //! On a 2-core x86-64 machine (release build, 200000 factorisations of the 2x3's `A^T`, 30 x 32,
-//! five runs each, interleaved, medians) one factorisation takes 11.3 us (16.0 us with one
-//! column per pass and a square root per column) and 17.9 us with `Q` (22.3 us). With RK4 at
-//! dt 1e-3 the 2x3 takes 1.65 factorisations per step: the step's end with `Q`, and the stages
+//! five runs each, interleaved, medians, the machine busy) one factorisation takes 13.4 us
+//! (14.9 us with one column per pass) and 20.8 us with `Q` (21.8 us). With RK4 at
+//! dt 1e-3 the 2x3 takes 1.62 factorisations per step: the step's end with `Q`, and the stages
 //! only next to singular configurations (elsewhere they are taken in the range space,
 //! `solver::range_space`). `singulab bench` prints the factorisations per step and the CPU
 //! time per simulated second.
