@@ -84,9 +84,9 @@
 //! | 1e-4 | 1.1e-9 | 3.2e-9 | 4.3e-9 | 2.0e-9 | 2.7e-8 | 1.9e-8 | 2.4e-10 |
 //! | 1e-3 | 1.5e-7 | 4.8e-7 | 5.7e-8 | 1.3e-6 | 3.6e-7 | 7.1e-7 | 2.6e-8 |
 //!
-//! (This scan was made with full Newton at every Runge-Kutta stage. With the stages projected
-//! by simplified Newton, the default's row is 1.3e-9, 3.5e-9, 4.0e-9, 2.1e-9, 2.6e-8, 2.5e-8
-//! and 1.9e-9 J.)
+//! (This scan was made with full Newton at every Runge-Kutta stage. With the stages as now,
+//! simplified Newton and the range space away from singular configurations, the default's row
+//! is 1.4e-9, 3.4e-9, 3.7e-9, 2.1e-9, 2.6e-8, 2.5e-8 and 6.3e-11 J.)
 //!
 //! 1e-4 gives the smallest drift at every step size but one (1.1e-3 and 9.7e-4 tie with
 //! 1e-8); smaller values keep more of the near-singular normals and cost up to 1.2e-5 J
@@ -105,8 +105,9 @@
 //! | modified_2x2 | 5.3e-7 .. 2.2e-5 |
 //! | modified_2x3 | 1.3e-6 .. 5.2e-5 |
 //!
-//! (Re-measured with the stages projected by simplified Newton; with full Newton at every
-//! stage they were 7.8e-10 .. 2.1e-8, 5.1e-7 .. 2.1e-5 and 1.3e-6 .. 5.0e-5.)
+//! (Re-measured with the stages as now, simplified Newton and the range space: the same spans;
+//! with full Newton at every stage they were 7.8e-10 .. 2.1e-8, 5.1e-7 .. 2.1e-5 and
+//! 1.3e-6 .. 5.0e-5.)
 //!
 //! `cargo test --test solver step_size_scan` holds these scans within 1e-6 E0, the smallest
 //! span of the app's energy plot, so no crossing shows there as a cliff:
