@@ -354,6 +354,64 @@ mod tests {
         }
     }
 
+    /// The mobile robot of `scenes/mobile_robot.ron` without its knife edges: a planar
+    /// mechanism with a moving driver (the slider's law), so `b` and `gamma` carry `d'(t)` and
+    /// `d''(t)`.
+    fn driven_linkage() -> crate::scene::Scene {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/mobile_robot.ron");
+        let text = std::fs::read_to_string(path).expect("shipped scene");
+        let without_knives: String = text
+            .lines()
+            .filter(|line| !line.contains("KnifeEdge("))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        crate::scene::parse_scene("driven.ron", &without_knives).expect("loads")
+    }
+
+    #[test]
+    fn with_a_moving_driver_both_forms_agree_and_velocities_meet_the_drivers_rate() {
+        let settings = Settings::default();
+        let scene = driven_linkage();
+        let mechanism = scene.mechanism.clone();
+        assert!(mechanism.is_rheonomic() && !mechanism.has_velocity_rows());
+        let mut range = RangeSpace::for_mechanism(&mechanism).expect("planar: applies");
+        let mut evaluator = Evaluator::new(&mechanism);
+        let mut sim = scene.simulation_with(settings.clone()).expect("starts");
+        let rhs = Rhs {
+            mechanism: &mechanism,
+            extra_loads: &[],
+            settings: &settings,
+        };
+        let (n, m) = (mechanism.n(), mechanism.m());
+        let mut a = DMatrix::zeros(m, n);
+        let [mut expected, mut got] = [DVector::zeros(n), DVector::zeros(n)];
+        let mut b = DVector::zeros(m);
+        // The driver's law moves between 1 and 2 s (its first smooth step).
+        while sim.time() < 1.5 {
+            sim.step().expect("steps");
+        }
+        let (t, x, xd) = (sim.time(), sim.positions(), sim.velocities());
+        mechanism.jacobian(x, &mut a);
+        evaluator.qr.factorize_transposed(&a);
+        evaluator
+            .acceleration(&rhs, t, x, xd, None, &mut expected)
+            .expect("evaluates");
+        assert!(range.factorize(&a, sim.factorization(), settings.rank_tolerance));
+        assert!(range.acceleration(&rhs, &a, t, x, xd, &mut got));
+        let difference = (&got - &expected).amax() / expected.amax();
+        assert!(difference < 1e-10, "relative difference {difference:e}");
+        mechanism.velocity_rhs(t, &mut b);
+        assert!(
+            b.amax() > 1e-3,
+            "the driver moves at t = {t}: b = {}",
+            b.amax()
+        );
+        let mut projected = xd + DVector::from_fn(n, |i, _| 0.01 * (((i * 3) % 7) as f64 - 3.0));
+        range.project_velocities(&mechanism, &a, t, &mut projected);
+        let violation = (&a * &projected - &b).amax();
+        assert!(violation < 1e-13, "A xd - b = {violation:e}");
+    }
+
     #[test]
     fn it_does_not_apply_to_rigid_bodies_nor_knife_edges() {
         for name in ["spin_top", "mobile_robot", "spatial_pendulum"] {
