@@ -116,6 +116,8 @@ pub struct SceneBench {
     pub cpu_per_second: [f64; 2],
     /// Factorisations of `A^T` per step of the same runs.
     pub factorizations_per_step: [f64; 2],
+    /// Runge-Kutta stages taken in the range space per step of the same runs.
+    pub range_space_stages_per_step: [f64; 2],
     /// CPU time with the continued basis over that with the traditional basis alone, minus 1
     /// (dt 1e-3: `continuation_overhead`); NaN for runs too short to measure it.
     pub continuation_overhead: f64,
@@ -163,6 +165,7 @@ struct Run {
     time: Duration,
     steps: u64,
     factorizations: u64,
+    range_space_stages: u64,
     events: usize,
     drift: f64,
     sim: Simulation,
@@ -191,6 +194,7 @@ fn run(scene: &Scene, settings: Settings, t_end: f64, continued: bool) -> Result
         time,
         steps: counters.steps,
         factorizations: counters.factorizations,
+        range_space_stages: counters.range_space_stages,
         events,
         drift,
         sim,
@@ -267,6 +271,8 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, CliError> {
         cpu_per_second: [0, 1].map(|i| runs[i].time.as_secs_f64() / t_end),
         factorizations_per_step: [0, 1]
             .map(|i| runs[i].factorizations as f64 / runs[i].steps.max(1) as f64),
+        range_space_stages_per_step: [0, 1]
+            .map(|i| runs[i].range_space_stages as f64 / runs[i].steps.max(1) as f64),
         continuation_overhead: continuation_overhead(scene, at(STEP_SIZES[0]), t_end)?,
     })
 }
@@ -305,22 +311,23 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     let table_error = |e| CliError::write(Stream::Table, e);
     writeln!(
         out,
-        "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | CPU s per simulated s, dt 1e-3 | x real time | CPU s per simulated s, dt 1e-4 | x real time | factorisations per step, dt 1e-3 / 1e-4 | continuation overhead |",
+        "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | CPU s per simulated s, dt 1e-3 | x real time | CPU s per simulated s, dt 1e-4 | x real time | factorisations per step, dt 1e-3 / 1e-4 | range-space stages per step, dt 1e-3 / 1e-4 | continuation overhead |",
         t = args.t_end
     )
     .map_err(table_error)?;
     writeln!(
         out,
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     )
     .map_err(table_error)?;
     for (path, scene) in paths.iter().zip(&scenes) {
         let b = bench_scene(scene, args.t_end)?;
         let [cpu_coarse, cpu_fine] = b.cpu_per_second;
         let [fact_coarse, fact_fine] = b.factorizations_per_step;
+        let [range_coarse, range_fine] = b.range_space_stages_per_step;
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {:.3} | {:.2} | {:.2} / {:.2} | {:+.1} % |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {:.3} | {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.1} % |",
             path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"),
             b.n,
             b.m,
@@ -337,6 +344,8 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             1.0 / cpu_fine,
             fact_coarse,
             fact_fine,
+            range_coarse,
+            range_fine,
             100.0 * b.continuation_overhead,
         )
         .map_err(table_error)?;

@@ -2,8 +2,11 @@
 //!
 //! This module owns [`cholesky_solve_in_place`] and its error [`NotPositiveDefinite`]. The solve
 //! works on caller-provided views (e.g. into preallocated workspaces) and never allocates.
+//! [`factor_leading_block`] and [`solve_factored`] keep the factor for several solves and skip
+//! the zero entries of a sparse matrix's columns (`A M^-1 A^T` of a linkage: a joint's rows meet
+//! only the rows of the joints at the same bodies), which the dense solve does not.
 
-use nalgebra::{DMatrixViewMut, DVectorViewMut};
+use nalgebra::{DMatrix, DMatrixViewMut, DVectorViewMut};
 
 /// A Cholesky pivot `S_jj - sum_p L_jp^2` was `<= 0` or not finite: the matrix is not
 /// (numerically) positive definite, or holds NaN/infinite values.
@@ -81,6 +84,74 @@ pub fn cholesky_solve_in_place(
     Ok(())
 }
 
+/// Factorises the leading `k x k` block of `s` (its lower triangle is read) into its Cholesky
+/// factor `L`, in place (right-looking, column by column: the column-major storage keeps every
+/// inner loop contiguous, and a zero multiplier skips its whole column update). Fails if a
+/// pivot `L_jj^2` is at most `min_pivot` or not finite; `s` is then partially overwritten. The
+/// entries above the diagonal are neither read nor written. No allocation.
+pub fn factor_leading_block(
+    s: &mut DMatrix<f64>,
+    k: usize,
+    min_pivot: f64,
+) -> Result<(), NotPositiveDefinite> {
+    let stride = s.nrows();
+    assert!(
+        k <= stride && k <= s.ncols(),
+        "factor_leading_block: block too large"
+    );
+    let s = s.as_mut_slice();
+    for j in 0..k {
+        let d = s[j * stride + j];
+        if !(d > min_pivot && d.is_finite()) {
+            return Err(NotPositiveDefinite { pivot: j, value: d });
+        }
+        let ljj = d.sqrt();
+        s[j * stride + j] = ljj;
+        for v in &mut s[j * stride + j + 1..j * stride + k] {
+            *v /= ljj;
+        }
+        let (head, tail) = s.split_at_mut((j + 1) * stride);
+        let column_j = &head[j * stride..j * stride + k];
+        for c in j + 1..k {
+            let lcj = column_j[c];
+            if lcj == 0.0 {
+                continue;
+            }
+            let target = &mut tail[(c - j - 1) * stride + c..(c - j - 1) * stride + k];
+            for (t, lij) in target.iter_mut().zip(&column_j[c..k]) {
+                *t -= lij * lcj;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Solves `L L^T x = b` in place with `L` the leading `k x k` factor left by
+/// [`factor_leading_block`] (`b` of length `k`). No allocation.
+pub fn solve_factored(l: &DMatrix<f64>, k: usize, b: &mut [f64]) {
+    let stride = l.nrows();
+    assert_eq!(b.len(), k, "solve_factored: right-hand side length");
+    let l = l.as_slice();
+    for j in 0..k {
+        let column = &l[j * stride..j * stride + k];
+        let zj = b[j] / column[j];
+        b[j] = zj;
+        if zj != 0.0 {
+            for (bi, lij) in b[j + 1..].iter_mut().zip(&column[j + 1..]) {
+                *bi -= lij * zj;
+            }
+        }
+    }
+    for j in (0..k).rev() {
+        let column = &l[j * stride..j * stride + k];
+        let mut x = b[j];
+        for (bi, lij) in b[j + 1..].iter().zip(&column[j + 1..]) {
+            x -= lij * bi;
+        }
+        b[j] = x / column[j];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +186,49 @@ mod tests {
             assert!((0..k).all(|j| l[(j, j)] > 0.0 && (0..j).all(|i| l[(i, j)] == 0.0)));
             assert_abs_diff_eq!(&l * l.transpose(), s, epsilon = 1e-12 * s.norm());
         }
+    }
+
+    #[test]
+    fn the_kept_factor_solves_like_the_dense_solve_with_sparse_columns() {
+        // A sparse SPD matrix (a chain's Gram matrix: tridiagonal) in the leading block of a
+        // larger buffer, filled above the diagonal with garbage that must not be read.
+        let mut rng = Rng::new(23);
+        let k = 9;
+        let mut s = DMatrix::zeros(k, k);
+        for i in 0..k {
+            s[(i, i)] = 4.0 + rng.next();
+            if i + 1 < k {
+                let off = rng.next() - 0.5;
+                s[(i + 1, i)] = off;
+                s[(i, i + 1)] = off;
+            }
+        }
+        let b = DVector::from_fn(k, |_, _| rng.next());
+        let (_, expected) = solve(&s, &b).expect("SPD");
+        let mut buffer = DMatrix::from_element(k + 3, k + 3, f64::NAN);
+        for j in 0..k {
+            for i in j..k {
+                buffer[(i, j)] = s[(i, j)];
+            }
+        }
+        factor_leading_block(&mut buffer, k, 0.0).expect("SPD");
+        let mut x = b.as_slice().to_vec();
+        solve_factored(&buffer, k, &mut x);
+        let x = DVector::from_vec(x);
+        assert!((&x - &expected).amax() < 1e-14, "{x} against {expected}");
+        assert!((&s * &x - &b).amax() < 1e-13);
+    }
+
+    #[test]
+    fn a_pivot_at_or_below_the_floor_fails() {
+        // [[1, 1], [1, 1 + 1e-9]]: the second pivot is 1e-9 (up to rounding).
+        let mut s = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, 1.0 + 1e-9]);
+        let error = factor_leading_block(&mut s, 2, 1e-8).unwrap_err();
+        assert_eq!(error.pivot, 1);
+        let mut s = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, 1.0 + 1e-9]);
+        assert!(factor_leading_block(&mut s, 2, 1e-10).is_ok());
+        let mut s = DMatrix::from_row_slice(1, 1, &[f64::NAN]);
+        assert!(factor_leading_block(&mut s, 1, 0.0).is_err());
     }
 
     #[test]

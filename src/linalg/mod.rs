@@ -3,7 +3,8 @@
 //!
 //! - [`pivoted_qr`]: Householder QR with column-norm (Businger-Golub) pivoting of `A^T`, full `Q`.
 //! - [`sym_eigen`]: cyclic Jacobi eigen-decomposition of small symmetric matrices.
-//! - [`cholesky`]: in-place Cholesky solve of small symmetric positive-definite systems.
+//! - [`cholesky`]: in-place Cholesky solve of small symmetric positive-definite systems, and a
+//!   factorisation kept for several solves that skips the zeros of sparse matrices.
 //! - `kernels`: the vectorisable dot product they share.
 
 pub mod cholesky;

@@ -47,26 +47,29 @@
 //!
 //! # Cost
 //!
-//! The kernel works on contiguous columns of the column-major storage, updates the trailing
-//! norms in the same pass that applies a reflector (recomputed, not downdated, so there is no
-//! cancellation), and forms `Q` only on request ([`PivotedQr::factorize_without_q`]): a
-//! Newton iterate that is not the last and a sample of `rho` need only `R` and the
-//! reflectors, and forming `Q` is about half the work.
+//! The kernel works on contiguous columns of the column-major storage, applies each reflector
+//! to two trailing columns per pass (two independent sums hide each other's latency; each
+//! column's arithmetic is the same as alone), updates the trailing norms in the same pass
+//! (recomputed, not downdated, so there is no cancellation), and forms `Q` only on request
+//! ([`PivotedQr::factorize_without_q`]): a Newton iterate that is not the last and a sample of
+//! `rho` need only `R` and the reflectors.
 //!
-//! A Runge-Kutta stage needs only the tangent columns of `Q` (its velocity projection and its
-//! accelerations): [`PivotedQr::form_q_columns`] forms columns `from..n` alone, bit-identical
-//! to those of the full `Q`, for `n - from` reflected unit vectors instead of `n`.
+//! A Runge-Kutta stage in the tangent space needs only the tangent columns of `Q` (its
+//! velocity projection and its accelerations): [`PivotedQr::form_q_columns`] forms columns
+//! `from..n` alone, bit-identical to those of the full `Q`, for `n - from` reflected unit
+//! vectors instead of `n`.
 //!
-//! On a 2-core x86-64 machine (release build) one factorisation of the 2x3's `A^T` (30 x 32)
-//! with `Q` takes about 24 us. RK4 at dt 1e-3 takes about 4.6 factorisations per step on the
-//! 2x3 (the step's end with `Q`, each stage with its tangent columns: `solver::projection`,
-//! "Simplified Newton"), and they are about half of its CPU time (a `perf` profile of 2 s of
-//! it: 51 % in the factorisation, 9 % forming columns of `Q`). `singulab bench` prints the
-//! factorisations per step and the CPU time per simulated second.
+//! On a 2-core x86-64 machine (release build, 200000 factorisations of the 2x3's `A^T`, 30 x 32,
+//! five runs each, interleaved, medians, the machine busy) one factorisation takes 13.4 us
+//! (14.9 us with one column per pass) and 20.8 us with `Q` (21.8 us). With RK4 at
+//! dt 1e-3 the 2x3 takes 1.62 factorisations per step: the step's end with `Q`, and the stages
+//! only next to singular configurations (elsewhere they are taken in the range space,
+//! `solver::range_space`). `singulab bench` prints the factorisations per step and the CPU
+//! time per simulated second.
 
 use nalgebra::{DMatrix, DMatrixView, DVector};
 
-use super::kernels::dot;
+use super::kernels::{dot, dot_pair};
 
 /// Workspace and result of the pivoted QR factorization of `A^T` for an `m x n` Jacobian `A`.
 ///
@@ -149,6 +152,49 @@ fn reflect_with_tail_norm(tau: f64, v: &[f64], y: &mut [f64]) -> f64 {
         sum += *yi * *yi;
     }
     sum
+}
+
+/// [`reflect_with_tail_norm`] on two columns `y` and `z` in one pass, each with exactly its
+/// arithmetic (bit-identical results): the two columns' sums are independent, so each hides
+/// the other's latency, and `v` is read once.
+#[inline]
+fn reflect_pair_with_tail_norms(tau: f64, v: &[f64], y: &mut [f64], z: &mut [f64]) -> (f64, f64) {
+    let (vy, vz) = dot_pair(v, y, z);
+    let (ty, tz) = (tau * vy, tau * vz);
+    y[0] -= ty * v[0];
+    z[0] -= tz * v[0];
+    let (mut yc, mut zc) = (y[1..].chunks_exact_mut(4), z[1..].chunks_exact_mut(4));
+    let mut vc = v[1..].chunks_exact(4);
+    let (mut acc_y, mut acc_z) = ([0.0; 4], [0.0; 4]);
+    for ((yb, zb), vb) in (&mut yc).zip(&mut zc).zip(&mut vc) {
+        for l in 0..4 {
+            yb[l] -= ty * vb[l];
+            acc_y[l] += yb[l] * yb[l];
+            zb[l] -= tz * vb[l];
+            acc_z[l] += zb[l] * zb[l];
+        }
+    }
+    let mut sum_y = (acc_y[0] + acc_y[1]) + (acc_y[2] + acc_y[3]);
+    let mut sum_z = (acc_z[0] + acc_z[1]) + (acc_z[2] + acc_z[3]);
+    let rest = yc.into_remainder().iter_mut().zip(zc.into_remainder());
+    for ((yi, zi), vi) in rest.zip(vc.remainder()) {
+        *yi -= ty * vi;
+        sum_y += *yi * *yi;
+        *zi -= tz * vi;
+        sum_z += *zi * *zi;
+    }
+    (sum_y, sum_z)
+}
+
+/// [`reflect`] on two columns in one pass, each with exactly its arithmetic.
+#[inline]
+fn reflect_pair(tau: f64, v: &[f64], y: &mut [f64], z: &mut [f64]) {
+    let (vy, vz) = dot_pair(v, y, z);
+    let (ty, tz) = (tau * vy, tau * vz);
+    for ((yi, zi), vi) in y.iter_mut().zip(z.iter_mut()).zip(v) {
+        *yi -= ty * vi;
+        *zi -= tz * vi;
+    }
 }
 
 /// `y <- y - (tau v.y) v`: applies the reflector `I - tau v v^T` to one column.
@@ -347,14 +393,27 @@ impl PivotedQr {
         let tau = self.tau[j];
         let v = &self.house.as_slice()[j * n + j..(j + 1) * n];
         let trailing = &mut self.r.as_mut_slice()[(j + 1) * n..];
-        for (offset, column) in trailing.chunks_exact_mut(n).enumerate() {
-            let c = j + 1 + offset;
-            let sum = if tau != 0.0 {
-                reflect_with_tail_norm(tau, v, &mut column[j..])
-            } else {
-                dot(&column[j + 1..], &column[j + 1..])
-            };
-            self.norms[c] = column_norm(sum, &column[j + 1..]);
+        if tau == 0.0 {
+            for (offset, column) in trailing.chunks_exact_mut(n).enumerate() {
+                let sum = dot(&column[j + 1..], &column[j + 1..]);
+                self.norms[j + 1 + offset] = column_norm(sum, &column[j + 1..]);
+            }
+            return;
+        }
+        let mut pairs = trailing.chunks_exact_mut(2 * n);
+        let mut c = j + 1;
+        for pair in &mut pairs {
+            let (first, second) = pair.split_at_mut(n);
+            let (sum_first, sum_second) =
+                reflect_pair_with_tail_norms(tau, v, &mut first[j..], &mut second[j..]);
+            self.norms[c] = column_norm(sum_first, &first[j + 1..]);
+            self.norms[c + 1] = column_norm(sum_second, &second[j + 1..]);
+            c += 2;
+        }
+        let last = pairs.into_remainder();
+        if !last.is_empty() {
+            let sum = reflect_with_tail_norm(tau, v, &mut last[j..]);
+            self.norms[c] = column_norm(sum, &last[j + 1..]);
         }
     }
 
@@ -408,8 +467,14 @@ impl PivotedQr {
                 continue;
             }
             let v = &house[j * n + j..(j + 1) * n];
-            for column in q[j.max(from) * n..].chunks_exact_mut(n) {
-                reflect(tau, v, &mut column[j..]);
+            let mut pairs = q[j.max(from) * n..].chunks_exact_mut(2 * n);
+            for pair in &mut pairs {
+                let (first, second) = pair.split_at_mut(n);
+                reflect_pair(tau, v, &mut first[j..], &mut second[j..]);
+            }
+            let last = pairs.into_remainder();
+            if !last.is_empty() {
+                reflect(tau, v, &mut last[j..]);
             }
         }
     }

@@ -341,7 +341,8 @@ impl Mechanism {
 
     /// Constraint Jacobian `A = dc/dx` into `a` (m x n; overwritten).
     pub fn jacobian(&self, x: &DVector<f64>, a: &mut DMatrix<f64>) {
-        a.fill(0.0);
+        // A slice fill is one memset; the matrix's own fill goes entry by entry.
+        a.as_mut_slice().fill(0.0);
         for joint in &self.joints {
             let row = joint.row;
             match &joint.kind {
@@ -442,7 +443,7 @@ impl Mechanism {
 
     /// Time derivative of the Jacobian along `xd`, `dA/dt`, into `adot` (m x n; overwritten).
     pub fn jacobian_dot(&self, x: &DVector<f64>, xd: &DVector<f64>, adot: &mut DMatrix<f64>) {
-        adot.fill(0.0);
+        adot.as_mut_slice().fill(0.0);
         for joint in &self.joints {
             let row = joint.row;
             match &joint.kind {

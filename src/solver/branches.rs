@@ -65,7 +65,8 @@ pub struct BranchSearch {
 /// A branch's direction and coefficients, signed so that "forward" continues the sense of
 /// the motion that reached the event: positive kinetic-energy product `t^T M xd` with its
 /// velocity (the motion's basis columns, and so the coefficients' signs, depend on the step
-/// size that reached the event). From rest, the largest coordinate change is positive.
+/// size that reached the event). From rest (kinetic energy at most `REST_KINETIC_ENERGY`), the
+/// largest coordinate change is positive.
 fn oriented(
     mechanism: &Mechanism,
     event: &SingularEvent,
@@ -76,8 +77,10 @@ fn oriented(
     let along = mechanism.kinetic_energy(&event.x, &(&direction + &event.xd))
         - mechanism.kinetic_energy(&event.x, &direction)
         - mechanism.kinetic_energy(&event.x, &event.xd);
-    let speed_scale = 2.0 * mechanism.kinetic_energy(&event.x, &event.xd);
-    let backward = if along.abs() > SAME_SENSE * speed_scale.sqrt() {
+    let kinetic = mechanism.kinetic_energy(&event.x, &event.xd);
+    let speed_scale = 2.0 * kinetic;
+    let moving = kinetic > REST_KINETIC_ENERGY;
+    let backward = if moving && along.abs() > SAME_SENSE * speed_scale.sqrt() {
         along < 0.0
     } else {
         let largest = direction
@@ -107,6 +110,12 @@ fn first_moved_coordinate(direction: &DVector<f64>) -> usize {
 
 /// Below this `|t^T M xd| / sqrt(xd^T M xd)` the motion before says nothing about the sense.
 const SAME_SENSE: f64 = 1e-6;
+
+/// Kinetic energy (J) at or below which an event state is at rest (1 kg at 1.4 um/s): a
+/// mechanism that comes to rest at a singular configuration (`four_bar_stopping`) reaches it
+/// with a velocity of round-off size (1.5e-8 m/s there), whose sign depends on the step that
+/// reached it, not on the motion.
+const REST_KINETIC_ENERGY: f64 = 1e-12;
 
 /// Starting points of the search for common zeros (deterministic).
 const STARTS: usize = 256;

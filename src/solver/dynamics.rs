@@ -9,6 +9,10 @@
 //! least-norm acceleration that satisfies the constraints at acceleration level, `T qdd` the
 //! tangent part that the reduced equations of motion give.
 //!
+//! The Runge-Kutta stages of a step far from singular configurations take the same
+//! accelerations in the range space instead ([`range_space`](super::range_space)); accepted
+//! states, events and bases always come from this form.
+//!
 //! # One factorisation, two bases
 //!
 //! The tangent basis used here is always the one of the current factorisation, whatever basis

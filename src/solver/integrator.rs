@@ -7,9 +7,13 @@
 //!
 //! Every stage state is first projected onto the constraint manifold and its tangent space
 //! ([`projection`](super::projection): far from singular configurations by simplified Newton
-//! with the step start's factorisation, then one factorisation at the stage, of which only the
-//! tangent columns of `Q` are formed; next to them by full Newton, as after a step), so
-//! accelerations are only ever evaluated on the manifold. This is the RK method applied to
+//! with the step start's factorisation; next to them by full Newton, as after a step), so
+//! accelerations are only ever evaluated on the manifold. Far from singular configurations the
+//! stages of a planar mechanism then take their velocity projection and accelerations in the
+//! range space of the constraints ([`range_space`](super::range_space): a Cholesky
+//! factorisation of `A M^-1 A^T` instead of a pivoted QR of `A^T`); elsewhere, and for rigid
+//! bodies and knife edges, `A^T` is factorised at the stage, of which only the tangent columns
+//! of `Q` are formed. All stages of one step use the same method. This is the RK method applied to
 //! `y' = f(P(y))`, which has the manifold as an invariant set and the same solutions on it, so
 //! the order is kept. It matters near singular configurations: off the manifold the level sets
 //! of `c` pinch there, and the curvature term `Q1 R1^{-T} gamma` of an unprojected stage grows
@@ -35,7 +39,7 @@
 //! ([`StepReport::forced`](super::StepReport::forced); `singulab run` prints how many).
 //! Elsewhere the error control is the usual one, with a floor of `dopri_min_step * dt` (a step
 //! at the floor that still fails is forced too). Every run below has at most one forced step
-//! per singular configuration but two (A02 at dt 1e-3 and 9.7e-4: 11 for its 10).
+//! per singular configuration but two (A02 at dt 1e-3: 12 for its 10, at 9.7e-4: 11).
 //!
 //! The alternatives, each measured with the step-size scan below (when accepted states still
 //! had the Euclidean velocity projection), lost more:
@@ -54,25 +58,24 @@
 //!
 //! | scene | 1e-3 | 9.7e-4 | 1.13e-3 | 7.9e-4 | 1.37e-3 | 2e-3 |
 //! |---|---|---|---|---|---|---|
-//! | double_four_bar (A02) | 1.9e-9 (11) | 6.0e-10 (11) | 2.3e-9 (10) | 3.7e-11 (10) | 4.0e-9 (9) | 3.4e-10 (8) |
-//! | modified_double_four_bar | 1.7e-11 (8) | 3.2e-11 (9) | 3.2e-11 (6) | 2.7e-11 (10) | 6.6e-12 (5) | 3.2e-11 (2) |
-//! | modified_triple_four_bar | 1.5e-11 (9) | 5.5e-11 (10) | 8.0e-12 (7) | 5.0e-11 (10) | 1.0e-11 (4) | 4.0e-11 (0) |
-//! | four_bar | 3.9e-11 (13) | 7.1e-11 (17) | 2.0e-11 (10) | 1.4e-11 (17) | 2.9e-11 (8) | 1.2e-10 (0) |
-//! | modified_2x2 | 5.5e-10 (13) | 5.4e-10 (16) | 9.8e-10 (13) | 3.6e-10 (19) | 2.7e-9 (6) | 2.1e-8 (5) |
-//! | modified_2x3 | 1.7e-9 (15) | 1.9e-9 (20) | 3.3e-9 (16) | 4.7e-10 (21) | 7.5e-9 (11) | 1.2e-7 (6) |
+//! | double_four_bar (A02) | 6.3e-11 (12) | 1.1e-10 (11) | 3.3e-10 (10) | 7.6e-11 (10) | 3.6e-9 (9) | 2.2e-9 (8) |
+//! | modified_double_four_bar | 9.1e-12 (7) | 3.2e-11 (9) | 1.1e-11 (10) | 1.6e-11 (10) | 5.5e-12 (5) | 3.1e-11 (0) |
+//! | modified_triple_four_bar | 2.6e-11 (9) | 3.5e-11 (9) | 2.6e-11 (6) | 2.7e-11 (10) | 8.9e-12 (4) | 4.4e-11 (1) |
+//! | four_bar | 5.1e-11 (14) | 2.8e-11 (13) | 3.9e-11 (13) | 1.7e-11 (16) | 1.2e-11 (9) | 1.1e-10 (0) |
+//! | modified_2x2 | 5.3e-10 (14) | 4.1e-10 (16) | 9.6e-10 (16) | 4.5e-10 (20) | 2.8e-9 (9) | 2.1e-8 (2) |
+//! | modified_2x3 | 1.9e-9 (22) | 1.9e-9 (21) | 3.3e-9 (15) | 7.3e-10 (23) | 7.0e-9 (9) | 1.2e-7 (2) |
 //!
-//! The table was measured with the stages projected as now (simplified Newton away from
-//! singular configurations, [`projection`](super::projection)). Before that, with the same
-//! settings, the drifts were of the same sizes, scattered as unevenly (A02: 2.3e-10 J at
-//! dt 1e-3 and 3.4e-9 J at 1.13e-3; the 2x3: 3.3e-9 J and 4.8e-9 J): a crossing's share
-//! depends on where the forced step lands, which round-off changes. Keeping full Newton for
-//! Dopri5 alone gave A02 1.5e-9 J at dt 1e-3 and the 2x3 2.5e-9 J, no better.
+//! The table was measured with the stages as now (simplified Newton, and the range space, away
+//! from singular configurations). Before the range space the drifts were of the same sizes,
+//! scattered as unevenly (A02: 1.9e-9 J at dt 1e-3 and 2.3e-9 J at 1.13e-3; the 2x3: 1.7e-9 J
+//! and 3.3e-9 J): a crossing's share depends on where the forced step lands, which round-off
+//! changes.
 //!
 //! Against A02's closed-form reduction over 10 s, at the default rtol and dt 1e-3, the tip of
-//! the first crank stays within 5.4e-9 m (`cargo test --test solver a02_dopri5_matches`, which
+//! the first crank stays within 9.2e-11 m (`cargo test --test solver a02_dopri5_matches`, which
 //! prints it and asserts 2e-5 m; `modified_2x2_dopri5_conserves_energy` and
-//! `modified_2x3_dopri5_conserves_energy` hold the stacked scenes within 1e-4 E0), close to
-//! RK4 at dt 1e-3 (1.6e-9 m, `a02_double_four_bar_follows_the_reduction_for_10_s`). RK4 stays
+//! `modified_2x3_dopri5_conserves_energy` hold the stacked scenes within 1e-4 E0), closer than
+//! RK4 at dt 1e-3 (1.3e-9 m, `a02_double_four_bar_follows_the_reduction_for_10_s`). RK4 stays
 //! the default: a fixed number of evaluations per step, and no step accepted unchecked.
 
 use nalgebra::DVector;
@@ -80,7 +83,9 @@ use nalgebra::DVector;
 use super::dynamics::{Evaluator, Rhs};
 use super::error::SolverError;
 use super::projection::Projector;
+use super::range_space::RangeSpace;
 use crate::linalg::PivotedQr;
+use crate::model::Mechanism;
 
 /// A Butcher tableau with at most seven stages.
 struct Tableau {
@@ -187,25 +192,46 @@ pub(crate) struct Stepper {
     x_stage: DVector<f64>,
     xd_stage: DVector<f64>,
     projector: Projector,
+    /// The range-space stages, for mechanisms they apply to.
+    range_space: Option<RangeSpace>,
     /// Factorisations done by stage projections and evaluations since the last take.
     factorizations: u64,
+    /// Stages evaluated in the range space since the last take.
+    range_space_stages: u64,
+}
+
+/// How the stages of a step project their states and evaluate their accelerations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum StageMethod {
+    /// Factorising `A^T` at every stage, in the tangent space ([`Projector::project_stage`]
+    /// and the dynamics' minimal-coordinate-set accelerations).
+    Tangent,
+    /// Simplified Newton with the step start's factorisation, then [`RangeSpace`].
+    RangeSpace,
 }
 
 impl Stepper {
-    pub fn new(n: usize, m: usize) -> Self {
+    pub fn new(mechanism: &Mechanism) -> Self {
+        let (n, m) = (mechanism.n(), mechanism.m());
         Self {
             kx: vec![DVector::zeros(n); 7],
             kv: vec![DVector::zeros(n); 7],
             x_stage: DVector::zeros(n),
             xd_stage: DVector::zeros(n),
             projector: Projector::new(n, m),
+            range_space: RangeSpace::for_mechanism(mechanism),
             factorizations: 0,
+            range_space_stages: 0,
         }
     }
 
-    /// Factorisations done since the last call (for the work counters).
-    pub fn take_factorizations(&mut self) -> u64 {
-        std::mem::take(&mut self.factorizations)
+    /// Factorisations of `A^T` and range-space stages since the last call (for the work
+    /// counters).
+    pub fn take_work(&mut self) -> (u64, u64) {
+        (
+            std::mem::take(&mut self.factorizations),
+            std::mem::take(&mut self.range_space_stages),
+        )
     }
 
     /// One RK4 step into `(x_out, xd_out)`.
@@ -250,7 +276,9 @@ impl Stepper {
         Ok((sum / (2 * n) as f64).sqrt())
     }
 
-    /// Runs the stages of `tableau` over `step`, then combines them into `(x_out, xd_out)`.
+    /// Runs the stages of `tableau` over `step`, then combines them into `(x_out, xd_out)`:
+    /// in the range space where the step allows it, else (or if a stage declines) in the
+    /// tangent space.
     fn run(
         &mut self,
         tableau: &Tableau,
@@ -260,22 +288,11 @@ impl Stepper {
         x_out: &mut DVector<f64>,
         xd_out: &mut DVector<f64>,
     ) -> Result<(), SolverError> {
-        // Loads are piecewise constant in time and a step never crosses an edge of one (the
-        // simulation lands on it), so every stage takes them inside the step: the last stage,
-        // at its end, would see a pulse that ends there as already off (half-open window).
-        let loads_at = step.t + 0.5 * step.h;
-        for s in 0..tableau.stages {
-            self.stage_state(tableau, s, step);
-            self.project_stage_state(tableau, s, rhs, evaluator, step)?;
-            self.kx[s].copy_from(&self.xd_stage);
-            evaluator.acceleration(
-                rhs,
-                loads_at,
-                &self.x_stage,
-                &self.xd_stage,
-                None,
-                &mut self.kv[s],
-            )?;
+        let in_range_space = step.simplify
+            && self.range_space.is_some()
+            && self.run_stages(tableau, rhs, evaluator, step, StageMethod::RangeSpace)?;
+        if !in_range_space {
+            self.run_stages(tableau, rhs, evaluator, step, StageMethod::Tangent)?;
         }
         x_out.copy_from(step.x);
         xd_out.copy_from(step.xd);
@@ -287,6 +304,84 @@ impl Stepper {
             }
         }
         Ok(())
+    }
+
+    /// The slopes of every stage into `kx` and `kv`; returns `false` if a stage declines the
+    /// range-space method (the step is then taken again in the tangent space, so that the
+    /// stages of one step share one projection).
+    fn run_stages(
+        &mut self,
+        tableau: &Tableau,
+        rhs: &Rhs,
+        evaluator: &mut Evaluator,
+        step: &Step,
+        method: StageMethod,
+    ) -> Result<bool, SolverError> {
+        // Loads are piecewise constant in time and a step never crosses an edge of one (the
+        // simulation lands on it), so every stage takes them inside the step: the last stage,
+        // at its end, would see a pulse that ends there as already off (half-open window).
+        let loads_at = step.t + 0.5 * step.h;
+        for s in 0..tableau.stages {
+            self.stage_state(tableau, s, step);
+            if s > 0 && method == StageMethod::RangeSpace {
+                if !self.range_space_stage(tableau, s, rhs, step, loads_at) {
+                    return Ok(false);
+                }
+                self.range_space_stages += 1;
+                continue;
+            }
+            self.project_stage_state(tableau, s, rhs, evaluator, step)?;
+            self.kx[s].copy_from(&self.xd_stage);
+            evaluator.acceleration(
+                rhs,
+                loads_at,
+                &self.x_stage,
+                &self.xd_stage,
+                None,
+                &mut self.kv[s],
+            )?;
+        }
+        Ok(true)
+    }
+
+    /// Stage `s` (not the first) in the range space: positions by simplified Newton with the
+    /// step start's factorisation, velocities and accelerations by [`RangeSpace`]. Returns
+    /// `false` where that does not apply (Newton does not contract, `S` is not positive definite
+    /// over the rows the step start found independent, or the accelerations are not finite).
+    fn range_space_stage(
+        &mut self,
+        tableau: &Tableau,
+        s: usize,
+        rhs: &Rhs,
+        step: &Step,
+        loads_at: f64,
+    ) -> bool {
+        let Some(range_space) = self.range_space.as_mut() else {
+            return false;
+        };
+        let (mechanism, settings) = (rhs.mechanism, rhs.settings);
+        let t_stage = step.t + tableau.c[s] * step.h;
+        let converged = self.projector.simplified_positions(
+            mechanism,
+            settings,
+            t_stage,
+            &mut self.x_stage,
+            step.start,
+        );
+        let a = self.projector.jacobian();
+        if converged.is_none() || !range_space.factorize(a, step.start, settings.rank_tolerance) {
+            return false;
+        }
+        range_space.project_velocities(mechanism, a, t_stage, &mut self.xd_stage);
+        self.kx[s].copy_from(&self.xd_stage);
+        range_space.acceleration(
+            rhs,
+            a,
+            loads_at,
+            &self.x_stage,
+            &self.xd_stage,
+            &mut self.kv[s],
+        )
     }
 
     /// The unprojected state of stage `s` into `(x_stage, xd_stage)`: the step's start plus

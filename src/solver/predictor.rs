@@ -74,7 +74,7 @@ impl BasisPredictor {
         let r = n - k;
         self.r = r;
         self.k = k;
-        self.omega.fill(0.0);
+        self.omega.as_mut_slice().fill(0.0);
         self.omega_norm = 0.0;
         if r == 0 || k == 0 {
             return;
@@ -172,11 +172,12 @@ impl BasisPredictor {
             self.term[(r + j, j)] = 1.0;
         }
         for i in 1..=MAX_TERMS {
-            self.next_term.columns_mut(0, k).gemm(
+            multiply_columns(
                 h / i as f64,
                 &self.omega,
-                &self.term.columns(0, k),
-                0.0,
+                &self.term,
+                k,
+                &mut self.next_term,
             );
             std::mem::swap(&mut self.term, &mut self.next_term);
             let mut largest: f64 = 0.0;
@@ -202,5 +203,31 @@ impl BasisPredictor {
     /// The last prediction (n x k).
     pub fn prediction(&self) -> DMatrixView<'_, f64> {
         self.prediction.columns(0, self.k)
+    }
+}
+
+/// `out[:, ..k] = scale * a * b[:, ..k]` for square `a` (n x n) and `b`, `out` with n rows: a
+/// column of the product is a sum of columns of `a`, each a contiguous axpy (nalgebra's `gemm`
+/// packs its operands first, which costs more than the product at these sizes).
+fn multiply_columns(
+    scale: f64,
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    k: usize,
+    out: &mut DMatrix<f64>,
+) {
+    let n = a.nrows();
+    let a = a.as_slice();
+    for j in 0..k {
+        let target = &mut out.as_mut_slice()[j * n..(j + 1) * n];
+        target.fill(0.0);
+        for (l, column) in a.chunks_exact(n).enumerate() {
+            let factor = scale * b[(l, j)];
+            if factor != 0.0 {
+                for (t, v) in target.iter_mut().zip(column) {
+                    *t += factor * v;
+                }
+            }
+        }
     }
 }

@@ -25,15 +25,15 @@
 //! A stage state is off the manifold by O(h^2). Far from singular configurations its positions
 //! are corrected by simplified Newton (Zhou et al. 2023, eqs. 18-19): `x <- x - Q1 R1^{-T}
 //! c_piv[0..r]` with the factors and pivot order of the step's start throughout (applied as
-//! reflectors, without `Q`), and `A^T` is factorised once, at the converged positions, for the
-//! stage's velocity projection and accelerations, which need only the tangent columns of `Q`
+//! reflectors, without `Q`). The stage's velocity projection and accelerations are then taken
+//! in the range space where that applies ([`range_space`](super::range_space): planar
+//! mechanisms, no factorisation of `A^T` at the stage at all); otherwise `A^T` is factorised
+//! once, at the converged positions, and only the tangent columns of `Q` are formed
 //! ([`PivotedQr::form_q_columns`]). The corrections contract by the angle the normals turn
 //! between the start and the stage: one or two corrections, each a residual evaluation instead
 //! of a factorisation (A02 at dt 1e-3 over 10 s: a correction leaves at most 3.3e-3 of the
 //! residual before it, 1.3e-6 at the median stage). Full Newton with a refactorisation per
-//! iterate took 2.2 factorisations per stage; this takes one. With RK4 at dt 1e-3
-//! (`singulab bench`, 10 s) the factorisations per step fall from 7.1 to 4.2 (four-bar), from
-//! 7.1 to 4.1 (A02) and from 7.7 to 4.6 (2x3).
+//! iterate took 2.2 factorisations per stage; this takes one, or none in the range space.
 //!
 //! Every stage of a step is corrected with the same factorisation, the step's start's, so the
 //! step is still the Runge-Kutta method applied to one system `y' = f(P(y))` and keeps its
@@ -84,9 +84,9 @@
 //! | 1e-4 | 1.1e-9 | 3.2e-9 | 4.3e-9 | 2.0e-9 | 2.7e-8 | 1.9e-8 | 2.4e-10 |
 //! | 1e-3 | 1.5e-7 | 4.8e-7 | 5.7e-8 | 1.3e-6 | 3.6e-7 | 7.1e-7 | 2.6e-8 |
 //!
-//! (This scan was made with full Newton at every Runge-Kutta stage. With the stages projected
-//! by simplified Newton, the default's row is 1.3e-9, 3.5e-9, 4.0e-9, 2.1e-9, 2.6e-8, 2.5e-8
-//! and 1.9e-9 J.)
+//! (This scan was made with full Newton at every Runge-Kutta stage. With the stages as now,
+//! simplified Newton and the range space away from singular configurations, the default's row
+//! is 1.4e-9, 3.4e-9, 3.7e-9, 2.1e-9, 2.6e-8, 2.5e-8 and 6.3e-11 J.)
 //!
 //! 1e-4 gives the smallest drift at every step size but one (1.1e-3 and 9.7e-4 tie with
 //! 1e-8); smaller values keep more of the near-singular normals and cost up to 1.2e-5 J
@@ -105,8 +105,9 @@
 //! | modified_2x2 | 5.3e-7 .. 2.2e-5 |
 //! | modified_2x3 | 1.3e-6 .. 5.2e-5 |
 //!
-//! (Re-measured with the stages projected by simplified Newton; with full Newton at every
-//! stage they were 7.8e-10 .. 2.1e-8, 5.1e-7 .. 2.1e-5 and 1.3e-6 .. 5.0e-5.)
+//! (Re-measured with the stages as now, simplified Newton and the range space: the same spans;
+//! with full Newton at every stage they were 7.8e-10 .. 2.1e-8, 5.1e-7 .. 2.1e-5 and
+//! 1.3e-6 .. 5.0e-5.)
 //!
 //! `cargo test --test solver step_size_scan` holds these scans within 1e-6 E0, the smallest
 //! span of the app's energy plot, so no crossing shows there as a cliff:
@@ -258,25 +259,43 @@ impl Projector {
         frozen: Option<&PivotedQr>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        if let Some(frozen) = frozen.filter(|_| !mechanism.has_velocity_rows()) {
-            self.x_start.copy_from(x);
-            let limits = NewtonLimits::of(settings);
-            if let Some(iterations) = self.simplified_newton(mechanism, limits, t, x, frozen) {
-                // `self.c` holds the residuals at the converged positions.
-                mechanism.jacobian(x, &mut self.a);
-                qr.factorize_without_q(&self.a);
-                let r = qr.rank(limits.truncation);
-                qr.to_pivot_order(&self.c, &mut self.c_piv);
-                return Ok(ProjectionOutcome {
-                    iterations,
-                    independent_residual: self.c_piv.rows(0, r).amax(),
-                    residual: self.c.amax(),
-                    factorizations: 1,
-                });
-            }
-            x.copy_from(&self.x_start);
+        if let Some(frozen) = frozen.filter(|_| !mechanism.has_velocity_rows())
+            && let Some(iterations) = self.simplified_positions(mechanism, settings, t, x, frozen)
+        {
+            // `self.c` holds the residuals at the converged positions.
+            qr.factorize_without_q(&self.a);
+            let r = qr.rank(NewtonLimits::of(settings).truncation);
+            qr.to_pivot_order(&self.c, &mut self.c_piv);
+            return Ok(ProjectionOutcome {
+                iterations,
+                independent_residual: self.c_piv.rows(0, r).amax(),
+                residual: self.c.amax(),
+                factorizations: 1,
+            });
         }
         self.newton_without_q(mechanism, settings, t, x, qr)
+    }
+
+    /// Simplified Newton on positions with the factorisation `frozen` (see
+    /// [`simplified_newton`](Self::simplified_newton)); once it converges, the Jacobian at the
+    /// converged positions is in [`jacobian`](Self::jacobian) and the number of corrections is
+    /// returned. If it does not, `x` is restored and `None` returned.
+    pub fn simplified_positions(
+        &mut self,
+        mechanism: &Mechanism,
+        settings: &Settings,
+        t: f64,
+        x: &mut DVector<f64>,
+        frozen: &PivotedQr,
+    ) -> Option<usize> {
+        self.x_start.copy_from(x);
+        let limits = NewtonLimits::of(settings);
+        let Some(iterations) = self.simplified_newton(mechanism, limits, t, x, frozen) else {
+            x.copy_from(&self.x_start);
+            return None;
+        };
+        mechanism.jacobian(x, &mut self.a);
+        Some(iterations)
     }
 
     /// Simplified Newton (Zhou et al. 2023, eqs. 18-19): `x <- x - Q1 R1^{-T} c_piv[0..r]` with

@@ -159,7 +159,11 @@ impl Snapshot {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WorkCounters {
     pub steps: u64,
+    /// Pivoted QR factorisations of `A^T`.
     pub factorizations: u64,
+    /// Runge-Kutta stages evaluated in the range space (one pivoted Cholesky factorisation of
+    /// `A M^-1 A^T` each, instead of a QR factorisation).
+    pub range_space_stages: u64,
 }
 
 /// A running simulation of one mechanism. `Clone` and deterministic: a clone stepped N times
@@ -261,7 +265,7 @@ impl Simulation {
             counters: WorkCounters::default(),
             track_continued: true,
             evaluator: Evaluator::new(&mechanism),
-            stepper: Stepper::new(n, m),
+            stepper: Stepper::new(&mechanism),
             projector: Projector::new(n, m),
             velocity: VelocityProjection::new(&mechanism),
             qr_state: PivotedQr::new(n, m),
@@ -733,7 +737,9 @@ impl Simulation {
             Integrator::Dopri5 => self.integrate_dopri5(&mut plan)?,
         };
         let h = plan.h;
-        self.counters.factorizations += self.stepper.take_factorizations();
+        let (factorizations, range_space_stages) = self.stepper.take_work();
+        self.counters.factorizations += factorizations;
+        self.counters.range_space_stages += range_space_stages;
         let outcome = self.project_step_end(h)?;
 
         // Accept: remember the state we leave, for locating events inside the last steps.
