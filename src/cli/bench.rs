@@ -38,21 +38,21 @@
 //! `singulab bench` (10 s runs with RK4 and each scene's other settings) gives these columns,
 //! which do not depend on the machine (one run of 2026-11-27):
 //!
-//! | scene | n | m | rank | dof | singular rank | events | traditional flips | drift (J) | factorisations per step (dt 1e-3 / 1e-4) |
-//! |---|---|---|---|---|---|---|---|---|---|
-//! | planar_pendulum | 2 | 1 | 1 | 1 | - | 0 | 8 | 1.28e-10 | 4.01 / 4.00 |
-//! | redundant_pendulum | 2 | 2 | 1 | 1 | - | 0 | 8 | 1.28e-10 | 4.01 / 4.00 |
-//! | spatial_pendulum | 3 | 1 | 1 | 2 | - | 0 | 47 | 5.39e-9 | 4.02 / 4.00 |
-//! | four_bar | 9 | 8 | 8 | 1 | 7 | 18 | 44 | 1.47e-9 | 4.18 / 4.05 |
-//! | double_four_bar | 15 | 14 | 14 | 1 | 12 | 10 | 471 | 1.35e-9 | 4.11 / 4.04 |
-//! | modified_double_four_bar | 12 | 12 | 11 | 1 | 10 | 10 | 42 | 1.15e-9 | 4.10 / 4.03 |
-//! | modified_triple_four_bar | 15 | 16 | 14 | 1 | 13 | 10 | 278 | 1.53e-9 | 4.10 / 4.03 |
-//! | modified_2x2 | 24 | 24 | 22 | 2 | 21 / 20 | 22 | 3504 | 1.37e-6 | 4.49 / 4.20 |
-//! | modified_2x3 | 30 | 32 | 28 | 2 | 27 / 26 | 27 | 5208 | 3.43e-6 | 4.55 / 4.11 |
-//! | slider_crank | 21 | 20 | 20 | 1 | - | 0 | 3053 | 1.19e-7 | 4.90 / 4.05 |
-//! | spin_top | 7 | 2 | 2 | 5 | - | 0 | 25 | 2.98e-7 | 4.08 / 4.00 |
-//! | mobile_robot | 21 | 22 | 20 | 1 | - | 0 | 602 | driven | 10.28 / 9.81 |
-//! | four_bar_stopping | 9 | 8 | 8 | 1 | 7 | 9 | 22 | 2.53e-8 | 4.33 / 4.21 |
+//! | scene | n | m | rank | dof | singular rank | events | traditional flips | drift (J) | factorisations per step (dt 1e-3 / 1e-4) | range-space stages per step |
+//! |---|---|---|---|---|---|---|---|---|---|---|
+//! | planar_pendulum | 2 | 1 | 1 | 1 | - | 0 | 8 | 1.28e-10 | 1.01 / 1.00 | 3.00 / 3.00 |
+//! | redundant_pendulum | 2 | 2 | 1 | 1 | - | 0 | 8 | 1.28e-10 | 1.01 / 1.00 | 3.00 / 3.00 |
+//! | spatial_pendulum | 3 | 1 | 1 | 2 | - | 0 | 47 | 5.39e-9 | 1.02 / 1.00 | 3.00 / 3.00 |
+//! | four_bar | 9 | 8 | 8 | 1 | 7 | 18 | 58 | 1.47e-9 | 1.22 / 1.08 | 2.97 / 2.97 |
+//! | double_four_bar | 15 | 14 | 14 | 1 | 12 | 10 | 584 | 1.38e-9 | 1.14 / 1.07 | 2.97 / 2.97 |
+//! | modified_double_four_bar | 12 | 12 | 11 | 1 | 10 | 10 | 66 | 1.15e-9 | 1.12 / 1.05 | 2.98 / 2.98 |
+//! | modified_triple_four_bar | 15 | 16 | 14 | 1 | 13 | 10 | 278 | 1.53e-9 | 1.12 / 1.05 | 2.98 / 2.98 |
+//! | modified_2x2 | 24 | 24 | 22 | 2 | 21 / 20 | 22 | 3534 | 1.37e-6 | 1.54 / 1.24 | 2.95 / 2.95 |
+//! | modified_2x3 | 30 | 32 | 28 | 2 | 27 / 26 | 27 | 5204 | 3.43e-6 | 1.62 / 1.18 | 2.93 / 2.93 |
+//! | slider_crank | 21 | 20 | 20 | 1 | - | 0 | 3053 | 1.19e-7 | 4.90 / 4.05 | 0.00 / 0.00 |
+//! | spin_top | 7 | 2 | 2 | 5 | - | 0 | 25 | 2.98e-7 | 4.08 / 4.00 | 0.00 / 0.00 |
+//! | mobile_robot | 21 | 22 | 20 | 1 | - | 0 | 602 | driven | 10.28 / 9.81 | 0.00 / 0.00 |
+//! | four_bar_stopping | 9 | 8 | 8 | 1 | 7 | 9 | 34 | 1.10e-8 | 1.65 / 1.52 | 2.68 / 2.68 |
 //!
 //! - *n*, *m*, *rank* (generic) and *dof* are printed by the bench and asserted, with the
 //!   *singular rank*, by `cargo test --test solver ranks`. The singular rank (not printed) is
@@ -65,11 +65,18 @@
 //!   it is a property of the 10 s run: A02 over 20 s drifts by 8.1e-9 J, the largest at
 //!   18.45 s (`singulab run scenes/double_four_bar.ron --t-end 20`), far inside benchmark
 //!   A02's bound of 1e-4 E0 (3.6e-3 J).
-//! - *factorisations per step* of `A^T`, at dt 1e-3 and 1e-4: Newton's iterates, one per
-//!   Runge-Kutta stage after its simplified Newton (`solver::projection`), the step's end and
-//!   the searches for events. About 4 on every scene but the mobile robot, whose knife edges
-//!   keep full Newton at the stages (10).
-//!
+//! - *factorisations per step* of `A^T`, at dt 1e-3 and 1e-4: Newton's iterates after the
+//!   step (usually one, at the step's end), the Runge-Kutta stages taken in the tangent space
+//!   (one each, after its simplified Newton, `solver::projection`) and the searches for events.
+//!   About 1.1 to 1.7 on the planar scenes and the spatial pendulum, whose stages are taken in
+//!   the range space away from singular configurations; about 4 on the rigid bodies (their
+//!   stages always in the tangent space); 10 on the mobile robot, whose knife edges keep full
+//!   Newton at the stages.
+//! - *range-space stages per step*: Runge-Kutta stages whose velocities and accelerations come
+//!   from a Cholesky factorisation of `A M^-1 A^T` instead (`solver::range_space`): three per
+//!   step (RK4's last three; the first reuses the state's factorisation) where every step of
+//!   the run starts away from singular configurations, fewer where steps start next to one.
+
 //! The other columns depend on the machine and on what else it runs:
 //! - *CPU s per simulated s* at dt 1e-3 and 1e-4: the CPU time of the run's thread (Linux:
 //!   `/proc/thread-self/schedstat`; wall time elsewhere) over the 10 simulated seconds, and
@@ -82,13 +89,16 @@
 //!   else the machine does falls on both runs alike (the motion is the same in both).
 //!
 //! On this project's 2-core x86-64 machine (one run of 2026-11-27, the README's table) the
-//! 2x3, the largest scene, takes 0.137 s of CPU time per simulated second at dt 1e-3 (7.3
-//! times faster than real time, 137 us per step) and 1.28 s at dt 1e-4 (0.8 times), with 4.6
-//! and 4.1 factorisations per step; before the stages were projected by simplified Newton it
-//! took 7.7 and 6.9, and the same runs took 1.6 and 1.7 times as long (whole-process CPU time,
-//! alternating runs of both builds). About half of a step is the factorisation
-//! ([`crate::linalg::pivoted_qr`]), a tenth the basis predictor, and the continued basis
-//! costs 14 % more than the traditional one alone.
+//! 2x3, the largest scene, takes 0.091 s of CPU time per simulated second at dt 1e-3 (11 times
+//! faster than real time, 91 us per step) and 0.83 s at dt 1e-4 (1.2 times), with 1.6 and 1.2
+//! QR factorisations and 2.9 range-space stages per step. Before the range-space stages it
+//! took 4.6 and 4.1 factorisations per step, and the same runs took about 1.6 times as long
+//! (`singulab bench` of both builds in turns, 2x3: 0.142 and 0.156 against 0.100 and 0.087 s
+//! per simulated second; the machine was not quiet). A `perf` profile of the 2x3's 10 s:
+//! the QR factorisation at the step's end 25 %, forming its `Q` 9 %, the range-space stages
+//! about 25 % (two Cholesky factorisations and their solves each), the basis predictor 13 %,
+//! sines and cosines of the bodies' angles 7 %. The continued basis costs 11 to 17 % more than
+//! the traditional one alone on the linkages.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
