@@ -76,7 +76,7 @@
 //!   from a Cholesky factorisation of `A M^-1 A^T` instead (`solver::range_space`): three per
 //!   step (RK4's last three; the first reuses the state's factorisation) where every step of
 //!   the run starts away from singular configurations, fewer where steps start next to one.
-
+//!
 //! The other columns depend on the machine and on what else it runs:
 //! - *CPU s per simulated s* at dt 1e-3 and 1e-4: the CPU time of the run's thread (Linux:
 //!   `/proc/thread-self/schedstat`; wall time elsewhere) over the 10 simulated seconds, and

@@ -266,8 +266,8 @@ mod tests {
     //! projection against what it must be: on the constraints, moved along their normals.
 
     use super::*;
-    use crate::solver::Settings;
     use crate::solver::dynamics::Evaluator;
+    use crate::solver::{Settings, Simulation};
 
     const PLANAR_SCENES: [&str; 8] = [
         "double_four_bar",
@@ -287,37 +287,43 @@ mod tests {
         crate::scene::load_scene(&path).expect("shipped scene")
     }
 
+    /// The accelerations at `sim`'s state from the tangent-space form and from `range`
+    /// (factorised with the state's own factorisation as the start), as (expected, got).
+    fn both_accelerations(sim: &Simulation, range: &mut RangeSpace) -> [DVector<f64>; 2] {
+        let (mechanism, settings) = (sim.mechanism(), sim.settings());
+        let rhs = Rhs {
+            mechanism,
+            extra_loads: &[],
+            settings,
+        };
+        let (n, m) = (mechanism.n(), mechanism.m());
+        let (t, x, xd) = (sim.time(), sim.positions(), sim.velocities());
+        let mut a = DMatrix::zeros(m, n);
+        mechanism.jacobian(x, &mut a);
+        let mut evaluator = Evaluator::new(mechanism);
+        evaluator.qr.factorize_transposed(&a);
+        let [mut expected, mut got] = [DVector::zeros(n), DVector::zeros(n)];
+        evaluator
+            .acceleration(&rhs, t, x, xd, None, &mut expected)
+            .expect("evaluates");
+        assert!(range.factorize(&a, sim.factorization(), settings.rank_tolerance));
+        assert!(range.acceleration(&rhs, &a, t, x, xd, &mut got));
+        [expected, got]
+    }
+
     #[test]
     fn accelerations_match_the_tangent_space_form_along_every_planar_run() {
-        let settings = Settings::default();
         for name in PLANAR_SCENES {
             let scene = scene(name);
-            let mechanism = scene.mechanism.clone();
-            let mut range = RangeSpace::for_mechanism(&mechanism).expect("planar: applies");
-            let mut evaluator = Evaluator::new(&mechanism);
-            let mut sim = scene.simulation_with(settings.clone()).expect("starts");
-            let rhs = Rhs {
-                mechanism: &mechanism,
-                extra_loads: &[],
-                settings: &settings,
-            };
-            let (n, m) = (mechanism.n(), mechanism.m());
-            let mut a = DMatrix::zeros(m, n);
-            let [mut expected, mut got] = [DVector::zeros(n), DVector::zeros(n)];
+            let mut range = RangeSpace::for_mechanism(&scene.mechanism).expect("planar: applies");
+            let mut sim = scene.simulation_with(Settings::default()).expect("starts");
             let (mut compared, mut worst) = (0, 0.0_f64);
             for step in 0..2000 {
                 sim.step().expect("steps");
                 if step % 10 != 0 || sim.rho() < 1e-2 {
                     continue;
                 }
-                let (t, x, xd) = (sim.time(), sim.positions(), sim.velocities());
-                mechanism.jacobian(x, &mut a);
-                evaluator.qr.factorize_transposed(&a);
-                evaluator
-                    .acceleration(&rhs, t, x, xd, None, &mut expected)
-                    .expect("evaluates");
-                assert!(range.factorize(&a, sim.factorization(), settings.rank_tolerance));
-                assert!(range.acceleration(&rhs, &a, t, x, xd, &mut got));
+                let [expected, got] = both_accelerations(&sim, &mut range);
                 worst = worst.max((&got - &expected).amax() / expected.amax().max(1.0));
                 compared += 1;
             }
@@ -372,43 +378,30 @@ mod tests {
 
     #[test]
     fn with_a_moving_driver_both_forms_agree_and_velocities_meet_the_drivers_rate() {
-        let settings = Settings::default();
         let scene = driven_linkage();
         let mechanism = scene.mechanism.clone();
         assert!(mechanism.is_rheonomic() && !mechanism.has_velocity_rows());
         let mut range = RangeSpace::for_mechanism(&mechanism).expect("planar: applies");
-        let mut evaluator = Evaluator::new(&mechanism);
-        let mut sim = scene.simulation_with(settings.clone()).expect("starts");
-        let rhs = Rhs {
-            mechanism: &mechanism,
-            extra_loads: &[],
-            settings: &settings,
-        };
-        let (n, m) = (mechanism.n(), mechanism.m());
-        let mut a = DMatrix::zeros(m, n);
-        let [mut expected, mut got] = [DVector::zeros(n), DVector::zeros(n)];
-        let mut b = DVector::zeros(m);
+        let mut sim = scene.simulation_with(Settings::default()).expect("starts");
         // The driver's law moves between 1 and 2 s (its first smooth step).
         while sim.time() < 1.5 {
             sim.step().expect("steps");
         }
-        let (t, x, xd) = (sim.time(), sim.positions(), sim.velocities());
-        mechanism.jacobian(x, &mut a);
-        evaluator.qr.factorize_transposed(&a);
-        evaluator
-            .acceleration(&rhs, t, x, xd, None, &mut expected)
-            .expect("evaluates");
-        assert!(range.factorize(&a, sim.factorization(), settings.rank_tolerance));
-        assert!(range.acceleration(&rhs, &a, t, x, xd, &mut got));
+        let [expected, got] = both_accelerations(&sim, &mut range);
         let difference = (&got - &expected).amax() / expected.amax();
         assert!(difference < 1e-10, "relative difference {difference:e}");
+        let (n, m, t) = (mechanism.n(), mechanism.m(), sim.time());
+        let mut b = DVector::zeros(m);
         mechanism.velocity_rhs(t, &mut b);
         assert!(
             b.amax() > 1e-3,
             "the driver moves at t = {t}: b = {}",
             b.amax()
         );
-        let mut projected = xd + DVector::from_fn(n, |i, _| 0.01 * (((i * 3) % 7) as f64 - 3.0));
+        let mut a = DMatrix::zeros(m, n);
+        mechanism.jacobian(sim.positions(), &mut a);
+        let offset = DVector::from_fn(n, |i, _| 0.01 * (((i * 3) % 7) as f64 - 3.0));
+        let mut projected = sim.velocities() + offset;
         range.project_velocities(&mechanism, &a, t, &mut projected);
         let violation = (&a * &projected - &b).amax();
         assert!(violation < 1e-13, "A xd - b = {violation:e}");
