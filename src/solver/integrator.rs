@@ -9,12 +9,12 @@
 //! ([`projection`](super::projection): far from singular configurations by simplified Newton
 //! with the step start's factorisation; next to them by full Newton, as after a step), so
 //! accelerations are only ever evaluated on the manifold. Far from singular configurations the
-//! stages of a planar mechanism then take their velocity projection and accelerations in the
-//! range space of the constraints ([`range_space`](super::range_space): a Cholesky
-//! factorisation of `A M^-1 A^T` instead of a pivoted QR of `A^T`); elsewhere, and for rigid
-//! bodies and knife edges, `A^T` is factorised at the stage, of which only the tangent columns
-//! of `Q` are formed. All stages of one step use the same method. This is the RK method applied to
-//! `y' = f(P(y))`, which has the manifold as an invariant set and the same solutions on it, so
+//! stages of a mechanism of planar bodies and points then take their velocity projection and
+//! accelerations in the range space of the constraints ([`range_space`](super::range_space):
+//! Cholesky factorisations of `A A^T` and `A M^-1 A^T` instead of a pivoted QR of `A^T`);
+//! elsewhere, and for rigid bodies and knife edges, `A^T` is factorised at the stage, of which
+//! only the tangent columns of `Q` are formed. All stages of one step use the same method.
+//! This is the RK method applied to `y' = f(P(y))`, which has the manifold as an invariant set and the same solutions on it, so
 //! the order is kept. It matters near singular configurations: off the manifold the level sets
 //! of `c` pinch there, and the curvature term `Q1 R1^{-T} gamma` of an unprojected stage grows
 //! like (distance off the manifold) / `rho`. The first stage is the current state, already on
