@@ -1,12 +1,13 @@
-//! In-place Cholesky solve of small symmetric positive-definite systems.
+//! In-place Cholesky factorisation and solves of small symmetric positive-definite systems, in
+//! the leading block of a preallocated workspace (no allocation).
 //!
-//! This module owns [`cholesky_solve_in_place`] and its error [`NotPositiveDefinite`]. The solve
-//! works on caller-provided views (e.g. into preallocated workspaces) and never allocates.
-//! [`factor_leading_block`] and [`solve_factored`] keep the factor for several solves and skip
-//! the zero entries of a sparse matrix's columns (`A M^-1 A^T` of a linkage: a joint's rows meet
-//! only the rows of the joints at the same bodies), which the dense solve does not.
+//! This module owns [`cholesky_solve_leading`] (factor and solve once), [`factor_leading_block`]
+//! and [`solve_factored`] (the factor kept for several solves), and their error
+//! [`NotPositiveDefinite`]. The factorisation skips the zero entries of a sparse matrix's
+//! columns (`A M^-1 A^T` of a linkage: a joint's rows meet only the rows of the joints at the
+//! same bodies).
 
-use nalgebra::{DMatrix, DMatrixViewMut, DVectorViewMut};
+use nalgebra::DMatrix;
 
 /// A Cholesky pivot `S_jj - sum_p L_jp^2` was `<= 0` or not finite: the matrix is not
 /// (numerically) positive definite, or holds NaN/infinite values.
@@ -30,57 +31,18 @@ impl std::fmt::Display for NotPositiveDefinite {
 
 impl std::error::Error for NotPositiveDefinite {}
 
-/// Solve `S x = b` in place for symmetric positive-definite `S` (k x k view into any buffer):
-/// `S` is overwritten by its Cholesky factor `L` (lower, with exact zeros above the diagonal),
-/// `b` by `x`. Only the lower triangle of `S` is read. Returns
-/// `Err(NotPositiveDefinite { pivot, value })` if a pivot is `<= 0` or not finite (no panic); `S`
-/// is then partially overwritten and `b` untouched. No allocation. Panics only if `S` is not
-/// square or `b` does not have length k.
-pub fn cholesky_solve_in_place(
-    s: &mut DMatrixViewMut<'_, f64>,
-    b: &mut DVectorViewMut<'_, f64>,
+/// Solves `S x = b` in place for the symmetric positive-definite leading `k x k` block `S` of
+/// `s` (only its lower triangle is read; it is overwritten by the Cholesky factor `L`, the
+/// entries above the diagonal are left as they were), `b` (length `k`) by `x`. Returns
+/// `Err(NotPositiveDefinite { pivot, value })` if a pivot is `<= 0` or not finite (no panic);
+/// `s` is then partially overwritten and `b` untouched. No allocation.
+pub fn cholesky_solve_leading(
+    s: &mut DMatrix<f64>,
+    k: usize,
+    b: &mut [f64],
 ) -> Result<(), NotPositiveDefinite> {
-    let k = s.nrows();
-    assert_eq!(s.ncols(), k, "cholesky_solve_in_place: S must be square");
-    assert_eq!(b.len(), k, "cholesky_solve_in_place: b must have length k");
-
-    // Column-by-column (left-looking) factorization S = L L^T.
-    for j in 0..k {
-        let mut d = s[(j, j)];
-        for p in 0..j {
-            d -= s[(j, p)] * s[(j, p)];
-        }
-        // `!(d > 0)` also catches NaN.
-        if !(d > 0.0 && d.is_finite()) {
-            return Err(NotPositiveDefinite { pivot: j, value: d });
-        }
-        let ljj = d.sqrt();
-        s[(j, j)] = ljj;
-        for i in j + 1..k {
-            let mut x = s[(i, j)];
-            for p in 0..j {
-                x -= s[(i, p)] * s[(j, p)];
-            }
-            s[(i, j)] = x / ljj;
-            s[(j, i)] = 0.0;
-        }
-    }
-
-    // Forward substitution L z = b, then back substitution L^T x = z.
-    for i in 0..k {
-        let mut x = b[i];
-        for p in 0..i {
-            x -= s[(i, p)] * b[p];
-        }
-        b[i] = x / s[(i, i)];
-    }
-    for i in (0..k).rev() {
-        let mut x = b[i];
-        for p in i + 1..k {
-            x -= s[(p, i)] * b[p];
-        }
-        b[i] = x / s[(i, i)];
-    }
+    factor_leading_block(s, k, 0.0)?;
+    solve_factored(s, k, b);
     Ok(())
 }
 
@@ -165,8 +127,8 @@ mod tests {
         b: &DVector<f64>,
     ) -> Result<(DMatrix<f64>, DVector<f64>), NotPositiveDefinite> {
         let (mut l, mut x) = (s.clone(), b.clone());
-        cholesky_solve_in_place(&mut l.as_view_mut(), &mut x.as_view_mut())?;
-        Ok((l, x))
+        cholesky_solve_leading(&mut l, s.nrows(), x.as_mut_slice())?;
+        Ok((l.lower_triangle(), x))
     }
 
     #[test]
@@ -189,7 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn the_kept_factor_solves_like_the_dense_solve_with_sparse_columns() {
+    fn the_kept_factor_solves_like_nalgebras_cholesky_with_sparse_columns() {
         // A sparse SPD matrix (a chain's Gram matrix: tridiagonal) in the leading block of a
         // larger buffer, filled above the diagonal with garbage that must not be read.
         let mut rng = Rng::new(23);
@@ -204,7 +166,7 @@ mod tests {
             }
         }
         let b = DVector::from_fn(k, |_, _| rng.next());
-        let (_, expected) = solve(&s, &b).expect("SPD");
+        let expected = s.clone().cholesky().expect("SPD").solve(&b);
         let mut buffer = DMatrix::from_element(k + 3, k + 3, f64::NAN);
         for j in 0..k {
             for i in j..k {
@@ -232,32 +194,23 @@ mod tests {
     }
 
     #[test]
-    fn views_into_larger_buffers() {
-        // 2x2 SPD block at (1, 1) of a 4x4 buffer, rhs in a column of another matrix.
+    fn the_leading_block_of_a_larger_buffer() {
+        // 2x2 SPD block at (0, 0) of a 4x4 buffer, rhs the first two entries of a longer slice.
         let mut buf = DMatrix::from_element(4, 4, 7.0);
-        buf[(1, 1)] = 4.0;
-        buf[(2, 1)] = 2.0;
-        buf[(1, 2)] = 2.0;
-        buf[(2, 2)] = 5.0;
-        let mut rhs = DMatrix::from_element(3, 2, 9.0);
-        rhs[(0, 1)] = 2.0;
-        rhs[(1, 1)] = 1.0;
-        cholesky_solve_in_place(
-            &mut buf.view_mut((1, 1), (2, 2)),
-            &mut rhs.view_mut((0, 1), (2, 1)).column_mut(0),
-        )
-        .unwrap();
+        buf[(0, 0)] = 4.0;
+        buf[(1, 0)] = 2.0;
+        buf[(0, 1)] = 2.0;
+        buf[(1, 1)] = 5.0;
+        let mut rhs = [2.0, 1.0, 9.0];
+        cholesky_solve_leading(&mut buf, 2, &mut rhs[..2]).unwrap();
         // [[4, 2], [2, 5]] x = [2, 1]  =>  x = [0.5, 0].
-        assert_abs_diff_eq!(rhs[(0, 1)], 0.5, epsilon = 1e-15);
-        assert_abs_diff_eq!(rhs[(1, 1)], 0.0, epsilon = 1e-15);
-        // L = [[2, 0], [1, 2]]; entries outside the block untouched.
+        assert_abs_diff_eq!(rhs[0], 0.5, epsilon = 1e-15);
+        assert_abs_diff_eq!(rhs[1], 0.0, epsilon = 1e-15);
+        // L = [[2, 0], [1, 2]] in the lower triangle; the rest untouched.
+        assert_eq!((buf[(0, 0)], buf[(1, 0)], buf[(1, 1)]), (2.0, 1.0, 2.0));
         assert_eq!(
-            (buf[(1, 1)], buf[(2, 1)], buf[(1, 2)], buf[(2, 2)]),
-            (2.0, 1.0, 0.0, 2.0)
-        );
-        assert_eq!(
-            (buf[(0, 0)], buf[(3, 3)], rhs[(2, 1)], rhs[(0, 0)]),
-            (7.0, 7.0, 9.0, 9.0)
+            (buf[(0, 1)], buf[(2, 2)], buf[(3, 0)], rhs[2]),
+            (2.0, 7.0, 7.0, 9.0)
         );
     }
 

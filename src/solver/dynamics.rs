@@ -50,7 +50,7 @@ use nalgebra::{DMatrix, DMatrixView, DVector};
 use super::error::SolverError;
 use super::settings::Settings;
 use crate::linalg::PivotedQr;
-use crate::linalg::cholesky::cholesky_solve_in_place;
+use crate::linalg::cholesky::cholesky_solve_leading;
 use crate::model::{Load, MassMatrix, Mechanism};
 
 /// What an evaluation of accelerations needs besides the state: the mechanism, the loads
@@ -138,9 +138,8 @@ impl Evaluator {
             &mut self.rhs,
         );
         mass.add_block_projection(&tangent, &mut self.mass_block);
-        let mut block = self.mass_block.view_mut((0, 0), (dof, dof));
-        let mut qdd = self.rhs.rows_mut(0, dof);
-        cholesky_solve_in_place(&mut block, &mut qdd).map_err(|e| {
+        let qdd = &mut self.rhs.as_mut_slice()[..dof];
+        cholesky_solve_leading(&mut self.mass_block, dof, qdd).map_err(|e| {
             if let Some(body) = mechanism.non_finite_body(&self.rhs_full) {
                 return SolverError::NotFinite {
                     t,

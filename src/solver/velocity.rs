@@ -25,7 +25,7 @@ use super::error::SolverError;
 use super::projection::{ProjectionOutcome, Projector};
 use super::settings::Settings;
 use crate::linalg::PivotedQr;
-use crate::linalg::cholesky::cholesky_solve_in_place;
+use crate::linalg::cholesky::cholesky_solve_leading;
 use crate::model::{MassMatrix, Mechanism};
 
 /// Buffers of the mass-orthogonal projection.
@@ -107,9 +107,8 @@ impl VelocityProjection {
             self.reduced[i] = tangent.column(i).dot(&self.weighted);
         }
         self.mass.add_block_projection(&tangent, &mut self.block);
-        let mut block = self.block.view_mut((0, 0), (dof, dof));
-        let mut reduced = self.reduced.rows_mut(0, dof);
-        if cholesky_solve_in_place(&mut block, &mut reduced).is_err() {
+        let reduced = &mut self.reduced.as_mut_slice()[..dof];
+        if cholesky_solve_leading(&mut self.block, dof, reduced).is_err() {
             return;
         }
         xd.copy_from(&self.particular);
