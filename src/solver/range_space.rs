@@ -50,9 +50,6 @@ use crate::model::Mechanism;
 /// diagonal entry declines the range-space stage.
 const MIN_RELATIVE_PIVOT: f64 = 1e-11;
 
-/// A row of `A` that `S` leaves out.
-const LEFT_OUT: usize = usize::MAX;
-
 /// Which product of `A` a solve uses: `A A^T` (velocities) or `A W A^T` (accelerations).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Metric {
@@ -69,14 +66,11 @@ pub(crate) struct RangeSpace {
     euclidean: DMatrix<f64>,
     /// `A_r W A_r^T` likewise.
     weighted: DMatrix<f64>,
-    /// The rows of `A` in `S`, ascending (the first `r` of them are used).
+    /// The rows of `A` in `S`, ascending.
     rows: Vec<usize>,
-    /// For each row of `A`, its position in `rows`, or `LEFT_OUT`.
-    position: Vec<usize>,
     /// For each coordinate, the positions (in `rows`) of the kept rows with a non-zero entry
     /// of `A` there, ascending.
     rows_of: Vec<Vec<usize>>,
-    force: DVector<f64>,
     /// The right-hand side of the solve: `b` for velocities, `gamma` for accelerations.
     gamma: DVector<f64>,
     /// Multipliers for the kept rows (the first `rows.len()` entries).
@@ -101,9 +95,7 @@ impl RangeSpace {
             euclidean: DMatrix::zeros(m, m),
             weighted: DMatrix::zeros(m, m),
             rows: Vec::with_capacity(m),
-            position: vec![LEFT_OUT; m],
             rows_of: vec![Vec::with_capacity(m); n],
-            force: DVector::zeros(n),
             gamma: DVector::zeros(m),
             multipliers: vec![0.0; m],
             correction: DVector::zeros(n),
@@ -126,17 +118,9 @@ impl RangeSpace {
 
     /// The first `r` pivots of `start`, in ascending row order.
     fn keep_rows(&mut self, start: &PivotedQr, r: usize) {
-        self.position.fill(LEFT_OUT);
-        for &row in &start.permutation()[..r] {
-            self.position[row] = 0;
-        }
         self.rows.clear();
-        for row in 0..self.position.len() {
-            if self.position[row] != LEFT_OUT {
-                self.position[row] = self.rows.len();
-                self.rows.push(row);
-            }
-        }
+        self.rows.extend_from_slice(&start.permutation()[..r]);
+        self.rows.sort_unstable();
     }
 
     /// `rows_of` for the Jacobian `a`: exact zeros contribute nothing and are skipped.
@@ -216,9 +200,8 @@ impl RangeSpace {
         xdd: &mut DVector<f64>,
     ) -> bool {
         let mechanism = rhs.mechanism;
-        mechanism.forces(t, x, xd, rhs.extra_loads, &mut self.force);
+        mechanism.forces(t, x, xd, rhs.extra_loads, xdd);
         mechanism.gamma(t, x, xd, &mut self.gamma);
-        xdd.copy_from(&self.force);
         xdd.component_mul_assign(&self.inverse_mass);
         self.solve(Metric::Mass, a, xdd);
         *xdd -= &self.correction;
