@@ -1,7 +1,11 @@
 //! `singulab view` options that drive the app by themselves: the stop (`--time`,
 //! `--until-event`), the screenshot mode (`--screenshot`: run to the stop exactly as the app's
 //! auto-pause would, let frames render, save the PNG, exit 0 once it is on disk) and the frame
-//! measurement (`--measure-frames`: play, then print the CPU time per frame and exit). For
+//! measurement (`--measure-frames`: play, then print the CPU time per frame, as the threads'
+//! CPU clocks count it (`super::cpu_clock`), and exit). The measurement prints the mean over
+//! all frames and, on a second line, over the frames after the first [`WARMUP_FRAMES`]: the
+//! first frame fills the font atlas (`super::font_warmup`, some 30-60 ms of interface time),
+//! which is a start-up cost rather than a frame's. For
 //! `singulab record` it only applies `--dt` and leaves the frames to the recorder
 //! (`super::record`). While capturing or recording, egui ignores the mouse pointer so that
 //! the pictures do not depend on it.
@@ -22,6 +26,8 @@ use crate::live::PauseReason;
 const MAX_STEPS: usize = 20_000_000;
 /// Frames to wait for a requested screenshot before giving up.
 const MAX_WAIT_FRAMES: u32 = 600;
+/// Frames left out of `--measure-frames`' second line: the start-up's.
+const WARMUP_FRAMES: u32 = 10;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Phase {
@@ -44,6 +50,8 @@ pub struct CaptureMode {
     records: bool,
     dt: Option<f64>,
     phase: Phase,
+    /// The frame statistics' totals after the first [`WARMUP_FRAMES`] measured frames.
+    warmed_up: Option<Totals>,
     /// Why the capture failed, read by `app::run` after the window closed so that the
     /// command prints one error line.
     failure: Arc<Mutex<Option<String>>>,
@@ -84,6 +92,7 @@ impl CaptureMode {
             records: false,
             dt: args.dt,
             phase: Phase::Start,
+            warmed_up: None,
             failure: Arc::default(),
         }
     }
@@ -153,10 +162,19 @@ fn drive(
         Phase::Saved => finish_screenshot(&mut capture, &mut exit),
         Phase::Measuring(0, started, t_started) => {
             print_measurement(&stats, &live, started, t_started);
+            if let Some(warm) = capture.warmed_up {
+                print_after_warmup(&Totals::of(&stats), &warm);
+            }
             capture.phase = Phase::Done;
             exit.write(AppExit::Success);
         }
         Phase::Measuring(n, started, t_started) => {
+            if capture
+                .measure_frames
+                .is_some_and(|all| all - n == WARMUP_FRAMES)
+            {
+                capture.warmed_up = Some(Totals::of(&stats));
+            }
             capture.phase = Phase::Measuring(n - 1, started, t_started);
         }
         Phase::Done => {}
@@ -332,5 +350,36 @@ fn print_measurement(stats: &FrameStats, live: &Live, started: Instant, t_starte
         stats.frame_ms,
         simulated / wall.max(1e-9),
         live.session.speed(),
+    );
+}
+
+/// The frame statistics' running totals at one frame.
+#[derive(Clone, Copy, Debug)]
+struct Totals {
+    frames: u64,
+    sim: std::time::Duration,
+    ui: std::time::Duration,
+}
+
+impl Totals {
+    fn of(stats: &FrameStats) -> Self {
+        Self {
+            frames: stats.frames,
+            sim: stats.sim_total,
+            ui: stats.ui_total,
+        }
+    }
+}
+
+/// `--measure-frames`' second line: the CPU time per frame over the frames after the
+/// start-up's (`warm` is the totals at the end of the start-up).
+fn print_after_warmup(end: &Totals, warm: &Totals) {
+    let frames = end.frames.saturating_sub(warm.frames).max(1) as f64;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3 / frames;
+    println!(
+        "after the first {WARMUP_FRAMES} frames: frames {}  solver {:.2} ms/frame  ui+plots {:.2} ms/frame",
+        end.frames.saturating_sub(warm.frames),
+        ms(end.sim.saturating_sub(warm.sim)),
+        ms(end.ui.saturating_sub(warm.ui)),
     );
 }

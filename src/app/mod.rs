@@ -21,6 +21,7 @@
 mod capture;
 mod commands;
 pub mod config;
+mod cpu_clock;
 mod drawing;
 mod files;
 mod font_warmup;

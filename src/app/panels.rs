@@ -14,6 +14,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
+use super::cpu_clock::CpuClock;
 use super::drawing::{self, ViewState, Zoom, shown_motions};
 use super::font_warmup::{Warmed, keep_font_atlas_warm};
 use super::lesson::LessonRun;
@@ -116,7 +117,7 @@ fn layout(
     mut writer: MessageWriter<AppCommand>,
     mut warmed: Local<Warmed>,
 ) -> Result {
-    let started = Instant::now();
+    let started = CpuClock::start();
     let ctx = contexts.ctx_mut()?.clone();
     ctx.set_theme(if view.light {
         egui::Theme::Light

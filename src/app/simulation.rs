@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 use bevy::prelude::*;
 
 use super::commands::AppCommand;
+use super::cpu_clock::CpuClock;
 use super::lesson::{
     LessonRun, advance_lesson, before_command, open_lesson, record_speed, recorder_for, save_lesson,
 };
@@ -393,7 +394,7 @@ fn advance_session(
     mut reached: MessageWriter<SingularityReached>,
     mut failed: MessageWriter<SolverFailed>,
 ) {
-    let start = Instant::now();
+    let start = CpuClock::start();
     let out = match advance_lesson(&mut live, time.delta_secs_f64(), budget.deadline()) {
         Some(out) => out,
         None if live.session.is_paused() => return,
