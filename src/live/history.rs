@@ -5,13 +5,21 @@
 //! traditional basis lasting one step, the dip of the `R` diagonal) is still drawn, and of the
 //! identity of the basis column behind each value: when the continued basis shrinks, the
 //! column that survives at an index may be another one than before (its own `q` started at
-//! its own event), and the drawn line breaks there instead of joining the two. Also the
-//! decimation that keeps drawing cheap with minutes of history, and the CSV export of what is
-//! kept.
+//! its own event), and the drawn line breaks there instead of joining the two. Also the CSV
+//! export of what is kept; the decimation that keeps drawing cheap with minutes of history is
+//! in [`decimate`](mod@decimate), the decimated lines kept between frames in [`cache`]: for them a
+//! history has an [`epoch`](History::epoch) and serial numbers for its samples.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::number_text::push_csv_number;
+
+mod cache;
+mod decimate;
+
+pub use cache::LineCache;
+pub use decimate::{Grid, Scale, decimate, decimate_on};
 
 /// What a channel measures; the plots group channels by kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -114,13 +122,38 @@ impl<'a> Series<'a> {
 }
 
 /// Ring buffers of samples with a fixed capacity; the oldest samples are dropped first.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct History {
     capacity: usize,
     times: VecDeque<f64>,
     channels: Vec<Channel>,
     /// Per channel, whether the sample being recorded has set it.
     pending: Vec<bool>,
+    /// See [`History::epoch`].
+    epoch: u64,
+    /// Samples dropped from the front since the epoch began.
+    dropped: u64,
+}
+
+/// The last epoch handed out ([`History::epoch`]).
+static EPOCHS: AtomicU64 = AtomicU64::new(0);
+
+fn next_epoch() -> u64 {
+    EPOCHS.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+/// A copy is another history: it gets an epoch of its own.
+impl Clone for History {
+    fn clone(&self) -> Self {
+        Self {
+            capacity: self.capacity,
+            times: self.times.clone(),
+            channels: self.channels.clone(),
+            pending: self.pending.clone(),
+            epoch: next_epoch(),
+            dropped: self.dropped,
+        }
+    }
 }
 
 impl History {
@@ -130,7 +163,24 @@ impl History {
             times: VecDeque::with_capacity(capacity.max(2)),
             channels: Vec::new(),
             pending: Vec::new(),
+            epoch: next_epoch(),
+            dropped: 0,
         }
+    }
+
+    /// Names this history's samples for what keeps results derived from them
+    /// ([`LineCache`]): two histories never share an epoch, and one gets a new epoch whenever
+    /// samples it kept change other than by appending a sample, dropping the oldest or
+    /// setting the values of the newest (see [`History::first_serial`]).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The serial number of the oldest sample kept: within an epoch, the `i`-th sample kept
+    /// has serial number `first_serial() + i`, and a serial number always means the same
+    /// sample.
+    pub fn first_serial(&self) -> u64 {
+        self.dropped
     }
 
     pub fn capacity(&self) -> usize {
@@ -157,6 +207,8 @@ impl History {
         self.times.clear();
         self.channels.clear();
         self.pending.clear();
+        self.epoch = next_epoch();
+        self.dropped = 0;
     }
 
     /// Latest sample time, if any.
@@ -173,6 +225,7 @@ impl History {
             for channel in &mut self.channels {
                 channel.pop_front();
             }
+            self.dropped += 1;
         }
         self.times.push_back(t);
         self.pending.iter_mut().for_each(|p| *p = true);
@@ -257,6 +310,7 @@ impl History {
             for channel in &mut self.channels {
                 channel.pop_back();
             }
+            self.epoch = next_epoch();
         }
     }
 
@@ -391,227 +445,6 @@ pub fn channel_name(kind: ChannelKind, index: usize) -> String {
         ChannelKind::RDiagonal => format!("R_diag_{index}"),
         ChannelKind::Energy => "energy".into(),
         ChannelKind::Residual => "residual".into(),
-    }
-}
-
-/// How a channel's values are drawn: as they are, or as their base-10 logarithm (zero and
-/// negative values have none: a gap), optionally with everything below a positive floor
-/// drawn on the floor (the `R` diagonal's exact zeros). A missing sample (NaN) is a gap on
-/// every scale.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scale {
-    Linear,
-    Log,
-    LogFloor(f64),
-}
-
-impl Scale {
-    /// The drawn value of `v`; not finite where nothing is drawn.
-    pub fn apply(self, v: f64) -> f64 {
-        match self.key(v) {
-            Some(key) => self.drawn_key(key),
-            None if v.is_nan() => v,
-            None => match self {
-                Scale::Linear => v,
-                _ => v.log10(),
-            },
-        }
-    }
-
-    /// `v` in the order of its drawn value, without the logarithm (the floor applied), or
-    /// `None` where nothing is drawn. The logarithm is increasing, so decimation compares
-    /// keys and takes logarithms only of the points it keeps.
-    fn key(self, v: f64) -> Option<f64> {
-        match self {
-            Scale::Linear => v.is_finite().then_some(v),
-            Scale::Log => (v > 0.0 && v < f64::INFINITY).then_some(v),
-            Scale::LogFloor(floor) => (v < f64::INFINITY).then(|| v.max(floor)),
-        }
-    }
-
-    /// The drawn value of a key.
-    fn drawn_key(self, key: f64) -> f64 {
-        match self {
-            Scale::Linear => key,
-            Scale::Log | Scale::LogFloor(_) => key.log10(),
-        }
-    }
-}
-
-/// Reduces the samples with `t_min <= t <= t_max` to at most `2 * buckets` points per
-/// unbroken run, keeping each bucket's minimum and maximum in time order so spikes survive,
-/// those between samples included. A sample's extremes are placed at its time, the one
-/// nearer to its value last, so a smooth curve stays a line and a spike goes out and back.
-/// Values are drawn on `scale` (the extremes compare as their drawn values do, up to
-/// values whose logarithms round to the same number). A value with no drawn value splits
-/// the series, and so does a change of column identity (the new column's first sample
-/// starts a run of its own, its bucket holding nothing from before): each returned run is
-/// drawn as its own line. Only the samples inside the window are visited (times are
-/// increasing), and each once.
-pub fn decimate(
-    times: &VecDeque<f64>,
-    series: Series<'_>,
-    t_min: f64,
-    t_max: f64,
-    buckets: usize,
-    scale: Scale,
-) -> Vec<Vec<[f64; 2]>> {
-    let buckets = buckets.max(1);
-    let first = times.partition_point(|&t| t < t_min);
-    let last = times.partition_point(|&t| t <= t_max).max(first);
-    let mut runs = Runs {
-        t_min,
-        width: (t_max - t_min).max(f64::MIN_POSITIVE) / buckets as f64,
-        scale,
-        // Two points per bucket at most, one per sample at most: no growing on the way.
-        capacity: (2 * buckets).min(2 * (last - first)),
-        ..Runs::default()
-    };
-    let samples = times
-        .range(first..last)
-        .zip(series.values.range(first..last))
-        .zip(
-            series
-                .low
-                .range(first..last)
-                .zip(series.high.range(first..last)),
-        );
-    let mut columns = series.columns.map(|c| c.range(first..last));
-    // A change of column at the window's first sample breaks nothing: no run has begun.
-    let mut column_before = None;
-    for ((&t, &v), (&low, &high)) in samples {
-        let column = columns.as_mut().and_then(Iterator::next).copied();
-        let breaks = column_before.is_some() && column != column_before;
-        column_before = column;
-        let v = scale.key(v);
-        if v.is_none() || breaks {
-            runs.end_run();
-        }
-        if let Some(v) = v {
-            runs.add(t, v, low, high);
-        }
-    }
-    runs.finish()
-}
-
-/// The bucket of [`decimate`] being filled: its index, its lowest and highest points and
-/// the last value in it (as [`Scale`] keys).
-#[derive(Clone, Copy)]
-struct Bucket {
-    index: i64,
-    lo: [f64; 2],
-    hi: [f64; 2],
-    last: f64,
-}
-
-/// The runs [`decimate`] has built, the one being built, its current bucket and the key
-/// of the previous sample of the run.
-struct Runs {
-    t_min: f64,
-    /// Time span of a bucket.
-    width: f64,
-    scale: Scale,
-    /// Points a run may need.
-    capacity: usize,
-    runs: Vec<Vec<[f64; 2]>>,
-    run: Vec<[f64; 2]>,
-    bucket: Option<Bucket>,
-    previous: Option<f64>,
-}
-
-impl Default for Runs {
-    fn default() -> Self {
-        Self {
-            t_min: 0.0,
-            width: 1.0,
-            scale: Scale::Linear,
-            capacity: 0,
-            runs: Vec::new(),
-            run: Vec::new(),
-            bucket: None,
-            previous: None,
-        }
-    }
-}
-
-impl Runs {
-    /// Adds the sample of key `v` at `t`, with the extremes `low` and `high` (raw values,
-    /// maybe NaN) it reached since the previous sample.
-    fn add(&mut self, t: f64, v: f64, low: f64, high: f64) {
-        // Extremes inside the span of the line from the previous sample add nothing (a
-        // smooth curve sampled coarsely); neither does one with no drawn value (log10 of a
-        // zero residual).
-        let (span_low, span_high) = self.previous.map_or((v, v), |p: f64| (p.min(v), p.max(v)));
-        let scale = self.scale;
-        let low = scale.key(low).filter(|&x| x < span_low).unwrap_or(v);
-        let high = scale.key(high).filter(|&x| x > span_high).unwrap_or(v);
-        self.previous = Some(v);
-        let index = ((t - self.t_min) / self.width).floor() as i64;
-        match &mut self.bucket {
-            Some(bucket) if bucket.index == index => {
-                if low < bucket.lo[1] {
-                    bucket.lo = [t, low];
-                }
-                if high > bucket.hi[1] {
-                    bucket.hi = [t, high];
-                }
-                bucket.last = v;
-            }
-            _ => {
-                self.flush();
-                self.bucket = Some(Bucket {
-                    index,
-                    lo: [t, low],
-                    hi: [t, high],
-                    last: v,
-                });
-            }
-        }
-    }
-
-    /// Moves the current bucket's points onto the run, as drawn values: its extremes in
-    /// time order, and at one time the one nearer to the last value last.
-    fn flush(&mut self) {
-        if let Some(Bucket { lo, hi, last, .. }) = self.bucket.take() {
-            let scale = self.scale;
-            let (lo, hi) = (
-                [lo[0], scale.drawn_key(lo[1])],
-                [hi[0], scale.drawn_key(hi[1])],
-            );
-            let low_first = if lo[0] == hi[0] {
-                let last = scale.drawn_key(last);
-                (last - lo[1]).abs() >= (hi[1] - last).abs()
-            } else {
-                lo[0] < hi[0]
-            };
-            if self.run.capacity() == 0 {
-                self.run.reserve_exact(self.capacity.max(2));
-            }
-            if lo == hi {
-                self.run.push(lo);
-            } else if low_first {
-                self.run.extend([lo, hi]);
-            } else {
-                self.run.extend([hi, lo]);
-            }
-        }
-    }
-
-    /// The line ends at the previous sample.
-    fn end_run(&mut self) {
-        self.previous = None;
-        self.flush();
-        if !self.run.is_empty() {
-            self.runs.push(std::mem::take(&mut self.run));
-        }
-    }
-
-    fn finish(mut self) -> Vec<Vec<[f64; 2]>> {
-        self.flush();
-        if !self.run.is_empty() {
-            self.runs.push(self.run);
-        }
-        self.runs
     }
 }
 
