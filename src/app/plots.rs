@@ -11,9 +11,12 @@
 //! buckets start at the window's start, as they always did, so pictures of a paused window
 //! are unchanged (screenshots byte for byte). Measured with `view --measure-frames 200` on
 //! `modified_2x3` at 1x, dt 1e-3, under Xvfb (history past the 10 s window), CPU time of
-//! the interface and plots per frame after the first 10 frames, old and new binaries in turns:
-//! 3.44 and 3.34 ms before (the whole window decimated every frame), 1.85 and 1.79 ms
-//! after; side by side (two `qd` plots) 1.70 and 1.43 ms before, 1.55 and 1.46 ms after.
+//! the interface and plots per frame after the first 10 frames, old and new binaries in turns
+//! (three turns): 3.34 to 3.44 ms before (the whole window decimated every frame), 1.79 to
+//! 2.08 ms after; side by side (two `qd` plots) 1.43 to 1.74 ms before, 1.46 to 1.55 ms
+//! after. What is left is spread thin: the plots' egui_plot work (points to screen, bounds,
+//! axes), some 0.1-0.15 ms each for the status line, the scene, solver and events panels and
+//! the canvas.
 
 use std::cell::Cell;
 use std::rc::Rc;
