@@ -73,6 +73,10 @@ pub(crate) struct RangeSpace {
     rows_of: Vec<Vec<usize>>,
     /// The right-hand side of the solve: `b` for velocities, `gamma` for accelerations.
     gamma: DVector<f64>,
+    /// Where each column of the factors of `euclidean` and `weighted` ends
+    /// ([`factor_leading_block`]).
+    euclidean_ends: Vec<usize>,
+    weighted_ends: Vec<usize>,
     /// Multipliers for the kept rows (the first `rows.len()` entries).
     multipliers: Vec<f64>,
     /// `A^T multipliers` or `W A^T multipliers`.
@@ -97,6 +101,8 @@ impl RangeSpace {
             rows: Vec::with_capacity(m),
             rows_of: vec![Vec::with_capacity(m); n],
             gamma: DVector::zeros(m),
+            euclidean_ends: vec![0; m],
+            weighted_ends: vec![0; m],
             multipliers: vec![0.0; m],
             correction: DVector::zeros(n),
         })
@@ -113,7 +119,8 @@ impl RangeSpace {
         form_product(&mut self.euclidean, a, rows, rows_of, |_| 1.0);
         form_product(&mut self.weighted, a, rows, rows_of, |k| inverse_mass[k]);
         let r = rows.len();
-        factor_relative(&mut self.euclidean, r) && factor_relative(&mut self.weighted, r)
+        factor_relative(&mut self.euclidean, r, &mut self.euclidean_ends)
+            && factor_relative(&mut self.weighted, r, &mut self.weighted_ends)
     }
 
     /// The first `r` pivots of `start`, in ascending row order.
@@ -154,11 +161,11 @@ impl RangeSpace {
                 y[p] += column[self.rows[p]] * v[k];
             }
         }
-        let factor = match metric {
-            Metric::Euclidean => &self.euclidean,
-            Metric::Mass => &self.weighted,
+        let (factor, ends) = match metric {
+            Metric::Euclidean => (&self.euclidean, &self.euclidean_ends),
+            Metric::Mass => (&self.weighted, &self.weighted_ends),
         };
-        solve_factored(factor, r, y);
+        solve_factored(factor, r, ends, y);
         for (k, positions) in self.rows_of.iter().enumerate() {
             let column = &a[k * m..(k + 1) * m];
             let sum: f64 = positions.iter().map(|&p| column[self.rows[p]] * y[p]).sum();
@@ -234,11 +241,11 @@ fn form_product(
     }
 }
 
-/// Factorises the leading `r x r` block of `s` in place; whether every pivot is above
+/// Factorises the leading `r x r` block of `s` in place (column ends into `ends`); whether every pivot is above
 /// [`MIN_RELATIVE_PIVOT`] times its largest diagonal entry.
-fn factor_relative(s: &mut DMatrix<f64>, r: usize) -> bool {
+fn factor_relative(s: &mut DMatrix<f64>, r: usize, ends: &mut [usize]) -> bool {
     let largest = (0..r).map(|p| s[(p, p)]).fold(0.0, f64::max);
-    factor_leading_block(s, r, MIN_RELATIVE_PIVOT * largest).is_ok()
+    factor_leading_block(s, r, MIN_RELATIVE_PIVOT * largest, ends).is_ok()
 }
 
 #[cfg(test)]
