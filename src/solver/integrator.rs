@@ -5,20 +5,26 @@
 //!
 //! # Projected stages
 //!
-//! Every stage state is first projected onto the constraint manifold and its tangent space
-//! ([`projection`](super::projection): far from singular configurations by simplified Newton
-//! with the step start's factorisation; next to them by full Newton, as after a step), so
-//! accelerations are only ever evaluated on the manifold. Far from singular configurations the
-//! stages of a mechanism of planar bodies and points then take their velocity projection and
-//! accelerations in the range space of the constraints ([`range_space`](super::range_space):
-//! Cholesky factorisations of `A A^T` and `A M^-1 A^T` instead of a pivoted QR of `A^T`);
-//! elsewhere, and for rigid bodies and knife edges, `A^T` is factorised at the stage, of which
-//! only the tangent columns of `Q` are formed. All stages of one step use the same method.
-//! This is the RK method applied to `y' = f(P(y))`, which has the manifold as an invariant set and the same solutions on it, so
-//! the order is kept. It matters near singular configurations: off the manifold the level sets
-//! of `c` pinch there, and the curvature term `Q1 R1^{-T} gamma` of an unprojected stage grows
-//! like (distance off the manifold) / `rho`. The first stage is the current state, already on
-//! the manifold: it reuses the state's factorisation. The constraint projection of the accepted
+//! Next to a singular configuration every stage state is first projected onto the constraint
+//! manifold and its tangent space ([`projection`](super::projection): by full Newton, as after
+//! a step), and `A^T` is factorised at the stage, of which only the tangent columns of `Q` are
+//! formed, so accelerations are only ever evaluated on the manifold. This is the RK method
+//! applied to `y' = f(P(y))`, which has the manifold as an invariant set and the same solutions
+//! on it, so the order is kept. It matters there: off the manifold the level sets of `c` pinch,
+//! and the curvature term `Q1 R1^{-T} gamma` of an unprojected stage grows like (distance off
+//! the manifold) / `rho`.
+//!
+//! Far from singular configurations (`rho` at least 1e-2 at the step's start, the normals
+//! turning slowly over the step) a mechanism of planar bodies and points takes its stages in
+//! the range space of the constraints ([`range_space`](super::range_space): one Cholesky
+//! factorisation of `A M^-1 A^T` instead of a pivoted QR of `A^T`). RK4's stages are then not
+//! projected at all: the accelerations are smooth off the manifold there, and the projection of
+//! the accepted step removes the O(h^5) defect; this drifted less than projected stages.
+//! Dopri5's are projected by simplified Newton with the step start's factorisation (its
+//! controller crept at its smallest step without that). Rigid bodies and knife edges keep the
+//! projected tangent-space stages, by simplified Newton where the step allows it. All stages of
+//! one step use the same method. The first stage is the current state, already on the
+//! manifold: it reuses the state's factorisation. The constraint projection of the accepted
 //! step is applied by the caller. Loads are taken at the middle of the step, which never
 //! crosses an edge of a pulse (the simulation lands a step on each edge).
 //!
@@ -75,7 +81,7 @@
 //! the first crank stays within 9.2e-11 m (`cargo test --test solver a02_dopri5_matches`, which
 //! prints it and asserts 2e-5 m; `modified_2x2_dopri5_conserves_energy` and
 //! `modified_2x3_dopri5_conserves_energy` hold the stacked scenes within 1e-4 E0), closer than
-//! RK4 at dt 1e-3 (1.3e-9 m, `a02_double_four_bar_follows_the_reduction_for_10_s`). RK4 stays
+//! RK4 at dt 1e-3 (1.2e-9 m, `a02_double_four_bar_follows_the_reduction_for_10_s`). RK4 stays
 //! the default: a fixed number of evaluations per step, and no step accepted unchecked.
 
 use nalgebra::DVector;
@@ -95,6 +101,9 @@ struct Tableau {
     b: [f64; 7],
     /// `b - b_hat` of an embedded pair (all zero when there is no error estimate).
     e: [f64; 7],
+    /// Whether its stages in the range space are projected first (Dopri5's: see
+    /// [`range_space`](super::range_space)).
+    projects_range_space_stages: bool,
 }
 
 const RK4: Tableau = Tableau {
@@ -111,6 +120,7 @@ const RK4: Tableau = Tableau {
     ],
     b: [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0, 0.0, 0.0, 0.0],
     e: [0.0; 7],
+    projects_range_space_stages: false,
 };
 
 /// Dormand and Prince (1980), the pair behind Matlab's ode45 used by Masarati et al. 2023 and Zhou
@@ -169,6 +179,7 @@ const DOPRI5: Tableau = Tableau {
         22.0 / 525.0,
         -1.0 / 40.0,
     ],
+    projects_range_space_stages: true,
 };
 
 /// One step to take: from `(t, x, xd)` on the constraint manifold, where `start` holds the
@@ -206,7 +217,7 @@ enum StageMethod {
     /// Factorising `A^T` at every stage, in the tangent space ([`Projector::project_stage`]
     /// and the dynamics' minimal-coordinate-set accelerations).
     Tangent,
-    /// Simplified Newton with the step start's factorisation, then [`RangeSpace`].
+    /// [`RangeSpace`]: unprojected (RK4) or after simplified Newton (Dopri5).
     RangeSpace,
 }
 
@@ -344,10 +355,12 @@ impl Stepper {
         Ok(true)
     }
 
-    /// Stage `s` (not the first) in the range space: positions by simplified Newton with the
-    /// step start's factorisation, velocities and accelerations by [`RangeSpace`]. Returns
-    /// `false` where that does not apply (Newton does not contract, `S` is not positive definite
-    /// over the rows the step start found independent, or the accelerations are not finite).
+    /// Stage `s` (not the first) in the range space: accelerations by [`RangeSpace`] at the
+    /// stage state as it is (RK4), or after simplified Newton with the step start's
+    /// factorisation and the velocity projection (Dopri5; see
+    /// [`range_space`](super::range_space) for why). Returns `false` where that does not apply
+    /// (Newton does not contract, `S` is not positive definite over the rows the step start
+    /// found independent, or the accelerations are not finite).
     fn range_space_stage(
         &mut self,
         tableau: &Tableau,
@@ -361,18 +374,26 @@ impl Stepper {
         };
         let (mechanism, settings) = (rhs.mechanism, rhs.settings);
         let t_stage = step.t + tableau.c[s] * step.h;
-        let converged = self.projector.simplified_positions(
-            mechanism,
-            settings,
-            t_stage,
-            &mut self.x_stage,
-            step.start,
-        );
-        let a = self.projector.jacobian();
-        if converged.is_none() || !range_space.factorize(a, step.start, settings.rank_tolerance) {
+        let project = tableau.projects_range_space_stages;
+        if project
+            && self
+                .projector
+                .simplified_positions(mechanism, settings, t_stage, &mut self.x_stage, step.start)
+                .is_none()
+        {
             return false;
         }
-        range_space.project_velocities(mechanism, a, t_stage, &mut self.xd_stage);
+        let a = if project {
+            self.projector.jacobian()
+        } else {
+            self.projector.jacobian_at(mechanism, &self.x_stage)
+        };
+        if !range_space.factorize(a, step.start, settings.rank_tolerance, project) {
+            return false;
+        }
+        if project {
+            range_space.project_velocities(mechanism, a, t_stage, &mut self.xd_stage);
+        }
         self.kx[s].copy_from(&self.xd_stage);
         range_space.acceleration(
             rhs,
