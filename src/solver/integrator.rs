@@ -45,7 +45,7 @@
 //! ([`StepReport::forced`](super::StepReport::forced); `singulab run` prints how many).
 //! Elsewhere the error control is the usual one, with a floor of `dopri_min_step * dt` (a step
 //! at the floor that still fails is forced too). Every run below has at most one forced step
-//! per singular configuration but two (A02 at dt 1e-3: 12 for its 10, at 9.7e-4: 11).
+//! per singular configuration but one (A02 at dt 9.7e-4: 11 for its 10).
 //!
 //! The alternatives, each measured with the step-size scan below (when accepted states still
 //! had the Euclidean velocity projection), lost more:
@@ -64,24 +64,24 @@
 //!
 //! | scene | 1e-3 | 9.7e-4 | 1.13e-3 | 7.9e-4 | 1.37e-3 | 2e-3 |
 //! |---|---|---|---|---|---|---|
-//! | double_four_bar (A02) | 6.3e-11 (12) | 1.1e-10 (11) | 3.3e-10 (10) | 7.6e-11 (10) | 3.6e-9 (9) | 2.2e-9 (8) |
-//! | modified_double_four_bar | 9.1e-12 (7) | 3.2e-11 (9) | 1.1e-11 (10) | 1.6e-11 (10) | 5.5e-12 (5) | 3.1e-11 (0) |
-//! | modified_triple_four_bar | 2.6e-11 (9) | 3.5e-11 (9) | 2.6e-11 (6) | 2.7e-11 (10) | 8.9e-12 (4) | 4.4e-11 (1) |
-//! | four_bar | 5.1e-11 (14) | 2.8e-11 (13) | 3.9e-11 (13) | 1.7e-11 (16) | 1.2e-11 (9) | 1.1e-10 (0) |
-//! | modified_2x2 | 5.3e-10 (14) | 4.1e-10 (16) | 9.6e-10 (16) | 4.5e-10 (20) | 2.8e-9 (9) | 2.1e-8 (2) |
-//! | modified_2x3 | 1.9e-9 (22) | 1.9e-9 (21) | 3.3e-9 (15) | 7.3e-10 (23) | 7.0e-9 (9) | 1.2e-7 (2) |
+//! | double_four_bar (A02) | 8.8e-11 (10) | 5.2e-10 (11) | 1.7e-9 (10) | 7.6e-11 (10) | 3.4e-9 (10) | 6.9e-10 (6) |
+//! | modified_double_four_bar | 1.2e-11 (7) | 1.3e-11 (10) | 7.4e-12 (8) | 5.2e-12 (9) | 1.1e-11 (2) | 2.1e-11 (0) |
+//! | modified_triple_four_bar | 3.6e-11 (9) | 2.2e-11 (9) | 1.1e-11 (7) | 3.0e-11 (9) | 2.9e-11 (3) | 3.0e-11 (0) |
+//! | four_bar | 2.4e-11 (17) | 6.4e-11 (16) | 5.0e-11 (12) | 2.0e-11 (17) | 1.4e-11 (14) | 1.0e-10 (1) |
+//! | modified_2x2 | 5.2e-10 (14) | 5.6e-10 (17) | 9.5e-10 (10) | 4.0e-10 (22) | 2.6e-9 (7) | 2.1e-8 (3) |
+//! | modified_2x3 | 1.5e-9 (15) | 1.3e-9 (19) | 2.8e-9 (13) | 5.6e-10 (23) | 7.9e-9 (12) | 1.2e-7 (3) |
 //!
-//! The table was measured with the stages as now (simplified Newton, and the range space, away
-//! from singular configurations). Before the range space the drifts were of the same sizes,
-//! scattered as unevenly (A02: 1.9e-9 J at dt 1e-3 and 2.3e-9 J at 1.13e-3; the 2x3: 1.7e-9 J
-//! and 3.3e-9 J): a crossing's share depends on where the forced step lands, which round-off
-//! changes.
+//! The table was measured with the stages and the step's end as now (simplified Newton, and
+//! the range space, away from singular configurations). Before the range space the drifts were
+//! of the same sizes, scattered as unevenly (A02: 1.9e-9 J at dt 1e-3 and 2.3e-9 J at
+//! 1.13e-3; the 2x3: 1.7e-9 J and 3.3e-9 J): a crossing's share depends on where the forced
+//! step lands, which round-off changes.
 //!
 //! Against A02's closed-form reduction over 10 s, at the default rtol and dt 1e-3, the tip of
-//! the first crank stays within 9.2e-11 m (`cargo test --test solver a02_dopri5_matches`, which
+//! the first crank stays within 1.9e-10 m (`cargo test --test solver a02_dopri5_matches`, which
 //! prints it and asserts 2e-5 m; `modified_2x2_dopri5_conserves_energy` and
 //! `modified_2x3_dopri5_conserves_energy` hold the stacked scenes within 1e-4 E0), closer than
-//! RK4 at dt 1e-3 (1.2e-9 m, `a02_double_four_bar_follows_the_reduction_for_10_s`). RK4 stays
+//! RK4 at dt 1e-3 (1.1e-9 m, `a02_double_four_bar_follows_the_reduction_for_10_s`). RK4 stays
 //! the default: a fixed number of evaluations per step, and no step accepted unchecked.
 
 use nalgebra::DVector;
