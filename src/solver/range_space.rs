@@ -13,8 +13,9 @@
 //! definite; the redundant rows of a stacked linkage are consistent with them on the manifold.
 //! `A` has a handful of non-zeros per column (a coordinate belongs to one body, and a body to
 //! the joints at it), and `S` keeps the rows in the scene's order, where a joint's rows meet
-//! only those of the joints at the same bodies: forming `S` skips the zeros, and its Cholesky
-//! factor stays inside the envelope of `S` ([`factor_leading_block`]; on the 2x3, `A` 32 x 30
+//! only those of the joints at the same bodies: forming `S` runs over the entries the Jacobian
+//! writes alone (found once per mechanism), and its Cholesky factor stays inside the envelope
+//! of `S` ([`factor_leading_block`]; on the 2x3, `A` 32 x 30
 //! and `r` 28, `S` has 189 non-zeros in its lower triangle of 406, its factor 191 inside an
 //! envelope of 222). One such factorisation costs much less than the pivoted QR of `A^T` and
 //! the tangent columns of `Q` it replaces.
@@ -80,10 +81,15 @@ pub(crate) struct RangeSpace {
     euclidean: DMatrix<f64>,
     /// `A_r W A_r^T` likewise.
     weighted: DMatrix<f64>,
-    /// The rows of `A` in `S`, ascending.
+    /// For each coordinate, the rows of `A` that can be non-zero there, ascending: the entries
+    /// the Jacobian writes, found once by evaluating it at NaN positions (each entry it writes
+    /// is then NaN or a non-zero constant; the others stay exact zeros at every state).
+    written: Vec<Vec<usize>>,
+    /// The rows of `A` in `S`, ascending, and the rows the step start before kept.
     rows: Vec<usize>,
-    /// For each coordinate, the positions (in `rows`) of the kept rows with a non-zero entry
-    /// of `A` there, ascending.
+    kept: Vec<usize>,
+    /// For each coordinate, the positions (in `rows`) of the kept rows that can be non-zero
+    /// there, ascending.
     rows_of: Vec<Vec<usize>>,
     /// The right-hand side of the solve: `b` for velocities, `gamma` for accelerations.
     gamma: DVector<f64>,
@@ -108,8 +114,16 @@ impl RangeSpace {
             return None;
         }
         let (n, m) = (mechanism.n(), mechanism.m());
+        let mut a = DMatrix::zeros(m, n);
+        mechanism.jacobian(&DVector::from_element(n, f64::NAN), &mut a);
+        let written = a
+            .column_iter()
+            .map(|column| (0..m).filter(|&row| column[row] != 0.0).collect())
+            .collect();
         Some(Self {
             inverse_mass: mass.diagonal().map(|m| 1.0 / m),
+            written,
+            kept: Vec::with_capacity(m),
             euclidean: DMatrix::zeros(m, m),
             weighted: DMatrix::zeros(m, m),
             rows: Vec::with_capacity(m),
@@ -135,7 +149,6 @@ impl RangeSpace {
         velocities: bool,
     ) -> bool {
         self.keep_rows(start, start.rank(rank_tolerance));
-        self.find_sparsity(a);
         let (rows, rows_of, inverse_mass) = (&self.rows, &self.rows_of, &self.inverse_mass);
         let r = rows.len();
         if velocities {
@@ -148,24 +161,23 @@ impl RangeSpace {
         factor_relative(&mut self.weighted, r, &mut self.weighted_ends)
     }
 
-    /// The first `r` pivots of `start`, in ascending row order.
+    /// The first `r` pivots of `start`, in ascending row order, and where they meet each
+    /// coordinate (rebuilt only when they differ from the last stage's).
     fn keep_rows(&mut self, start: &PivotedQr, r: usize) {
-        self.rows.clear();
-        self.rows.extend_from_slice(&start.permutation()[..r]);
-        self.rows.sort_unstable();
-    }
-
-    /// `rows_of` for the Jacobian `a`: exact zeros contribute nothing and are skipped.
-    fn find_sparsity(&mut self, a: &DMatrix<f64>) {
-        let (m, a) = (a.nrows(), a.as_slice());
-        for (k, positions) in self.rows_of.iter_mut().enumerate() {
-            let column = &a[k * m..(k + 1) * m];
+        self.kept.clear();
+        self.kept.extend_from_slice(&start.permutation()[..r]);
+        self.kept.sort_unstable();
+        if self.kept == self.rows {
+            return;
+        }
+        std::mem::swap(&mut self.rows, &mut self.kept);
+        for (positions, written) in self.rows_of.iter_mut().zip(&self.written) {
             positions.clear();
             positions.extend(
                 self.rows
                     .iter()
                     .enumerate()
-                    .filter(|&(_, &row)| column[row] != 0.0)
+                    .filter(|&(_, row)| written.binary_search(row).is_ok())
                     .map(|(p, _)| p),
             );
         }
@@ -242,7 +254,7 @@ impl RangeSpace {
 }
 
 /// `A_r D A_r^T` into the lower triangle of the leading `r x r` block of `s` (`r` the kept
-/// rows), with `D = diag(weight(k))`, summed over the non-zeros of `A` alone.
+/// rows), with `D = diag(weight(k))`, summed over the entries of `A` that can be non-zero.
 fn form_product(
     s: &mut DMatrix<f64>,
     a: &DMatrix<f64>,
