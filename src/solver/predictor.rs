@@ -109,12 +109,13 @@ impl BasisPredictor {
             let nonzero = &self.adot_nonzero[..count];
             let (done, rest) = x_block.split_at_mut(j * rows);
             let xj = &mut rest[..n];
-            for (i, entry) in xj.iter_mut().enumerate().skip(j + 1) {
-                let column = if i < r {
-                    q.column(i)
-                } else {
-                    tangent.column(i - r)
-                };
+            let normals = q.as_slice();
+            for (i, entry) in xj.iter_mut().enumerate().take(r).skip(j + 1) {
+                let column = &normals[i * n..(i + 1) * n];
+                *entry = nonzero.iter().map(|&(l, value)| column[l] * value).sum();
+            }
+            for (c, entry) in xj[r..].iter_mut().enumerate() {
+                let column = tangent.column(c);
                 *entry = nonzero.iter().map(|&(l, value)| column[l] * value).sum();
             }
             for (p, xp) in done.chunks_exact(rows).enumerate() {
