@@ -1,9 +1,11 @@
 //! The [`Simulation`] value: state, settings and preallocated workspace, advanced by `step()`.
 //!
-//! One step: decide whether its stages may be projected by simplified Newton (`rho` at the
-//! start and how fast the normals turn: [`projection`](super::projection)), integrate
-//! `(x, xd)` (RK4 or Dopri5, every stage projected: [`integrator`](super::integrator)), project onto the constraint manifold and its tangent
-//! space, which leaves `A^T` factorised at the new positions ([`projection`](super::projection)),
+//! One step: decide whether it starts far enough from a singular configuration for its stages
+//! and its end to be corrected with the start's factorisation (`rho` at the start and how fast
+//! the normals turn: [`projection`](super::projection)), integrate `(x, xd)` (RK4 or Dopri5,
+//! which stages are projected and how: [`integrator`](super::integrator)), project onto the
+//! constraint manifold and its tangent space, which leaves `A^T` factorised at the new
+//! positions ([`projection`](super::projection)),
 //! update both tangent bases from that one factorisation (the physics never reads them:
 //! [`dynamics`](super::dynamics), [`basis`](super::basis)), feed the singularity detector
 //! ([`events`](super::events); the search for the configurations it reports and their event
