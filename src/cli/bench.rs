@@ -62,20 +62,21 @@
 //!   (why: `src/solver/basis.rs`); the continued basis has none on any scene (the "continued
 //!   flips" column is 0 throughout).
 //! - *drift* is the largest `|E - E0|` over the run. It is made at the crossings, unevenly, so
-//!   it is a property of the 10 s run: A02 over 20 s drifts by 8.1e-9 J, the largest at
+//!   it is a property of the 10 s run: A02 over 20 s drifts by 7.8e-9 J, the largest at
 //!   18.45 s (`singulab run scenes/double_four_bar.ron --t-end 20`), far inside benchmark
 //!   A02's bound of 1e-4 E0 (3.6e-3 J).
-//! - *factorisations per step* of `A^T`, at dt 1e-3 and 1e-4: Newton's iterates after the
-//!   step (usually one, at the step's end), the Runge-Kutta stages taken in the tangent space
-//!   (one each, after its simplified Newton, `solver::projection`) and the searches for events.
-//!   About 1.1 to 1.7 on the planar scenes and the spatial pendulum, whose stages are taken in
-//!   the range space away from singular configurations; about 4 on the rigid bodies (their
-//!   stages always in the tangent space); 10 on the mobile robot, whose knife edges keep full
-//!   Newton at the stages.
-//! - *range-space stages per step*: Runge-Kutta stages whose velocities and accelerations come
-//!   from a Cholesky factorisation of `A M^-1 A^T` instead (`solver::range_space`): three per
-//!   step (RK4's last three; the first reuses the state's factorisation) where every step of
-//!   the run starts away from singular configurations, fewer where steps start next to one.
+//! - *factorisations per step* of `A^T`, at dt 1e-3 and 1e-4: the one at the step's end
+//!   (Newton's corrections before it use the step start's factorisation away from singular
+//!   configurations, `solver::projection`), the Runge-Kutta stages taken in the tangent space
+//!   (one each, after simplified Newton) and the searches for events. About 1.1 to 1.5 on the
+//!   planar scenes and the spatial pendulum, whose stages are taken in the range space away from
+//!   singular configurations; about 4 on the rigid bodies (their stages always in the tangent
+//!   space); 10 on the mobile robot, whose knife edges keep full Newton at the stages.
+//! - *range-space stages per step*: Runge-Kutta stages whose accelerations come from a
+//!   Cholesky factorisation of `A M^-1 A^T` at the stage state as it is, unprojected
+//!   (`solver::range_space`): three per step (RK4's last three; the first reuses the state's
+//!   factorisation) where every step of the run starts away from singular configurations,
+//!   fewer where steps start next to one.
 //!
 //! The other columns depend on the machine and on what else it runs:
 //! - *CPU s per simulated s* at dt 1e-3 and 1e-4: the CPU time of the run's thread (Linux:

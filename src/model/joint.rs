@@ -120,7 +120,7 @@ impl Joint {
 /// Rotation of a local point by angle `theta`.
 #[inline]
 pub(crate) fn rotate(theta: f64, p: &LocalPoint) -> Vector2<f64> {
-    let (s, c) = theta.sin_cos();
+    let (s, c) = super::angle::sin_cos(theta);
     Vector2::new(c * p.x - s * p.y, s * p.x + c * p.y)
 }
 

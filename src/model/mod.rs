@@ -11,6 +11,7 @@
 //! knife edges), `driver` (the law `d(t)`), `spatial` and `rigid` (spatial joints, Euler
 //! parameters), `reaction` (joint reactions from multipliers), `load`.
 
+mod angle;
 pub mod body;
 pub mod driver;
 pub mod joint;

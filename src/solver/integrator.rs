@@ -5,20 +5,26 @@
 //!
 //! # Projected stages
 //!
-//! Every stage state is first projected onto the constraint manifold and its tangent space
-//! ([`projection`](super::projection): far from singular configurations by simplified Newton
-//! with the step start's factorisation; next to them by full Newton, as after a step), so
-//! accelerations are only ever evaluated on the manifold. Far from singular configurations the
-//! stages of a mechanism of planar bodies and points then take their velocity projection and
-//! accelerations in the range space of the constraints ([`range_space`](super::range_space):
-//! Cholesky factorisations of `A A^T` and `A M^-1 A^T` instead of a pivoted QR of `A^T`);
-//! elsewhere, and for rigid bodies and knife edges, `A^T` is factorised at the stage, of which
-//! only the tangent columns of `Q` are formed. All stages of one step use the same method.
-//! This is the RK method applied to `y' = f(P(y))`, which has the manifold as an invariant set and the same solutions on it, so
-//! the order is kept. It matters near singular configurations: off the manifold the level sets
-//! of `c` pinch there, and the curvature term `Q1 R1^{-T} gamma` of an unprojected stage grows
-//! like (distance off the manifold) / `rho`. The first stage is the current state, already on
-//! the manifold: it reuses the state's factorisation. The constraint projection of the accepted
+//! Next to a singular configuration every stage state is first projected onto the constraint
+//! manifold and its tangent space ([`projection`](super::projection): by full Newton, as after
+//! a step), and `A^T` is factorised at the stage, of which only the tangent columns of `Q` are
+//! formed, so accelerations are only ever evaluated on the manifold. This is the RK method
+//! applied to `y' = f(P(y))`, which has the manifold as an invariant set and the same solutions
+//! on it, so the order is kept. It matters there: off the manifold the level sets of `c` pinch,
+//! and the curvature term `Q1 R1^{-T} gamma` of an unprojected stage grows like (distance off
+//! the manifold) / `rho`.
+//!
+//! Far from singular configurations (`rho` at least 1e-2 at the step's start, the normals
+//! turning slowly over the step) a mechanism of planar bodies and points takes its stages in
+//! the range space of the constraints ([`range_space`](super::range_space): one Cholesky
+//! factorisation of `A M^-1 A^T` instead of a pivoted QR of `A^T`). RK4's stages are then not
+//! projected at all: the accelerations are smooth off the manifold there, and the projection of
+//! the accepted step removes the O(h^5) defect; this drifted less than projected stages.
+//! Dopri5's are projected by simplified Newton with the step start's factorisation (its
+//! controller crept at its smallest step without that). Rigid bodies and knife edges keep the
+//! projected tangent-space stages, by simplified Newton where the step allows it. All stages of
+//! one step use the same method. The first stage is the current state, already on the
+//! manifold: it reuses the state's factorisation. The constraint projection of the accepted
 //! step is applied by the caller. Loads are taken at the middle of the step, which never
 //! crosses an edge of a pulse (the simulation lands a step on each edge).
 //!
@@ -39,7 +45,7 @@
 //! ([`StepReport::forced`](super::StepReport::forced); `singulab run` prints how many).
 //! Elsewhere the error control is the usual one, with a floor of `dopri_min_step * dt` (a step
 //! at the floor that still fails is forced too). Every run below has at most one forced step
-//! per singular configuration but two (A02 at dt 1e-3: 12 for its 10, at 9.7e-4: 11).
+//! per singular configuration but one (A02 at dt 9.7e-4: 11 for its 10).
 //!
 //! The alternatives, each measured with the step-size scan below (when accepted states still
 //! had the Euclidean velocity projection), lost more:
@@ -58,24 +64,24 @@
 //!
 //! | scene | 1e-3 | 9.7e-4 | 1.13e-3 | 7.9e-4 | 1.37e-3 | 2e-3 |
 //! |---|---|---|---|---|---|---|
-//! | double_four_bar (A02) | 6.3e-11 (12) | 1.1e-10 (11) | 3.3e-10 (10) | 7.6e-11 (10) | 3.6e-9 (9) | 2.2e-9 (8) |
-//! | modified_double_four_bar | 9.1e-12 (7) | 3.2e-11 (9) | 1.1e-11 (10) | 1.6e-11 (10) | 5.5e-12 (5) | 3.1e-11 (0) |
-//! | modified_triple_four_bar | 2.6e-11 (9) | 3.5e-11 (9) | 2.6e-11 (6) | 2.7e-11 (10) | 8.9e-12 (4) | 4.4e-11 (1) |
-//! | four_bar | 5.1e-11 (14) | 2.8e-11 (13) | 3.9e-11 (13) | 1.7e-11 (16) | 1.2e-11 (9) | 1.1e-10 (0) |
-//! | modified_2x2 | 5.3e-10 (14) | 4.1e-10 (16) | 9.6e-10 (16) | 4.5e-10 (20) | 2.8e-9 (9) | 2.1e-8 (2) |
-//! | modified_2x3 | 1.9e-9 (22) | 1.9e-9 (21) | 3.3e-9 (15) | 7.3e-10 (23) | 7.0e-9 (9) | 1.2e-7 (2) |
+//! | double_four_bar (A02) | 8.8e-11 (10) | 5.2e-10 (11) | 1.7e-9 (10) | 7.6e-11 (10) | 3.4e-9 (10) | 6.9e-10 (6) |
+//! | modified_double_four_bar | 1.2e-11 (7) | 1.3e-11 (10) | 7.4e-12 (8) | 5.2e-12 (9) | 1.1e-11 (2) | 2.1e-11 (0) |
+//! | modified_triple_four_bar | 3.6e-11 (9) | 2.2e-11 (9) | 1.1e-11 (7) | 3.0e-11 (9) | 2.9e-11 (3) | 3.0e-11 (0) |
+//! | four_bar | 2.4e-11 (17) | 6.4e-11 (16) | 5.0e-11 (12) | 2.0e-11 (17) | 1.4e-11 (14) | 1.0e-10 (1) |
+//! | modified_2x2 | 5.2e-10 (14) | 5.6e-10 (17) | 9.5e-10 (10) | 4.0e-10 (22) | 2.6e-9 (7) | 2.1e-8 (3) |
+//! | modified_2x3 | 1.5e-9 (15) | 1.3e-9 (19) | 2.8e-9 (13) | 5.6e-10 (23) | 7.9e-9 (12) | 1.2e-7 (3) |
 //!
-//! The table was measured with the stages as now (simplified Newton, and the range space, away
-//! from singular configurations). Before the range space the drifts were of the same sizes,
-//! scattered as unevenly (A02: 1.9e-9 J at dt 1e-3 and 2.3e-9 J at 1.13e-3; the 2x3: 1.7e-9 J
-//! and 3.3e-9 J): a crossing's share depends on where the forced step lands, which round-off
-//! changes.
+//! The table was measured with the stages and the step's end as now (simplified Newton, and
+//! the range space, away from singular configurations). Before the range space the drifts were
+//! of the same sizes, scattered as unevenly (A02: 1.9e-9 J at dt 1e-3 and 2.3e-9 J at
+//! 1.13e-3; the 2x3: 1.7e-9 J and 3.3e-9 J): a crossing's share depends on where the forced
+//! step lands, which round-off changes.
 //!
 //! Against A02's closed-form reduction over 10 s, at the default rtol and dt 1e-3, the tip of
-//! the first crank stays within 9.2e-11 m (`cargo test --test solver a02_dopri5_matches`, which
+//! the first crank stays within 1.9e-10 m (`cargo test --test solver a02_dopri5_matches`, which
 //! prints it and asserts 2e-5 m; `modified_2x2_dopri5_conserves_energy` and
 //! `modified_2x3_dopri5_conserves_energy` hold the stacked scenes within 1e-4 E0), closer than
-//! RK4 at dt 1e-3 (1.3e-9 m, `a02_double_four_bar_follows_the_reduction_for_10_s`). RK4 stays
+//! RK4 at dt 1e-3 (1.1e-9 m, `a02_double_four_bar_follows_the_reduction_for_10_s`). RK4 stays
 //! the default: a fixed number of evaluations per step, and no step accepted unchecked.
 
 use nalgebra::DVector;
@@ -95,6 +101,9 @@ struct Tableau {
     b: [f64; 7],
     /// `b - b_hat` of an embedded pair (all zero when there is no error estimate).
     e: [f64; 7],
+    /// Whether its stages in the range space are projected first (Dopri5's: see
+    /// [`range_space`](super::range_space)).
+    projects_range_space_stages: bool,
 }
 
 const RK4: Tableau = Tableau {
@@ -111,6 +120,7 @@ const RK4: Tableau = Tableau {
     ],
     b: [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0, 0.0, 0.0, 0.0],
     e: [0.0; 7],
+    projects_range_space_stages: false,
 };
 
 /// Dormand and Prince (1980), the pair behind Matlab's ode45 used by Masarati et al. 2023 and Zhou
@@ -169,6 +179,7 @@ const DOPRI5: Tableau = Tableau {
         22.0 / 525.0,
         -1.0 / 40.0,
     ],
+    projects_range_space_stages: true,
 };
 
 /// One step to take: from `(t, x, xd)` on the constraint manifold, where `start` holds the
@@ -206,7 +217,7 @@ enum StageMethod {
     /// Factorising `A^T` at every stage, in the tangent space ([`Projector::project_stage`]
     /// and the dynamics' minimal-coordinate-set accelerations).
     Tangent,
-    /// Simplified Newton with the step start's factorisation, then [`RangeSpace`].
+    /// [`RangeSpace`]: unprojected (RK4) or after simplified Newton (Dopri5).
     RangeSpace,
 }
 
@@ -344,10 +355,12 @@ impl Stepper {
         Ok(true)
     }
 
-    /// Stage `s` (not the first) in the range space: positions by simplified Newton with the
-    /// step start's factorisation, velocities and accelerations by [`RangeSpace`]. Returns
-    /// `false` where that does not apply (Newton does not contract, `S` is not positive definite
-    /// over the rows the step start found independent, or the accelerations are not finite).
+    /// Stage `s` (not the first) in the range space: accelerations by [`RangeSpace`] at the
+    /// stage state as it is (RK4), or after simplified Newton with the step start's
+    /// factorisation and the velocity projection (Dopri5; see
+    /// [`range_space`](super::range_space) for why). Returns `false` where that does not apply
+    /// (Newton does not contract, `S` is not positive definite over the rows the step start
+    /// found independent, or the accelerations are not finite).
     fn range_space_stage(
         &mut self,
         tableau: &Tableau,
@@ -361,18 +374,26 @@ impl Stepper {
         };
         let (mechanism, settings) = (rhs.mechanism, rhs.settings);
         let t_stage = step.t + tableau.c[s] * step.h;
-        let converged = self.projector.simplified_positions(
-            mechanism,
-            settings,
-            t_stage,
-            &mut self.x_stage,
-            step.start,
-        );
-        let a = self.projector.jacobian();
-        if converged.is_none() || !range_space.factorize(a, step.start, settings.rank_tolerance) {
+        let project = tableau.projects_range_space_stages;
+        if project
+            && self
+                .projector
+                .simplified_positions(mechanism, settings, t_stage, &mut self.x_stage, step.start)
+                .is_none()
+        {
             return false;
         }
-        range_space.project_velocities(mechanism, a, t_stage, &mut self.xd_stage);
+        let a = if project {
+            self.projector.jacobian()
+        } else {
+            self.projector.jacobian_at(mechanism, &self.x_stage)
+        };
+        if !range_space.factorize(a, step.start, settings.rank_tolerance, project) {
+            return false;
+        }
+        if project {
+            range_space.project_velocities(mechanism, a, t_stage, &mut self.xd_stage);
+        }
         self.kx[s].copy_from(&self.xd_stage);
         range_space.acceleration(
             rhs,

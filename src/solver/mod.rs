@@ -9,8 +9,8 @@
 //! |---|---|
 //! | [`pivoted_qr`](crate::linalg::pivoted_qr) (`src/linalg/pivoted_qr.rs`) | the factorisation every step is built on: column-norm pivoting, why not nalgebra's `ColPivQR`, the round-off floor, cost |
 //! | `dynamics.rs` | the accelerations; one factorisation, two bases: why the basis shown never changes the motion; the truncated curvature term |
-//! | `integrator.rs` | RK4 and Dopri5 with projected stages; Dopri5's forced steps across singular configurations, with its energy table |
-//! | `range_space.rs` | the stages away from singular configurations: velocities and accelerations from `A M^-1 A^T`, the same physics for less work |
+//! | `integrator.rs` | RK4 and Dopri5, which stages are projected; Dopri5's forced steps across singular configurations, with its energy table |
+//! | `range_space.rs` | the stages away from singular configurations: accelerations from `A M^-1 A^T` (RK4's unprojected), the same physics for less work |
 //! | `projection.rs`, `velocity.rs` | Newton and velocity projection after each step (mass-orthogonal); `normal_truncation` and the step-size scans behind its default |
 //! | `basis.rs`, `predictor.rs` | the traditional and the continued basis: sign flips, `exp(h Omega)` predictor, polar corrector, changes of dimension |
 //! | `events.rs`, `indicator.rs`, `simulation/locate.rs` | the indicator `rho` and the entry it watches on branches that stay singular, detection, telling configurations apart, the search, the event state |

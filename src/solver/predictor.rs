@@ -27,6 +27,11 @@ use crate::linalg::PivotedQr;
 /// Largest number of Taylor terms (reached only when `h |Omega|` is near the limit).
 const MAX_TERMS: usize = 40;
 
+/// The series stops at the first term whose entries are all below this: the result has unit
+/// columns, and such a term changes nothing that shows. Measured on the 2x3 over 10 s at
+/// dt 1e-3: the continued `qd` (every 10th step) bit-identical to stopping at 1e-18.
+const LAST_TERM: f64 = 1e-16;
+
 #[derive(Clone, Debug)]
 pub(crate) struct BasisPredictor {
     /// The non-zero entries of one row of `adot`, (column, value), at its start (a fixed
@@ -104,12 +109,13 @@ impl BasisPredictor {
             let nonzero = &self.adot_nonzero[..count];
             let (done, rest) = x_block.split_at_mut(j * rows);
             let xj = &mut rest[..n];
-            for (i, entry) in xj.iter_mut().enumerate().skip(j + 1) {
-                let column = if i < r {
-                    q.column(i)
-                } else {
-                    tangent.column(i - r)
-                };
+            let normals = q.as_slice();
+            for (i, entry) in xj.iter_mut().enumerate().take(r).skip(j + 1) {
+                let column = &normals[i * n..(i + 1) * n];
+                *entry = nonzero.iter().map(|&(l, value)| column[l] * value).sum();
+            }
+            for (c, entry) in xj[r..].iter_mut().enumerate() {
+                let column = tangent.column(c);
                 *entry = nonzero.iter().map(|&(l, value)| column[l] * value).sum();
             }
             for (p, xp) in done.chunks_exact(rows).enumerate() {
@@ -188,7 +194,7 @@ impl BasisPredictor {
                     largest = largest.max(v.abs());
                 }
             }
-            if largest < 1e-18 {
+            if largest < LAST_TERM {
                 break;
             }
         }

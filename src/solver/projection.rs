@@ -12,23 +12,26 @@
 //! the tangent bases, the accelerations and the events; without velocity-level rows the last
 //! Newton factorisation serves as it is.
 //!
-//! After a step, Newton refactorises `A^T` at every iterate: the factorisation is needed at the
-//! final positions anyway (with its whole `Q`, for the tangent bases and the basis predictor),
-//! it converges quadratically, and there RK4's defect is so small (O(h^5)) that it usually
-//! stops at the first iterate, so the factorisation at the new positions is its only one. Only
-//! the iterate that ends the loop forms `Q`; the corrections need just `R` and the reflectors.
-//! Every Runge-Kutta stage goes through a projection before its accelerations are evaluated
-//! ([`integrator`](super::integrator) says why), the one below.
+//! After a step the factorisation is needed at the final positions anyway (with its whole `Q`,
+//! for the tangent bases and the basis predictor), and RK4's defect is so small (O(h^5)) that
+//! Newton usually stops at the first iterate (84 % of the 2x3's steps at dt 1e-3), so the
+//! factorisation at the new positions is its only one. Where the step's stages may be corrected
+//! by simplified Newton (below), so is its end, and `A^T` is factorised once, at the converged
+//! positions; elsewhere Newton refactorises at every iterate. Only the factorisation that ends
+//! the projection forms `Q`; the corrections need just `R` and the reflectors.
+//! A Runge-Kutta stage goes through a projection before its accelerations are evaluated,
+//! the one below, except RK4's stages in the range space ([`integrator`](super::integrator)
+//! says which and why).
 //!
 //! # Simplified Newton at the Runge-Kutta stages
 //!
 //! A stage state is off the manifold by O(h^2). Far from singular configurations its positions
 //! are corrected by simplified Newton (Zhou et al. 2023, eqs. 18-19): `x <- x - Q1 R1^{-T}
 //! c_piv[0..r]` with the factors and pivot order of the step's start throughout (applied as
-//! reflectors, without `Q`). The stage's velocity projection and accelerations are then taken
-//! in the range space where that applies ([`range_space`](super::range_space): planar
-//! mechanisms, no factorisation of `A^T` at the stage at all); otherwise `A^T` is factorised
-//! once, at the converged positions, and only the tangent columns of `Q` are formed
+//! reflectors, without `Q`). Dopri5's stages of planar mechanisms then take their velocity
+//! projection and accelerations in the range space ([`range_space`](super::range_space), no
+//! factorisation of `A^T` at the stage at all); otherwise `A^T` is factorised once, at the
+//! converged positions, and only the tangent columns of `Q` are formed
 //! ([`PivotedQr::form_q_columns`]). The corrections contract by the angle the normals turn
 //! between the start and the stage: one or two corrections, each a residual evaluation instead
 //! of a factorisation (A02 at dt 1e-3 over 10 s: a correction leaves at most 3.3e-3 of the
@@ -85,8 +88,9 @@
 //! | 1e-3 | 1.5e-7 | 4.8e-7 | 5.7e-8 | 1.3e-6 | 3.6e-7 | 7.1e-7 | 2.6e-8 |
 //!
 //! (This scan was made with full Newton at every Runge-Kutta stage. With the stages as now,
-//! simplified Newton and the range space away from singular configurations, the default's row
-//! is 1.4e-9, 3.4e-9, 3.7e-9, 2.1e-9, 2.6e-8, 2.5e-8 and 6.3e-11 J.)
+//! unprojected RK4 stages in the range space away from singular configurations and simplified
+//! Newton for Dopri5's and at the step's end, the default's row is 6.6e-10, 3.8e-9, 3.4e-9,
+//! 2.2e-9, 2.7e-8, 1.1e-8 and 8.8e-11 J.)
 //!
 //! 1e-4 gives the smallest drift at every step size but one (1.1e-3 and 9.7e-4 tie with
 //! 1e-8); smaller values keep more of the near-singular normals and cost up to 1.2e-5 J
@@ -101,13 +105,13 @@
 //!
 //! | scene | largest energy drift (J) over the six step sizes |
 //! |---|---|
-//! | four_bar | 7.8e-10 .. 3.1e-8 |
-//! | modified_2x2 | 5.3e-7 .. 2.2e-5 |
-//! | modified_2x3 | 1.3e-6 .. 5.2e-5 |
+//! | four_bar | 3.6e-10 .. 1.0e-8 |
+//! | modified_2x2 | 4.2e-7 .. 1.7e-5 |
+//! | modified_2x3 | 1.1e-6 .. 4.2e-5 |
 //!
-//! (Re-measured with the stages as now, simplified Newton and the range space: the same spans;
-//! with full Newton at every stage they were 7.8e-10 .. 2.1e-8, 5.1e-7 .. 2.1e-5 and
-//! 1.3e-6 .. 5.0e-5.)
+//! (With the stages as now; with simplified Newton at every stage far from singular
+//! configurations they were 7.8e-10 .. 3.1e-8, 5.3e-7 .. 2.2e-5 and 1.3e-6 .. 5.2e-5, with full
+//! Newton at every stage 7.8e-10 .. 2.1e-8, 5.1e-7 .. 2.1e-5 and 1.3e-6 .. 5.0e-5.)
 //!
 //! `cargo test --test solver step_size_scan` holds these scans within 1e-6 E0, the smallest
 //! span of the app's energy plot, so no crossing shows there as a cliff:
@@ -204,6 +208,12 @@ impl Projector {
             b: DVector::zeros(m),
             x_start: DVector::zeros(n),
         }
+    }
+
+    /// Evaluates the Jacobian at `x` into [`jacobian`](Self::jacobian) and returns it.
+    pub fn jacobian_at(&mut self, mechanism: &Mechanism, x: &DVector<f64>) -> &DMatrix<f64> {
+        mechanism.jacobian(x, &mut self.a);
+        &self.a
     }
 
     /// The Jacobian `A` (m x n) at the positions the last projection ended at.

@@ -1,32 +1,47 @@
-//! Stage velocities and accelerations away from singular configurations, in the range space of
-//! the constraints: with `W = M^{-1}` (a diagonal mass matrix),
-//!
-//! - the velocity projection `xd <- xd - A^T mu`, `(A A^T) mu = A xd - b`: Euclidean, as the
-//!   tangent-space stages' `T T^T xd` ([`projection`](super::projection)). The
-//!   mass-orthogonal one (`xd - W A^T mu`, as the accepted step's) is as valid a projection,
-//!   but it drifted more: over 10 s at dt 1e-3 the four-bar 4.1e-9 J against 1.5e-9 J, A02
-//!   3.2e-9 against 1.4e-9, the 2x3 5.7e-6 against 3.4e-6 (`singulab bench`; with the
-//!   Euclidean one, as with the tangent-space stages);
-//! - the accelerations `xdd = W (f - A^T lambda)`, `(A W A^T) lambda = A W f - gamma`, the
-//!   solution of `M xdd + A^T lambda = f`, `A xdd = gamma`.
+//! Runge-Kutta stages away from singular configurations, in the range space of the
+//! constraints: with `W = M^{-1}` (a diagonal mass matrix), the accelerations
+//! `xdd = W (f - A^T lambda)`, `(A W A^T) lambda = A W f - gamma`, the solution of
+//! `M xdd + A^T lambda = f`, `A xdd = gamma`; for Dopri5's stages also the velocity projection
+//! `xd <- xd - A^T mu`, `(A A^T) mu = A xd - b` (Euclidean, as the tangent-space stages'
+//! `T T^T xd`, [`projection`](super::projection)).
 //!
 //! These are the same accelerations as the minimal-coordinate-set ones of
 //! [`dynamics`](super::dynamics) (Masarati et al. 2023, eqs. 7-11): both are the unique
 //! solution of the constrained equations of motion when the independent rows of `A` have full
 //! rank, only computed another way. Only the rows the step start's factorisation found
-//! independent (its first `r` pivots) enter `A A^T` and `A W A^T` (`S` below), which are then
-//! positive definite; the redundant rows of a stacked linkage are consistent with them and
-//! hold too. `A` has a handful of non-zeros per column (a coordinate belongs to one body, and a
-//! body to the joints at it), and `S` keeps the rows in the scene's order, where a joint's rows
-//! meet only those of the joints at the same bodies: forming `S` and its Cholesky factor skip
-//! the zeros ([`factor_leading_block`]; on the 2x3, `A` 32 x 30 and `r` 28, `S` has 189
-//! non-zeros in its lower triangle of 406 and its factor 206). Two such factorisations cost
-//! less than the pivoted QR of `A^T` and the tangent columns of `Q` they replace.
+//! independent (its first `r` pivots) enter `S = A W A^T` (and `A A^T`), which is then positive
+//! definite; the redundant rows of a stacked linkage are consistent with them on the manifold.
+//! `A` has a handful of non-zeros per column (a coordinate belongs to one body, and a body to
+//! the joints at it), and `S` keeps the rows in the scene's order, where a joint's rows meet
+//! only those of the joints at the same bodies: forming `S` runs over the entries the Jacobian
+//! writes alone (found once per mechanism), and its Cholesky factor stays inside the envelope
+//! of `S` ([`factor_leading_block`]; on the 2x3, `A` 32 x 30
+//! and `r` 28, `S` has 189 non-zeros in its lower triangle of 406, its factor 191 inside an
+//! envelope of 222). One such factorisation costs much less than the pivoted QR of `A^T` and
+//! the tangent columns of `Q` it replaces.
 //!
-//! It serves only where the tangent-space form is not needed for accuracy: at a Runge-Kutta
-//! stage of a step that starts far from a singular configuration (`rho` at least
-//! `SIMPLIFIED_NEWTON_MIN_RHO`, the normals turning slowly: the same steps whose stages are
-//! corrected by simplified Newton, [`projection`](super::projection)), for mechanisms with a
+//! # RK4's stages are not projected
+//!
+//! An RK4 stage here takes the accelerations at its state as it is, off the manifold by O(h^2):
+//! there they are a smooth function of it, the stages integrate the index-1 equations
+//! `A xdd = gamma`, whose exact solutions keep `c` and `A xd - b` at zero, and the projection
+//! after the step ([`velocity`](super::velocity)) removes RK4's O(h^5) defect. Projecting each
+//! stage as well (simplified Newton with the step start's factorisation, then the velocity
+//! projection with a second factorisation, of `A A^T`) cost two thirds of a stage and drifted
+//! more: over 10 s at dt 1e-3 (`singulab bench`), the four-bar 1.5e-9 J against 7.9e-10 J
+//! unprojected, A02 1.4e-9 against 6.5e-10, the 2x2 1.4e-6 against 1.1e-6, the 2x3 3.4e-6
+//! against 2.8e-6, the same events; the step-size scans of [`projection`](super::projection)
+//! are as small or smaller.
+//!
+//! Dopri5's stages stay projected: unprojected, its controller crept at its smallest step
+//! towards some singular configurations (the four-bar at dt 1e-3 took 45 steps of 1e-5 s while
+//! `rho` fell from 2.3e-3 to 1e-3, each accepted without meeting the tolerance: 59 forced steps
+//! over 10 s against 14; the 2x2, 106 against 14).
+//!
+//! Next to a singular configuration the stages are projected and taken in the tangent space
+//! ([`integrator`](super::integrator) says why), so this form serves only at the stages of a
+//! step that starts far from one (`rho` at least `SIMPLIFIED_NEWTON_MIN_RHO`, the normals
+//! turning slowly over the step, [`projection`](super::projection)), for mechanisms with a
 //! constant diagonal mass matrix (planar bodies and points) and no velocity-level rows. There
 //! the pivots of `S` are about `rho^2` times the mass ratios or more, far above
 //! [`MIN_RELATIVE_PIVOT`]. A stage where a pivot is smaller, or a value is not finite,
@@ -46,7 +61,7 @@ use crate::linalg::PivotedQr;
 use crate::linalg::cholesky::{factor_leading_block, solve_factored};
 use crate::model::Mechanism;
 
-/// A pivot of either product's Cholesky factorisation at or below this times its largest
+/// A pivot of a product's Cholesky factorisation at or below this times its largest
 /// diagonal entry declines the range-space stage.
 const MIN_RELATIVE_PIVOT: f64 = 1e-11;
 
@@ -66,13 +81,22 @@ pub(crate) struct RangeSpace {
     euclidean: DMatrix<f64>,
     /// `A_r W A_r^T` likewise.
     weighted: DMatrix<f64>,
-    /// The rows of `A` in `S`, ascending.
+    /// For each coordinate, the rows of `A` that can be non-zero there, ascending: the entries
+    /// the Jacobian writes, found once by evaluating it at NaN positions (each entry it writes
+    /// is then NaN or a non-zero constant; the others stay exact zeros at every state).
+    written: Vec<Vec<usize>>,
+    /// The rows of `A` in `S`, ascending, and the rows the step start before kept.
     rows: Vec<usize>,
-    /// For each coordinate, the positions (in `rows`) of the kept rows with a non-zero entry
-    /// of `A` there, ascending.
+    kept: Vec<usize>,
+    /// For each coordinate, the positions (in `rows`) of the kept rows that can be non-zero
+    /// there, ascending.
     rows_of: Vec<Vec<usize>>,
     /// The right-hand side of the solve: `b` for velocities, `gamma` for accelerations.
     gamma: DVector<f64>,
+    /// Where each column of the factors of `euclidean` and `weighted` ends
+    /// ([`factor_leading_block`]).
+    euclidean_ends: Vec<usize>,
+    weighted_ends: Vec<usize>,
     /// Multipliers for the kept rows (the first `rows.len()` entries).
     multipliers: Vec<f64>,
     /// `A^T multipliers` or `W A^T multipliers`.
@@ -90,50 +114,70 @@ impl RangeSpace {
             return None;
         }
         let (n, m) = (mechanism.n(), mechanism.m());
+        let mut a = DMatrix::zeros(m, n);
+        mechanism.jacobian(&DVector::from_element(n, f64::NAN), &mut a);
+        let written = a
+            .column_iter()
+            .map(|column| (0..m).filter(|&row| column[row] != 0.0).collect())
+            .collect();
         Some(Self {
             inverse_mass: mass.diagonal().map(|m| 1.0 / m),
+            written,
+            kept: Vec::with_capacity(m),
             euclidean: DMatrix::zeros(m, m),
             weighted: DMatrix::zeros(m, m),
             rows: Vec::with_capacity(m),
             rows_of: vec![Vec::with_capacity(m); n],
             gamma: DVector::zeros(m),
+            euclidean_ends: vec![0; m],
+            weighted_ends: vec![0; m],
             multipliers: vec![0.0; m],
             correction: DVector::zeros(n),
         })
     }
 
-    /// Forms and factorises `A_r A_r^T` and `A_r W A_r^T` for the Jacobian `a` (m x n), with
-    /// `A_r` the rows that `start` (a factorisation at a nearby configuration) found
-    /// independent at `rank_tolerance`; returns whether both are positive definite to
-    /// [`MIN_RELATIVE_PIVOT`] (the stage may then use this form).
-    pub fn factorize(&mut self, a: &DMatrix<f64>, start: &PivotedQr, rank_tolerance: f64) -> bool {
+    /// Forms and factorises `A_r W A_r^T` for the Jacobian `a` (m x n), and `A_r A_r^T` too
+    /// for [`project_velocities`](Self::project_velocities) if `velocities`, with `A_r` the
+    /// rows that `start` (a factorisation at a nearby configuration) found independent at
+    /// `rank_tolerance`; returns whether they are positive definite to [`MIN_RELATIVE_PIVOT`]
+    /// (the stage may then use this form).
+    pub fn factorize(
+        &mut self,
+        a: &DMatrix<f64>,
+        start: &PivotedQr,
+        rank_tolerance: f64,
+        velocities: bool,
+    ) -> bool {
         self.keep_rows(start, start.rank(rank_tolerance));
-        self.find_sparsity(a);
         let (rows, rows_of, inverse_mass) = (&self.rows, &self.rows_of, &self.inverse_mass);
-        form_product(&mut self.euclidean, a, rows, rows_of, |_| 1.0);
-        form_product(&mut self.weighted, a, rows, rows_of, |k| inverse_mass[k]);
         let r = rows.len();
-        factor_relative(&mut self.euclidean, r) && factor_relative(&mut self.weighted, r)
+        if velocities {
+            form_product(&mut self.euclidean, a, rows, rows_of, |_| 1.0);
+            if !factor_relative(&mut self.euclidean, r, &mut self.euclidean_ends) {
+                return false;
+            }
+        }
+        form_product(&mut self.weighted, a, rows, rows_of, |k| inverse_mass[k]);
+        factor_relative(&mut self.weighted, r, &mut self.weighted_ends)
     }
 
-    /// The first `r` pivots of `start`, in ascending row order.
+    /// The first `r` pivots of `start`, in ascending row order, and where they meet each
+    /// coordinate (rebuilt only when they differ from the last stage's).
     fn keep_rows(&mut self, start: &PivotedQr, r: usize) {
-        self.rows.clear();
-        self.rows.extend_from_slice(&start.permutation()[..r]);
-        self.rows.sort_unstable();
-    }
-
-    /// `rows_of` for the Jacobian `a`: exact zeros contribute nothing and are skipped.
-    fn find_sparsity(&mut self, a: &DMatrix<f64>) {
-        let (m, a) = (a.nrows(), a.as_slice());
-        for (k, positions) in self.rows_of.iter_mut().enumerate() {
-            let column = &a[k * m..(k + 1) * m];
+        self.kept.clear();
+        self.kept.extend_from_slice(&start.permutation()[..r]);
+        self.kept.sort_unstable();
+        if self.kept == self.rows {
+            return;
+        }
+        std::mem::swap(&mut self.rows, &mut self.kept);
+        for (positions, written) in self.rows_of.iter_mut().zip(&self.written) {
             positions.clear();
             positions.extend(
                 self.rows
                     .iter()
                     .enumerate()
-                    .filter(|&(_, &row)| column[row] != 0.0)
+                    .filter(|&(_, row)| written.binary_search(row).is_ok())
                     .map(|(p, _)| p),
             );
         }
@@ -154,11 +198,11 @@ impl RangeSpace {
                 y[p] += column[self.rows[p]] * v[k];
             }
         }
-        let factor = match metric {
-            Metric::Euclidean => &self.euclidean,
-            Metric::Mass => &self.weighted,
+        let (factor, ends) = match metric {
+            Metric::Euclidean => (&self.euclidean, &self.euclidean_ends),
+            Metric::Mass => (&self.weighted, &self.weighted_ends),
         };
-        solve_factored(factor, r, y);
+        solve_factored(factor, r, ends, y);
         for (k, positions) in self.rows_of.iter().enumerate() {
             let column = &a[k * m..(k + 1) * m];
             let sum: f64 = positions.iter().map(|&p| column[self.rows[p]] * y[p]).sum();
@@ -170,7 +214,7 @@ impl RangeSpace {
     }
 
     /// Projects `xd` onto `A xd = b` (Euclidean), with `b` the velocity right-hand side at
-    /// `t` (zero without moving drivers), `a` the Jacobian last factorised.
+    /// `t` (zero without moving drivers), `a` the Jacobian last factorised with `velocities`.
     pub fn project_velocities(
         &mut self,
         mechanism: &Mechanism,
@@ -210,7 +254,7 @@ impl RangeSpace {
 }
 
 /// `A_r D A_r^T` into the lower triangle of the leading `r x r` block of `s` (`r` the kept
-/// rows), with `D = diag(weight(k))`, summed over the non-zeros of `A` alone.
+/// rows), with `D = diag(weight(k))`, summed over the entries of `A` that can be non-zero.
 fn form_product(
     s: &mut DMatrix<f64>,
     a: &DMatrix<f64>,
@@ -234,11 +278,11 @@ fn form_product(
     }
 }
 
-/// Factorises the leading `r x r` block of `s` in place; whether every pivot is above
+/// Factorises the leading `r x r` block of `s` in place (column ends into `ends`); whether every pivot is above
 /// [`MIN_RELATIVE_PIVOT`] times its largest diagonal entry.
-fn factor_relative(s: &mut DMatrix<f64>, r: usize) -> bool {
+fn factor_relative(s: &mut DMatrix<f64>, r: usize, ends: &mut [usize]) -> bool {
     let largest = (0..r).map(|p| s[(p, p)]).fold(0.0, f64::max);
-    factor_leading_block(s, r, MIN_RELATIVE_PIVOT * largest).is_ok()
+    factor_leading_block(s, r, MIN_RELATIVE_PIVOT * largest, ends).is_ok()
 }
 
 #[cfg(test)]
@@ -289,7 +333,7 @@ mod tests {
         evaluator
             .acceleration(&rhs, t, x, xd, None, &mut expected)
             .expect("evaluates");
-        assert!(range.factorize(&a, sim.factorization(), settings.rank_tolerance));
+        assert!(range.factorize(&a, sim.factorization(), settings.rank_tolerance, false));
         assert!(range.acceleration(&rhs, &a, t, x, xd, &mut got));
         [expected, got]
     }
@@ -329,7 +373,7 @@ mod tests {
             let (n, m) = (mechanism.n(), mechanism.m());
             let mut a = DMatrix::zeros(m, n);
             mechanism.jacobian(sim.positions(), &mut a);
-            assert!(range.factorize(&a, sim.factorization(), settings.rank_tolerance));
+            assert!(range.factorize(&a, sim.factorization(), settings.rank_tolerance, true));
             let original =
                 sim.velocities() + DVector::from_fn(n, |i, _| ((i * 7) % 5) as f64 - 2.0);
             let mut xd = original.clone();
@@ -383,6 +427,12 @@ mod tests {
         );
         let mut a = DMatrix::zeros(m, n);
         mechanism.jacobian(sim.positions(), &mut a);
+        assert!(range.factorize(
+            &a,
+            sim.factorization(),
+            Settings::default().rank_tolerance,
+            true
+        ));
         let offset = DVector::from_fn(n, |i, _| 0.01 * (((i * 3) % 7) as f64 - 3.0));
         let mut projected = sim.velocities() + offset;
         range.project_velocities(&mechanism, &a, t, &mut projected);

@@ -1,9 +1,11 @@
 //! The [`Simulation`] value: state, settings and preallocated workspace, advanced by `step()`.
 //!
-//! One step: decide whether its stages may be projected by simplified Newton (`rho` at the
-//! start and how fast the normals turn: [`projection`](super::projection)), integrate
-//! `(x, xd)` (RK4 or Dopri5, every stage projected: [`integrator`](super::integrator)), project onto the constraint manifold and its tangent
-//! space, which leaves `A^T` factorised at the new positions ([`projection`](super::projection)),
+//! One step: decide whether it starts far enough from a singular configuration for its stages
+//! and its end to be corrected with the start's factorisation (`rho` at the start and how fast
+//! the normals turn: [`projection`](super::projection)), integrate `(x, xd)` (RK4 or Dopri5,
+//! which stages are projected and how: [`integrator`](super::integrator)), project onto the
+//! constraint manifold and its tangent space, which leaves `A^T` factorised at the new
+//! positions ([`projection`](super::projection)),
 //! update both tangent bases from that one factorisation (the physics never reads them:
 //! [`dynamics`](super::dynamics), [`basis`](super::basis)), feed the singularity detector
 //! ([`events`](super::events); the search for the configurations it reports and their event
@@ -357,6 +359,7 @@ impl Simulation {
             self.t,
             &mut self.x,
             &mut self.xd,
+            None,
             &mut self.qr_state,
         )?;
         non_finite_state(&self.mechanism, self.t, &self.x, &self.xd)?;
@@ -740,7 +743,7 @@ impl Simulation {
         let (factorizations, range_space_stages) = self.stepper.take_work();
         self.counters.factorizations += factorizations;
         self.counters.range_space_stages += range_space_stages;
-        let outcome = self.project_step_end(h)?;
+        let outcome = self.project_step_end(h, plan.simplify)?;
 
         // Accept: remember the state we leave, for locating events inside the last steps.
         self.keep_current_state();
@@ -955,8 +958,14 @@ impl Simulation {
     }
 
     /// Projects the integrated state `(x_next, xd_next)` at `t + h` onto the constraints,
-    /// leaving `A^T` factorised there in `qr_next`.
-    fn project_step_end(&mut self, h: f64) -> Result<ProjectionOutcome, SolverError> {
+    /// leaving `A^T` factorised there in `qr_next`. Where the step's stages could be corrected
+    /// with the factorisation of its start (`simplify`), so can its end: Newton's corrections
+    /// then cost a residual each, and `A^T` is factorised once, at the converged positions.
+    fn project_step_end(
+        &mut self,
+        h: f64,
+        simplify: bool,
+    ) -> Result<ProjectionOutcome, SolverError> {
         let outcome = self.velocity.project(
             &mut self.projector,
             &self.mechanism,
@@ -964,6 +973,7 @@ impl Simulation {
             self.t + h,
             &mut self.x_next,
             &mut self.xd_next,
+            simplify.then_some(&self.qr_state),
             &mut self.qr_next,
         )?;
         self.counters.factorizations += outcome.factorizations as u64;

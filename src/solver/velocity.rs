@@ -52,8 +52,10 @@ impl VelocityProjection {
         }
     }
 
-    /// Newton on the positions `x`, then `xd` projected mass-orthogonally at the rank
-    /// tolerance; `qr` is left factorised (with `Q`) at the final positions.
+    /// Newton on the positions `x` (simplified Newton with the factorisation `frozen` at a
+    /// nearby configuration first, when one is given: [`Projector::newton_near`]), then `xd`
+    /// projected mass-orthogonally at the rank tolerance; `qr` is left factorised (with `Q`) at
+    /// the final positions.
     #[allow(clippy::too_many_arguments)]
     pub fn project(
         &mut self,
@@ -63,9 +65,11 @@ impl VelocityProjection {
         t: f64,
         x: &mut DVector<f64>,
         xd: &mut DVector<f64>,
+        frozen: Option<&PivotedQr>,
         qr: &mut PivotedQr,
     ) -> Result<ProjectionOutcome, SolverError> {
-        let outcome = projector.newton_at(mechanism, settings, t, x, qr)?;
+        let outcome = projector.newton_near(mechanism, settings, t, x, frozen, qr)?;
+        qr.form_q();
         let rank = qr.rank(settings.rank_tolerance);
         self.given.copy_from(xd);
         projector.project_velocities(mechanism, t, qr, rank, xd);

@@ -580,8 +580,8 @@ fn a02_coarse_steps_still_locate_every_singularity() {
 
 /// Dopri5 meets its error tolerance away from the singular configurations only; it crosses
 /// each of them in one forced step of the largest size (`solver::integrator`). At the default
-/// rtol 1e-9 the largest B0 error over 10 s is 9.2e-11 m, energy drift 6.3e-11 J, 12 forced
-/// steps (printed by this test; RK4 at dt 1e-3: 1.3e-9 m). The forced steps dominate its
+/// rtol 1e-9 the largest B0 error over 10 s is 1.9e-10 m, energy drift 8.8e-11 J, 10 forced
+/// steps (printed by this test; RK4 at dt 1e-3: 1.1e-9 m). The forced steps dominate its
 /// error, and their share depends on where they land: with the stages of earlier versions
 /// (full Newton, no range space) the same run gave 7.1e-7 m, and over rtol 0.5e-9 .. 2e-9 and
 /// 1e-10 3.2e-7 .. 3.3e-6 m, over largest steps 7.9e-4 .. 5e-3 s up to 8.1e-6 m (at 1.37e-3).
