@@ -40,19 +40,19 @@
 //!
 //! | scene | n | m | rank | dof | singular rank | events | traditional flips | drift (J) | factorisations per step (dt 1e-3 / 1e-4) | range-space stages per step |
 //! |---|---|---|---|---|---|---|---|---|---|---|
-//! | planar_pendulum | 2 | 1 | 1 | 1 | - | 0 | 8 | 1.28e-10 | 1.01 / 1.00 | 3.00 / 3.00 |
-//! | redundant_pendulum | 2 | 2 | 1 | 1 | - | 0 | 8 | 1.28e-10 | 1.01 / 1.00 | 3.00 / 3.00 |
-//! | spatial_pendulum | 3 | 1 | 1 | 2 | - | 0 | 47 | 5.39e-9 | 1.02 / 1.00 | 3.00 / 3.00 |
-//! | four_bar | 9 | 8 | 8 | 1 | 7 | 18 | 58 | 1.47e-9 | 1.22 / 1.08 | 2.97 / 2.97 |
-//! | double_four_bar | 15 | 14 | 14 | 1 | 12 | 10 | 584 | 1.38e-9 | 1.14 / 1.07 | 2.97 / 2.97 |
-//! | modified_double_four_bar | 12 | 12 | 11 | 1 | 10 | 10 | 66 | 1.15e-9 | 1.12 / 1.05 | 2.98 / 2.98 |
-//! | modified_triple_four_bar | 15 | 16 | 14 | 1 | 13 | 10 | 278 | 1.53e-9 | 1.12 / 1.05 | 2.98 / 2.98 |
-//! | modified_2x2 | 24 | 24 | 22 | 2 | 21 / 20 | 22 | 3534 | 1.37e-6 | 1.54 / 1.24 | 2.95 / 2.95 |
-//! | modified_2x3 | 30 | 32 | 28 | 2 | 27 / 26 | 27 | 5204 | 3.43e-6 | 1.62 / 1.18 | 2.93 / 2.93 |
-//! | slider_crank | 21 | 20 | 20 | 1 | - | 0 | 3053 | 1.19e-7 | 4.90 / 4.05 | 0.00 / 0.00 |
-//! | spin_top | 7 | 2 | 2 | 5 | - | 0 | 25 | 2.98e-7 | 4.08 / 4.00 | 0.00 / 0.00 |
-//! | mobile_robot | 21 | 22 | 20 | 1 | - | 0 | 602 | driven | 10.28 / 9.81 | 0.00 / 0.00 |
-//! | four_bar_stopping | 9 | 8 | 8 | 1 | 7 | 9 | 34 | 1.10e-8 | 1.65 / 1.52 | 2.68 / 2.68 |
+//! | planar_pendulum | 2 | 1 | 1 | 1 | - | 0 | 8 | 2.06e-11 | 1.00 / 1.00 | 3.00 / 3.00 |
+//! | redundant_pendulum | 2 | 2 | 1 | 1 | - | 0 | 8 | 2.06e-11 | 1.00 / 1.00 | 3.00 / 3.00 |
+//! | spatial_pendulum | 3 | 1 | 1 | 2 | - | 0 | 47 | 3.30e-9 | 1.00 / 1.00 | 3.00 / 3.00 |
+//! | four_bar | 9 | 8 | 8 | 1 | 7 | 18 | 98 | 5.94e-10 | 1.20 / 1.08 | 2.97 / 2.97 |
+//! | double_four_bar | 15 | 14 | 14 | 1 | 12 | 10 | 616 | 6.59e-10 | 1.14 / 1.07 | 2.97 / 2.97 |
+//! | modified_double_four_bar | 12 | 12 | 11 | 1 | 10 | 10 | 66 | 6.51e-10 | 1.11 / 1.05 | 2.98 / 2.98 |
+//! | modified_triple_four_bar | 15 | 16 | 14 | 1 | 13 | 10 | 678 | 9.16e-10 | 1.12 / 1.05 | 2.98 / 2.98 |
+//! | modified_2x2 | 24 | 24 | 22 | 2 | 21 / 20 | 22 | 3691 | 1.07e-6 | 1.45 / 1.18 | 2.95 / 2.95 |
+//! | modified_2x3 | 30 | 32 | 28 | 2 | 27 / 26 | 27 | 5652 | 2.75e-6 | 1.45 / 1.17 | 2.93 / 2.93 |
+//! | slider_crank | 21 | 20 | 20 | 1 | - | 0 | 2669 | 1.19e-7 | 4.19 / 4.02 | 0.00 / 0.00 |
+//! | spin_top | 7 | 2 | 2 | 5 | - | 0 | 25 | 2.98e-7 | 4.03 / 4.00 | 0.00 / 0.00 |
+//! | mobile_robot | 21 | 22 | 20 | 1 | - | 0 | 602 | driven | 10.23 / 9.81 | 0.00 / 0.00 |
+//! | four_bar_stopping | 9 | 8 | 8 | 1 | 7 | 9 | 48 | 5.90e-8 | 1.64 / 1.52 | 2.68 / 2.68 |
 //!
 //! - *n*, *m*, *rank* (generic) and *dof* are printed by the bench and asserted, with the
 //!   *singular rank*, by `cargo test --test solver ranks`. The singular rank (not printed) is
@@ -90,16 +90,15 @@
 //!   else the machine does falls on both runs alike (the motion is the same in both).
 //!
 //! On this project's 2-core x86-64 machine (one run of 2026-11-27, the README's table) the
-//! 2x3, the largest scene, takes 0.091 s of CPU time per simulated second at dt 1e-3 (11 times
-//! faster than real time, 91 us per step) and 0.83 s at dt 1e-4 (1.2 times), with 1.6 and 1.2
-//! QR factorisations and 2.9 range-space stages per step. Before the range-space stages it
-//! took 4.6 and 4.1 factorisations per step, and the same runs took about 1.6 times as long
-//! (`singulab bench` of both builds in turns, 2x3: 0.142 and 0.156 against 0.100 and 0.087 s
-//! per simulated second; the machine was not quiet). A `perf` profile of the 2x3's 10 s:
-//! the QR factorisation at the step's end 25 %, forming its `Q` 9 %, the range-space stages
-//! about 25 % (two Cholesky factorisations and their solves each), the basis predictor 13 %,
-//! sines and cosines of the bodies' angles 7 %. The continued basis costs 11 to 17 % more than
-//! the traditional one alone on the linkages.
+//! 2x3, the largest scene, takes 0.058 s of CPU time per simulated second at dt 1e-3 (17 times
+//! faster than real time, 58 us per step) and 0.56 s at dt 1e-4 (1.8 times), with 1.45 and 1.17
+//! QR factorisations and 2.9 range-space stages per step; the machine's load moves these
+//! figures by a fifth from run to run. A `perf` profile of the 2x3's 10 s: the QR
+//! factorisation at the step's end with its `Q` about 35 %, the other factorisations (event
+//! searches, stages next to singular configurations) 10 %, the range-space stages about 17 %,
+//! the basis predictor 18 % (`prepare` 10, the Taylor series 9). The continued basis costs 20
+//! to 25 % more than the traditional one alone on the linkages: the predictor's work per step
+//! is `J R1^-1` (about n^3 / 6) and six or seven products of the n x n `Omega` with the basis.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
