@@ -23,9 +23,11 @@
 //! close configurations: with three of its own steps searched, the 2x3 lost one at dt 1.75e-3,
 //! 3e-3 and 7e-3. All ten flat poses of its first 4 s are one event each at dt 1e-3 to 1e-2
 //! (`cargo test --test solver close_events`). A searched step costs nine factorisations
-//! without `Q`, a refined minimum about 25 more: over 10 s on the 2x3, `singulab run` reports
-//! 77.2 thousand factorisations in all at dt 1e-3 and 13.6 thousand at dt 1e-2, and finds its
-//! 27 configurations at both.
+//! without `Q`, a refined minimum about 25 more (a sampled minimum too shallow to reach the
+//! detection tolerance between its neighbours is not refined, `REACH_MARGIN`): over 10 s on the
+//! 2x3, `singulab run` reports 14.5 thousand factorisations in all at dt 1e-3 (about 2.9
+//! thousand of them in searches) and 4.0 thousand at dt 1e-2, and finds its 27 configurations
+//! at both.
 //!
 //! # The event state
 //!
