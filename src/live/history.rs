@@ -19,7 +19,7 @@ mod cache;
 mod decimate;
 
 pub use cache::LineCache;
-pub use decimate::{Grid, Scale, decimate, decimate_on};
+pub use decimate::{Grid, Scale, decimate_on};
 
 /// What a channel measures; the plots group channels by kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,7 +65,7 @@ impl Channel {
         &self.values
     }
 
-    /// The values with their extremes between samples, for [`decimate`].
+    /// The values with their extremes between samples, for [`decimate_on`].
     pub fn series(&self) -> Series<'_> {
         Series {
             values: &self.values,
@@ -97,7 +97,7 @@ impl Channel {
     }
 }
 
-/// A channel's samples as [`decimate`] reads them: the value at each sample time, the
+/// A channel's samples as [`decimate_on`] reads them: the value at each sample time, the
 /// range the value covered since the previous sample (equal to the value when nothing was
 /// observed in between) and, if known, the identity of the column each value belongs to (a
 /// change of identity between two samples breaks the line).
@@ -451,6 +451,25 @@ pub fn channel_name(kind: ChannelKind, index: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`decimate_on`] with buckets of the window's own, as the plots use while paused.
+    fn decimate(
+        times: &VecDeque<f64>,
+        series: Series<'_>,
+        t_min: f64,
+        t_max: f64,
+        buckets: usize,
+        scale: Scale,
+    ) -> Vec<Vec<[f64; 2]>> {
+        decimate_on(
+            times,
+            series,
+            t_min,
+            t_max,
+            Grid::over(t_min, t_max, buckets),
+            scale,
+        )
+    }
 
     #[test]
     fn ring_drops_oldest_and_keeps_channels_aligned() {

@@ -85,7 +85,8 @@ pub(crate) struct RangeSpace {
     /// the Jacobian writes, found once by evaluating it at NaN positions (each entry it writes
     /// is then NaN or a non-zero constant; the others stay exact zeros at every state).
     written: Vec<Vec<usize>>,
-    /// The rows of `A` in `S`, ascending, and the rows the step start before kept.
+    /// The rows of `A` in `S`, ascending; `kept` is where the next stage's are gathered to be
+    /// compared with them.
     rows: Vec<usize>,
     kept: Vec<usize>,
     /// For each coordinate, the positions (in `rows`) of the kept rows that can be non-zero

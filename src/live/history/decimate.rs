@@ -118,8 +118,8 @@ pub(super) fn into_runs(chunks: &[Chunk]) -> Vec<Vec<[f64; 2]>> {
     runs
 }
 
-/// Reduces the samples with `t_min <= t <= t_max` to at most `2 * buckets` points per
-/// unbroken run, keeping each bucket's minimum and maximum in time order so spikes survive,
+/// Reduces the samples with `t_min <= t <= t_max` to at most two points per bucket of `grid`
+/// in each unbroken run, keeping each bucket's minimum and maximum in time order so spikes survive,
 /// those between samples included. A sample's extremes are placed at its time, the one
 /// nearer to its value last, so a smooth curve stays a line and a spike goes out and back.
 /// Values are drawn on `scale` (the extremes compare as their drawn values do, up to
@@ -127,27 +127,8 @@ pub(super) fn into_runs(chunks: &[Chunk]) -> Vec<Vec<[f64; 2]>> {
 /// the series, and so does a change of column identity (the new column's first sample
 /// starts a run of its own, its bucket holding nothing from before): each returned run is
 /// drawn as its own line. Only the samples inside the window are visited (times are
-/// increasing), and each once.
-pub fn decimate(
-    times: &VecDeque<f64>,
-    series: Series<'_>,
-    t_min: f64,
-    t_max: f64,
-    buckets: usize,
-    scale: Scale,
-) -> Vec<Vec<[f64; 2]>> {
-    decimate_on(
-        times,
-        series,
-        t_min,
-        t_max,
-        Grid::over(t_min, t_max, buckets),
-        scale,
-    )
-}
-
-/// [`decimate`] with the buckets of `grid`: the first and the last bucket may lie partly
-/// outside the window.
+/// increasing), and each once. The buckets are `grid`'s ([`Grid::over`] the window for
+/// buckets of their own): the first and the last bucket may lie partly outside the window.
 pub fn decimate_on(
     times: &VecDeque<f64>,
     series: Series<'_>,

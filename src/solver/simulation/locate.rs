@@ -463,12 +463,12 @@ const REFINE_BELOW: f64 = 0.25;
 const SEARCH_SPAN: f64 = 3.0;
 
 /// A sampled minimum `here` between samples `before` and `after` (a tenth of a step apart) is
-/// searched for only if `here - REACH_MARGIN * max(before - here, after - here)` is below the
-/// detection tolerance. Towards a singular configuration `rho` falls linearly (a V), so a
-/// neighbour on the same side is a whole sample's fall above `here` and the bound with margin 1
-/// is already below the minimum; the margin covers a V that steepens within a sample. On the
-/// 2x3 over 10 s at dt 1e-3 this skips 37 of 64 searches, each about 25 factorisations, at
-/// minima of 0.08 to 0.25 whose neighbours are within 5e-3 of them.
+/// refined by golden section only if `here - REACH_MARGIN * max(before - here, after - here)`
+/// is below the detection tolerance. Towards a singular configuration `rho` falls linearly (a
+/// V), so a neighbour on the same side is a whole sample's fall above `here` and the bound with
+/// margin 1 is already at or below the minimum; the margin covers a V that steepens within a
+/// sample. On the 2x3 over 10 s at dt 1e-3 this skips 37 of 64 refinements, each about 25
+/// factorisations, at minima of 0.08 to 0.25 whose neighbours are within 5e-3 of them.
 const REACH_MARGIN: f64 = 4.0;
 
 /// Samples of `rho` per step when the kept steps are searched for its minima: two singular
