@@ -171,6 +171,20 @@ mod tests {
     }
 
     #[test]
+    fn the_redundant_pendulum_shows_its_two_links_at_the_bob() {
+        // The link written twice (m = 2, rank 1): one mode, and neither link's force unique;
+        // both act at the bob, released at (1, 0).
+        let display = ReactionDisplay::of(&session("redundant_pendulum")).expect("solved");
+        assert_eq!((display.redundancy, display.generic_redundancy), (1, 1));
+        assert_eq!(display.arrows.len(), 2);
+        for arrow in &display.arrows {
+            assert!(!arrow.unique);
+            assert_eq!(arrow.point, [1.0, 0.0, 0.0]);
+        }
+        assert_eq!(display.modes.len(), 1);
+    }
+
+    #[test]
     fn the_four_bar_shows_unique_reactions_and_no_mode() {
         let display = ReactionDisplay::of(&session("four_bar")).expect("solved");
         assert_eq!(display.redundancy, 0);

@@ -766,32 +766,32 @@ impl Mechanism {
         (r, rigid::rotation_matrix(&self.euler_parameters(body, x)))
     }
 
-    /// Global position of a point fixed in a spatial body or the ground.
+    /// Global position of a point fixed in any body or the ground, in its body axes from its
+    /// centre of mass (a planar body's in its plane, `z` ignored; z = 0 in the result).
     pub fn spatial_point(&self, at: &Attachment, x: &DVector<f64>) -> Vector3<f64> {
-        self.frames().position(at, true, x)
+        match at.body {
+            // The spatial kernels read three translational coordinates: a planar body's
+            // point goes through its own frame instead.
+            Some(body) if !self.bodies[body].is_spatial() => {
+                let p = self.planar_point(body, &at.local.xy(), x);
+                Vector3::new(p.x, p.y, 0.0)
+            }
+            _ => self.frames().position(at, true, x),
+        }
     }
 
-    /// Global position of a point fixed in any body, in its body axes from its centre of mass
-    /// (a planar body's in its plane, `z` ignored; z = 0 in the result).
+    /// Global position of a point fixed in body `body` (see [`spatial_point`](Self::spatial_point)).
     pub fn point_of_body(
         &self,
         body: usize,
         local: &Vector3<f64>,
         x: &DVector<f64>,
     ) -> Vector3<f64> {
-        let b = &self.bodies[body];
-        if b.is_spatial() {
-            self.spatial_point(
-                &Attachment {
-                    body: Some(body),
-                    local: *local,
-                },
-                x,
-            )
-        } else {
-            let p = self.planar_point(body, &local.xy(), x);
-            Vector3::new(p.x, p.y, 0.0)
-        }
+        let at = Attachment {
+            body: Some(body),
+            local: *local,
+        };
+        self.spatial_point(&at, x)
     }
 
     /// Global direction of a vector fixed in a rigid body or the ground.

@@ -60,6 +60,11 @@ impl Mechanism {
             JointKind::Pin { body, point, .. } | JointKind::KnifeEdge { body, point, .. } => {
                 planar(*body, point)
             }
+            // A planar point mass stays on the planar path: its two coordinates are no
+            // spatial point's three.
+            JointKind::Distance { body, .. } if !self.bodies[*body].is_spatial() => {
+                planar(*body, &LocalPoint::zeros())
+            }
             JointKind::Distance { body, .. } => ReactionSite::Spatial {
                 at: Attachment {
                     body: Some(*body),

@@ -17,6 +17,7 @@ mod mobile_robot;
 mod pendulums;
 mod physics_invariance;
 mod planar_joints;
+mod point_mass_reactions;
 mod preview;
 mod pulses;
 mod ranks;
