@@ -267,6 +267,18 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
+    /// `"ground"` names the fixed frame wherever a joint names a body, so no body may take it.
+    fn check_not_ground(&self, name: &str) -> Result<(), SceneError> {
+        if name != spatial::GROUND {
+            return Ok(());
+        }
+        Err(self.report.error(
+            Site::Named("bodies", name, 0, Some("name")),
+            Some(format!("body \"{name}\"")),
+            "\"ground\" is the fixed frame's name in joints; give the body another name".into(),
+        ))
+    }
+
     /// The message for a reference to a body that does not exist.
     fn unknown_body(&self, body: &str) -> String {
         format!("unknown body \"{body}\" (bodies: {})", body_list(self.spec))
@@ -286,6 +298,7 @@ impl<'a> Builder<'a> {
         for (index, body) in self.spec.bodies.iter().enumerate() {
             let name = body.name();
             self.check_name("bodies", "body", index, name, &mut seen)?;
+            self.check_not_ground(name)?;
             bodies.index_of.insert(name, bodies.list.len());
             self.body(&mut bodies, name, body)?;
             bodies.rigid.resize(bodies.list.len(), None);
@@ -496,8 +509,14 @@ impl<'a> Builder<'a> {
         body: &str,
     ) -> Result<usize, SceneError> {
         bodies.index_of.get(body).copied().ok_or_else(|| {
-            self.report
-                .joint(joint, Some(field), self.unknown_body(body))
+            let problem = if body == spatial::GROUND {
+                "the ground is not a body here: `Pin` (its `ground` point), `Distance` (its \
+                 `anchor`) and spatial joints (`a` or `b`) reach it"
+                    .to_string()
+            } else {
+                self.unknown_body(body)
+            };
+            self.report.joint(joint, Some(field), problem)
         })
     }
 

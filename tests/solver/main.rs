@@ -10,6 +10,7 @@ mod drag;
 mod driver_work;
 mod faults_io;
 mod faults_numbers;
+mod ground_name;
 mod jacobians;
 mod lessons;
 mod live;

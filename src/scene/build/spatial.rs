@@ -11,7 +11,8 @@ use crate::model::{Attachment, BodyKind, JointKind, SpatialJoint, SpatialKind, s
 use crate::scene::SceneError;
 use crate::scene::format::{JointSpec, SpatialPointSpec};
 
-/// The name that stands for the ground on either side of a spatial joint.
+/// The name that stands for the ground on either side of a spatial joint (reserved: no body
+/// may take it).
 pub const GROUND: &str = "ground";
 
 /// One side of a spatial joint: its body (`None` for the ground) and the rotation of its axes
@@ -182,7 +183,7 @@ impl Builder<'_> {
         body: &str,
         needs_axes: bool,
     ) -> Result<Side, SceneError> {
-        if body == GROUND && !bodies.index_of.contains_key(GROUND) {
+        if body == GROUND {
             return Ok(Side {
                 body: None,
                 rotation: Matrix3::identity(),
