@@ -136,9 +136,7 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
     let stated = builder.stated_velocities(&mechanism, &bodies.rigid)?;
     let traced_points = builder.check_sections(&mechanism, &bodies.rigid, &bodies.named)?;
     let looks = builder.looks(&mechanism, &bodies.rigid)?;
-    let normalisation = bodies.normalisation;
-    let mut initial = builder.initial_state(&mechanism, bodies.x0, stated)?;
-    include_normalisation(&mut initial.assembly, normalisation);
+    let initial = builder.initial_state(&mechanism, bodies.x0, stated)?;
     limits::check_solver_settings(&builder.report, &spec, &mechanism, &initial.x0)?;
     Ok(Scene {
         file: file_name.to_string(),
@@ -175,8 +173,6 @@ struct Bodies<'a> {
     rigid: Vec<Option<RigidInfo>>,
     /// The named points of each plate as written (`None` for other bodies).
     named: Vec<Option<&'a NamedPoints>>,
-    /// The largest change normalising written Euler parameters made, and its coordinate.
-    normalisation: (f64, usize),
 }
 
 impl Bodies<'_> {
@@ -292,7 +288,6 @@ impl<'a> Builder<'a> {
             index_of: HashMap::new(),
             rigid: Vec::new(),
             named: Vec::new(),
-            normalisation: (0.0, 0),
         };
         let mut seen = HashSet::new();
         for (index, body) in self.spec.bodies.iter().enumerate() {
@@ -388,13 +383,6 @@ impl<'a> Builder<'a> {
         }
         let checked =
             rigid::check_rigid(spec).map_err(|(field, m)| self.report.body(spec.name, field, m))?;
-        if checked.normalisation > bodies.normalisation.0 {
-            let e = &checked.pose[3..];
-            let moved = (0..4)
-                .max_by(|&i, &j| e[i].abs().total_cmp(&e[j].abs()))
-                .unwrap_or(0);
-            bodies.normalisation = (checked.normalisation, bodies.x0.len() + 3 + moved);
-        }
         bodies.x0.extend_from_slice(&checked.pose);
         bodies.list.push(checked.body);
         bodies.rigid.push(Some(checked.info));
@@ -1078,15 +1066,6 @@ fn velocity_components(
         }
     }
     components
-}
-
-/// Counts normalising written Euler parameters as part of assembly's correction (the larger
-/// change is reported).
-fn include_normalisation(report: &mut AssemblyReport, (change, coordinate): (f64, usize)) {
-    if change > report.correction {
-        report.correction = change;
-        report.coordinate = coordinate;
-    }
 }
 
 /// A stated initial velocity component: its coordinate and where it is written.

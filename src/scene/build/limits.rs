@@ -7,7 +7,8 @@
 //!   step; 300 bars (n = 900) 371 MB and 1.8 s (`singulab run` on generated chains, release
 //!   build, `/usr/bin/time -v`). Beyond [`MAX_COORDINATES`] it is the wrong tool, and a scene
 //!   is refused before anything of its size is allocated.
-//! - **Magnitudes.** Lengths, coordinates and points at most 1e6 m, masses 1e12 kg, moments
+//! - **Magnitudes.** Lengths, coordinates and points at most 1e6 m (the components of Euler
+//!   parameters and directions, which have no unit, 1e6), masses 1e12 kg, moments
 //!   of inertia 1e12 kg m^2, gravity 1e6 m/s^2, loads 1e12 N or N m, speeds 1e6 m/s or rad/s,
 //!   times 1e9 s, a driver step's peak rate 1e6 m/s and acceleration 1e6 m/s^2: every energy,
 //!   force and acceleration of a scene within these is far from overflowing, so a non-finite
@@ -57,6 +58,9 @@ const fn bound(max: f64, unit: &'static str) -> Bound {
 }
 
 pub const LENGTH: Bound = bound(1e6, "m");
+/// A component of what is written up to scale and normalised on load (Euler parameters,
+/// directions): no unit.
+pub const SCALE_FREE: Bound = bound(1e6, "");
 /// A fraction of a bar's length along it (the point must also be within [`POINT_REACH`]).
 pub const FRACTION: Bound = bound(POINT_REACH, "bar lengths");
 pub const ANGLE: Bound = bound(1e6, "rad");
@@ -90,8 +94,9 @@ pub fn check_bounded(values: &[f64], what: &str, bound: Bound) -> Result<(), Str
     }
     match values.iter().find(|v| v.abs() > bound.max) {
         Some(&v) => Err(format!(
-            "{what} must be at most {} {} in magnitude, got {}",
+            "{what} must be at most {}{}{} in magnitude, got {}",
             number_text(bound.max),
+            if bound.unit.is_empty() { "" } else { " " },
             bound.unit,
             number_text(v)
         )),

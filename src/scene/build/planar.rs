@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use nalgebra::{DVector, Vector2};
 
 use super::limits::{
-    ANGLE, FRACTION, INERTIA, LENGTH, MASS, check_bounded, check_driver_law, check_positive,
-    check_reach,
+    ANGLE, FRACTION, INERTIA, LENGTH, MASS, SCALE_FREE, check_bounded, check_driver_law,
+    check_positive, check_reach,
 };
 use super::{Bodies, Builder, Reporter};
 use crate::model::{Body, BodyKind, Joint, JointKind, LocalPoint, Mechanism};
@@ -105,7 +105,7 @@ fn plate_point(named: Option<&NamedPoints>, spec: &PointSpec) -> Result<LocalPoi
 /// The unit vector along a planar direction written as `what`; zero or non-finite is an error.
 fn unit_direction((x, y): (f64, f64), what: &str) -> Result<Vector2<f64>, String> {
     let v = Vector2::new(x, y);
-    check_bounded(v.as_slice(), what, LENGTH)?;
+    check_bounded(v.as_slice(), what, SCALE_FREE)?;
     let norm = v.norm();
     if norm == 0.0 || !norm.is_finite() || norm < 1e-12 * v.amax() {
         return Err(format!("{what} has zero length: a direction is needed"));

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use nalgebra::{Matrix3, Vector3, Vector4};
 
-use super::limits::{ANGLE, INERTIA, LENGTH, check_bounded, check_positive};
+use super::limits::{ANGLE, INERTIA, LENGTH, SCALE_FREE, check_bounded, check_positive};
 use crate::model::{Body, BodyKind, JointKind, Mechanism, SpatialKind, rigid};
 use crate::scene::format::{InertiaSpec, OrientationSpec, ShapeSpec, SpatialPointSpec};
 use crate::scene::look::{BodyLook, Shape};
@@ -25,13 +25,11 @@ pub struct RigidInfo {
     pub shape: Option<ShapeSpec>,
 }
 
-/// A checked rigid body: the model's body, its coordinates, what joints need, and how far
-/// normalising its Euler parameters moved them.
+/// A checked rigid body: the model's body, its coordinates and what joints need.
 pub struct CheckedRigid {
     pub body: Body,
     pub pose: [f64; 7],
     pub info: RigidInfo,
-    pub normalisation: f64,
 }
 
 /// An error in one field of a body.
@@ -54,7 +52,7 @@ pub fn check_rigid(spec: &RigidSpec) -> Result<CheckedRigid, FieldError> {
     let inertia = inertia_matrix(spec.inertia).map_err(|m| ("inertia", m))?;
     let center = vector(spec.center);
     check_bounded(center.as_slice(), "center", LENGTH).map_err(|m| ("center", m))?;
-    let (e, normalisation) = euler_parameters(spec.orientation).map_err(|m| ("orientation", m))?;
+    let e = euler_parameters(spec.orientation).map_err(|m| ("orientation", m))?;
     let mut points = BTreeMap::new();
     for (name, &point) in spec.points {
         let point = vector(point);
@@ -75,7 +73,6 @@ pub fn check_rigid(spec: &RigidSpec) -> Result<CheckedRigid, FieldError> {
             points,
             shape: spec.shape.cloned(),
         },
-        normalisation,
     })
 }
 
@@ -121,28 +118,28 @@ pub fn inertia_matrix(spec: &InertiaSpec) -> Result<Matrix3<f64>, String> {
     Ok((matrix + matrix.transpose()) * 0.5)
 }
 
-/// Unit Euler parameters of the written orientation (identity when absent) and how far
-/// normalising moved written ones.
-fn euler_parameters(spec: Option<&OrientationSpec>) -> Result<(Vector4<f64>, f64), String> {
+/// Unit Euler parameters of the written orientation (identity when absent). Written ones of
+/// any length are normalised quietly: a nonzero multiple of a quadruple is the same rotation
+/// (the rotation matrix of `e` is that of `e / |e|`), so normalising does not move the pose.
+fn euler_parameters(spec: Option<&OrientationSpec>) -> Result<Vector4<f64>, String> {
     match spec {
-        None => Ok((Vector4::new(1.0, 0.0, 0.0, 0.0), 0.0)),
+        None => Ok(Vector4::new(1.0, 0.0, 0.0, 0.0)),
         Some(&OrientationSpec::Euler(e0, e1, e2, e3)) => {
             let e = Vector4::new(e0, e1, e2, e3);
-            check_bounded(e.as_slice(), "Euler parameters", LENGTH)?;
+            check_bounded(e.as_slice(), "Euler parameters", SCALE_FREE)?;
             if e.norm() < SMALLEST_EULER_NORM {
                 return Err(format!(
                     "Euler parameters of length {:e} are no rotation; (1, 0, 0, 0) is none",
                     e.norm()
                 ));
             }
-            let unit = e.normalize();
-            Ok((unit, (unit - e).amax()))
+            Ok(e.normalize())
         }
         Some(&OrientationSpec::AxisAngle { axis, angle }) => {
             check_bounded(&[angle], "angle", ANGLE)?;
             let axis = direction(axis, "axis")?;
             let (s, c) = (0.5 * angle).sin_cos();
-            Ok((Vector4::new(c, s * axis.x, s * axis.y, s * axis.z), 0.0))
+            Ok(Vector4::new(c, s * axis.x, s * axis.y, s * axis.z))
         }
         Some(&OrientationSpec::Axes { x, y }) => {
             let (x, y) = (direction(x, "x")?, direction(y, "y")?);
@@ -155,7 +152,7 @@ fn euler_parameters(spec: Option<&OrientationSpec>) -> Result<(Vector4<f64>, f64
             }
             let y = (y - x * cosine).normalize();
             let rotation = Matrix3::from_columns(&[x, y, x.cross(&y)]);
-            Ok((euler_parameters_of(&rotation), 0.0))
+            Ok(euler_parameters_of(&rotation))
         }
     }
 }
@@ -163,7 +160,7 @@ fn euler_parameters(spec: Option<&OrientationSpec>) -> Result<(Vector4<f64>, f64
 /// The unit vector along a written direction; zero or non-finite is an error.
 pub fn direction(v: (f64, f64, f64), what: &str) -> Result<Vector3<f64>, String> {
     let v = vector(v);
-    check_bounded(v.as_slice(), what, LENGTH)?;
+    check_bounded(v.as_slice(), what, SCALE_FREE)?;
     let norm = v.norm();
     if norm == 0.0 || !norm.is_finite() || norm < 1e-12 * v.amax() {
         return Err(format!("{what} has zero length: a direction is needed"));
@@ -348,8 +345,7 @@ mod tests {
             x: (0.0, 2.0, -1.0),
             y: (0.2, -0.1, -0.2),
         };
-        let (e, correction) = euler_parameters(Some(&spec)).expect("a rotation");
-        assert_eq!(correction, 0.0);
+        let e = euler_parameters(Some(&spec)).expect("a rotation");
         let r = rigid::rotation_matrix(&e);
         assert_abs_diff_eq!(
             r.column(0).into_owned(),
