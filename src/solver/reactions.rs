@@ -24,6 +24,25 @@
 //! non-unique wheel forces are exactly zero (and unique); just into a turn they are small (3.4e-5
 //! of the largest change, 1.1 s into the run), still far above the tolerance
 //! (`cargo test --test solver mobile_robot`).
+//!
+//! Near a singular configuration the rigid model's reactions can be unbounded, and the
+//! reported ones are then large because the model's are, not by round-off. On A02's
+//! parallelogram branch (three cranks at angle theta, couplers translating, m = l = 1; I = 3,
+//! V = 3.5 g sin(theta), so theta'' = -7 g cos(theta) / 6), Newton-Euler on each bar gives
+//! the pin forces across the bars bounded (the couplers' pins share `K_y / 2`,
+//! `K = m g_vec - m a_tip`), while the ones along the bars are not: joint A1's on crank 1 is
+//! `(cos(theta) K_y / 2 - tau) / sin(theta)`, `tau = theta'' / 3 + g cos(theta) / 2`, which
+//! tends to `-g cos(theta) / (36 sin(theta))` and changes sign through the flat pose. At the
+//! flat pose itself the rank drops by two: the rigid model still determines the components
+//! across the bars (and each coupler's sum along it, `A1.fx + B1.fx = K_x`), but not those
+//! along the bars, which the two new self-stress modes change; and no finite multipliers
+//! balance the branch's accelerations there (crank 1's moment asks `K_y / 2` for a force
+//! `g / 9` across it, while its coupler supplies `g / 12`), hence the 1 / sin(theta) growth on
+//! either side. `singulab run scenes/double_four_bar.ron --reactions` shows it in the rows
+//! next to each event: up to 571 N along A1 at 0.49 mrad from the flat pose and 1082 N at O2,
+//! where the median of each row's largest component is 17.4 N; the rows agree with the
+//! formula above to 2.5e-4 relative (`cargo test --test solver flat_pose_reactions`). A real
+//! mechanism deforms there; a smaller dt only puts rows closer to the flat pose.
 
 use nalgebra::{DMatrix, DVector, DVectorView};
 

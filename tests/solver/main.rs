@@ -10,6 +10,7 @@ mod drag;
 mod driver_work;
 mod faults_io;
 mod faults_numbers;
+mod flat_pose_reactions;
 mod ground_name;
 mod jacobians;
 mod lessons;
