@@ -36,9 +36,9 @@
 //! flat pose itself the rank drops by two: the rigid model still determines the components
 //! across the bars (and each coupler's sum along it, `A1.fx + B1.fx = K_x`), but not those
 //! along the bars, which the two new self-stress modes change; and no finite multipliers
-//! balance the branch's accelerations there (crank 1's moment asks `K_y / 2` for a force
-//! `g / 9` across it, while its coupler supplies `g / 12`), hence the 1 / sin(theta) growth on
-//! either side. `singulab run scenes/double_four_bar.ron --reactions` shows it in the rows
+//! balance the branch's accelerations there (crank 1's moment needs a force `g / 9` across it
+//! at its tip, coupler 1's balance gives `K_y / 2 = g / 12`), hence the 1 / sin(theta) growth
+//! on either side. `singulab run scenes/double_four_bar.ron --reactions` shows it in the rows
 //! next to each event: up to 571 N along A1 at 0.49 mrad from the flat pose and 1082 N at O2,
 //! where the median of each row's largest component is 17.4 N; the rows agree with the
 //! formula above to 2.5e-4 relative (`cargo test --test solver flat_pose_reactions`). A real

@@ -16,7 +16,10 @@ use crate::common::{scene_path, scratch, singulab};
 
 const G: f64 = 9.81;
 
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+/// A CSV file's header and rows.
+type Table = (Vec<String>, Vec<Vec<f64>>);
+
+fn read_csv(path: &Path) -> Table {
     let mut reader = csv::Reader::from_path(path).expect("a CSV file");
     let header = reader
         .headers()
@@ -43,7 +46,7 @@ fn column(header: &[String], name: &str) -> usize {
 
 /// Runs `scene` for 1 s with a reactions file; returns the trajectory's and the reactions'
 /// headers and rows.
-fn run_with_reactions(scene: &str) -> ((Vec<String>, Vec<Vec<f64>>), (Vec<String>, Vec<Vec<f64>>)) {
+fn run_with_reactions(scene: &str) -> (Table, Table) {
     let dir = scratch(&format!("point-mass-reactions-{scene}"));
     let (out, reactions) = (dir.join("t.csv"), dir.join("r.csv"));
     let output = singulab(&[
@@ -71,7 +74,7 @@ fn tension_force(x: f64, y: f64) -> (f64, f64) {
 /// Checks `force(row)` against the tension at every row; the bob swings through phi = pi/2
 /// (bottom) within the second.
 fn assert_tension(
-    trajectory: &(Vec<String>, Vec<Vec<f64>>),
+    trajectory: &Table,
     reactions: &[Vec<f64>],
     force: impl Fn(&[f64]) -> (f64, f64),
 ) {
