@@ -78,7 +78,9 @@
 //!   factorisation) where every step of the run starts away from singular configurations,
 //!   fewer where steps start next to one.
 //!
-//! The other columns depend on the machine and on what else it runs:
+//! The other columns depend on the machine and on what else it runs (`-` for a run too short
+//! to time: the thread's CPU clock advances in scheduler ticks, and the continuation overhead
+//! needs turns of 200 steps):
 //! - *CPU s per simulated s* at dt 1e-3 and 1e-4: the CPU time of the run's thread (Linux:
 //!   `/proc/thread-self/schedstat`; wall time elsewhere) over the 10 simulated seconds, and
 //!   its inverse, *x real time*, how many times faster than real time the solver runs on one

@@ -168,7 +168,7 @@ fn print_summary(summary: &RunSummary) {
     }
     if let Some(work) = summary.driver_work {
         note(&format!(
-            "the drivers did {work:.6e} J of work on the mechanism (driver_power and driver_work in --reactions); the energy check compares the energy less that work with its start"
+            "the drivers did {work:.6e} J of work on the mechanism (a plain run's --reactions file has driver_power and driver_work); the energy check compares the energy less that work with its start"
         ));
     }
     warn_about_energy(summary);
