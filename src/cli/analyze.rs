@@ -262,6 +262,7 @@ fn simulation_at(scene: &Scene, time: f64) -> Result<Simulation, CliError> {
     if time / dt > MAX_STEPS {
         return Err(CliError::TooManySteps {
             site: Box::new(FileSite::file(&scene.file)),
+            time: "--time",
             advice: "use an earlier --time",
             from_arguments: true,
             t_end: time,

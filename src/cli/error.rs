@@ -33,7 +33,7 @@ pub enum CliError {
     /// `t_end / dt` is more steps than a run may take. When the arguments asked for it
     /// (`--dt`, `--t-end`, `analyze --time`) it is a usage error (exit 2).
     #[error(
-        "{site}: t_end {} s at dt {} s is {steps:.1e} steps, more than {limit:.0e}; {advice}",
+        "{site}: {time} {} s at dt {} s is {steps:.1e} steps, more than {limit:.0e}; {advice}",
         seconds(*.t_end),
         seconds(*.dt)
     )]
@@ -41,7 +41,8 @@ pub enum CliError {
         /// The file at fault: the scene at its `dt`, the lesson at its `t_end`, or the file
         /// alone when the arguments are.
         site: Box<FileSite>,
-        /// What to change.
+        /// What the time to run to is called (`t_end`, `--time`), and what to change.
+        time: &'static str,
         advice: &'static str,
         from_arguments: bool,
         t_end: f64,

@@ -547,6 +547,7 @@ fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), 
         };
         return Err(CliError::TooManySteps {
             site: Box::new(site),
+            time: "t_end",
             advice: RUN_ADVICE,
             from_arguments,
             t_end,

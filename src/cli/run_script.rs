@@ -65,6 +65,7 @@ fn refuse_too_many_steps(lesson: &Lesson, args: &RunArgs, own_steps: f64) -> Res
     };
     Err(CliError::TooManySteps {
         site: Box::new(site),
+        time: "t_end",
         advice: if from_arguments {
             RUN_ADVICE
         } else {

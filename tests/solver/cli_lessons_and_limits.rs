@@ -163,7 +163,12 @@ fn lessons_and_analyze_refuse_more_than_1e9_steps_up_front() {
     let four_bar = scene_path("four_bar").display().to_string();
     let output = singulab_within(&["analyze", "--time", "1e12", &four_bar], limit)
         .expect("analyze --time 1e12 ran away");
-    assert_one_line(&output, 2, &["more than 1e9", "--time"], "analyze --time");
+    assert_one_line(
+        &output,
+        2,
+        &["--time 1e12 s", "more than 1e9"],
+        "analyze --time",
+    );
 }
 
 #[test]
@@ -205,6 +210,37 @@ fn a_lesson_waiting_for_an_event_that_never_comes_stops_at_its_end() {
         .parse()
         .unwrap();
     assert!(last_t <= 0.5, "rows past the lesson's end: t = {last_t}");
+}
+
+#[test]
+fn a_wait_before_a_jump_back_is_bounded_by_the_step_budget_and_names_its_step() {
+    // A later GoToEvent lets the lesson's time pass t_end before it goes back (as recorded
+    // lessons do), so the wait runs to the headless budget: 100 t_end / dt + 1e5 steps, here
+    // 101,000 steps of the pendulum at dt 1e-3 (to t = 101 s).
+    let dir = scratch("never-event-jump");
+    write(&dir, "pendulum.ron", &text(scene_path("planar_pendulum")));
+    let lesson = write(
+        &dir,
+        "lesson.ron",
+        "Lesson(\n    scene: \"pendulum.ron\",\n    t_end: 0.01,\n    actions: [\n        (at_event: 1, do: Pause),\n        (do: GoToEvent(1)),\n    ],\n)\n",
+    );
+    let output = singulab_within(
+        &["run", "--script", &lesson, "--out", "/dev/null"],
+        Duration::from_secs(60),
+    )
+    .expect("ran away");
+    assert_one_line(
+        &output,
+        1,
+        &[
+            "lesson.ron:5:10:",
+            "action 1 (Pause)",
+            "event 1",
+            "101000 steps",
+            "t = 101 s",
+        ],
+        "at_event before GoToEvent",
+    );
 }
 
 #[test]
