@@ -1,5 +1,5 @@
 //! How numbers read in messages (scene errors, settings errors, the command line) and in the
-//! CSV files (`singulab run`, the plots' export).
+//! CSV files (`singulab run`, the plots' export), and the CSV files' header cells.
 
 use std::fmt::Write as _;
 
@@ -28,6 +28,19 @@ pub(crate) fn time_text(t: f64) -> String {
 /// `f64` (Rust's `Debug` form: `0.0`, `-3.1`, `1e-5`), so a file holds the values bit for bit.
 pub(crate) fn push_csv_number(text: &mut String, value: f64) {
     let _ = write!(text, "{value:?}");
+}
+
+/// A CSV header cell that names something from a scene (a body's or a joint's name), safe to
+/// open in a spreadsheet: a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return
+/// would be read as a formula (OWASP's CSV injection), so it gets a leading apostrophe, which
+/// spreadsheets take as "text" and do not show. Only header cells are free text; the numbers
+/// of the rows stay numbers (`-1.5`).
+pub(crate) fn csv_header_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}").into()
+    } else {
+        text.into()
+    }
 }
 
 #[cfg(test)]

@@ -9,9 +9,11 @@ use nalgebra::DMatrix;
 use serde::Serialize;
 
 use super::args::AnalyzeArgs;
-use super::error::{CliError, Stream};
+use super::error::{CliError, FileSite, Stream};
+use super::run::MAX_STEPS;
 use crate::linalg::PivotedQr;
 use crate::model::Mechanism;
+use crate::number_text::number_text;
 use crate::scene::{Scene, load_scene};
 use crate::solver::{Reactions, SOLVABILITY_TOLERANCE, Simulation, solvability};
 
@@ -32,6 +34,13 @@ pub struct Analysis {
     pub rank: usize,
     pub redundancy: usize,
     pub dof: usize,
+    /// The relative tolerance of the ranks above (the dynamics' `rank_tolerance`).
+    pub rank_tolerance: f64,
+    /// The rank of all rows at the scene's `detection_tolerance`, the one `run --events`
+    /// reports, and its deficiency from the generic rank (a singular configuration when > 0).
+    pub detection_tolerance: f64,
+    pub rank_detection: usize,
+    pub deficiency: usize,
     pub tolerance: f64,
     pub row_names: Vec<String>,
     pub self_stress_modes: Vec<Vec<f64>>,
@@ -78,6 +87,8 @@ pub fn analysis_of(scene: &Scene, time: Option<f64>) -> Result<Analysis, CliErro
     mechanism.jacobian(&x, &mut a);
     let tolerance = sim.settings().rank_tolerance;
     let (rank_position, rank_velocity) = level_ranks(&mechanism, &a, tolerance);
+    let detection_tolerance = sim.settings().detection_tolerance;
+    let rank_detection = rank_of(&a, detection_tolerance);
     let verdict = solvability(&mechanism, &x, &a, &reactions);
     let mut values = [0.0; 6];
     let joints = verdict
@@ -119,6 +130,10 @@ pub fn analysis_of(scene: &Scene, time: Option<f64>) -> Result<Analysis, CliErro
         rank: mechanism.m() - reactions.redundancy(),
         redundancy: reactions.redundancy(),
         dof: mechanism.n() + reactions.redundancy() - mechanism.m(),
+        rank_tolerance: tolerance,
+        detection_tolerance,
+        rank_detection,
+        deficiency: sim.generic_rank().saturating_sub(rank_detection),
         tolerance: SOLVABILITY_TOLERANCE,
         row_names: row_names(&mechanism),
         self_stress_modes: (0..reactions.redundancy())
@@ -142,6 +157,13 @@ fn level_ranks(mechanism: &Mechanism, a: &DMatrix<f64>, tolerance: f64) -> (usiz
     (rank_position, qr.rank(tolerance))
 }
 
+/// The rank of all rows of `a` at the relative tolerance `tolerance`.
+fn rank_of(a: &DMatrix<f64>, tolerance: f64) -> usize {
+    let mut qr = PivotedQr::new(a.ncols(), a.nrows());
+    qr.factorize_without_q(a);
+    qr.rank(tolerance)
+}
+
 /// `JOINT#k` for the k-th row of each joint (1-based).
 fn row_names(mechanism: &Mechanism) -> Vec<String> {
     mechanism
@@ -152,13 +174,31 @@ fn row_names(mechanism: &Mechanism) -> Vec<String> {
 }
 
 impl Analysis {
+    /// The rank at the detection tolerance, and whether it makes a singular configuration.
+    fn detection_text(&self) -> String {
+        let verdict = if self.deficiency > 0 {
+            format!(
+                "a singular configuration, deficiency {}, redundancy p = {}",
+                self.deficiency,
+                self.m - self.rank_detection
+            )
+        } else {
+            "not a singular configuration".to_string()
+        };
+        format!(
+            "all rows {} at the detection tolerance {} (the rank run --events reports): {verdict}",
+            self.rank_detection,
+            number_text(self.detection_tolerance)
+        )
+    }
+
     /// The text form.
     pub fn text(&self) -> String {
         let mut s = format!(
             "scene {} at t = {} s\n\
              coordinates n = {}, constraint rows m = {} ({} position-level, {} velocity-level)\n\
-             rank: position-level rows {}, velocity-level rows {}, all rows {}\n\
-             redundancy p = {}, degrees of freedom {}\n",
+             rank: position-level rows {}, velocity-level rows {}, all rows {}; {}\n\
+             redundancy p = {}, degrees of freedom {} (at the dynamics' rank tolerance {}, as the modes and reactions below)\n",
             self.scene,
             self.t,
             self.n,
@@ -168,8 +208,10 @@ impl Analysis {
             self.rank_position,
             self.rank_velocity,
             self.rank,
+            self.detection_text(),
             self.redundancy,
-            self.dof
+            self.dof,
+            number_text(self.rank_tolerance)
         );
         for (k, mode) in self.self_stress_modes.iter().enumerate() {
             let entries: Vec<String> = mode
@@ -212,9 +254,23 @@ impl Analysis {
     }
 }
 
-/// The scene's simulation run to `time` (its start for 0).
+/// The scene's simulation run to `time` (its start for 0); refused up front, as `run` refuses
+/// it, when that is more than [`MAX_STEPS`] steps.
 fn simulation_at(scene: &Scene, time: f64) -> Result<Simulation, CliError> {
     let mut sim = scene.simulation().map_err(|e| CliError::solver(scene, e))?;
+    let dt = sim.settings().dt;
+    if time / dt > MAX_STEPS {
+        return Err(CliError::TooManySteps {
+            site: Box::new(FileSite::file(&scene.file)),
+            time: "--time",
+            advice: "use an earlier --time",
+            from_arguments: true,
+            t_end: time,
+            dt,
+            steps: time / dt,
+            limit: MAX_STEPS,
+        });
+    }
     while sim.time() < time * (1.0 - 1e-12) {
         sim.step_until(time)
             .map_err(|e| CliError::solver(scene, e))?;

@@ -72,10 +72,10 @@ pub struct RunArgs {
     #[arg(value_name = "SCENE.ron", required_unless_present = "script")]
     pub scene: Option<PathBuf>,
     /// Simulated time to run to, in seconds [default: the scene's run.t_end]
-    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_hyphen_values = true)]
     pub t_end: Option<f64>,
     /// Time step in seconds [default: the scene's]
-    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_hyphen_values = true)]
     pub dt: Option<f64>,
     /// Tangent basis of the qd columns and of the events' motions
     #[arg(long, value_name = "BASIS", value_parser = basis_value(), default_value = "continued")]
@@ -87,7 +87,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "INTEGRATOR", value_parser = integrator_value())]
     pub integrator: Option<Integrator>,
     /// Write a row every N steps (the first and the last are always written)
-    #[arg(long, value_name = "N", value_parser = at_least_one, allow_negative_numbers = true, default_value = "1")]
+    #[arg(long, value_name = "N", value_parser = at_least_one, allow_hyphen_values = true, default_value = "1")]
     pub every: usize,
     /// Trajectory CSV file (stdout if omitted or -)
     #[arg(long, value_name = "FILE.csv", value_parser = path_value())]
@@ -115,14 +115,18 @@ pub enum EventsOutput {
 /// What `singulab analyze --help` says about its output.
 const ANALYZE_OUTPUT: &str = "\
 Prints n (coordinates), m (constraint rows: position-level and velocity-level), the rank of the \
-position-level rows, of the velocity-level rows and of all rows, the redundancy p = m - rank, \
-the degrees of freedom n - rank, each self-stress mode (a unit basis vector of the left null \
+position-level rows, of the velocity-level rows and of all rows at the dynamics' rank_tolerance, \
+the rank of all rows at the scene's detection_tolerance (the rank `run --events` reports: below \
+the generic rank at a singular configuration), the redundancy p = m - rank and \
+the degrees of freedom n - rank at the rank tolerance, each self-stress mode (a unit basis vector of the left null \
 space of the constraint Jacobian A: multipliers that load the joints without moving anything; \
 entries per joint row, JOINT#k for the joint's k-th row), and per joint and reaction component \
 its minimum-norm value and whether it is unique (the same for every solution of the rigid \
 model) or not unique (the self-stress modes change it: the rigid model does not determine it; \
 Wojtyra and Fraczek 2013). With --json the same as one JSON object: scene, t, n, m, \
-position_rows, velocity_rows, rank_position, rank_velocity, rank, redundancy, dof, tolerance \
+position_rows, velocity_rows, rank_position, rank_velocity, rank, redundancy, dof, \
+rank_tolerance, detection_tolerance, rank_detection, deficiency (generic rank minus \
+rank_detection), tolerance \
 (relative, for uniqueness), row_names (m strings), self_stress_modes (p arrays of m numbers, in \
 row order), joints (name, unique, components: name, value, unique, largest_change: the most a \
 unit self-stress mode changes it).";
@@ -135,7 +139,7 @@ pub struct AnalyzeArgs {
     #[arg(value_name = "SCENE.ron")]
     pub scene: PathBuf,
     /// Run the scene to this simulated time first (passing singular events) [default: its start]
-    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_hyphen_values = true)]
     pub time: Option<f64>,
     /// Print one JSON object instead of text
     #[arg(long)]
@@ -149,7 +153,7 @@ pub struct BenchArgs {
     #[arg(value_name = "SCENE.ron")]
     pub scenes: Vec<PathBuf>,
     /// Simulated time of each run, in seconds
-    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true, default_value = "10")]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_hyphen_values = true, default_value = "10")]
     pub t_end: f64,
 }
 
@@ -178,17 +182,17 @@ pub struct RecordArgs {
     #[arg(long, value_name = "FILE", value_parser = path_value(), required = true)]
     pub out: PathBuf,
     /// Frames per second of the video [default: 60; 25 for a GIF]
-    #[arg(long, value_name = "N", value_parser = fps_value, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = fps_value, allow_hyphen_values = true)]
     pub fps: Option<u32>,
     /// Simulated seconds per second of video, from 1/64 to 64 (0.25 or 1/4); for a lesson,
     /// the factor its own speeds are played at
-    #[arg(long, value_name = "S", value_parser = crate::live::recording::parse_speed, allow_negative_numbers = true, default_value = "1")]
+    #[arg(long, value_name = "S", value_parser = crate::live::recording::parse_speed, allow_hyphen_values = true, default_value = "1")]
     pub speed: f64,
     /// Window and video size in pixels, WIDTHxHEIGHT (320x240 to 8192x8192)
     #[arg(long, value_name = "WxH", value_parser = window_size, default_value = "1920x1080")]
     pub size: (u32, u32),
     /// Simulated time of the last frame, in seconds [default: the scene's run.t_end]
-    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_hyphen_values = true)]
     pub t_end: Option<f64>,
     /// The traditional and the continued basis side by side
     #[arg(long)]
@@ -203,7 +207,7 @@ pub struct RecordArgs {
     #[arg(long)]
     pub light: bool,
     /// Time step in seconds [default: the scene's]
-    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_hyphen_values = true)]
     pub dt: Option<f64>,
 }
 
@@ -230,7 +234,7 @@ pub struct ViewArgs {
     #[arg(long, value_name = "BASIS", value_parser = basis_value(), default_value = "continued")]
     pub basis: BasisMode,
     /// Run to this simulated time and pause (passing singular events)
-    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true, conflicts_with = "until_event")]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_hyphen_values = true, conflicts_with = "until_event")]
     pub time: Option<f64>,
     /// Pause at the first singular event, as the app's auto-pause does
     #[arg(long)]
@@ -239,7 +243,7 @@ pub struct ViewArgs {
     #[arg(long, value_name = "FILE.png", value_parser = path_value())]
     pub screenshot: Option<PathBuf>,
     /// Frames rendered before the screenshot is taken
-    #[arg(long, value_name = "N", value_parser = frame_count, allow_negative_numbers = true, default_value = "5")]
+    #[arg(long, value_name = "N", value_parser = frame_count, allow_hyphen_values = true, default_value = "5")]
     pub after_frames: u32,
     /// Window size in logical pixels, WIDTHxHEIGHT (320x240 to 8192x8192)
     #[arg(long, value_name = "WxH", value_parser = window_size, default_value = "1600x900")]
@@ -248,13 +252,13 @@ pub struct ViewArgs {
     #[arg(long)]
     pub light: bool,
     /// Time step in seconds [default: the scene's]
-    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_hyphen_values = true)]
     pub dt: Option<f64>,
     /// Play N frames, print the CPU time per frame (solver, interface) and exit
-    #[arg(long, value_name = "N", value_parser = positive_frame_count, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = positive_frame_count, allow_hyphen_values = true)]
     pub measure_frames: Option<u32>,
     /// Size of the whole interface relative to the default, from 0.5 to 3
-    #[arg(long, value_name = "F", value_parser = ui_scale, allow_negative_numbers = true, default_value = "1")]
+    #[arg(long, value_name = "F", value_parser = ui_scale, allow_hyphen_values = true, default_value = "1")]
     pub ui_scale: f32,
     /// Show the traditional and the continued basis side by side
     #[arg(long)]
@@ -263,7 +267,7 @@ pub struct ViewArgs {
     #[arg(long)]
     pub reactions: bool,
     /// With --reactions, draw self-stress mode K (1, 2, ...) on the mechanism
-    #[arg(long, value_name = "K", value_parser = at_least_one, allow_negative_numbers = true, requires = "reactions")]
+    #[arg(long, value_name = "K", value_parser = at_least_one, allow_hyphen_values = true, requires = "reactions")]
     pub mode: Option<usize>,
     /// Presentation mode (key P): no side panels, large type, the captions area, no notices
     #[arg(long)]

@@ -78,7 +78,9 @@
 //!   factorisation) where every step of the run starts away from singular configurations,
 //!   fewer where steps start next to one.
 //!
-//! The other columns depend on the machine and on what else it runs:
+//! The other columns depend on the machine and on what else it runs (`-` for a run too short
+//! to time: the thread's CPU clock advances in scheduler ticks, and the continuation overhead
+//! needs turns of 200 steps):
 //! - *CPU s per simulated s* at dt 1e-3 and 1e-4: the CPU time of the run's thread (Linux:
 //!   `/proc/thread-self/schedstat`; wall time elsewhere) over the 10 simulated seconds, and
 //!   its inverse, *x real time*, how many times faster than real time the solver runs on one
@@ -300,6 +302,25 @@ fn default_scenes() -> Result<Vec<PathBuf>, CliError> {
     Ok(scenes)
 }
 
+/// A time measured, or `-` for a run too short to time: the thread's CPU clock advances in
+/// scheduler ticks, so a short run may read 0 s (and its speed infinite).
+fn timed(value: f64, format: impl Fn(f64) -> String) -> String {
+    if value.is_finite() && value > 0.0 {
+        format(value)
+    } else {
+        "-".to_string()
+    }
+}
+
+/// The continuation overhead in percent, or `-` for a run too short for one pair of turns.
+fn timed_overhead(overhead: f64) -> String {
+    if overhead.is_finite() {
+        format!("{:+.1} %", 100.0 * overhead)
+    } else {
+        "-".to_string()
+    }
+}
+
 /// Runs the benchmark and prints a Markdown table on stdout.
 pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     // The runs at dt 1e-4 take t_end / 1e-4 steps: as `run`, at most 1e9.
@@ -337,7 +358,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
         let [range_coarse, range_fine] = b.range_space_stages_per_step;
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {:.3} | {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.1} % |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {} |",
             path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"),
             b.n,
             b.m,
@@ -348,15 +369,15 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             b.continued_flips,
             b.energy_drift
                 .map_or_else(|| "driven".to_string(), |d| format!("{d:.2e}")),
-            cpu_coarse,
-            1.0 / cpu_coarse,
-            cpu_fine,
-            1.0 / cpu_fine,
+            timed(cpu_coarse, |v| format!("{v:.4}")),
+            timed(1.0 / cpu_coarse, |v| format!("{v:.1}")),
+            timed(cpu_fine, |v| format!("{v:.3}")),
+            timed(1.0 / cpu_fine, |v| format!("{v:.2}")),
             fact_coarse,
             fact_fine,
             range_coarse,
             range_fine,
-            100.0 * b.continuation_overhead,
+            timed_overhead(b.continuation_overhead),
         )
         .map_err(table_error)?;
     }

@@ -1,5 +1,7 @@
 //! The rows of `singulab run`'s CSV files, written with the csv crate: names are quoted where
-//! CSV needs it (a comma or a double quote in a body's name), numbers are in shortest
+//! CSV needs it (a comma or a double quote in a body's name), header cells that a spreadsheet
+//! would take for a formula get a leading apostrophe (`crate::number_text::csv_header_cell`),
+//! numbers are in shortest
 //! round-trip form (`crate::number_text::push_csv_number`), so the files hold the values bit
 //! for bit.
 
@@ -9,7 +11,7 @@ use std::io::Write;
 use csv::ByteRecord;
 
 use super::error::{CliError, Stream};
-use crate::number_text::push_csv_number;
+use crate::number_text::{csv_header_cell, push_csv_number};
 use crate::scene::Scene;
 use crate::solver::{BasisMode, Branch, Simulation, SingularEvent};
 
@@ -62,7 +64,7 @@ impl<'a> CsvOutput<'a> {
 
     pub(super) fn write_header(&mut self, columns: &[String]) -> Result<(), CliError> {
         self.writer
-            .write_record(columns)
+            .write_record(columns.iter().map(|c| csv_header_cell(c).into_owned()))
             .map_err(|e| CliError::csv(self.stream, e))
     }
 
@@ -83,7 +85,7 @@ impl<'a> CsvOutput<'a> {
 fn csv_line(columns: &[String]) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer
-        .write_record(columns)
+        .write_record(columns.iter().map(|c| csv_header_cell(c).into_owned()))
         .expect("writing to memory cannot fail");
     let bytes = writer.into_inner().expect("writing to memory cannot fail");
     let line = String::from_utf8(bytes).expect("the columns are UTF-8");

@@ -30,16 +30,20 @@ pub enum CliError {
         /// Where the rows written before a failing step are (a file output only).
         kept: Option<RowsKept>,
     },
-    /// `t_end / dt` is more steps than a run may take. With `--dt` or `--t-end` among the
-    /// arguments it is a usage error (exit 2).
+    /// `t_end / dt` is more steps than a run may take. When the arguments asked for it
+    /// (`--dt`, `--t-end`, `analyze --time`) it is a usage error (exit 2).
     #[error(
-        "{site}: t_end {} s at dt {} s is {steps:.1e} steps, more than {limit:.0e}; use a larger --dt or a shorter --t-end",
+        "{site}: {time} {} s at dt {} s is {steps:.1e} steps, more than {limit:.0e}; {advice}",
         seconds(*.t_end),
         seconds(*.dt)
     )]
     TooManySteps {
-        /// The scene file, at its `dt` when the file sets it.
+        /// The file at fault: the scene at its `dt`, the lesson at its `t_end`, or the file
+        /// alone when the arguments are.
         site: Box<FileSite>,
+        /// What the time to run to is called (`t_end`, `--time`), and what to change.
+        time: &'static str,
+        advice: &'static str,
         from_arguments: bool,
         t_end: f64,
         dt: f64,
@@ -83,13 +87,21 @@ pub enum CliError {
     /// The CSV would go to stdout, and stdout is closed or not open for writing.
     #[error("cannot write the {stream}: stdout is {why}")]
     Stdout { stream: Stream, why: &'static str },
-    /// An output file is the scene file (the same file by another name, a hard link or a
-    /// symbolic link included).
-    #[error("{flag} {} would overwrite the scene file", .path.display())]
-    OverwritesScene { flag: &'static str, path: PathBuf },
-    /// `--out` and `--events` are one file (under any names).
-    #[error("--out and --events name the same file ({})", .path.display())]
-    SameOutputs { path: PathBuf },
+    /// An output file is an input of the run: the scene file or the lesson file (the same
+    /// file by another name, a hard link or a symbolic link included).
+    #[error("{flag} {} would overwrite the {input}", .path.display())]
+    OverwritesInput {
+        flag: &'static str,
+        path: PathBuf,
+        input: Input,
+    },
+    /// Two outputs are one file (under any names).
+    #[error("{first} and {second} name the same file ({})", .path.display())]
+    SameOutputs {
+        first: &'static str,
+        second: &'static str,
+        path: PathBuf,
+    },
     /// An output file cannot be opened or created.
     #[error("cannot create {}: {source}", .path.display())]
     Create { path: PathBuf, source: io::Error },
@@ -226,6 +238,24 @@ impl fmt::Display for FileSite {
             write!(f, ": {entity}")?;
         }
         Ok(())
+    }
+}
+
+/// A file a run reads, which no output may overwrite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// The scene file (given, or the one a lesson names).
+    Scene,
+    /// The lesson file of `--script`.
+    Lesson,
+}
+
+impl fmt::Display for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Scene => "scene file",
+            Self::Lesson => "lesson file",
+        })
     }
 }
 

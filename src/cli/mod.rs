@@ -4,8 +4,9 @@
 //! `app` feature).
 //!
 //! Exit codes: 0 on success (also when the reader of stdout closes it early), 2 for bad
-//! arguments (one line after `singulab: `, also when `--dt` or `--t-end` make a run of more
-//! than 1e9 steps), 1 for a failure (one line after `singulab: error: `).
+//! arguments (one line after `singulab: `; after `singulab: error: ` when `--dt`, `--t-end` or
+//! `analyze --time` make a run of more than 1e9 steps), 1 for a failure (one line after
+//! `singulab: error: `).
 //! Every line printed is one line whatever names the scene holds (`scene::one_line`). A run's
 //! notes and warnings come after its summary, once it has succeeded; a failed run prints its
 //! error line alone.
@@ -82,11 +83,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
         // `singulab run ... | head`: the reader has what it wanted.
         Ok(()) | Err(CliError::OutputClosed) => 0,
         Err(error) => {
-            let code = error.exit_code();
-            // Usage errors read `singulab: ...`, failures `singulab: error: ...`.
-            let kind = if code == 1 { "error: " } else { "" };
-            eprintln!("singulab: {kind}{}", one_line(&error.to_string()));
-            code
+            // clap's usage errors read `singulab: ...`; these, found once the arguments met
+            // the files (exit 2 for a run the arguments make too long), `singulab: error: ...`.
+            eprintln!("singulab: error: {}", one_line(&error.to_string()));
+            error.exit_code()
         }
     }
 }
@@ -136,6 +136,14 @@ fn print_summary(summary: &RunSummary) {
         counted(summary.factorizations, "QR factorisation")
     );
     let note = |text: &str| eprintln!("singulab: note: {}", one_line(text));
+    if let Some(lesson_end) = summary.lesson_ended_before {
+        note(&format!(
+            "the lesson's rows end at t = {} s, before its t_end {} s: a Pause held the \
+             mechanism to the end, or the lesson went back to an earlier event",
+            seconds(summary.t_end),
+            seconds(lesson_end)
+        ));
+    }
     match &summary.assembly_note {
         Some(far_off) if summary.assembly_far_off => {
             eprintln!("singulab: warning: {}", one_line(far_off));
@@ -160,7 +168,7 @@ fn print_summary(summary: &RunSummary) {
     }
     if let Some(work) = summary.driver_work {
         note(&format!(
-            "the drivers did {work:.6e} J of work on the mechanism (driver_power and driver_work in --reactions); the energy check compares the energy less that work with its start"
+            "the drivers did {work:.6e} J of work on the mechanism (a plain run's --reactions file has driver_power and driver_work); the energy check compares the energy less that work with its start"
         ));
     }
     warn_about_energy(summary);

@@ -18,7 +18,7 @@ use super::csv_files::{
     CsvOutput, CsvRow, event_columns, trajectory_columns, trajectory_row, write_event_rows,
 };
 use super::energy_check::EnergyCheck;
-use super::error::{CliError, FileSite, RowsKept, Stream};
+use super::error::{CliError, FileSite, Input, RowsKept, Stream};
 use super::reaction_log::{LogError, ReactionLog};
 use crate::scene::{Scene, load_scene};
 use crate::solver::{Integrator, Settings, Simulation, SolverError, StepReport, branches};
@@ -60,6 +60,9 @@ pub struct RunSummary {
     /// The work the drivers did over the run, for scenes with drivers (the energy check then
     /// compares the energy less this work with its start).
     pub driver_work: Option<f64>,
+    /// A lesson's `t_end`, when its rows end before it (held by a `Pause`, or back at an
+    /// earlier event).
+    pub lesson_ended_before: Option<f64>,
 }
 
 impl RunSummary {
@@ -83,6 +86,7 @@ impl RunSummary {
                 .mechanism
                 .kinetic_energy(sim.positions(), sim.velocities()),
             driver_work: None,
+            lesson_ended_before: None,
         }
     }
 
@@ -100,7 +104,10 @@ impl RunSummary {
 }
 
 /// Most steps a run may take (at `dt = 1e-300` it would never end).
-const MAX_STEPS: f64 = 1e9;
+pub(super) const MAX_STEPS: f64 = 1e9;
+
+/// What to change when a run would take more than [`MAX_STEPS`].
+pub(super) const RUN_ADVICE: &str = "use a larger --dt or a shorter --t-end";
 
 /// The step budget of a Dopri5 run ([`step_budget`]): this many times `t_end / dt`, plus
 /// [`STEP_BUDGET_EXTRA`].
@@ -168,25 +175,28 @@ fn path_identity(path: &Path) -> Option<FileIdentity> {
 /// An output file: its flag, its path and what it names.
 type NamedOutput<'a> = (&'static str, &'a Path, Option<FileIdentity>);
 
-/// Refuses outputs that are the scene or each other.
-fn refuse_shared_files(
-    scene: Option<&FileIdentity>,
-    outputs: &[NamedOutput],
-) -> Result<(), CliError> {
-    for (flag, path, identity) in outputs {
-        if identity.is_some() && identity.as_ref() == scene {
-            return Err(CliError::OverwritesScene {
-                flag,
-                path: path.to_path_buf(),
-            });
+/// Refuses outputs that are an input or each other, naming both files at fault.
+fn refuse_shared_files(inputs: &[RunInput], outputs: &[NamedOutput]) -> Result<(), CliError> {
+    for (input, input_path) in inputs {
+        let input_identity = path_identity(input_path);
+        for (flag, path, identity) in outputs {
+            if identity.is_some() && *identity == input_identity {
+                return Err(CliError::OverwritesInput {
+                    flag,
+                    path: path.to_path_buf(),
+                    input: *input,
+                });
+            }
         }
     }
-    for (k, (_, path, identity)) in outputs.iter().enumerate() {
+    for (k, (first, path, identity)) in outputs.iter().enumerate() {
         let shared = outputs[k + 1..]
             .iter()
-            .any(|(_, _, other)| other == identity);
-        if identity.is_some() && shared {
+            .find(|(_, _, other)| identity.is_some() && other == identity);
+        if let Some((second, _, _)) = shared {
             return Err(CliError::SameOutputs {
+                first,
+                second,
                 path: path.to_path_buf(),
             });
         }
@@ -202,8 +212,8 @@ fn events_path(args: &RunArgs) -> Option<&Path> {
     }
 }
 
-/// Refuses outputs that would overwrite the scene or each other, before anything is opened.
-fn check_outputs(args: &RunArgs) -> Result<(), CliError> {
+/// Refuses outputs that would overwrite an input or each other, before anything is opened.
+fn check_outputs(args: &RunArgs, inputs: &[RunInput]) -> Result<(), CliError> {
     fn output<'a>(flag: &'static str, path: Option<&'a Path>) -> NamedOutput<'a> {
         (
             flag,
@@ -216,15 +226,17 @@ fn check_outputs(args: &RunArgs) -> Result<(), CliError> {
         output("--events", events_path(args)),
         output("--reactions", args.reactions.as_deref()),
     ];
-    for input in inputs(args) {
-        refuse_shared_files(path_identity(input).as_ref(), &outputs)?;
-    }
-    Ok(())
+    refuse_shared_files(inputs, &outputs)
 }
 
-/// The files a run reads (the scene, the lesson script), which no output may overwrite.
-fn inputs(args: &RunArgs) -> impl Iterator<Item = &Path> {
-    args.scene.iter().chain(&args.script).map(PathBuf::as_path)
+/// A file a run reads, which no output may overwrite.
+type RunInput = (Input, PathBuf);
+
+/// The files named on the command line: the scene, the lesson script.
+fn argument_inputs(args: &RunArgs) -> Vec<RunInput> {
+    let scene = args.scene.iter().map(|path| (Input::Scene, path.clone()));
+    let script = args.script.iter().map(|path| (Input::Lesson, path.clone()));
+    scene.chain(script).collect()
 }
 
 /// Draws a progress bar on stderr.
@@ -307,11 +319,19 @@ pub(super) fn stdout_output(stream: Stream) -> Result<(Box<dyn Write>, bool), Cl
         Ok(fd) => File::from(fd),
         Err(_) => return Err(closed),
     };
-    // A write of nothing checks the descriptor's access mode (EBADF if read-only).
-    if (&file).write(&[]).is_err() {
-        return Err(CliError::Stdout {
-            stream,
-            why: "not open for writing",
+    // A write of nothing checks the descriptor's access mode (EBADF if read-only); other
+    // failures (ENOSPC on /dev/full) are the OS's reason, said as such.
+    if let Err(error) = (&file).write(&[]) {
+        return Err(if error.raw_os_error() == Some(EBADF) {
+            CliError::Stdout {
+                stream,
+                why: "not open for writing",
+            }
+        } else {
+            CliError::Write {
+                stream,
+                source: error,
+            }
         });
     }
     // Readable too (a read of nothing succeeds), and `/dev/null`: the runtime's stand-in.
@@ -325,6 +345,10 @@ pub(super) fn stdout_output(stream: Stream) -> Result<(Box<dyn Write>, bool), Cl
     let terminal = file.is_terminal();
     Ok((Box::new(BufWriter::new(file)), terminal))
 }
+
+/// "Bad file descriptor" (the same number on Linux, the BSDs and macOS).
+#[cfg(unix)]
+const EBADF: i32 = 9;
 
 #[cfg(not(unix))]
 pub(super) fn stdout_output(_stream: Stream) -> Result<(Box<dyn Write>, bool), CliError> {
@@ -351,10 +375,10 @@ struct Outputs {
 
 impl Outputs {
     /// Opens `--out` and `--events` (stdout where they say so); both files open, and are
-    /// checked once more against the scene and each other as opened (a link created since
+    /// checked once more against the inputs and each other as opened (a link created since
     /// [`check_outputs`], a dangling symbolic link to the other output), before either is
     /// emptied.
-    fn open(args: &RunArgs) -> Result<Self, CliError> {
+    fn open(args: &RunArgs, inputs: &[RunInput]) -> Result<Self, CliError> {
         let out_file = match args.out.as_deref() {
             Some(path) => Some((open_output_file(path)?, path)),
             None => None,
@@ -378,9 +402,7 @@ impl Outputs {
             opened("--events", &events_file),
             opened("--reactions", &reactions_file),
         ];
-        for input in inputs(args) {
-            refuse_shared_files(path_identity(input).as_ref(), &outputs)?;
-        }
+        refuse_shared_files(inputs, &outputs)?;
         let (trajectory, trajectory_on_terminal) = match out_file {
             Some((file, path)) => start_file_output(file, path)?,
             None => stdout_output(Stream::Trajectory)?,
@@ -431,10 +453,16 @@ pub fn draws_progress(stderr_on_terminal: bool, csv_on_terminal: &[bool]) -> boo
 /// Runs `singulab run` with files or stdout as outputs. Nothing is printed: the caller prints
 /// the summary and its notes on success, the error alone on failure.
 pub fn run(args: &RunArgs) -> Result<RunSummary, CliError> {
-    check_outputs(args)?;
+    let mut inputs = argument_inputs(args);
+    check_outputs(args, &inputs)?;
     if let Some(script) = &args.script {
         let lesson = super::run_script::load(script, args)?;
-        let mut outputs = Outputs::open(args)?;
+        // The scene the lesson names is read too (a SCENE argument is already listed).
+        if let Some(scene) = &lesson.scene_path {
+            inputs.push((Input::Scene, scene.clone()));
+            check_outputs(args, &inputs)?;
+        }
+        let mut outputs = Outputs::open(args, &inputs)?;
         let progress = draws_progress(
             io::stderr().is_terminal(),
             &[outputs.trajectory_on_terminal, outputs.events_on_terminal],
@@ -450,7 +478,7 @@ pub fn run(args: &RunArgs) -> Result<RunSummary, CliError> {
     }
     // The grammar asks for a scene without --script.
     let scene = load_scene(args.scene.as_deref().unwrap_or(Path::new("")))?;
-    let mut outputs = Outputs::open(args)?;
+    let mut outputs = Outputs::open(args, &inputs)?;
     let progress = draws_progress(
         io::stderr().is_terminal(),
         &[outputs.trajectory_on_terminal, outputs.events_on_terminal],
@@ -519,6 +547,8 @@ fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), 
         };
         return Err(CliError::TooManySteps {
             site: Box::new(site),
+            time: "t_end",
+            advice: RUN_ADVICE,
             from_arguments,
             t_end,
             dt: sim.settings().dt,
@@ -584,7 +614,12 @@ pub fn run_scene<'a>(
         scene,
         args,
         reactions,
-        energy: EnergyCheck::new(&scene.mechanism, sim.positions(), sim.velocities()),
+        energy: EnergyCheck::new(
+            &scene.mechanism,
+            sim.time(),
+            sim.positions(),
+            sim.velocities(),
+        ),
         sim,
         trajectory,
         events,
@@ -655,6 +690,7 @@ impl RunLoop<'_> {
                 self.sim.time(),
                 report.energy - self.reactions.work(),
                 self.sim.positions(),
+                self.sim.velocities(),
             );
             self.write_events()?;
             self.write_row_if_due(&report)?;

@@ -16,8 +16,9 @@ use super::csv_files::{
     CsvOutput, CsvRow, event_columns, trajectory_columns, trajectory_row, write_event_rows,
 };
 use super::energy_check::EnergyCheck;
-use super::error::{CliError, Stream};
-use super::run::{Progress, RunSummary, initial_residual, step_budget};
+use super::error::{CliError, FileSite, Stream};
+use super::reaction_log::{LogError, ReactionLog};
+use super::run::{MAX_STEPS, Progress, RUN_ADVICE, RunSummary, initial_residual, step_budget};
 use crate::lesson::{Action, Lesson, Player, Step, load_lesson, load_lesson_on};
 use crate::live::LiveSession;
 use crate::scene::load_scene;
@@ -30,11 +31,52 @@ pub(super) fn load(script: &Path, args: &RunArgs) -> Result<Lesson, CliError> {
         Some(scene) => load_lesson_on(script, load_scene(scene)?)?,
         None => load_lesson(script)?,
     };
+    let own_steps = lesson.t_end / lesson.scene.settings.dt;
     super::run::override_settings(&mut lesson.scene.settings, args);
     if let Some(t_end) = args.t_end {
         lesson.t_end = t_end;
     }
+    refuse_too_many_steps(&lesson, args, own_steps)?;
     Ok(lesson)
+}
+
+/// Refuses a lesson whose `t_end / dt` is more than [`MAX_STEPS`], as a plain run does: a
+/// usage error when the arguments asked for it, else located at the lesson's `t_end` (or the
+/// scene's `dt`). `own_steps` is the lesson's count with its own `t_end` and the scene's `dt`.
+fn refuse_too_many_steps(lesson: &Lesson, args: &RunArgs, own_steps: f64) -> Result<(), CliError> {
+    let dt = lesson.scene.settings.dt;
+    let steps = lesson.t_end / dt;
+    if steps <= MAX_STEPS {
+        return Ok(());
+    }
+    let from_arguments = args.t_end.is_some() || own_steps <= MAX_STEPS;
+    let site = if from_arguments {
+        FileSite::file(&lesson.file)
+    } else if lesson.spec.t_end.is_some() {
+        let located = lesson.field_error("t_end", String::new());
+        let located = located.located();
+        FileSite {
+            file: located.file.clone(),
+            line_column: Some((located.line, located.column)),
+            entity: None,
+        }
+    } else {
+        FileSite::of_setting(&lesson.scene, &["dt"])
+    };
+    Err(CliError::TooManySteps {
+        site: Box::new(site),
+        time: "t_end",
+        advice: if from_arguments {
+            RUN_ADVICE
+        } else {
+            "use a shorter t_end"
+        },
+        from_arguments,
+        t_end: lesson.t_end,
+        dt,
+        steps,
+        limit: MAX_STEPS,
+    })
 }
 
 /// Whether the steps acted change the energy on purpose.
@@ -47,6 +89,59 @@ fn changes_energy(acted: &[Step]) -> bool {
     })
 }
 
+/// The drivers' work in a lesson's run: a reactions log without output on a copy of the
+/// session's state (the log solves the multipliers, which needs the simulation mutable), the
+/// work of the log's stretch and of the stretches before it (a jump back or a push starts a
+/// new one, the energy check's reference taken anew).
+struct DriverWork {
+    log: ReactionLog<'static>,
+    before: f64,
+}
+
+impl DriverWork {
+    fn start(session: &LiveSession) -> Result<Self, CliError> {
+        Ok(Self {
+            log: driver_log(session)?,
+            before: 0.0,
+        })
+    }
+
+    fn record_step(&mut self, session: &LiveSession) -> Result<(), CliError> {
+        let mut sim = session.simulation().clone();
+        self.log
+            .record_step(&mut sim, false)
+            .map_err(|e| log_error(session, e))
+    }
+
+    /// Starts a new stretch at the session's state.
+    fn restart(&mut self, session: &LiveSession) -> Result<(), CliError> {
+        self.before += self.log.work();
+        self.log = driver_log(session)?;
+        Ok(())
+    }
+
+    /// The work since the stretch began.
+    fn stretch(&self) -> f64 {
+        self.log.work()
+    }
+
+    fn total(&self) -> f64 {
+        self.before + self.log.work()
+    }
+}
+
+fn driver_log(session: &LiveSession) -> Result<ReactionLog<'static>, CliError> {
+    let mut sim = session.simulation().clone();
+    ReactionLog::new(session.scene(), &mut sim, None).map_err(|e| log_error(session, e))
+}
+
+fn log_error(session: &LiveSession, error: LogError) -> CliError {
+    match error {
+        LogError::Solver(source) => CliError::solver(session.scene(), source),
+        LogError::Output(error) => error,
+    }
+}
+
 /// The writers and counters of a lesson's run, fed after every step.
 struct ScriptRun<'a> {
     trajectory: CsvOutput<'a>,
@@ -54,6 +149,8 @@ struct ScriptRun<'a> {
     row: CsvRow,
     summary: RunSummary,
     energy: EnergyCheck,
+    /// For scenes with drivers.
+    driver: Option<DriverWork>,
     bar: Progress,
     basis: BasisMode,
     every: u64,
@@ -72,27 +169,37 @@ impl ScriptRun<'_> {
             return Ok(());
         };
         self.summary.record_step(session.scene(), sim, report);
-        if self.was_pushing || session.is_pushing() || changes_energy(acted) {
-            self.energy
-                .restart(mechanism, report.energy, sim.positions());
+        let (t, x, xd) = (sim.time(), sim.positions(), sim.velocities());
+        let pushed = self.was_pushing || session.is_pushing() || changes_energy(acted);
+        let jumped = t < self.t_previous;
+        if pushed || jumped {
+            if let Some(driver) = self.driver.as_mut() {
+                driver.restart(session)?;
+            }
+            if pushed {
+                self.energy.restart(mechanism, t, report.energy, x, xd);
+            } else {
+                self.energy.rebase(mechanism, t, report.energy, x, xd);
+            }
         } else {
-            let t = sim.time();
-            self.energy.record_step(
-                mechanism,
-                self.t_previous,
-                t,
-                report.energy,
-                sim.positions(),
-            );
+            let work = match self.driver.as_mut() {
+                Some(driver) => {
+                    driver.record_step(session)?;
+                    driver.stretch()
+                }
+                None => 0.0,
+            };
+            self.energy
+                .record_step(mechanism, self.t_previous, t, report.energy - work, x, xd);
         }
         self.was_pushing = session.is_pushing();
-        self.t_previous = sim.time();
+        self.t_previous = t;
         self.write_events(session)?;
         self.row_written = self.summary.steps.is_multiple_of(self.every);
         if self.row_written {
             self.write_row(session)?;
         }
-        self.bar.update(sim.time(), self.summary.t_end);
+        self.bar.update(t, self.summary.t_end);
         Ok(())
     }
 
@@ -166,7 +273,17 @@ pub(super) fn run_lesson<'a>(
         events,
         row,
         summary: RunSummary::at_start(&scene, sim, t_end),
-        energy: EnergyCheck::new(&scene.mechanism, sim.positions(), sim.velocities()),
+        energy: EnergyCheck::new(
+            &scene.mechanism,
+            sim.time(),
+            sim.positions(),
+            sim.velocities(),
+        ),
+        driver: if scene.mechanism.is_rheonomic() {
+            Some(DriverWork::start(&session)?)
+        } else {
+            None
+        },
         bar: Progress::new(progress),
         basis: args.basis,
         every: args.every as u64,
@@ -203,6 +320,11 @@ pub(super) fn run_lesson<'a>(
         events.flush()?;
     }
     run.summary.factorizations = session.simulation().counters().factorizations;
+    // Where the rows end: a lesson held by a Pause, or gone back to an event, ends before its
+    // t_end.
+    run.summary.t_end = session.time();
+    run.summary.lesson_ended_before = (session.time() < t_end - 1e-9).then_some(t_end);
+    run.summary.driver_work = run.driver.as_ref().map(DriverWork::total);
     run.summary.energy_drift = run.energy.drift();
     run.summary.drift_after_pulse = run.energy.drift_after_pulse();
     Ok(run.summary)

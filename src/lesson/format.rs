@@ -6,6 +6,17 @@
 //! [`super::player::reading_time`]); a caption whose turn comes sooner waits, the mechanism
 //! held there, and the lesson ends once its last caption was read. `singulab record --speed S`
 //! plays a lesson's `speed` and `SetSpeed`s S times faster ([`super::video`]).
+//!
+//! What a lesson may point at: its `scene` only, a scene file ending in `.ron` whose text
+//! starts with `Scene(` (after comments), relative to the lesson's folder or absolute, read
+//! with the same limits as any scene (UTF-8, at most 1 MiB). Lessons are shared between
+//! lecturers and students, so anything else (another lesson, a file of another kind) is
+//! refused before it is parsed, with a message that quotes the lesson's `scene` value and
+//! nothing of the file it names. `singulab run --script` never writes over the lesson or its
+//! scene. Times in a lesson's steps and its `t_end` are simulated seconds; a lesson of more
+//! than 1e9 steps (`t_end / dt`) is refused at its `t_end`, and an `at_event` step whose event
+//! has not come by `t_end` is an error at that step (unless a later step goes back to an
+//! event: [`super::player`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -32,7 +43,7 @@ pub struct LessonFile {
     #[serde(default = "yes")]
     pub auto_pause: bool,
     /// Simulated time the lesson ends at once its actions are done [default: the scene's
-    /// `run.t_end`].
+    /// `run.t_end`]; an event waited for must come by then (unless a later step goes back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub t_end: Option<f64>,
     #[serde(default)]

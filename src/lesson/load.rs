@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::LessonError;
 use super::format::{Action, LessonFile, Step};
 use crate::live::SPEEDS;
+use crate::number_text::number_text;
 use crate::scene::{MAX_SCENE_BYTES, Scene, SceneError, load_scene, locate};
 
 /// What a step waits for before its action.
@@ -36,6 +37,8 @@ pub struct Lesson {
     /// The lesson as written.
     pub spec: LessonFile,
     pub scene: Scene,
+    /// The scene file the lesson names, as read (`None` when played on another scene).
+    pub scene_path: Option<PathBuf>,
     /// When the lesson ends once its actions are done.
     pub t_end: f64,
     triggers: Vec<Trigger>,
@@ -111,6 +114,23 @@ pub fn is_lesson_file(path: &Path) -> bool {
 
 /// [`is_lesson_file`] on the text.
 pub fn is_lesson_source(source: &str) -> bool {
+    first_words(source)
+        .strip_prefix("Lesson")
+        .is_some_and(|after| after.trim_start().starts_with('('))
+}
+
+/// Whether `source` reads as a scene: its first word, past comments and whitespace, is
+/// `Scene(` (or the bare `(` RON allows for the struct).
+fn is_scene_source(source: &str) -> bool {
+    let rest = first_words(source);
+    rest.starts_with('(')
+        || rest
+            .strip_prefix("Scene")
+            .is_some_and(|after| after.trim_start().starts_with('('))
+}
+
+/// `source` from its first word on: past a byte-order mark, whitespace and comments.
+fn first_words(source: &str) -> &str {
     let mut rest = source.trim_start_matches('\u{feff}');
     loop {
         rest = rest.trim_start();
@@ -119,11 +139,38 @@ pub fn is_lesson_source(source: &str) -> bool {
         } else if let Some(block) = rest.strip_prefix("/*") {
             rest = block.split_once("*/").map_or("", |(_, after)| after);
         } else {
-            break;
+            return rest;
         }
     }
-    rest.strip_prefix("Lesson")
-        .is_some_and(|after| after.trim_start().starts_with('('))
+}
+
+/// Why the file a lesson's `scene` names is not a scene, if it is not: lessons are shared, so
+/// nothing but a `.ron` file whose text starts as a scene's is parsed (a parse error would
+/// quote the file). A file that cannot be read is left to [`load_scene`] to say so.
+fn not_a_scene(written: &str, path: &Path) -> Option<String> {
+    let is_ron = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+    if !is_ron {
+        return Some(format!(
+            "\"{written}\" is not a scene file: a lesson names a scene file ending in .ron"
+        ));
+    }
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path)
+        .and_then(|opened| opened.take(MAX_SCENE_BYTES + 1).read_to_end(&mut bytes));
+    if read.is_err() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    if is_lesson_source(&text) {
+        return Some(format!(
+            "\"{written}\" is a lesson, not a scene: a lesson names the scene it plays"
+        ));
+    }
+    (!is_scene_source(&text)).then(|| {
+        format!("\"{written}\" is not a scene file: its text does not start with `Scene(`")
+    })
 }
 
 /// Reads and loads a lesson file and the scene it names (UTF-8, at most
@@ -172,11 +219,16 @@ pub fn parse_lesson(file: &str, source: &str, base: &Path) -> Result<Lesson, Les
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     let spec = parse_spec(file, source)?;
     let scene_path = base.join(PathBuf::from(&spec.scene));
+    if let Some(message) = not_a_scene(&spec.scene, &scene_path) {
+        return Err(field_error(file, source, "scene", message));
+    }
     let scene = load_scene(&scene_path).map_err(|error| LessonError::Scene {
         at: Box::new(field_error(file, source, "scene", String::new())),
         error: Box::new(error),
     })?;
-    finish(file, source, spec, scene)
+    let mut lesson = finish(file, source, spec, scene)?;
+    lesson.scene_path = Some(scene_path);
+    Ok(lesson)
 }
 
 /// Loads a lesson from its text, played on `scene` (its `scene` field is not read).
@@ -257,6 +309,7 @@ fn finish(file: &str, source: &str, spec: LessonFile, scene: Scene) -> Result<Le
         source: source.into(),
         spec,
         scene,
+        scene_path: None,
         t_end,
         triggers,
     })
@@ -277,7 +330,10 @@ fn check_top(
             file,
             source,
             "t_end",
-            format!("t_end {t_end} is not a positive number of seconds"),
+            format!(
+                "t_end {} is not a positive number of seconds",
+                number_text(t_end)
+            ),
         ));
     }
     if let Some(trace) = &spec.view.trace
@@ -307,8 +363,12 @@ fn check_top(
 /// Why a speed cannot be played, if it cannot.
 fn speed_problem(speed: f64) -> Option<String> {
     let (low, high) = (SPEEDS[0], SPEEDS[SPEEDS.len() - 1]);
-    (!(speed >= low && speed <= high))
-        .then(|| format!("speed {speed} is outside 1/64 to 64 (times real time)"))
+    (!(speed >= low && speed <= high)).then(|| {
+        format!(
+            "speed {} is outside 1/64 to 64 (times real time)",
+            number_text(speed)
+        )
+    })
 }
 
 type Problem = (&'static str, String);
@@ -334,7 +394,10 @@ fn trigger_of(step: &Step, auto_pause: bool) -> Result<Trigger, Problem> {
     }
     if let Some(t) = step.at {
         if !(t.is_finite() && t >= 0.0) {
-            return Err(("at", format!("at {t} s is not a time of 0 s or more")));
+            return Err((
+                "at",
+                format!("at {} s is not a time of 0 s or more", number_text(t)),
+            ));
         }
         return Ok(Trigger::At(t));
     }
@@ -357,7 +420,10 @@ fn trigger_of(step: &Step, auto_pause: bool) -> Result<Trigger, Problem> {
         if !(s.is_finite() && s >= 0.0) {
             return Err((
                 "after",
-                format!("after {s} s is not a duration of 0 s or more"),
+                format!(
+                    "after {} s is not a duration of 0 s or more",
+                    number_text(s)
+                ),
             ));
         }
         return Ok(Trigger::After(s));
@@ -381,7 +447,10 @@ fn check_action(action: &Action) -> Result<(), Problem> {
                 return Err(("delta", format!("delta {delta} is not a number")));
             }
             if !(duration.is_finite() && duration > 0.0) {
-                return Err(("duration", format!("duration {duration} s is not positive")));
+                return Err((
+                    "duration",
+                    format!("duration {} s is not positive", number_text(duration)),
+                ));
             }
         }
         Action::Leave { branch, speed, .. } => {
@@ -391,7 +460,10 @@ fn check_action(action: &Action) -> Result<(), Problem> {
             if let Some(speed) = speed
                 && !(speed.is_finite() && speed > 0.0)
             {
-                return Err(("speed", format!("speed {speed} is not positive")));
+                return Err((
+                    "speed",
+                    format!("speed {} is not positive", number_text(speed)),
+                ));
             }
         }
         Action::GoToEvent(0) => return Err(("do", "events are counted from 1".into())),
@@ -403,7 +475,10 @@ fn check_action(action: &Action) -> Result<(), Problem> {
         Action::Caption(_, seconds) if !(seconds.is_finite() && seconds >= 0.0) => {
             return Err((
                 "do",
-                format!("a caption shows for {seconds} s: not a duration"),
+                format!(
+                    "a caption shows for {} s: not a duration",
+                    number_text(seconds)
+                ),
             ));
         }
         _ => {}

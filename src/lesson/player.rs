@@ -3,7 +3,12 @@
 //! Between steps the session runs with a stop time: the next step's `at` time, the end of an
 //! `after` wait, the end of a push in progress, or the lesson's `t_end`, so the session stops
 //! exactly there and the step acts on that state; a step waiting for an event acts where the
-//! session's auto-pause placed the state, exactly at the event. The frames only decide how far
+//! session's auto-pause placed the state, exactly at the event. An event that has not come by
+//! the lesson's `t_end` is an error located at the step that waits for it (the steps after it
+//! would never act: the lesson is not the one written), with no state past `t_end` reported;
+//! when a later step goes back to an event, the lesson's time may pass `t_end` before then (a
+//! recorded lesson's does), and the wait is bounded by the step budget of a headless replay,
+//! whose error names the waiting step too. The frames only decide how far
 //! the session gets before the next frame, never where it stops, so the same lesson played
 //! with any wall-clock budget per frame reaches bit-identical states. The session's own pauses
 //! at events and stop times are the player's business: it resumes from them unless the next
@@ -29,6 +34,7 @@ use super::choices::{at_rest, leave_direction, push_motions};
 use super::format::{Action, Step};
 use super::load::{Lesson, Trigger};
 use crate::live::{Advance, LiveSession, PauseReason, TracePoint};
+use crate::number_text::{number_text, time_text};
 use crate::solver::SolverError;
 
 /// Two simulated times this close are one instant (the session's own slack at a stop time).
@@ -226,6 +232,14 @@ impl Player {
             }
             while !session.is_paused() {
                 if steps >= max_steps {
+                    if let Some(Trigger::AtEvent(k)) = self.next_trigger() {
+                        let message = format!(
+                            "it waits for singular event {k} from t = {} s, and none came in {max_steps} steps (to t = {} s)",
+                            time_text(self.mark.time),
+                            time_text(session.time())
+                        );
+                        return Err(self.lesson.step_error(self.next, Some("at_event"), message));
+                    }
                     return Err(self.lesson.field_error(
                         "t_end",
                         format!(
@@ -235,6 +249,9 @@ impl Player {
                     ));
                 }
                 steps += session.run_until_paused(1).steps as u64;
+                if let Some(k) = self.waits_past_end(session) {
+                    return Err(self.event_never_came(k));
+                }
                 let acted = &self.lesson.steps()[reported..self.next];
                 reported = self.next;
                 if each_step(session, acted).is_break() {
@@ -305,6 +322,15 @@ impl Player {
         let mut stop = match self.next_trigger() {
             None if self.held || t >= end - SAME_TIME => return Ok(Stop::Over),
             None => Some(end),
+            // An event waited for must come by the lesson's end. The run goes one step past
+            // it, as an event is located by the step that brackets it (one at `t_end` by the
+            // step across it); a state past `t_end` is an error before anything sees it.
+            Some(Trigger::AtEvent(k)) if self.event_deadline().is_some() => {
+                if t >= end - SAME_TIME {
+                    return Err(self.event_never_came(k));
+                }
+                Some(end + session.settings().dt)
+            }
             Some(Trigger::At(at)) => Some(at),
             Some(Trigger::After(s)) if !self.mark.paused => Some(self.mark.time + s),
             Some(_) => None,
@@ -314,10 +340,47 @@ impl Player {
         }
         if stop.is_some_and(|s| s <= t + SAME_TIME) {
             // Not reached: a due step would have acted, and a passed `at` is an error there.
-            let message = format!("its turn does not come (the lesson is at {t} s)");
+            let message = format!(
+                "its turn does not come (the lesson is at {} s)",
+                time_text(t)
+            );
             return Err(self.lesson.step_error(self.next, None, message));
         }
         Ok(Stop::At(stop))
+    }
+
+    /// The time by which the event the next step waits for must come: the lesson's `t_end`,
+    /// unless a later step goes back to an event (a recorded lesson's time passes its end
+    /// before it goes back), or `None` when the next step waits for no event.
+    fn event_deadline(&self) -> Option<f64> {
+        let Some(Trigger::AtEvent(_)) = self.next_trigger() else {
+            return None;
+        };
+        let later = &self.lesson.steps()[self.next + 1..];
+        let goes_back = later
+            .iter()
+            .any(|step| matches!(step.action, Action::GoToEvent(_)));
+        (!goes_back).then_some(self.lesson.t_end)
+    }
+
+    /// The event count `k` the next step waits for, when the session went past the time by
+    /// which it had to come.
+    fn waits_past_end(&self, session: &LiveSession) -> Option<u64> {
+        let deadline = self.event_deadline()?;
+        match self.next_trigger() {
+            Some(Trigger::AtEvent(k)) if session.time() > deadline + SAME_TIME => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The next step waits for its `k`-th event, and the lesson reached its `t_end` first.
+    fn event_never_came(&self, k: u64) -> LessonError {
+        let message = format!(
+            "it waits for singular event {k} from t = {} s, and none came before the lesson's end at t_end = {} s",
+            time_text(self.mark.time),
+            time_text(self.lesson.t_end)
+        );
+        self.lesson.step_error(self.next, Some("at_event"), message)
     }
 
     /// Whether the next step's trigger has come (an `at` time already passed is a mistake).
@@ -327,7 +390,11 @@ impl Player {
             Trigger::Now => true,
             Trigger::At(at) => {
                 if t > at + SAME_TIME {
-                    let message = format!("at {at} s has passed: the lesson is at {t} s here");
+                    let message = format!(
+                        "at {} s has passed: the lesson is at {} s here",
+                        number_text(at),
+                        time_text(t)
+                    );
                     return Err(self.lesson.step_error(self.next, Some("at"), message));
                 }
                 t >= at - SAME_TIME
@@ -335,6 +402,7 @@ impl Player {
             Trigger::AtEvent(k) => {
                 session.is_paused()
                     && session.events_reached().saturating_sub(self.mark.events) >= k
+                    && self.event_deadline().is_none_or(|end| t <= end + SAME_TIME)
             }
             Trigger::After(s) if self.mark.paused => headless || self.waited >= s,
             Trigger::After(s) => t >= self.mark.time + s - SAME_TIME,

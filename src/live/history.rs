@@ -332,7 +332,7 @@ impl History {
         let mut record = csv::StringRecord::new();
         record.push_field("t");
         for channel in &self.channels {
-            record.push_field(&channel.name);
+            record.push_field(&crate::number_text::csv_header_cell(&channel.name));
         }
         writer
             .write_record(&record)

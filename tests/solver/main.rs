@@ -2,6 +2,7 @@
 //! Reference values come from independent derivations, each cited where it is used.
 
 mod branches;
+mod cli_lessons_and_limits;
 mod close_events;
 mod command_line;
 mod common;
