@@ -71,7 +71,8 @@ use super::indicator::{WatchedRank, rho};
 use super::integrator::{Step, Stepper};
 use super::predictor::BasisPredictor;
 use super::projection::{
-    ProjectionOutcome, Projector, SIMPLIFIED_NEWTON_MAX_TURN, SIMPLIFIED_NEWTON_MIN_RHO,
+    NewtonLimits, ProjectionOutcome, Projector, SIMPLIFIED_NEWTON_MAX_TURN,
+    SIMPLIFIED_NEWTON_MIN_RHO,
 };
 use super::reactions::Reactions;
 use super::settings::{BasisMode, Integrator, Predictor, Settings};
@@ -368,11 +369,17 @@ impl Simulation {
     }
 
     /// Newton projection of the scratch positions `x_next` onto the constraints with the
-    /// running settings, leaving `A` factorised there in `qr_next`; false if it fails.
+    /// running settings, leaving `A` factorised there in `qr_next`; false if it fails. The
+    /// normals left out stay out even where a residual remains along them: a probe next to a
+    /// singular configuration would otherwise be brought back onto it.
     fn project_scratch_positions(&mut self) -> bool {
-        let outcome = self.projector.newton_at(
+        let limits = NewtonLimits {
+            full_residual: false,
+            ..NewtonLimits::of(&self.settings)
+        };
+        let outcome = self.projector.project_positions(
             &self.mechanism,
-            &self.settings,
+            limits,
             self.t,
             &mut self.x_next,
             &mut self.qr_next,

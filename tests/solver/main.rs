@@ -19,6 +19,7 @@ mod physics_invariance;
 mod planar_joints;
 mod preview;
 mod pulses;
+mod push_residual;
 mod ranks;
 mod reaction_cli;
 mod reactions;
