@@ -12,6 +12,10 @@
 //! states are in [`locate`]), and report. Time is summed with compensation, so `t = k dt`
 //! stays exact to round-off.
 //!
+//! Planar angles are kept in (-pi, pi] with their whole turns counted beside the state, so
+//! a mechanism turning for hours runs as in its first seconds; [`Simulation::positions`] shows
+//! them continuous (`turns`).
+//!
 //! # Pulses land on their edges
 //!
 //! A step never crosses an edge of a pulse load (the scene's, or a push's): it is shortened to
@@ -83,6 +87,7 @@ use crate::model::{Load, Mechanism};
 mod checkpoint;
 mod locate;
 mod pose;
+mod turns;
 
 pub use checkpoint::Checkpoint;
 pub use pose::DragReport;
@@ -177,8 +182,13 @@ pub struct Simulation {
     settings: Settings,
     t: f64,
     t_compensation: f64,
+    /// Positions with every planar angle in (-pi, pi] (`turns`).
     x: DVector<f64>,
     xd: DVector<f64>,
+    /// Whole turns of each angle row of `x` (zero elsewhere), and the continuous positions
+    /// `x + turns TAU` that [`Simulation::positions`] shows.
+    turns: DVector<f64>,
+    shown: DVector<f64>,
     generic_rank: usize,
     /// The rank whose `R` entry `rho` watches (`indicator`).
     watched: WatchedRank,
@@ -244,15 +254,14 @@ impl Simulation {
                 velocities: xd0.len(),
             });
         }
-        settings
-            .validate(mechanism.residual_scale(&x0))
-            .map_err(SolverError::InvalidSettings)?;
         let mut sim = Self {
             settings,
             t: 0.0,
             t_compensation: 0.0,
-            x: x0,
+            x: DVector::zeros(n),
             xd: xd0,
+            turns: DVector::zeros(n),
+            shown: DVector::zeros(n),
             generic_rank: 0,
             watched: WatchedRank::new(n),
             initial_rank: 0,
@@ -289,6 +298,8 @@ impl Simulation {
             excursions: Excursions::default(),
             mechanism,
         };
+        sim.adopt_positions(&x0);
+        sim.validate(&sim.settings)?;
         sim.adaptive_h = sim.settings.dt;
         let (x_given, xd_given) = (sim.x.clone(), sim.xd.clone());
         sim.project_current()?;
@@ -307,6 +318,7 @@ impl Simulation {
         sim.generic_rank = sim.probe_generic_rank();
         sim.watched.reset(sim.generic_rank, &sim.x);
         sim.reset_bases();
+        sim.refresh_shown();
         Ok(sim)
     }
 
@@ -453,8 +465,9 @@ impl Simulation {
         self.t
     }
 
+    /// The positions, planar angles continuous (whole turns included: `simulation::turns`).
     pub fn positions(&self) -> &DVector<f64> {
-        &self.x
+        &self.shown
     }
 
     pub fn velocities(&self) -> &DVector<f64> {
@@ -621,6 +634,7 @@ impl Simulation {
             rescale_kinetic_energy(&self.mechanism, &self.x, &mut self.xd, target);
         }
         self.continue_bases_from(event, h);
+        self.refresh_shown();
         // The jump is kept as a step from the event state along the branch, so that the first
         // search of `rho` covers it: a singular configuration inside it was skipped unseen
         // (the 2x3's second flat pose, 2.6e-3 s after its first, at dt 5e-3).
@@ -628,6 +642,7 @@ impl Simulation {
         jump.t = event.t;
         jump.rho = event.rho_min;
         jump.x.copy_from(&event.x);
+        turns::remove_turns(&self.mechanism, &self.turns, &mut jump.x);
         jump.xd.copy_from(&self.xd);
         jump.traditional.copy_from(&event.traditional_basis);
         jump.continued.copy_from(&event.basis);
@@ -646,10 +661,11 @@ impl Simulation {
         }
         self.t = event.t;
         self.t_compensation = 0.0;
-        self.x.copy_from(&event.x);
+        self.adopt_positions(&event.x);
         self.xd.copy_from(&event.xd);
         self.project_current()?;
         self.continue_bases_from(event, 0.0);
+        self.refresh_shown();
         Ok(())
     }
 
@@ -779,6 +795,8 @@ impl Simulation {
         }
         let rho = rho(&self.qr_state, self.watched.rank());
         self.detect_events(&plan, rho)?;
+        self.wrap_angles();
+        self.refresh_shown();
         self.counters.steps += 1;
         let n = self.mechanism.n();
         Ok(StepReport {

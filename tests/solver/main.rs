@@ -13,6 +13,7 @@ mod faults_numbers;
 mod jacobians;
 mod lessons;
 mod live;
+mod long_turns;
 mod mobile_robot;
 mod pendulums;
 mod physics_invariance;
