@@ -20,6 +20,7 @@ mod physics_invariance;
 mod planar_joints;
 mod preview;
 mod pulses;
+mod push_meaning;
 mod push_residual;
 mod ranks;
 mod reaction_cli;
