@@ -11,6 +11,7 @@ mod driver_work;
 mod faults_io;
 mod faults_numbers;
 mod jacobians;
+mod large_start;
 mod lessons;
 mod live;
 mod long_turns;
