@@ -87,6 +87,7 @@ use crate::model::{Load, Mechanism};
 mod checkpoint;
 mod locate;
 mod pose;
+mod reach;
 mod turns;
 
 pub use checkpoint::Checkpoint;
@@ -189,6 +190,8 @@ pub struct Simulation {
     /// `x + turns TAU` that [`Simulation::positions`] shows.
     turns: DVector<f64>,
     shown: DVector<f64>,
+    /// The lowest leverage of a driver on the linkage at the start (`reach`; 1 without).
+    start_leverage: f64,
     generic_rank: usize,
     /// The rank whose `R` entry `rho` watches (`indicator`).
     watched: WatchedRank,
@@ -262,6 +265,7 @@ impl Simulation {
             xd: xd0,
             turns: DVector::zeros(n),
             shown: DVector::zeros(n),
+            start_leverage: 1.0,
             generic_rank: 0,
             watched: WatchedRank::new(n),
             initial_rank: 0,
@@ -319,6 +323,9 @@ impl Simulation {
         sim.watched.reset(sim.generic_rank, &sim.x);
         sim.reset_bases();
         sim.refresh_shown();
+        sim.start_leverage = sim
+            .lowest_driver_leverage()
+            .map_or(1.0, |(leverage, _)| leverage);
         Ok(sim)
     }
 
@@ -742,10 +749,14 @@ impl Simulation {
     /// Advances by one step, shortened if needed so as not to pass `t_limit`.
     pub fn step_until(&mut self, t_limit: f64) -> Result<StepReport, SolverError> {
         self.take_step(t_limit).map_err(|mut error| {
-            // Newton's round-off is that of the state the step left: a stage predicted far off
-            // (a step that outran the motion) would make any residual look like round-off.
-            if let SolverError::NewtonDiverged { round_off, .. } = &mut error {
+            if let SolverError::NewtonDiverged { t, round_off, .. } = &mut error {
+                // Newton's round-off is that of the state the step left: a stage predicted far
+                // off (a step that outran the motion) would make any residual look like
+                // round-off.
                 *round_off = f64::EPSILON * self.mechanism.residual_scale(&self.x);
+                if let Some(driver) = self.driver_out_of_reach() {
+                    return SolverError::DriverBeyondReach { t: *t, driver };
+                }
             }
             error
         })

@@ -7,6 +7,7 @@ mod command_line;
 mod common;
 mod continuation;
 mod drag;
+mod driver_reach;
 mod driver_work;
 mod faults_io;
 mod faults_numbers;
