@@ -60,6 +60,8 @@ pub struct RunSummary {
     /// The work the drivers did over the run, for scenes with drivers (the energy check then
     /// compares the energy less this work with its start).
     pub driver_work: Option<f64>,
+    /// The integrator the run used (the advice after a jam depends on it).
+    pub integrator: Integrator,
 }
 
 impl RunSummary {
@@ -83,6 +85,7 @@ impl RunSummary {
                 .mechanism
                 .kinetic_energy(sim.positions(), sim.velocities()),
             driver_work: None,
+            integrator: sim.settings().integrator,
         }
     }
 

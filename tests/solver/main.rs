@@ -12,6 +12,7 @@ mod driver_work;
 mod faults_io;
 mod faults_numbers;
 mod jacobians;
+mod jam_advice;
 mod large_start;
 mod lessons;
 mod live;
