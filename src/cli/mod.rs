@@ -28,6 +28,7 @@ pub use error::CliError;
 use run::RunSummary;
 
 use crate::scene::one_line;
+use crate::solver::Integrator;
 
 /// A conservative run warns when its energy drifts by more than this fraction of the largest
 /// kinetic energy of the run (independent of the potential's datum, unlike `E0`).
@@ -173,8 +174,12 @@ fn print_summary(summary: &RunSummary) {
     }
     warn_about_energy(summary);
     if summary.steps_above_generic_rank > 0 {
+        let advice = match summary.integrator {
+            Integrator::Rk4 => "try another dt",
+            Integrator::Dopri5 => "try RK4 or another dt",
+        };
         eprintln!(
-            "singulab: warning: on {} steps the rank exceeded the generic rank: the mechanism left its branch at a singular configuration and jammed; try RK4 or another dt",
+            "singulab: warning: on {} steps the rank exceeded the generic rank: the mechanism left its branch at a singular configuration and jammed; {advice}",
             summary.steps_above_generic_rank
         );
     }

@@ -63,6 +63,8 @@ pub struct RunSummary {
     /// A lesson's `t_end`, when its rows end before it (held by a `Pause`, or back at an
     /// earlier event).
     pub lesson_ended_before: Option<f64>,
+    /// The integrator the run used (the advice after a jam depends on it).
+    pub integrator: Integrator,
 }
 
 impl RunSummary {
@@ -87,6 +89,7 @@ impl RunSummary {
                 .kinetic_energy(sim.positions(), sim.velocities()),
             driver_work: None,
             lesson_ended_before: None,
+            integrator: sim.settings().integrator,
         }
     }
 

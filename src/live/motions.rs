@@ -198,6 +198,60 @@ pub fn branch_motions(branches: &[crate::solver::Branch]) -> Vec<Motion> {
         .collect()
 }
 
+/// `u^T M(x) v` from the kinetic energy, so that Euler parameters count as the rotation
+/// they describe (`omega = 2 G e_dot`), not as four lengths.
+fn mass_inner(mechanism: &Mechanism, x: &DVector<f64>, u: &DVector<f64>, v: &DVector<f64>) -> f64 {
+    mechanism.kinetic_energy(x, &(u + v))
+        - mechanism.kinetic_energy(x, u)
+        - mechanism.kinetic_energy(x, v)
+}
+
+/// The orientation of an admissible motion: positive along the velocity it describes
+/// (`column^T M xd >= 0`, so that `T1 qd1` with `qd1 >= 0` is the mechanism's motion along
+/// it); at rest, downhill (along gravity's generalized force); with neither, as given.
+pub fn orient_motion(
+    mechanism: &Mechanism,
+    x: &DVector<f64>,
+    xd: &DVector<f64>,
+    column: &DVector<f64>,
+) -> DVector<f64> {
+    let along = mass_inner(mechanism, x, column, xd);
+    let norm = (2.0 * mechanism.kinetic_energy(x, column)).sqrt();
+    let sign = if along.abs() > MOVING * norm {
+        along.signum()
+    } else {
+        let gravity = mechanism.gravity();
+        let downhill: f64 = mechanism
+            .bodies()
+            .iter()
+            .flat_map(|body| (0..body.translational_dim()).map(move |k| (body, k)))
+            .map(|(body, k)| body.mass * gravity[k] * column[body.offset + k])
+            .sum();
+        if downhill < 0.0 { -1.0 } else { 1.0 }
+    };
+    column * sign
+}
+
+/// Below this speed along a motion (in the mass metric, sqrt(J): kinetic energy 5e-13 J) the
+/// velocity does not orient it: the mechanism is at rest there (a pose where it stops is
+/// reached with such a residue of speed), or moves across it.
+const MOVING: f64 = 1e-6;
+
+/// A motion as a push takes it: oriented by [`orient_motion`] and of unit length in the mass
+/// metric (`column^T M column = 1`), so that a push by `delta` changes the velocity along the
+/// motion by `delta` in units of sqrt(J) (from rest along a free motion: kinetic energy
+/// `delta^2 / 2` J), the same physical quantity whether the bodies turn by an angle or by
+/// Euler parameters. `None` for a motion that moves no mass.
+pub fn push_direction(
+    mechanism: &Mechanism,
+    x: &DVector<f64>,
+    xd: &DVector<f64>,
+    column: &DVector<f64>,
+) -> Option<DVector<f64>> {
+    let norm = (2.0 * mechanism.kinetic_energy(x, column)).sqrt();
+    (norm.is_finite() && norm > 0.0).then(|| orient_motion(mechanism, x, xd, column) / norm)
+}
+
 fn push_columns(
     out: &mut Vec<Motion>,
     columns: &DMatrixView<f64>,

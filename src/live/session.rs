@@ -16,6 +16,7 @@ use nalgebra::{DVector, Vector3};
 
 use crate::live::drag::Drag;
 use crate::live::history::{ChannelKind, Extremes, History};
+use crate::live::motions::push_direction;
 use crate::live::timeline::{CHECKPOINT_SPACING, MarkKind, Moment, TIMELINE_BUDGET, Timeline};
 use crate::model::{BodyKind, Load, LoadKind, Mechanism};
 use crate::scene::Scene;
@@ -133,6 +134,10 @@ fn cut_path_after(path: &mut VecDeque<[f64; 3]>, times: &mut VecDeque<f64>, t: f
 /// Between samples of the history, the trace takes a point whenever the traced point has
 /// moved this fraction of the view's width (5 mm of A02's 5 m, under a pixel on screen).
 const TRACE_SPACING: f64 = 1e-3;
+
+/// The shortest push, in steps: a step never lands on a load's edge within 1e-9 of a step of
+/// its time, so a shorter push would act on no step at all.
+const SHORTEST_PUSH: f64 = 1e-6;
 
 /// Points kept for the motion trace.
 pub const TRACE_CAPACITY: usize = 12_000;
@@ -939,9 +944,13 @@ impl LiveSession {
         Ok(())
     }
 
-    /// Pushes the mechanism along an admissible motion `column` (a unit vector in `x`
-    /// space): a generalized force `M column a` acts for `duration` seconds, with `a` chosen
-    /// so the velocity along the motion changes by about `delta` (`a = delta / duration`).
+    /// Pushes the mechanism along an admissible motion `column`, taken as
+    /// [`push_direction`] makes it (oriented along the motion's velocity, unit length in the
+    /// mass metric): a generalized force `M u a` acts for `duration` seconds on the unit
+    /// motion `u`, with `a = delta / duration`, so the velocity along it changes by about
+    /// `delta` (sqrt(J): from rest along a free motion, kinetic energy `delta^2 / 2` J). A
+    /// push shorter than `SHORTEST_PUSH` steps acts over that span with the same impulse: the
+    /// steps land on no shorter one, and a shorter push's effect is its impulse.
     /// At an event the dynamics take the detection tolerance as rank tolerance while the push
     /// lasts, so they see the enlarged tangent space, then the usual
     /// tolerance comes back. Starts the simulation.
@@ -959,6 +968,9 @@ impl LiveSession {
         {
             return Err(SolverError::InvalidPush);
         }
+        if push_direction(&mech, self.sim.positions(), self.sim.velocities(), column).is_none() {
+            return Err(SolverError::InvalidPush);
+        }
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return Ok(());
         }
@@ -974,6 +986,11 @@ impl LiveSession {
                 self.sim.set_event_state(&event)?;
             }
         }
+        let x = self.sim.positions();
+        let Some(column) = push_direction(&mech, x, self.sim.velocities(), column) else {
+            return Err(SolverError::InvalidPush);
+        };
+        let duration = duration.max(SHORTEST_PUSH * self.settings().dt);
         let a = delta / duration;
         let window = Some((t0, t0 + duration));
         for (index, body) in mech.bodies().iter().enumerate() {
@@ -1001,7 +1018,7 @@ impl LiveSession {
                     window,
                 })?;
             }
-            if let Some(torque) = mech.push_torque(index, self.sim.positions(), column, a) {
+            if let Some(torque) = mech.push_torque(index, self.sim.positions(), &column, a) {
                 self.sim.add_load(Load {
                     body: index,
                     kind: LoadKind::SpatialTorque(torque),

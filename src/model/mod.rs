@@ -287,7 +287,10 @@ impl Mechanism {
                 JointKind::Prismatic { a, b, angle, .. } => {
                     c[row] = self.offset_row(joint).map_or(0.0, |o| o.value(x));
                     let (o_a, o_b) = (self.bodies[*a].offset, self.bodies[*b].offset);
-                    c[row + 1] = x[o_a + 2] - x[o_b + 2] - angle;
+                    // Modulo whole turns: the simulation keeps each angle in (-pi, pi].
+                    let relative = x[o_a + 2] - x[o_b + 2] - angle;
+                    c[row + 1] = relative
+                        - (relative / std::f64::consts::TAU).round() * std::f64::consts::TAU;
                 }
                 JointKind::Driver { law, .. } => {
                     c[row] = self.offset_row(joint).map_or(0.0, |o| o.value(x)) - law.at(t)[0];

@@ -35,6 +35,13 @@ pub enum SolverError {
         /// `Mechanism::residual_scale`).
         round_off: f64,
     },
+    /// Newton did not converge because a driver's law went past the linkage's reach
+    /// (`simulation::reach`): no step size helps.
+    #[error(
+        "at t = {} s the driver \"{driver}\" asks for a pose the linkage cannot reach: the linkage is at the limit of its reach there, so the position projection did not converge and no step size helps; change the driver's law",
+        time_text(*.t)
+    )]
+    DriverBeyondReach { t: f64, driver: String },
     /// The projected mass matrix `T^T M T` is not positive definite (a massless direction;
     /// the body moving most along it named).
     #[error(

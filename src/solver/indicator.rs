@@ -62,6 +62,12 @@ impl WatchedRank {
         self.anchor.copy_from(x);
     }
 
+    /// Shifts the anchor's coordinate `row` by `-shift` (the state's angle moved by whole
+    /// turns: `simulation::turns`).
+    pub fn shift_anchor(&mut self, row: usize, shift: f64) {
+        self.anchor[row] -= shift;
+    }
+
     /// Applies the rule of the module docs to the state at `x` factorised in `qr`; returns
     /// whether the watched rank changed.
     pub fn update(&mut self, qr: &PivotedQr, x: &DVector<f64>, tolerance: f64) -> bool {

@@ -25,6 +25,7 @@ fn assembly_newton(mechanism: &Mechanism, x: &DVector<f64>) -> NewtonLimits {
         truncation: ASSEMBLY_RANK_TOLERANCE,
         tolerance: ASSEMBLY_TOLERANCE.max(round_off),
         max_iterations: ASSEMBLY_ITERATIONS,
+        full_residual: false,
     }
 }
 /// Largest `|A xd|_inf` accepted after completing stated velocities, relative to the largest

@@ -74,6 +74,18 @@
 //! along the motion, and removing that component took kinetic energy out of the one step that
 //! crosses (5.9e-2 J on the 2x2 at dt 2e-3, 1.7e-4 J on the 2x3 at dt 1e-3).
 //!
+//! A residual can still build up along a normal left out: during a push at a singular
+//! configuration the dynamics see the enlarged tangent space for as long as the push lasts, so
+//! the mechanism moves along such a normal and the constraints' curvature turns that motion
+//! into a residual along it (the four-bar pushed onto its fold: 1.6e-6 m, and crank 2 off its
+//! fold by 6.4e-4 rad; a long push on A02's branch 2: 2.5e-5 m). Newton therefore also checks the full
+//! residual `|c|_inf`: above the tolerance, it corrects along every normal not redundant
+//! (`R` entry above 1e-10), as long as that brings `|c|_inf` within the tolerance by a small
+//! move (at most 1e-3 of the positions' scale), which keeps it on the branch it is on
+//! (`cargo test --test solver push_residual`: both stay within the tolerance at every step,
+//! crank 2 within 1e-8 rad of its fold). A probe of the generic rank keeps the truncation
+//! strict, as it must stay off the singular configuration it starts from.
+//!
 //! The default was chosen by a step-size scan of A02 over 10 s with RK4: the largest
 //! `|E - E0|` in J (E0 = 35.835 J), on copies of `scenes/double_four_bar.ron` with
 //! `solver: (dt: 1e-3, normal_truncation: NT)`, each measured with
@@ -154,6 +166,14 @@ pub(crate) const SIMPLIFIED_NEWTON_MIN_RHO: f64 = 1e-2;
 /// the stage's own.
 pub(crate) const SIMPLIFIED_NEWTON_MAX_TURN: f64 = 2e-2;
 
+/// Normals whose `R` entry (relative to `|R_00|`) is above this are corrected when the full
+/// residual exceeds the tolerance after Newton (`Projector::correct_truncated_normals`); below
+/// it are the redundant rows, whose residuals follow the others'.
+const FULL_RESIDUAL_TRUNCATION: f64 = 1e-10;
+/// The largest move (relative to the positions' scale, at least 1 m) those corrections may
+/// make.
+const FULL_RESIDUAL_MAX_MOVE: f64 = 1e-3;
+
 /// Simplified Newton gives up (and full Newton starts again from the unprojected positions)
 /// after this many corrections, or as soon as a correction shrinks the independent residual by
 /// less than `SIMPLIFIED_NEWTON_CONTRACTION`.
@@ -168,6 +188,9 @@ pub(crate) struct NewtonLimits {
     pub truncation: f64,
     pub tolerance: f64,
     pub max_iterations: usize,
+    /// Whether a full residual above the tolerance, built up along the normals left out, is
+    /// then corrected along them too (`Projector::correct_truncated_normals`).
+    pub full_residual: bool,
 }
 
 impl NewtonLimits {
@@ -178,6 +201,7 @@ impl NewtonLimits {
             truncation: settings.normal_truncation.max(settings.rank_tolerance),
             tolerance: settings.newton_tolerance,
             max_iterations: settings.newton_max_iterations,
+            full_residual: true,
         }
     }
 }
@@ -254,7 +278,7 @@ impl Projector {
         Ok(outcome)
     }
 
-    /// Newton on positions as [`newton_at`](Self::newton_at), first as simplified Newton with
+    /// Newton on positions as [`newton_without_q`](Self::newton_without_q), first as simplified Newton with
     /// the factorisation `frozen` at a nearby configuration when one is given (and the
     /// mechanism has no velocity-level rows, which Newton must leave out): then `qr` is
     /// factorised once, at the converged positions. If the simplified iteration does not
@@ -271,6 +295,7 @@ impl Projector {
     ) -> Result<ProjectionOutcome, SolverError> {
         if let Some(frozen) = frozen.filter(|_| !mechanism.has_velocity_rows())
             && let Some(iterations) = self.simplified_positions(mechanism, settings, t, x, frozen)
+            && self.c.amax() <= settings.newton_tolerance
         {
             // `self.c` holds the residuals at the converged positions.
             qr.factorize_without_q(&self.a);
@@ -345,22 +370,8 @@ impl Projector {
     }
 
     /// Newton on positions with the running settings (truncation, tolerance, iterations),
-    /// leaving `qr` factorised with `Q` at the final positions; a failure names the joint of
-    /// the worst row at time `t`.
-    pub fn newton_at(
-        &mut self,
-        mechanism: &Mechanism,
-        settings: &Settings,
-        t: f64,
-        x: &mut DVector<f64>,
-        qr: &mut PivotedQr,
-    ) -> Result<ProjectionOutcome, SolverError> {
-        let outcome = self.newton_without_q(mechanism, settings, t, x, qr)?;
-        qr.form_q();
-        Ok(outcome)
-    }
-
-    /// [`newton_at`](Self::newton_at) without forming `Q` at the final positions.
+    /// leaving `qr` factorised at the final positions without `Q`; a failure names the joint
+    /// of the worst row at time `t`.
     fn newton_without_q(
         &mut self,
         mechanism: &Mechanism,
@@ -432,6 +443,16 @@ impl Projector {
                 qr.form_q();
                 return Err((iterations, independent, 0));
             }
+            if limits.full_residual
+                && independent <= limits.tolerance
+                && self.c.amax() > limits.tolerance
+            {
+                let extra = self.correct_truncated_normals(mechanism, limits, t, x, qr);
+                iterations += extra;
+                if extra > 0 {
+                    continue;
+                }
+            }
             if independent <= limits.tolerance {
                 let refactorised = self.factorize_all_rows(mechanism, x, qr);
                 return Ok(ProjectionOutcome {
@@ -450,6 +471,62 @@ impl Projector {
             *x -= &self.dx;
             iterations += 1;
         }
+    }
+
+    /// Newton's corrections along the normals its truncation left out, for a residual that
+    /// built up along them: the mechanism kept a velocity component along a nearly vanishing
+    /// normal for many steps (a push at a singular configuration, where the dynamics see the
+    /// enlarged tangent space), and the constraints' curvature turned it into a residual that
+    /// the truncated Newton never sees. With `x` converged on the kept normals (`qr` factorised
+    /// there, `self.c` its residuals), corrects along every normal above
+    /// `FULL_RESIDUAL_TRUNCATION` while the full residual exceeds the tolerance, and keeps the
+    /// result only if it brings the full residual within tolerance by a move of at most
+    /// `FULL_RESIDUAL_MAX_MOVE` (relative to the positions' scale): a larger one would leave
+    /// along a nearly free direction, onto another branch, which the truncation is there to
+    /// prevent. Returns the corrections kept (Newton's loop then evaluates `x` again), or 0
+    /// with `x`, `self.c` and `qr` as they were.
+    fn correct_truncated_normals(
+        &mut self,
+        mechanism: &Mechanism,
+        limits: NewtonLimits,
+        t: f64,
+        x: &mut DVector<f64>,
+        qr: &mut PivotedQr,
+    ) -> usize {
+        self.x_start.copy_from(x);
+        let max_move = FULL_RESIDUAL_MAX_MOVE * mechanism.residual_scale(x).max(1.0);
+        let mut iterations = 0;
+        let kept = loop {
+            if iterations == limits.max_iterations {
+                break false;
+            }
+            let r = qr.rank(FULL_RESIDUAL_TRUNCATION);
+            qr.to_pivot_order(&self.c, &mut self.c_piv);
+            qr.normal_solve_implicit(r, self.c_piv.as_slice(), &mut self.y, &mut self.dx);
+            *x -= &self.dx;
+            iterations += 1;
+            mechanism.residual(t, x, &mut self.c);
+            let moved = (&*x - &self.x_start).amax();
+            if moved.is_nan() || moved > max_move {
+                break false;
+            }
+            if self.c.amax() <= limits.tolerance {
+                break true;
+            }
+            mechanism.jacobian(x, &mut self.a);
+            mechanism.clear_velocity_rows(&mut self.a);
+            qr.factorize_without_q(&self.a);
+        };
+        if kept {
+            return iterations;
+        }
+        // Back to where Newton converged, with its residuals and factorisation.
+        x.copy_from(&self.x_start);
+        mechanism.residual(t, x, &mut self.c);
+        mechanism.jacobian(x, &mut self.a);
+        mechanism.clear_velocity_rows(&mut self.a);
+        qr.factorize_without_q(&self.a);
+        0
     }
 
     /// Refactorises with every row (without `Q`; the full Jacobian in `self.a`) when Newton

@@ -12,6 +12,10 @@
 //! states are in [`locate`]), and report. Time is summed with compensation, so `t = k dt`
 //! stays exact to round-off.
 //!
+//! Planar angles are kept in (-pi, pi] with their whole turns counted beside the state, so
+//! a mechanism turning for hours runs as in its first seconds; [`Simulation::positions`] shows
+//! them continuous (`turns`).
+//!
 //! # Pulses land on their edges
 //!
 //! A step never crosses an edge of a pulse load (the scene's, or a push's): it is shortened to
@@ -71,7 +75,8 @@ use super::indicator::{WatchedRank, rho};
 use super::integrator::{Step, Stepper};
 use super::predictor::BasisPredictor;
 use super::projection::{
-    ProjectionOutcome, Projector, SIMPLIFIED_NEWTON_MAX_TURN, SIMPLIFIED_NEWTON_MIN_RHO,
+    NewtonLimits, ProjectionOutcome, Projector, SIMPLIFIED_NEWTON_MAX_TURN,
+    SIMPLIFIED_NEWTON_MIN_RHO,
 };
 use super::reactions::Reactions;
 use super::settings::{BasisMode, Integrator, Predictor, Settings};
@@ -82,6 +87,8 @@ use crate::model::{Load, Mechanism};
 mod checkpoint;
 mod locate;
 mod pose;
+mod reach;
+mod turns;
 
 pub use checkpoint::Checkpoint;
 pub use pose::DragReport;
@@ -176,8 +183,15 @@ pub struct Simulation {
     settings: Settings,
     t: f64,
     t_compensation: f64,
+    /// Positions with every planar angle in (-pi, pi] (`turns`).
     x: DVector<f64>,
     xd: DVector<f64>,
+    /// Whole turns of each angle row of `x` (zero elsewhere), and the continuous positions
+    /// `x + turns TAU` that [`Simulation::positions`] shows.
+    turns: DVector<f64>,
+    shown: DVector<f64>,
+    /// The lowest leverage of a driver on the linkage at the start (`reach`; 1 without).
+    start_leverage: f64,
     generic_rank: usize,
     /// The rank whose `R` entry `rho` watches (`indicator`).
     watched: WatchedRank,
@@ -243,15 +257,15 @@ impl Simulation {
                 velocities: xd0.len(),
             });
         }
-        settings
-            .validate(mechanism.residual_scale(&x0))
-            .map_err(SolverError::InvalidSettings)?;
         let mut sim = Self {
             settings,
             t: 0.0,
             t_compensation: 0.0,
-            x: x0,
+            x: DVector::zeros(n),
             xd: xd0,
+            turns: DVector::zeros(n),
+            shown: DVector::zeros(n),
+            start_leverage: 1.0,
             generic_rank: 0,
             watched: WatchedRank::new(n),
             initial_rank: 0,
@@ -288,6 +302,8 @@ impl Simulation {
             excursions: Excursions::default(),
             mechanism,
         };
+        sim.adopt_positions(&x0);
+        sim.validate(&sim.settings)?;
         sim.adaptive_h = sim.settings.dt;
         let (x_given, xd_given) = (sim.x.clone(), sim.xd.clone());
         sim.project_current()?;
@@ -306,6 +322,10 @@ impl Simulation {
         sim.generic_rank = sim.probe_generic_rank();
         sim.watched.reset(sim.generic_rank, &sim.x);
         sim.reset_bases();
+        sim.refresh_shown();
+        sim.start_leverage = sim
+            .lowest_driver_leverage()
+            .map_or(1.0, |(leverage, _)| leverage);
         Ok(sim)
     }
 
@@ -314,6 +334,12 @@ impl Simulation {
     /// null space of `A` there, and along their sum, then projected onto the constraints. A
     /// four-bar written down flat has rank 7 there and 8 everywhere else; taking 7 would
     /// give it two degrees of freedom and hide every later singular configuration.
+    ///
+    /// With more than `EXHAUSTIVE_PROBES` directions the probes are their sum and
+    /// `MIXED_PROBES - 1` fixed mixtures of them: the singular configurations are a thinner set
+    /// than the configurations around them, so a move along a mixture of all directions leaves
+    /// them, and the start costs a few projections instead of one per direction (200 bars
+    /// with every joint written twice: 201 probes of 800 rows took 44 s).
     fn probe_generic_rank(&mut self) -> usize {
         let n = self.mechanism.n();
         let start_rank = self.rank;
@@ -322,12 +348,18 @@ impl Simulation {
         if start_rank == self.mechanism.m().min(n) {
             return generic;
         }
-        for probe in 0..=free {
+        let probes = if free <= EXHAUSTIVE_PROBES {
+            free + 1
+        } else {
+            MIXED_PROBES
+        };
+        for probe in 0..probes {
             self.x_next.copy_from(&self.x);
             for j in 0..free {
-                if probe == free || probe == j {
+                let weight = probe_weight(probe, j, free);
+                if weight != 0.0 {
                     let direction = self.qr_state.q().column(start_rank + j);
-                    self.x_next.axpy(PROBE_STEP, &direction, 1.0);
+                    self.x_next.axpy(PROBE_STEP * weight, &direction, 1.0);
                 }
             }
             // Counted at Newton's truncation: a probe Newton stopped with entries below it
@@ -368,11 +400,17 @@ impl Simulation {
     }
 
     /// Newton projection of the scratch positions `x_next` onto the constraints with the
-    /// running settings, leaving `A` factorised there in `qr_next`; false if it fails.
+    /// running settings, leaving `A` factorised there in `qr_next`; false if it fails. The
+    /// normals left out stay out even where a residual remains along them: a probe next to a
+    /// singular configuration would otherwise be brought back onto it.
     fn project_scratch_positions(&mut self) -> bool {
-        let outcome = self.projector.newton_at(
+        let limits = NewtonLimits {
+            full_residual: false,
+            ..NewtonLimits::of(&self.settings)
+        };
+        let outcome = self.projector.project_positions(
             &self.mechanism,
-            &self.settings,
+            limits,
             self.t,
             &mut self.x_next,
             &mut self.qr_next,
@@ -446,8 +484,9 @@ impl Simulation {
         self.t
     }
 
+    /// The positions, planar angles continuous (whole turns included: `simulation::turns`).
     pub fn positions(&self) -> &DVector<f64> {
-        &self.x
+        &self.shown
     }
 
     pub fn velocities(&self) -> &DVector<f64> {
@@ -614,6 +653,7 @@ impl Simulation {
             rescale_kinetic_energy(&self.mechanism, &self.x, &mut self.xd, target);
         }
         self.continue_bases_from(event, h);
+        self.refresh_shown();
         // The jump is kept as a step from the event state along the branch, so that the first
         // search of `rho` covers it: a singular configuration inside it was skipped unseen
         // (the 2x3's second flat pose, 2.6e-3 s after its first, at dt 5e-3).
@@ -621,6 +661,7 @@ impl Simulation {
         jump.t = event.t;
         jump.rho = event.rho_min;
         jump.x.copy_from(&event.x);
+        turns::remove_turns(&self.mechanism, &self.turns, &mut jump.x);
         jump.xd.copy_from(&self.xd);
         jump.traditional.copy_from(&event.traditional_basis);
         jump.continued.copy_from(&event.basis);
@@ -639,10 +680,11 @@ impl Simulation {
         }
         self.t = event.t;
         self.t_compensation = 0.0;
-        self.x.copy_from(&event.x);
+        self.adopt_positions(&event.x);
         self.xd.copy_from(&event.xd);
         self.project_current()?;
         self.continue_bases_from(event, 0.0);
+        self.refresh_shown();
         Ok(())
     }
 
@@ -707,10 +749,14 @@ impl Simulation {
     /// Advances by one step, shortened if needed so as not to pass `t_limit`.
     pub fn step_until(&mut self, t_limit: f64) -> Result<StepReport, SolverError> {
         self.take_step(t_limit).map_err(|mut error| {
-            // Newton's round-off is that of the state the step left: a stage predicted far off
-            // (a step that outran the motion) would make any residual look like round-off.
-            if let SolverError::NewtonDiverged { round_off, .. } = &mut error {
+            if let SolverError::NewtonDiverged { t, round_off, .. } = &mut error {
+                // Newton's round-off is that of the state the step left: a stage predicted far
+                // off (a step that outran the motion) would make any residual look like
+                // round-off.
                 *round_off = f64::EPSILON * self.mechanism.residual_scale(&self.x);
+                if let Some(driver) = self.driver_out_of_reach() {
+                    return SolverError::DriverBeyondReach { t: *t, driver };
+                }
             }
             error
         })
@@ -772,6 +818,8 @@ impl Simulation {
         }
         let rho = rho(&self.qr_state, self.watched.rank());
         self.detect_events(&plan, rho)?;
+        self.wrap_angles();
+        self.refresh_shown();
         self.counters.steps += 1;
         let n = self.mechanism.n();
         Ok(StepReport {
@@ -1096,6 +1144,29 @@ const GIVEN_VELOCITY_FIT: f64 = 1e-12;
 /// How far (m or rad along a unit null-space direction) the start is moved to probe the
 /// generic rank next to it.
 const PROBE_STEP: f64 = 1e-2;
+
+/// Up to this many null-space directions at the start each get a probe of their own (and
+/// one along their sum); beyond, `MIXED_PROBES` mixtures of them.
+const EXHAUSTIVE_PROBES: usize = 8;
+const MIXED_PROBES: usize = 3;
+
+/// The weight of null-space direction `j` (of `free`) in probe `probe`: with few directions
+/// each alone and then all together; with many, all together and then fixed mixtures with
+/// weights spread over [-1, 1] (the fractional parts of multiples of the golden ratio).
+fn probe_weight(probe: usize, j: usize, free: usize) -> f64 {
+    if free <= EXHAUSTIVE_PROBES {
+        return if probe == free || probe == j {
+            1.0
+        } else {
+            0.0
+        };
+    }
+    if probe == 0 {
+        return 1.0;
+    }
+    let golden = 0.5 * (1.0 + 5.0_f64.sqrt());
+    2.0 * ((j + 1) as f64 * probe as f64 * golden).fract() - 1.0
+}
 
 /// How far (m or rad along the unit direction) a leaving mechanism is placed from the
 /// singular configuration at least: far beyond the event state's own distance from it

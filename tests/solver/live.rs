@@ -176,7 +176,10 @@ fn a_push_at_the_flat_pose_leaves_the_parallelogram_branch() {
         .find(|m| m.role == MotionRole::New)
         .expect("a new motion at the flat pose");
     let usual_rank_tolerance = pushed.settings().rank_tolerance;
-    pushed.push_along(&new.column, 1.0, 0.05).unwrap();
+    // A unit change of the velocity along the (Euclidean unit) column: `delta` is measured in
+    // the mass metric.
+    let delta = mass_norm(&pushed, &new.column);
+    pushed.push_along(&new.column, delta, 0.05).unwrap();
     assert!(pushed.is_pushing());
     pushed.set_stop_time(Some(t_event + 0.3));
     pushed.run_until_paused(1_000_000);
@@ -488,7 +491,7 @@ fn going_to_a_later_event_and_back_again() {
 
 #[test]
 fn a_push_along_the_continued_motion_at_speed_does_the_work_of_its_force() {
-    // Energy balance: the push is the constant generalized force f = M t a (a = 1 / 0.05),
+    // Energy balance: the push is the constant generalized force f = M u a (a = 1 / 0.05),
     // so the energy it adds is the integral of f . xd over its duration (trapezoidal over
     // the solver's steps), whatever the mechanism does meanwhile.
     let mut session = LiveSession::new(scene("four_bar")).unwrap();
@@ -504,7 +507,16 @@ fn a_push_along_the_continued_motion_at_speed_does_the_work_of_its_force() {
         .mass_matrix()
         .diagonal()
         .clone();
-    let force: DVector<f64> = mass.component_mul(&continued.column) * (1.0 / 0.05);
+    // The push acts along the motion oriented and of unit length in the mass metric.
+    let sim = session.simulation();
+    let unit = motions::push_direction(
+        sim.mechanism(),
+        sim.positions(),
+        sim.velocities(),
+        &continued.column,
+    )
+    .unwrap();
+    let force: DVector<f64> = mass.component_mul(&unit) * (1.0 / 0.05);
     let e0 = session.simulation().energy();
     session.push_along(&continued.column, 1.0, 0.05).unwrap();
     let (mut work, mut power, mut t) = (
@@ -588,4 +600,10 @@ fn a_replay_on_another_grid_lists_each_event_once() {
             "{name}: {first:?} then {replayed:?}"
         );
     }
+}
+
+/// `|column|_M`, the speed in the mass metric of a unit velocity along `column`.
+fn mass_norm(session: &LiveSession, column: &DVector<f64>) -> f64 {
+    let sim = session.simulation();
+    (2.0 * sim.mechanism().kinetic_energy(sim.positions(), column)).sqrt()
 }

@@ -105,7 +105,7 @@ enum RowDefinition {
         direction: Vector2<f64>,
         law: Option<DriverLaw>,
     },
-    /// `theta_a - theta_b - angle`.
+    /// `theta_a - theta_b - angle`, modulo whole turns (angles are kept in (-pi, pi]).
     Angle { a: usize, b: usize, angle: f64 },
     /// Velocity-level: `v_K . (R n)` at point `s` of `body`.
     Knife {
@@ -130,7 +130,9 @@ impl RowDefinition {
                 let value = delta.dot(&rotated(x[3 * b + 2], *direction));
                 value - law.as_ref().map_or(0.0, |law| law_value(law, t))
             }
-            Self::Angle { a, b, angle } => x[3 * a + 2] - x[3 * b + 2] - angle,
+            Self::Angle { a, b, angle } => {
+                (x[3 * a + 2] - x[3 * b + 2] - angle + PI).rem_euclid(2.0 * PI) - PI
+            }
             Self::Knife { .. } => 0.0,
         }
     }

@@ -103,9 +103,13 @@ fn on_the_four_bar_posed_flat_a_push_along_the_new_motion_takes_the_parallelogra
         .current_event()
         .expect("posed flat: an event")
         .clone();
+    let column = event.new_motions().column(0).into_owned();
+    // A unit change of the velocity along the (Euclidean unit) column: `delta` is measured in
+    // the mass metric.
+    let delta = (2.0 * mech.kinetic_energy(session.simulation().positions(), &column)).sqrt();
     let push = Preview::Push {
-        column: event.new_motions().column(0).into_owned(),
-        delta: 1.0,
+        column,
+        delta,
         duration: 0.05,
     };
     let poses = preview_poses(&session, &push, 0.5, 10).unwrap();

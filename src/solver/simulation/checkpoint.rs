@@ -71,7 +71,7 @@ impl Simulation {
     /// two motion matrices), the evaluator's and the velocity projection's mass blocks, the
     /// predictor's five and the basis updater's seven. `n x m`: `R` and the reflectors of
     /// three factorisations, the Jacobians of the step, the projectors and the predictor.
-    /// Vectors: the state and its scratch, stage buffers (14), and three per tangent basis.
+    /// Vectors: the state, its turns and continuous positions and its scratch, stage buffers (14), and three per tangent basis.
     /// A workspace added later shows in `tests/alloc`, which checks this against a clone.
     pub fn estimated_bytes(&self) -> usize {
         let n = self.mechanism.n();
@@ -79,7 +79,7 @@ impl Simulation {
         let bases = 3 + 2 * KEPT_STATES + 2 * MAX_EVENTS_PER_STEP + 1;
         let square = 3 + bases + 2 * MAX_EVENTS_PER_STEP + 2 + 5 + 7;
         let rectangular = 3 * 2 + 1 + 2 + 2;
-        let vectors = 3 * bases + 2 * KEPT_STATES + 2 * MAX_EVENTS_PER_STEP + 40;
+        let vectors = 3 * bases + 2 * KEPT_STATES + 2 * MAX_EVENTS_PER_STEP + 42;
         let short = 24;
         let words = square * n * n + rectangular * n * m + vectors * n + short * m;
         std::mem::size_of::<Self>() + 8 * words + self.extra_loads.capacity() * 64

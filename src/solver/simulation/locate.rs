@@ -46,7 +46,7 @@
 
 use nalgebra::DVector;
 
-use super::{KEPT_STATES, Simulation, rescale_kinetic_energy};
+use super::{KEPT_STATES, Simulation, rescale_kinetic_energy, turns};
 use crate::solver::basis::StepEnd;
 use crate::solver::error::SolverError;
 use crate::solver::events::LocatedMinimum;
@@ -449,6 +449,7 @@ impl Simulation {
         event.rank = rank;
         event.deficiency = self.generic_rank.saturating_sub(rank);
         event.x.copy_from(&self.x_next);
+        turns::add_turns(&self.mechanism, &self.turns, &mut event.x);
         event.xd.copy_from(&self.xd_next);
     }
 }

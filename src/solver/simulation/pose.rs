@@ -72,11 +72,18 @@ impl Simulation {
                 velocities: n,
             });
         }
-        self.x.copy_from(x);
+        self.adopt_positions(x);
+        self.place_at_rest()
+    }
+
+    /// [`set_pose_at_rest`](Self::set_pose_at_rest) at the positions already in `x` (angles
+    /// with their turns counted apart, `turns`).
+    fn place_at_rest(&mut self) -> Result<(), SolverError> {
         self.xd.fill(0.0);
         self.project_current()?;
         self.xd.fill(0.0);
         self.continue_bases_in_place();
+        self.refresh_shown();
         Ok(())
     }
 
@@ -140,7 +147,8 @@ impl Simulation {
                 break;
             };
             let before = self.x.clone();
-            let accepted = match self.set_pose_at_rest(&(&before + &dx)) {
+            self.x += &dx;
+            let accepted = match self.place_at_rest() {
                 Ok(()) => self.gap(point, &target).norm() < distance,
                 Err(_) => false,
             };
@@ -148,7 +156,8 @@ impl Simulation {
                 distance = self.gap(point, &target).norm();
                 moves += 1;
             } else {
-                self.set_pose_at_rest(&before)?;
+                self.x.copy_from(&before);
+                self.place_at_rest()?;
                 step *= 0.5;
             }
         }
