@@ -153,6 +153,9 @@ impl Scene {
                 setting("dopri_min_step").or_else(|| setting("dopri_rtol"))
             }
             SolverError::InvalidSettings(e) => setting(e.field()),
+            SolverError::DriverBeyondReach { driver, .. } => {
+                Some(report.joint(driver, Some("steps"), message.clone()))
+            }
             _ => None,
         }
     }

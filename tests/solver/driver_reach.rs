@@ -16,6 +16,13 @@ fn overdriven_robot() -> singulab::scene::Scene {
     parse_scene("mobile_robot.ron", &text).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The line of the shipped robot's driver `steps` field, found in the file's text.
+fn text_line_of_steps() -> usize {
+    let text = std::fs::read_to_string(scene_path("mobile_robot")).unwrap();
+    let offset = text.find("steps:").expect("the robot's driver has steps");
+    text[..offset].lines().count()
+}
+
 #[test]
 fn a_driver_past_the_linkages_reach_is_named_at_every_dt() {
     let robot = overdriven_robot();
@@ -40,6 +47,18 @@ fn a_driver_past_the_linkages_reach_is_named_at_every_dt() {
             "dt {dt}: {message}"
         );
         assert!(!message.contains("smaller dt"), "dt {dt}: {message}");
+        // Located at the driver's steps in the prismatic joint "H".
+        let located = robot.locate_failure(&error).map(|e| e.to_string());
+        let located = located.unwrap_or_else(|| panic!("dt {dt}: unlocated: {message}"));
+        assert!(
+            located.starts_with("mobile_robot.ron:") && located.contains("joint \"H.driver\""),
+            "dt {dt}: {located}"
+        );
+        let line = text_line_of_steps();
+        assert!(
+            located.starts_with(&format!("mobile_robot.ron:{line}:")),
+            "{located}"
+        );
         times.push(sim.time());
     }
     // The same limit at both step sizes (within the coarser step).
