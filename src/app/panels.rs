@@ -24,7 +24,7 @@ use super::record::{self, Recorder};
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::theme::Palette;
 use crate::live::MarkKind;
-use crate::live::{LiveSession, Motion, MotionRole, PauseReason, SPEEDS, TracePoint};
+use crate::live::{LiveSession, Motion, MotionRole, PauseReason, SPEEDS, TracePoint, motions};
 use crate::model::BodyKind;
 use crate::solver::{BasisMode, Integrator, Predictor, Settings, SingularEvent};
 
@@ -1297,7 +1297,7 @@ fn push_controls(
     if ui
         .button(label)
         .on_hover_text(
-            "Applies the generalized force M t a for the given time (a = Δv / time); at a singular event the dynamics see the enlarged tangent space while it lasts.",
+            "Applies the generalized force M t a for the given time along the motion t (unit length in the mass metric, oriented along the mechanism's velocity, downhill at rest; a = Δv / time). Δv is a speed in sqrt(J): from rest along a free motion the push gives Δv²/2 J. At a singular event the dynamics see the enlarged tangent space while it lasts.",
         )
         .clicked()
     {
@@ -1321,10 +1321,15 @@ const AT_REST: f64 = 1e-3;
 /// large next to the speed the constraints take its velocity back as the mechanism moves
 /// off the configuration, and it keeps its branch (A02 at Δv 1: only the energy changes).
 fn push_note(live: &Live, motion: &Motion, delta: f64) -> Option<String> {
-    let speed = live.session.simulation().velocities().norm();
+    let sim = live.session.simulation();
+    let speed = motions::mass_speed(
+        &live.session.scene().mechanism,
+        sim.positions(),
+        sim.velocities(),
+    );
     (motion.role == MotionRole::New && speed > delta.abs().max(AT_REST)).then(|| {
         format!(
-            "Pushing along {} (Δv {delta:.2}) at speed (|xd| {speed:.2}): a new motion is admissible to first order only, so a push small next to the motion usually leaves the mechanism on its branch. To change branch at speed, leave along a branch.",
+            "Pushing along {} (Δv {delta:.2}) at speed ({speed:.2} in the same units): a new motion is admissible to first order only, so a push small next to the motion usually leaves the mechanism on its branch. To change branch at speed, leave along a branch.",
             motion.label
         )
     })

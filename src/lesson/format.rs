@@ -102,7 +102,9 @@ pub enum Action {
     Play,
     /// Push along admissible motion `motion` as the app lists it in the lesson's basis (at an
     /// event: the continued motions, the new ones, then the branches; elsewhere `T1`, `T2`,
-    /// ...), changing the velocity along it by about `delta` over `duration` seconds.
+    /// ...), changing the velocity along it by about `delta` over `duration` seconds: a speed
+    /// in the mass metric, sqrt(J), positive along the motion's velocity (at rest: downhill),
+    /// as `LiveSession::push_along` takes it.
     Push {
         motion: usize,
         delta: f64,

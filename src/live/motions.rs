@@ -237,6 +237,12 @@ pub fn orient_motion(
 /// reached with such a residue of speed), or moves across it.
 const MOVING: f64 = 1e-6;
 
+/// The mechanism's speed in the mass metric, sqrt(2 T) (sqrt(J)): what a push's `delta` is
+/// measured in ([`push_direction`]), so the two compare.
+pub fn mass_speed(mechanism: &Mechanism, x: &DVector<f64>, xd: &DVector<f64>) -> f64 {
+    (2.0 * mechanism.kinetic_energy(x, xd)).sqrt()
+}
+
 /// A motion as a push takes it: oriented by [`orient_motion`] and of unit length in the mass
 /// metric (`column^T M column = 1`), so that a push by `delta` changes the velocity along the
 /// motion by `delta` in units of sqrt(J) (from rest along a free motion: kinetic energy

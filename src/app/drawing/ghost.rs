@@ -13,7 +13,7 @@ use nalgebra::DVector;
 use super::mechanism::stadium;
 use super::{Canvas, ViewState};
 use crate::lesson::choices::AT_REST;
-use crate::live::{LiveSession, Motion, MotionRole, Preview, preview_poses};
+use crate::live::{LiveSession, Motion, MotionRole, Preview, motions, preview_poses};
 use crate::model::BodyKind;
 
 /// Simulated seconds the ghost shows, in [`FRAMES`] poses, looped every [`LOOP`] seconds.
@@ -53,7 +53,8 @@ fn action(session: &LiveSession, motion: &Motion, view: &ViewState) -> (Preview,
         };
         // As the push's own note says (`panels::push_note`): a new motion is admissible to
         // first order only, and at speed the constraints take a small push back.
-        let speed = velocities.norm();
+        let sim = session.simulation();
+        let speed = motions::mass_speed(&session.scene().mechanism, sim.positions(), velocities);
         let undone = motion.role == MotionRole::New && speed > view.push_delta.abs().max(AT_REST);
         let what = if undone {
             format!(
