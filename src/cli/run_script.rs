@@ -246,55 +246,11 @@ pub(super) fn run_lesson<'a>(
     events: Option<&'a mut dyn Write>,
     progress: bool,
 ) -> Result<RunSummary, CliError> {
-    let scene = lesson.scene.clone();
     let t_end = lesson.t_end;
     let (mut player, mut session) = Player::start(lesson)?;
-    let sim = session.simulation();
-    let dof = scene.mechanism.n() - sim.generic_rank();
-    let mut trajectory = CsvOutput::new(out, Stream::Trajectory);
-    trajectory.write_header(&trajectory_columns(&scene, dof))?;
-    let mut events = events.map(|w| CsvOutput::new(w, Stream::Events));
-    if let Some(events) = events.as_mut() {
-        events.write_header(&event_columns(&scene))?;
-    }
-    let mut row = CsvRow::default();
-    trajectory_row(
-        &mut row,
-        sim,
-        args.basis,
-        initial_residual(&scene, sim),
-        sim.rank(),
-        0.0,
-        dof,
-    );
-    trajectory.write_row(&row)?;
-    let mut run = ScriptRun {
-        trajectory,
-        events,
-        row,
-        summary: RunSummary::at_start(&scene, sim, t_end),
-        energy: EnergyCheck::new(
-            &scene.mechanism,
-            sim.time(),
-            sim.positions(),
-            sim.velocities(),
-        ),
-        driver: if scene.mechanism.is_rheonomic() {
-            Some(DriverWork::start(&session)?)
-        } else {
-            None
-        },
-        bar: Progress::new(progress),
-        basis: args.basis,
-        every: args.every as u64,
-        dof,
-        reached: 0,
-        t_previous: sim.time(),
-        was_pushing: false,
-        row_written: true,
-    };
+    let mut run = ScriptRun::start(&session, args, out, events, progress, t_end)?;
     // Jumps back make a lesson longer than t_end / dt steps: the Dopri5 budget's margin.
-    let budget = step_budget(t_end, scene.settings.dt);
+    let budget = step_budget(t_end, session.scene().settings.dt);
     let mut failure = None;
     let played = player.play_headless(&mut session, budget, |session, acted| {
         match run.after_step(session, acted) {
@@ -310,22 +266,86 @@ pub(super) fn run_lesson<'a>(
         return Err(error);
     }
     played?;
-    // Events taken when the lesson's last play resumed from an event, with no step after.
-    run.write_events(&session)?;
-    if !run.row_written {
-        run.write_row(&session)?;
+    run.finish(&session, t_end)
+}
+
+impl<'a> ScriptRun<'a> {
+    /// Writes the CSV headers and the row of the lesson's start.
+    fn start(
+        session: &LiveSession,
+        args: &RunArgs,
+        out: &'a mut dyn Write,
+        events: Option<&'a mut dyn Write>,
+        progress: bool,
+        t_end: f64,
+    ) -> Result<Self, CliError> {
+        let scene = session.scene();
+        let sim = session.simulation();
+        let dof = scene.mechanism.n() - sim.generic_rank();
+        let mut trajectory = CsvOutput::new(out, Stream::Trajectory);
+        trajectory.write_header(&trajectory_columns(scene, dof))?;
+        let mut events = events.map(|w| CsvOutput::new(w, Stream::Events));
+        if let Some(events) = events.as_mut() {
+            events.write_header(&event_columns(scene))?;
+        }
+        let mut row = CsvRow::default();
+        trajectory_row(
+            &mut row,
+            sim,
+            args.basis,
+            initial_residual(scene, sim),
+            sim.rank(),
+            0.0,
+            dof,
+        );
+        trajectory.write_row(&row)?;
+        Ok(ScriptRun {
+            trajectory,
+            events,
+            row,
+            summary: RunSummary::at_start(scene, sim, t_end),
+            energy: EnergyCheck::new(
+                &scene.mechanism,
+                sim.time(),
+                sim.positions(),
+                sim.velocities(),
+            ),
+            driver: if scene.mechanism.is_rheonomic() {
+                Some(DriverWork::start(session)?)
+            } else {
+                None
+            },
+            bar: Progress::new(progress),
+            basis: args.basis,
+            every: args.every as u64,
+            dof,
+            reached: 0,
+            t_previous: sim.time(),
+            was_pushing: false,
+            row_written: true,
+        })
     }
-    run.trajectory.flush()?;
-    if let Some(events) = run.events.as_mut() {
-        events.flush()?;
+
+    /// Writes what the last steps left and returns the summary of the rows written.
+    fn finish(mut self, session: &LiveSession, t_end: f64) -> Result<RunSummary, CliError> {
+        // Events taken when the lesson's last play resumed from an event, with no step after.
+        self.write_events(session)?;
+        if !self.row_written {
+            self.write_row(session)?;
+        }
+        self.trajectory.flush()?;
+        if let Some(events) = self.events.as_mut() {
+            events.flush()?;
+        }
+        let mut summary = self.summary;
+        summary.factorizations = session.simulation().counters().factorizations;
+        // Where the rows end: a lesson held by a Pause, or gone back to an event, ends before
+        // its t_end.
+        summary.t_end = session.time();
+        summary.lesson_ended_before = (session.time() < t_end - 1e-9).then_some(t_end);
+        summary.driver_work = self.driver.as_ref().map(DriverWork::total);
+        summary.energy_drift = self.energy.drift();
+        summary.drift_after_pulse = self.energy.drift_after_pulse();
+        Ok(summary)
     }
-    run.summary.factorizations = session.simulation().counters().factorizations;
-    // Where the rows end: a lesson held by a Pause, or gone back to an event, ends before its
-    // t_end.
-    run.summary.t_end = session.time();
-    run.summary.lesson_ended_before = (session.time() < t_end - 1e-9).then_some(t_end);
-    run.summary.driver_work = run.driver.as_ref().map(DriverWork::total);
-    run.summary.energy_drift = run.energy.drift();
-    run.summary.drift_after_pulse = run.energy.drift_after_pulse();
-    Ok(run.summary)
 }

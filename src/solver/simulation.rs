@@ -339,7 +339,8 @@ impl Simulation {
     /// `MIXED_PROBES - 1` fixed mixtures of them: the singular configurations are a thinner set
     /// than the configurations around them, so a move along a mixture of all directions leaves
     /// them, and the start costs a few projections instead of one per direction (200 bars
-    /// with every joint written twice: 201 probes of 800 rows took 44 s).
+    /// with every joint written twice: one a direction would be 201 projections of 800 rows,
+    /// about 44 s).
     fn probe_generic_rank(&mut self) -> usize {
         let n = self.mechanism.n();
         let start_rank = self.rank;

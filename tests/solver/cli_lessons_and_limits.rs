@@ -24,6 +24,13 @@ fn text(path: impl AsRef<Path>) -> String {
     std::fs::read_to_string(path).expect("file readable")
 }
 
+/// The time column of a CSV file's last row, as written.
+fn last_time(path: &Path) -> String {
+    let rows = text(path);
+    let last = rows.lines().last().expect("a row");
+    last.split(',').next().expect("a time").to_string()
+}
+
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -142,11 +149,15 @@ fn lessons_and_analyze_refuse_more_than_1e9_steps_up_front() {
     let (dir, _, lesson) = lesson_folder("script-steps", "four_bar", &four_bar_lesson(""));
     let limit = Duration::from_secs(20);
     // From the arguments: exit 2, the message after `singulab: error: ` as for a plain run.
-    for (flag, value) in [("--t-end", "1e12"), ("--dt", "1e-12")] {
+    // The message states the value asked for (the advice names both flags whichever it was).
+    for (flag, value, stated) in [
+        ("--t-end", "1e12", "t_end 1e12 s at dt 0.001 s"),
+        ("--dt", "1e-12", "t_end 0.05 s at dt 1e-12 s"),
+    ] {
         let out = dir.join("x.csv").display().to_string();
         let args = ["run", "--script", &lesson, flag, value, "--out", &out];
         let output = singulab_within(&args, limit).unwrap_or_else(|| panic!("{flag} ran away"));
-        let line = assert_one_line(&output, 2, &["more than 1e9", flag], flag);
+        let line = assert_one_line(&output, 2, &["more than 1e9", stated], flag);
         assert!(line.starts_with("singulab: error: "), "{line}");
     }
     // The lesson's own t_end: exit 1, at the value in the lesson file.
@@ -199,16 +210,7 @@ fn a_lesson_waiting_for_an_event_that_never_comes_stops_at_its_end() {
         ],
         "at_event",
     );
-    let rows = text(&out);
-    let last_t: f64 = rows
-        .lines()
-        .last()
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let last_t: f64 = last_time(&out).parse().unwrap();
     assert!(last_t <= 0.5, "rows past the lesson's end: t = {last_t}");
 }
 
@@ -336,14 +338,7 @@ fn a_lesson_held_by_a_pause_reports_the_rows_it_wrote() {
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     let rows = text(&out).lines().count() - 1;
-    let last_t = text(&out)
-        .lines()
-        .last()
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .to_string();
+    let last_t = last_time(&out);
     let summary = err.lines().next().unwrap();
     assert!(
         summary.contains(&format!("to t = {last_t} s, {rows} rows")),

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 
 use std::ffi::OsStr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use approx::abs_diff_eq;
@@ -57,4 +57,26 @@ pub fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("singulab-test-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
+}
+
+/// A numeric CSV file's header and rows.
+pub type Table = (Vec<String>, Vec<Vec<f64>>);
+
+/// Reads a CSV file of numbers written by `singulab`, panicking on anything else.
+pub fn read_table(path: &Path) -> Table {
+    let mut reader = csv::Reader::from_path(path).expect("a CSV file");
+    let header = reader
+        .headers()
+        .expect("a header")
+        .iter()
+        .map(String::from)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| {
+            let r = r.expect("a record");
+            r.iter().map(|v| v.parse().expect("a number")).collect()
+        })
+        .collect();
+    (header, rows)
 }

@@ -10,32 +10,9 @@
 //! With the link written twice (the redundant pendulum) the two rows have the same gradient,
 //! so only the sum of their forces is fixed by the motion; how it splits between them is not.
 
-use std::path::Path;
-
-use crate::common::{scene_path, scratch, singulab};
+use crate::common::{Table, read_table, scene_path, scratch, singulab};
 
 const G: f64 = 9.81;
-
-/// A CSV file's header and rows.
-type Table = (Vec<String>, Vec<Vec<f64>>);
-
-fn read_csv(path: &Path) -> Table {
-    let mut reader = csv::Reader::from_path(path).expect("a CSV file");
-    let header = reader
-        .headers()
-        .expect("a header")
-        .iter()
-        .map(String::from)
-        .collect();
-    let rows = reader
-        .records()
-        .map(|r| {
-            let r = r.expect("a record");
-            r.iter().map(|v| v.parse().expect("a number")).collect()
-        })
-        .collect();
-    (header, rows)
-}
 
 fn column(header: &[String], name: &str) -> usize {
     header
@@ -60,7 +37,7 @@ fn run_with_reactions(scene: &str) -> (Table, Table) {
         reactions.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{output:?}");
-    (read_csv(&out), read_csv(&reactions))
+    (read_table(&out), read_table(&reactions))
 }
 
 /// The force on the bob from the tension `3 m g sin(phi)` at the bob's position `(x, y)`.

@@ -20,27 +20,7 @@
 
 use std::path::Path;
 
-use crate::common::{scene_path, scratch, singulab};
-
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let mut reader = csv::Reader::from_path(path).expect("a CSV file");
-    let header = reader
-        .headers()
-        .expect("a header")
-        .iter()
-        .map(String::from)
-        .collect();
-    let rows = reader
-        .records()
-        .map(|r| {
-            r.expect("a record")
-                .iter()
-                .map(|v| v.parse().expect("a number"))
-                .collect()
-        })
-        .collect();
-    (header, rows)
-}
+use crate::common::{read_table, scene_path, scratch, singulab};
 
 /// `singulab run` on the four-bar for 0.01 s with these two outputs.
 fn run_four_bar(out: &Path, reactions: &Path) -> std::process::Output {
@@ -62,14 +42,14 @@ fn the_reactions_csv_of_the_four_bar_matches_its_free_body_balances() {
     let (out, reactions) = (dir.join("t.csv"), dir.join("r.csv"));
     let output = run_four_bar(&out, &reactions);
     assert!(output.status.success(), "{:?}", output);
-    let (header, rows) = read_csv(&reactions);
+    let (header, rows) = read_table(&reactions);
     assert_eq!(
         header,
         [
             "t", "O1.fx", "O1.fy", "O2.fx", "O2.fy", "A.fx", "A.fy", "B.fx", "B.fy"
         ]
     );
-    let (_, trajectory) = read_csv(&out);
+    let (_, trajectory) = read_table(&out);
     assert_eq!(
         rows.len(),
         trajectory.len(),
