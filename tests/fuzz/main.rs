@@ -12,8 +12,8 @@
 //! limits (`newton_max_iterations: 18446744073709551615`, `dopri_min_step: 1e-300`,
 //! `integrator: Dopri5`...), loads and pulses of extreme size, and thousands of extra bodies.
 //! It then runs `singulab run case.ron --t-end 0.02 --out out.csv --events events.csv`
-//! (sometimes with `--integrator dopri5`, `--dt`, `--basis traditional` or
-//! `--predictor zeroth`) in a directory of its own, killed after 20 s, under `ulimit -v`
+//! (sometimes with `--integrator dopri5`, `--dt`, `--basis traditional`, `--predictor zeroth`
+//! or `--reactions reactions.csv`, checked as the other CSVs) in a directory of its own, killed after 20 s, under `ulimit -v`
 //! 4 GiB and `ulimit -f` 512 MiB so that a runaway allocation or row count cannot take the
 //! shared machine down.
 //!
@@ -51,6 +51,7 @@ mod mutations;
 mod outcome;
 mod report;
 mod structure;
+mod surfaces;
 // The unit tests' generator, shared by file rather than exported by the library.
 #[expect(
     dead_code,
@@ -119,7 +120,17 @@ impl Config {
 
 /// The shipped scenes (file name, text), in name order.
 fn shipped_scenes() -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    shipped("scenes")
+}
+
+/// The shipped lessons (file name, text), in name order.
+fn shipped_lessons() -> Vec<(String, Vec<u8>)> {
+    shipped("scenes/lessons")
+}
+
+/// The `.ron` files of a folder of the project (file name, text), in name order.
+fn shipped(folder: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(folder);
     let mut scenes: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .expect("the scenes directory")
         .map(|entry| entry.expect("a scenes entry").path())
@@ -130,7 +141,7 @@ fn shipped_scenes() -> Vec<(String, Vec<u8>)> {
         })
         .collect();
     scenes.sort();
-    assert!(!scenes.is_empty(), "no scenes in {}", dir.display());
+    assert!(!scenes.is_empty(), "no .ron files in {}", dir.display());
     scenes
 }
 
@@ -144,7 +155,26 @@ fn run_one(case: &Case, config: &Config) -> Outcome {
 }
 
 /// Runs cases `0..config.cases` on [`THREADS`] threads.
-fn run_stream(config: &Config, scenes: &[(String, Vec<u8>)]) -> Vec<Record> {
+/// What cases start from: the shipped scenes and lessons.
+struct Sources {
+    scenes: Vec<(String, Vec<u8>)>,
+    lessons: Vec<(String, Vec<u8>)>,
+}
+
+impl Sources {
+    fn shipped() -> Self {
+        Self {
+            scenes: shipped_scenes(),
+            lessons: shipped_lessons(),
+        }
+    }
+
+    fn case(&self, seed: u64, index: u64) -> Case {
+        generate(seed, index, &self.scenes, &self.lessons)
+    }
+}
+
+fn run_stream(config: &Config, sources: &Sources) -> Vec<Record> {
     let next = AtomicU64::new(0);
     let records = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -155,7 +185,7 @@ fn run_stream(config: &Config, scenes: &[(String, Vec<u8>)]) -> Vec<Record> {
                     if index >= config.cases {
                         break;
                     }
-                    let case = generate(config.seed, index, scenes);
+                    let case = sources.case(config.seed, index);
                     let outcome = run_one(&case, config);
                     let record = Record::new(&case, outcome);
                     let mut records = records.lock().unwrap();
@@ -170,8 +200,8 @@ fn run_stream(config: &Config, scenes: &[(String, Vec<u8>)]) -> Vec<Record> {
     records
 }
 
-fn replay(index: u64, config: &Config, scenes: &[(String, Vec<u8>)]) {
-    let case = generate(config.seed, index, scenes);
+fn replay(index: u64, config: &Config, sources: &Sources) {
+    let case = sources.case(config.seed, index);
     println!("case {index}: {}", case.describe());
     println!(
         "--- case.ron ({} bytes; control and invisible characters as <U+XXXX>) ---",
@@ -193,13 +223,13 @@ fn replay(index: u64, config: &Config, scenes: &[(String, Vec<u8>)]) {
 #[test]
 fn mutated_scenes_fail_cleanly() {
     let config = Config::from_env();
-    let scenes = shipped_scenes();
+    let sources = Sources::shipped();
     if let Some(index) = config.replay {
-        replay(index, &config, &scenes);
+        replay(index, &config, &sources);
         return;
     }
     let started = Instant::now();
-    let records = run_stream(&config, &scenes);
+    let records = run_stream(&config, &sources);
     let failures = report::print(&records, started.elapsed(), |index| {
         config.replay_command(index)
     });
@@ -209,18 +239,32 @@ fn mutated_scenes_fail_cleanly() {
     assert_eq!(failures, 0, "{failures} fuzz cases failed (see above)");
 }
 
-/// The harness's own check: every shipped scene, unmutated, passes the rules (so a failure
-/// above is the mutation's doing, not the harness's).
+/// The harness's own check: every shipped scene (run, then analyze) and lesson, unmutated,
+/// passes the rules (so a failure above is the mutation's doing, not the harness's).
 #[test]
-fn shipped_scenes_pass_the_rules() {
+fn shipped_scenes_and_lessons_pass_the_rules() {
     let config = Config::from_env();
-    for (index, (name, text)) in shipped_scenes().into_iter().enumerate() {
+    let sources = Sources::shipped();
+    let lessons = sources.lessons.iter().map(|lesson| (lesson, true));
+    let scenes = sources.scenes.iter().map(|scene| (scene, false));
+    for (index, ((name, text), is_lesson)) in scenes.chain(lessons).enumerate() {
+        let lesson_scene = is_lesson.then(|| {
+            let named = case::named_scene(text).expect("the lesson names its scene");
+            let found = sources.scenes.iter().find(|(file, _)| *file == named);
+            found.expect("the lesson's scene is shipped").clone()
+        });
+        let analyze_args = (!is_lesson).then(|| match index % 2 {
+            0 => vec!["--json".to_string()],
+            _ => vec!["--time".to_string(), "0.01".to_string()],
+        });
         let case = Case {
             index: u64::MAX - index as u64,
             scene: name.clone(),
-            text,
+            text: text.clone(),
+            lesson_scene,
             mutations: Vec::new(),
             extra_args: Vec::new(),
+            analyze_args,
         };
         let outcome = run_one(&case, &config);
         assert_eq!(
