@@ -218,11 +218,12 @@ const ACTION_NUMBERS: &[&str] = &[
 const ACTION_COUNTS: &[&str] = &["0", "1", "2", "3", "7", "1000", "18446744073709551615"];
 
 fn number(rng: &mut Rng) -> &'static str {
-    if below(rng, 4) == 0 {
-        *pick(rng, EXTREME_NUMBERS)
+    let numbers = if below(rng, 4) == 0 {
+        EXTREME_NUMBERS
     } else {
-        *pick(rng, ACTION_NUMBERS)
-    }
+        ACTION_NUMBERS
+    };
+    numbers[below(rng, numbers.len())]
 }
 
 /// An action of a random kind with random numbers.
