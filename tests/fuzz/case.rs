@@ -4,6 +4,7 @@
 
 use crate::mutations::{self as m, below, pick};
 use crate::structure as s;
+use crate::surfaces as f;
 use crate::test_rng::Rng;
 
 type Mutate = fn(&mut Vec<u8>, &mut Rng) -> Option<String>;
@@ -39,7 +40,14 @@ pub const KINDS: &[(&str, u32, Mutate)] = &[
     ("settings", 12, s::settings),
     ("add-load", 5, s::add_load),
     ("many-bodies", 1, s::many_bodies),
+    ("surface-field", 12, f::surface_field),
+    ("lesson-actions", 3, f::lesson_actions),
+    ("lesson-field", 1, f::lesson_field),
 ];
+
+/// Of a lesson's mutations, how many in 8 are drawn from the lesson kinds alone (the rest from
+/// every kind, so lessons also get the token-level mutations).
+const LESSON_BOOST: usize = 4;
 
 /// One applied mutation.
 #[derive(Clone, Debug)]
@@ -54,9 +62,13 @@ pub struct Case {
     /// The shipped scene it starts from (file name).
     pub scene: String,
     pub text: Vec<u8>,
+    /// For a lesson: the scene it names (file name, text), written beside its folder.
+    pub lesson_scene: Option<(String, Vec<u8>)>,
     pub mutations: Vec<Mutation>,
     /// Options after `run case.ron --t-end 0.02 --out out.csv --events events.csv`.
     pub extra_args: Vec<String>,
+    /// Options after `analyze case.ron` for the second run of a scene (none for a lesson).
+    pub analyze_args: Option<Vec<String>>,
 }
 
 impl Case {
@@ -70,6 +82,9 @@ impl Case {
         let mut text = format!("{}: {}", self.scene, mutations.join("; "));
         if !self.extra_args.is_empty() {
             text += &format!(" [{}]", self.extra_args.join(" "));
+        }
+        if let Some(args) = &self.analyze_args {
+            text += &format!(" [analyze {}]", args.join(" "));
         }
         text
     }
@@ -96,10 +111,41 @@ fn draw_kind(rng: &mut Rng) -> (&'static str, Mutate) {
     unreachable!("the tickets cover the weights")
 }
 
-/// Case `index` of stream `seed`, from the shipped `scenes` (file name, text).
-pub fn generate(seed: u64, index: u64, scenes: &[(String, Vec<u8>)]) -> Case {
+fn draw_lesson_kind(rng: &mut Rng) -> (&'static str, Mutate) {
+    if below(rng, 2) == 0 {
+        ("lesson-field", f::lesson_field)
+    } else {
+        ("lesson-actions", f::lesson_actions)
+    }
+}
+
+/// The file name of the scene a shipped lesson names (`scene: "../NAME.ron"`).
+pub fn named_scene(lesson: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(lesson);
+    let after = &text[text.find("scene:")? + "scene:".len()..];
+    let quoted = after.split('"').nth(1)?;
+    Some(quoted.rsplit('/').next()?.to_string())
+}
+
+/// Case `index` of stream `seed`, from the shipped `scenes` and `lessons` (file name, text):
+/// one case in four is a lesson's.
+pub fn generate(
+    seed: u64,
+    index: u64,
+    scenes: &[(String, Vec<u8>)],
+    lessons: &[(String, Vec<u8>)],
+) -> Case {
     let mut rng = Rng::new(case_seed(seed, index));
-    let (scene, original) = pick(&mut rng, scenes);
+    let is_lesson = !lessons.is_empty() && below(&mut rng, 4) == 0;
+    let (scene, original) = pick(&mut rng, if is_lesson { lessons } else { scenes });
+    let lesson_scene = is_lesson.then(|| {
+        let name = named_scene(original).expect("a shipped lesson names its scene");
+        let text = scenes
+            .iter()
+            .find(|(file, _)| *file == name)
+            .unwrap_or_else(|| panic!("lesson {scene} names {name}, which is not shipped"));
+        text.clone()
+    });
     let mut text = original.clone();
     let wanted = *pick(&mut rng, &[1, 1, 1, 1, 1, 1, 2, 2, 2, 3]);
     let mut mutations = Vec::new();
@@ -108,7 +154,11 @@ pub fn generate(seed: u64, index: u64, scenes: &[(String, Vec<u8>)]) -> Case {
         if mutations.len() == wanted {
             break;
         }
-        let (kind, mutate) = draw_kind(&mut rng);
+        let (kind, mutate) = if is_lesson && below(&mut rng, 8) < LESSON_BOOST {
+            draw_lesson_kind(&mut rng)
+        } else {
+            draw_kind(&mut rng)
+        };
         if let Some(detail) = mutate(&mut text, &mut rng) {
             mutations.push(Mutation { kind, detail });
         }
@@ -118,14 +168,35 @@ pub fn generate(seed: u64, index: u64, scenes: &[(String, Vec<u8>)]) -> Case {
         scene: scene.clone(),
         text,
         mutations,
-        extra_args: extra_args(&mut rng),
+        extra_args: extra_args(&mut rng, is_lesson),
+        analyze_args: (!is_lesson).then(|| analyze_args(&mut rng)),
+        lesson_scene,
     }
+}
+
+/// `analyze` as text or JSON, at the start or into the run.
+fn analyze_args(rng: &mut Rng) -> Vec<String> {
+    let mut args = Vec::new();
+    if below(rng, 2) == 0 {
+        args.push("--json".into());
+    }
+    if below(rng, 3) == 0 {
+        args.extend(["--time".into(), "0.01".into()]);
+    }
+    args
 }
 
 /// Most cases run at the scene's own settings; some with Dopri5, another step, the
 /// traditional basis or the zeroth-order predictor.
-fn extra_args(rng: &mut Rng) -> Vec<String> {
+fn extra_args(rng: &mut Rng, is_lesson: bool) -> Vec<String> {
     let mut args = Vec::new();
+    // A lesson plays to its own t_end in one case in eight, so waits and events that never
+    // come meet the lesson's end; else to a short end, so that a mutated t_end of hours does
+    // not make an honest long run look like a hang.
+    if is_lesson && below(rng, 8) != 0 {
+        let t_end = *pick(rng, &["0.05", "0.3", "1"]);
+        args.extend(["--t-end".into(), t_end.into()]);
+    }
     if below(rng, 6) == 0 {
         args.extend(["--integrator".into(), "dopri5".into()]);
     }
@@ -138,6 +209,10 @@ fn extra_args(rng: &mut Rng) -> Vec<String> {
     }
     if below(rng, 16) == 0 {
         args.extend(["--predictor".into(), "zeroth".into()]);
+    }
+    // The reactions take their own path through the model (planar sites, spatial frames).
+    if !is_lesson && below(rng, 4) == 0 {
+        args.extend(["--reactions".into(), "reactions.csv".into()]);
     }
     args
 }

@@ -70,27 +70,70 @@ pub fn run_case(case: &Case, dir: &Path, timeout: Duration) -> Outcome {
     outcome
 }
 
+/// A lesson's folder in the case's directory: the lesson names its scene as `../NAME.ron`,
+/// as the shipped lessons do.
+const LESSON_DIR: &str = "lessons";
+
+/// The case's run (a scene's `run` to [`T_END`], or a lesson's `run --script`), then for a
+/// scene whose run passed, `analyze` on the same file; the first failure is the case's.
 fn run_in(case: &Case, dir: &Path, timeout: Duration) -> std::io::Result<Outcome> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(SCENE_FILE), &case.text)?;
-    let t_end = T_END.to_string();
+    let mut args: Vec<String> = match &case.lesson_scene {
+        Some((name, scene)) => {
+            std::fs::create_dir_all(dir.join(LESSON_DIR))?;
+            std::fs::write(dir.join(LESSON_DIR).join(SCENE_FILE), &case.text)?;
+            std::fs::write(dir.join(name), scene)?;
+            let lesson = format!("{LESSON_DIR}/{SCENE_FILE}");
+            vec!["run".into(), "--script".into(), lesson]
+        }
+        None => {
+            std::fs::write(dir.join(SCENE_FILE), &case.text)?;
+            let t_end = T_END.to_string();
+            vec!["run".into(), SCENE_FILE.into(), "--t-end".into(), t_end]
+        }
+    };
+    args.extend(["--out", "out.csv", "--events", "events.csv"].map(String::from));
+    args.extend(case.extra_args.iter().cloned());
+    let check = match case.lesson_scene {
+        Some(_) => Check::Lesson,
+        None => Check::Run,
+    };
+    let outcome = run_command(&args, check, dir, timeout)?;
+    match &case.analyze_args {
+        Some(extra) if outcome.passed => {
+            let mut args = vec!["analyze".to_string(), SCENE_FILE.into()];
+            args.extend(extra.iter().cloned());
+            let json = extra.iter().any(|a| a == "--json");
+            let mut analyzed = run_command(&args, Check::Analyze { json }, dir, timeout)?;
+            if !analyzed.passed {
+                analyzed.class = format!("analyze {}", analyzed.class);
+            }
+            Ok(if analyzed.passed { outcome } else { analyzed })
+        }
+        _ => Ok(outcome),
+    }
+}
+
+/// What a successful command's outputs must be.
+#[derive(Clone, Copy)]
+enum Check {
+    /// `run` to [`T_END`]: the CSVs, the trajectory to exactly t_end.
+    Run,
+    /// `run --script`: the CSVs (a lesson's rows may end at a `Pause` before its t_end).
+    Lesson,
+    /// `analyze`: a report on stdout, a JSON object with `--json`.
+    Analyze { json: bool },
+}
+
+fn run_command(
+    args: &[String],
+    check: Check,
+    dir: &Path,
+    timeout: Duration,
+) -> std::io::Result<Outcome> {
     let mut child = Command::new("sh")
-        .args([
-            "-c",
-            LIMITED,
-            env!("CARGO_BIN_EXE_singulab"),
-            "run",
-            SCENE_FILE,
-        ])
-        .args([
-            "--t-end",
-            &t_end,
-            "--out",
-            "out.csv",
-            "--events",
-            "events.csv",
-        ])
-        .args(&case.extra_args)
+        .args(["-c", LIMITED, env!("CARGO_BIN_EXE_singulab")])
+        .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(File::create(dir.join("stdout.txt"))?)
@@ -104,7 +147,7 @@ fn run_in(case: &Case, dir: &Path, timeout: Duration) -> std::io::Result<Outcome
     let stderr = String::from_utf8_lossy(&stderr);
     let mut outcome = match status {
         None => fail("hang", &format!("killed after {} s", timeout.as_secs_f64())),
-        Some(status) => classify(status, &stderr, dir),
+        Some(status) => classify(status, &stderr, dir, check),
     };
     outcome.stderr = stderr.chars().take(4096).collect();
     Ok(outcome)
@@ -131,7 +174,7 @@ fn wait_at_most(
     }
 }
 
-fn classify(status: ExitStatus, stderr: &str, dir: &Path) -> Outcome {
+fn classify(status: ExitStatus, stderr: &str, dir: &Path, check: Check) -> Outcome {
     let first = stderr.lines().next().unwrap_or("").to_string();
     if stderr.contains("panicked") {
         let line = stderr
@@ -150,7 +193,7 @@ fn classify(status: ExitStatus, stderr: &str, dir: &Path) -> Outcome {
         );
     }
     match status.code() {
-        Some(0) => classify_success(stderr, dir),
+        Some(0) => classify_success(stderr, dir, check),
         Some(code @ (1 | 2)) => classify_error(code, stderr),
         code => fail(format!("exit-code {code:?}"), &first),
     }
@@ -222,15 +265,39 @@ fn split_number(text: &str) -> Option<(u64, &str)> {
 
 /// Exit 0: every stderr line a `singulab: ` line, and both CSVs as `run --help` describes
 /// them ([`crate::csv_check`]).
-fn classify_success(stderr: &str, dir: &Path) -> Outcome {
+fn classify_success(stderr: &str, dir: &Path, check: Check) -> Outcome {
     let first = stderr.lines().next().unwrap_or("");
     if let Some(line) = stderr.lines().find(|l| !l.starts_with("singulab: ")) {
         return fail("bad-prefix", line);
     }
-    match csv_check::check_outputs(dir, stderr, T_END) {
+    let checked = match check {
+        Check::Run => csv_check::check_outputs(dir, stderr, Some(T_END)),
+        Check::Lesson => csv_check::check_outputs(dir, stderr, None),
+        Check::Analyze { json } => check_report(dir, json),
+    };
+    match checked {
         Ok(()) => pass("ok", first),
         Err((class, why)) => fail(class, &format!("{why}; stderr: {first}")),
     }
+}
+
+/// `analyze`'s stdout: not empty, and a JSON object when `--json` asked for one.
+fn check_report(dir: &Path, json: bool) -> Result<(), csv_check::CsvFault> {
+    let stdout = std::fs::read(dir.join("stdout.txt"))
+        .map_err(|e| ("bad-report", format!("stdout: {e}")))?;
+    if stdout.is_empty() {
+        return Err(("bad-report", "analyze printed nothing".into()));
+    }
+    if json {
+        let parsed = serde_json::from_slice::<serde_json::Value>(&stdout);
+        if !parsed.as_ref().is_ok_and(serde_json::Value::is_object) {
+            return Err((
+                "bad-report",
+                format!("stdout is not a JSON object: {parsed:?}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[test]

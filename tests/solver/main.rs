@@ -20,6 +20,7 @@ mod large_start;
 mod lessons;
 mod live;
 mod long_turns;
+mod matrix;
 mod mobile_robot;
 mod pendulums;
 mod physics_invariance;
