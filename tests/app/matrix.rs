@@ -28,6 +28,8 @@ use super::{key, scene_path};
 /// The window the panels are laid out in: tall enough that the left panel's motion rows
 /// show without scrolling.
 const SCREEN: egui::Vec2 = egui::vec2(1280.0, 1600.0);
+/// The smallest window `record --size` accepts: every panel squeezed.
+const SMALL_SCREEN: egui::Vec2 = egui::vec2(320.0, 240.0);
 /// Frames each toggle state is shown: the first lays out, the next ones draw with what the
 /// first computed (reactions, ghosts, plots).
 const FRAMES: usize = 2;
@@ -50,6 +52,10 @@ fn shipped(folder: &str) -> Vec<PathBuf> {
 #[derive(Resource, Default)]
 struct Pointer(Option<egui::Pos2>);
 
+/// The size of the window the next egui pass lays out.
+#[derive(Resource)]
+struct Screen(egui::Vec2);
+
 /// One egui pass over the app's layout systems, as bevy_egui's pass loop runs it.
 fn egui_pass(world: &mut World) {
     let ctx = world
@@ -65,7 +71,10 @@ fn egui_pass(world: &mut World) {
         .into_iter()
         .collect();
     let input = egui::RawInput {
-        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, SCREEN)),
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            world.resource::<Screen>().0,
+        )),
         events,
         ..default()
     };
@@ -98,6 +107,7 @@ fn ui_app(path: &Path) -> App {
         .init_resource::<EguiWantsInput>()
         .init_resource::<EguiUserTextures>()
         .init_resource::<Pointer>()
+        .insert_resource(Screen(SCREEN))
         .insert_resource(live)
         .insert_resource(ViewState::default())
         .insert_resource(CaptureMode::default())
@@ -220,7 +230,8 @@ fn sweep_for_ghost(app: &mut App) -> bool {
     false
 }
 
-/// The view of one file through its start, while running, and at its first stop.
+/// The view of one file through its start, while running, and at its first stop, there
+/// also in the smallest window.
 fn exercise(path: &Path) -> Option<bool> {
     let mut app = ui_app(path);
     frames(&mut app, 3);
@@ -233,6 +244,9 @@ fn exercise(path: &Path) -> Option<bool> {
     };
     frames(&mut app, FRAMES);
     every_key_toggle(&mut app);
+    app.insert_resource(Screen(SMALL_SCREEN));
+    every_key_toggle(&mut app);
+    app.insert_resource(Screen(SCREEN));
     at_event.then(|| sweep_for_ghost(&mut app))
 }
 
@@ -257,4 +271,108 @@ fn every_view_toggle_on_every_shipped_scene_and_lesson_runs_the_panels() {
         events_without_ghost.is_empty(),
         "no motion row drew its ghost at the first event: {events_without_ghost:?}"
     );
+}
+
+/// Size of the recorded clips: the smallest `record` accepts, so that the software renderer
+/// draws each frame quickly.
+const CLIP_SIZE: (u32, u32) = (320, 240);
+
+/// `singulab record` under a display: the one in `DISPLAY`, or a virtual one from
+/// `xvfb-run` (as `.ci/run` installs it) on a machine without one.
+fn record(file: &Path, out: &Path) -> std::process::Output {
+    let binary = env!("CARGO_BIN_EXE_singulab");
+    let size = format!("{}x{}", CLIP_SIZE.0, CLIP_SIZE.1);
+    let args = [
+        "record".as_ref(),
+        file.as_os_str(),
+        "--t-end".as_ref(),
+        "0.1".as_ref(),
+        "--fps".as_ref(),
+        "20".as_ref(),
+        "--size".as_ref(),
+        size.as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ];
+    let display = std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty());
+    let mut command = if display {
+        std::process::Command::new(binary)
+    } else {
+        let mut xvfb = std::process::Command::new("xvfb-run");
+        xvfb.args(["-a", "-s", "-screen 0 640x480x24", binary]);
+        xvfb
+    };
+    command.args(args).output().unwrap_or_else(|e| {
+        panic!("no display and no xvfb-run ({e}): install xvfb to record (see .ci/run)")
+    })
+}
+
+fn png_frames(dir: &Path) -> Vec<PathBuf> {
+    let mut frames: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    frames.sort();
+    frames
+}
+
+/// Each shipped scene and lesson recorded as a short clip, to PNG frames and to a GIF: exit
+/// 0, and the frames decode at the size asked for, as many in the GIF as in the folder. A
+/// scene's clip has the frames at t = 0, 0.05 and 0.1 s (20 fps to t = 0.1 s inclusive); a
+/// lesson's at least as many (its own speeds and still frames).
+#[test]
+fn every_shipped_scene_and_lesson_records_a_short_clip() {
+    let files: Vec<(PathBuf, bool)> = shipped("scenes")
+        .into_iter()
+        .map(|p| (p, false))
+        .chain(shipped("scenes/lessons").into_iter().map(|p| (p, true)))
+        .collect();
+    let out = std::env::temp_dir().join(format!("singulab-app-matrix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    for (file, lesson) in &files {
+        let stem = file.file_stem().unwrap().to_string_lossy();
+        let dir = out.join(format!("{stem}/"));
+        let gif = out.join(format!("{stem}.gif"));
+        for target in [&dir, &gif] {
+            let output = record(file, target);
+            assert!(
+                output.status.success(),
+                "record {} --out {}: {}\n{}",
+                file.display(),
+                target.display(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let frames = png_frames(&dir);
+        for frame in &frames {
+            let image = image::open(frame).unwrap_or_else(|e| panic!("{}: {e}", frame.display()));
+            assert_eq!(
+                (image.width(), image.height()),
+                CLIP_SIZE,
+                "{}",
+                frame.display()
+            );
+        }
+        let mut decoder = gif::DecodeOptions::new()
+            .read_info(std::fs::File::open(&gif).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", gif.display()));
+        let mut gif_frames = 0;
+        while decoder.read_next_frame().unwrap().is_some() {
+            gif_frames += 1;
+        }
+        assert_eq!(gif_frames, frames.len(), "{}", gif.display());
+        if *lesson {
+            assert!(
+                frames.len() >= 3,
+                "{}: {} frames",
+                file.display(),
+                frames.len()
+            );
+        } else {
+            assert_eq!(frames.len(), 3, "{}", file.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
 }
