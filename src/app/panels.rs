@@ -323,7 +323,11 @@ fn side_by_side(
             .iter_mut()
             .zip([BasisMode::Traditional, BasisMode::Continued])
         {
-            let canvas = egui::vec2(ui.available_width(), ui.available_height() - plot_height);
+            // A window shorter than the plots' least height leaves the canvas none, not less.
+            let canvas = egui::vec2(
+                ui.available_width(),
+                (ui.available_height() - plot_height).max(0.0),
+            );
             let drawn = ui.allocate_ui(canvas, |ui| {
                 drawing::draw_canvas(ui, live, view, basis, overstep, commands);
             });

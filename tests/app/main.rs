@@ -12,6 +12,7 @@ use singulab::app::{FrameBudget, Live, SimulationPlugin, SingularityReached};
 use singulab::live::{LiveSession, PauseReason};
 use singulab::scene::{Scene, load_scene};
 
+mod matrix;
 mod recording;
 mod scene_files;
 

@@ -1,0 +1,378 @@
+//! Every view toggle over every shipped scene and lesson, with the panels' egui pass running
+//! (no window, no renderer): no panic. The scenes and lessons are found by listing
+//! `scenes/` and `scenes/lessons/`, so a shipped file joins the matrix by being shipped.
+//!
+//! bevy_egui's own pass needs a window and a camera's render target; here the test runs the
+//! same schedule, [`EguiPrimaryContextPass`], inside `Context::run_ui` on a fixed screen, as
+//! bevy_egui's pass loop does, with pointer moves as the only input.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bevy::input::ButtonState;
+use bevy::input::keyboard::KeyboardInput;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_egui::egui;
+use bevy_egui::input::EguiWantsInput;
+use bevy_egui::{EguiContext, EguiPrimaryContextPass, EguiUserTextures, PrimaryEguiContext};
+use singulab::app::{
+    AppCommand, CaptureMode, DrawingPlugin, FrameBudget, Live, PanelsPlugin, PlotsPlugin,
+    Presentation, PresentationPlugin, RecordPlugin, ShortcutsPlugin, SimulationPlugin, ViewState,
+};
+use singulab::live::{LiveSession, TracePoint};
+use singulab::scene::load_scene;
+
+use super::{key, scene_path};
+
+/// The window the panels are laid out in: tall enough that the left panel's motion rows
+/// show without scrolling.
+const SCREEN: egui::Vec2 = egui::vec2(1280.0, 1600.0);
+/// The smallest window `record --size` accepts: every panel squeezed.
+const SMALL_SCREEN: egui::Vec2 = egui::vec2(320.0, 240.0);
+/// Frames each toggle state is shown: the first lays out, the next ones draw with what the
+/// first computed (reactions, ghosts, plots).
+const FRAMES: usize = 2;
+/// Steps allowed to reach the first stop (an event or the end) of a scene.
+const MAX_STEPS: usize = 5_000;
+
+/// The `.ron` files of a folder of the source tree, sorted.
+fn shipped(folder: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The pointer position of the next egui pass.
+#[derive(Resource, Default)]
+struct Pointer(Option<egui::Pos2>);
+
+/// The size of the window the next egui pass lays out.
+#[derive(Resource)]
+struct Screen(egui::Vec2);
+
+/// One egui pass over the app's layout systems, as bevy_egui's pass loop runs it.
+fn egui_pass(world: &mut World) {
+    let ctx = world
+        .query_filtered::<&mut EguiContext, With<PrimaryEguiContext>>()
+        .single_mut(world)
+        .expect("one primary egui context")
+        .get_mut()
+        .clone();
+    let events = world
+        .resource::<Pointer>()
+        .0
+        .map(egui::Event::PointerMoved)
+        .into_iter()
+        .collect();
+    let input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            world.resource::<Screen>().0,
+        )),
+        events,
+        ..default()
+    };
+    let mut result = Ok(());
+    let mut output = ctx.run_ui(input, |_| {
+        result = world.try_run_schedule(EguiPrimaryContextPass);
+    });
+    // Nothing is painted: the texture updates have no renderer to go to.
+    output.textures_delta.clear();
+    result.expect("the egui pass schedule exists");
+}
+
+/// The window's plugins that need no window: simulation, canvas, plots, panels, keys,
+/// presentation and the recorder, on `path` (a scene or a lesson) opened as the window
+/// opens a file.
+fn ui_app(path: &Path) -> App {
+    let placeholder = scene_path("four_bar");
+    let session = LiveSession::new(load_scene(&placeholder).unwrap()).unwrap();
+    let mut live = Live::new(session, placeholder);
+    assert!(
+        live.load(path),
+        "{}: {:?}",
+        path.display(),
+        live.notice.map(|n| n.text)
+    );
+    live.session.play();
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_message::<KeyboardInput>()
+        .init_resource::<EguiWantsInput>()
+        .init_resource::<EguiUserTextures>()
+        .init_resource::<Pointer>()
+        .insert_resource(Screen(SCREEN))
+        .insert_resource(live)
+        .insert_resource(ViewState::default())
+        .insert_resource(CaptureMode::default())
+        .insert_resource(Presentation::new(false))
+        .add_plugins((
+            SimulationPlugin,
+            DrawingPlugin,
+            PlotsPlugin,
+            PanelsPlugin,
+            ShortcutsPlugin,
+            RecordPlugin,
+            PresentationPlugin,
+        ))
+        .insert_resource(FrameBudget::new(Duration::from_secs(60)))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .add_systems(PostUpdate, egui_pass);
+    app.world_mut().spawn(PrimaryEguiContext);
+    app
+}
+
+fn frames(app: &mut App, n: usize) {
+    for _ in 0..n {
+        app.update();
+    }
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    app.world_mut()
+        .write_message(key(code, ButtonState::Pressed));
+    app.world_mut()
+        .write_message(key(code, ButtonState::Released));
+    frames(app, FRAMES);
+}
+
+fn command(app: &mut App, command: AppCommand) {
+    app.world_mut().write_message(command);
+    frames(app, FRAMES);
+}
+
+fn view(app: &mut App) -> Mut<'_, ViewState> {
+    app.world_mut().resource_mut::<ViewState>()
+}
+
+/// Reactions (J), body axes (A), side by side (C), presentation (P), basis (B), theme (L),
+/// motions (M): each on, then off; then all on at once, with the plots comparing bases and
+/// the first self-stress mode, then all off.
+fn every_key_toggle(app: &mut App) {
+    const KEYS: [KeyCode; 7] = [
+        KeyCode::KeyJ,
+        KeyCode::KeyA,
+        KeyCode::KeyC,
+        KeyCode::KeyP,
+        KeyCode::KeyB,
+        KeyCode::KeyL,
+        KeyCode::KeyM,
+    ];
+    for code in KEYS {
+        press(app, code);
+        press(app, code);
+    }
+    for code in KEYS {
+        press(app, code);
+    }
+    view(app).compare_bases = true;
+    view(app).reaction_mode = Some(0);
+    frames(app, FRAMES);
+    for code in KEYS {
+        press(app, code);
+    }
+    view(app).compare_bases = false;
+    view(app).reaction_mode = None;
+    frames(app, FRAMES);
+}
+
+/// The trace menus: no trace, each body at each end and centre, each rigid body's centre,
+/// the trace hidden, then the panels hidden.
+fn every_trace_choice(app: &mut App) {
+    let bodies: Vec<bool> = {
+        let live = app.world().resource::<Live>();
+        let mechanism = &live.session.scene().mechanism;
+        mechanism.bodies().iter().map(|b| b.is_rigid()).collect()
+    };
+    command(app, AppCommand::SetTrace(None));
+    for body in 0..bodies.len() {
+        for along in [0.0, 0.5, 1.0] {
+            command(app, AppCommand::SetTrace(Some(TracePoint { body, along })));
+        }
+    }
+    let centres: Vec<_> = (0..bodies.len())
+        .filter(|&b| bodies[b])
+        .map(|b| (b, nalgebra::Vector3::zeros()))
+        .collect();
+    command(app, AppCommand::SetTracedPoints(centres));
+    command(app, AppCommand::SetTracedPoints(Vec::new()));
+    view(app).show_trace = false;
+    frames(app, FRAMES);
+    view(app).show_trace = true;
+    view(app).show_controls = false;
+    view(app).show_plots = false;
+    frames(app, FRAMES);
+    view(app).show_controls = true;
+    view(app).show_plots = true;
+    frames(app, FRAMES);
+}
+
+/// Points down the left panel, a row's height at a time, until a motion's row is under the
+/// pointer and its ghost is drawn; whether one was.
+fn sweep_for_ghost(app: &mut App) -> bool {
+    view(app).show_motions = true;
+    for y in (40..SCREEN.y as usize).step_by(9) {
+        app.world_mut().resource_mut::<Pointer>().0 = Some(egui::pos2(60.0, y as f32));
+        app.update();
+        if app.world().resource::<ViewState>().ghost.is_some() {
+            frames(app, FRAMES);
+            app.world_mut().resource_mut::<Pointer>().0 = None;
+            return true;
+        }
+    }
+    app.world_mut().resource_mut::<Pointer>().0 = None;
+    false
+}
+
+/// The view of one file through its start, while running, and at its first stop, there
+/// also in the smallest window.
+fn exercise(path: &Path) -> Option<bool> {
+    let mut app = ui_app(path);
+    frames(&mut app, 3);
+    every_key_toggle(&mut app);
+    every_trace_choice(&mut app);
+    let at_event = {
+        let mut live = app.world_mut().resource_mut::<Live>();
+        live.session.run_until_paused(MAX_STEPS);
+        live.session.current_event().is_some()
+    };
+    frames(&mut app, FRAMES);
+    every_key_toggle(&mut app);
+    app.insert_resource(Screen(SMALL_SCREEN));
+    every_key_toggle(&mut app);
+    app.insert_resource(Screen(SCREEN));
+    at_event.then(|| sweep_for_ghost(&mut app))
+}
+
+#[test]
+fn every_view_toggle_on_every_shipped_scene_and_lesson_runs_the_panels() {
+    let files: Vec<PathBuf> = [shipped("scenes"), shipped("scenes/lessons")].concat();
+    assert!(files.len() >= 10, "scenes found: {files:?}");
+    let mut events_without_ghost = Vec::new();
+    for path in &files {
+        let started = std::time::Instant::now();
+        let ghost = exercise(path);
+        eprintln!(
+            "{}: {:.2} s, ghost {ghost:?}",
+            path.display(),
+            started.elapsed().as_secs_f64()
+        );
+        if ghost == Some(false) {
+            events_without_ghost.push(path.clone());
+        }
+    }
+    assert!(
+        events_without_ghost.is_empty(),
+        "no motion row drew its ghost at the first event: {events_without_ghost:?}"
+    );
+}
+
+/// Size of the recorded clips: the smallest `record` accepts, so that the software renderer
+/// draws each frame quickly.
+const CLIP_SIZE: (u32, u32) = (320, 240);
+
+/// `singulab record` under a display: the one in `DISPLAY`, or a virtual one from
+/// `xvfb-run` (as `.ci/run` installs it) on a machine without one.
+fn record(file: &Path, out: &Path) -> std::process::Output {
+    let binary = env!("CARGO_BIN_EXE_singulab");
+    let size = format!("{}x{}", CLIP_SIZE.0, CLIP_SIZE.1);
+    let args = [
+        "record".as_ref(),
+        file.as_os_str(),
+        "--t-end".as_ref(),
+        "0.1".as_ref(),
+        "--fps".as_ref(),
+        "20".as_ref(),
+        "--size".as_ref(),
+        size.as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ];
+    let display = std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty());
+    let mut command = if display {
+        std::process::Command::new(binary)
+    } else {
+        let mut xvfb = std::process::Command::new("xvfb-run");
+        xvfb.args(["-a", "-s", "-screen 0 640x480x24", binary]);
+        xvfb
+    };
+    command.args(args).output().unwrap_or_else(|e| {
+        panic!("no display and no xvfb-run ({e}): install xvfb to record (see .ci/run)")
+    })
+}
+
+fn png_frames(dir: &Path) -> Vec<PathBuf> {
+    let mut frames: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    frames.sort();
+    frames
+}
+
+/// Each shipped scene and lesson recorded as a short clip, to PNG frames and to a GIF: exit
+/// 0, and the frames decode at the size asked for, as many in the GIF as in the folder. A
+/// scene's clip has the frames at t = 0, 0.05 and 0.1 s (20 fps to t = 0.1 s inclusive); a
+/// lesson's at least as many (its own speeds and still frames).
+#[test]
+fn every_shipped_scene_and_lesson_records_a_short_clip() {
+    let files: Vec<(PathBuf, bool)> = shipped("scenes")
+        .into_iter()
+        .map(|p| (p, false))
+        .chain(shipped("scenes/lessons").into_iter().map(|p| (p, true)))
+        .collect();
+    let out = std::env::temp_dir().join(format!("singulab-app-matrix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    for (file, lesson) in &files {
+        let stem = file.file_stem().unwrap().to_string_lossy();
+        let dir = out.join(format!("{stem}/"));
+        let gif = out.join(format!("{stem}.gif"));
+        for target in [&dir, &gif] {
+            let output = record(file, target);
+            assert!(
+                output.status.success(),
+                "record {} --out {}: {}\n{}",
+                file.display(),
+                target.display(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let frames = png_frames(&dir);
+        for frame in &frames {
+            let image = image::open(frame).unwrap_or_else(|e| panic!("{}: {e}", frame.display()));
+            assert_eq!(
+                (image.width(), image.height()),
+                CLIP_SIZE,
+                "{}",
+                frame.display()
+            );
+        }
+        let mut decoder = gif::DecodeOptions::new()
+            .read_info(std::fs::File::open(&gif).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", gif.display()));
+        let mut gif_frames = 0;
+        while decoder.read_next_frame().unwrap().is_some() {
+            gif_frames += 1;
+        }
+        assert_eq!(gif_frames, frames.len(), "{}", gif.display());
+        if *lesson {
+            assert!(
+                frames.len() >= 3,
+                "{}: {} frames",
+                file.display(),
+                frames.len()
+            );
+        } else {
+            assert_eq!(frames.len(), 3, "{}", file.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
