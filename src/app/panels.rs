@@ -15,7 +15,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::cpu_clock::CpuClock;
-use super::drawing::{self, ViewState, Zoom, shown_motions};
+use super::drawing::{self, ViewState, shown_motions};
 use super::font_warmup::{Warmed, keep_font_atlas_warm};
 use super::lesson::LessonRun;
 use super::plots::{self, PlotLayout, PlotState};
@@ -147,9 +147,7 @@ fn layout(
     // The keys are read with the others (egui's own reading of them missed key presses).
     ctx.options_mut(|o| o.zoom_with_keyboard = false);
     match view.pending_zoom.take() {
-        Some(Zoom::In) => egui::gui_zoom::zoom_in(&ctx),
-        Some(Zoom::Out) => egui::gui_zoom::zoom_out(&ctx),
-        Some(Zoom::Reset) => ctx.set_zoom_factor(1.0),
+        Some(zoom) => ctx.set_zoom_factor(super::input::zoomed(ctx.zoom_factor(), zoom)),
         None => {}
     }
     let layout = match (view.show_plots, view.side_by_side) {
@@ -746,6 +744,8 @@ fn banner(ui: &mut Ui, live: &Live, presenting: bool) {
             .inner_margin(8.0)
             .show(ui, |ui| {
                 ui.set_width(ui.available_width());
+                // The palette's text, not egui's grey: at least 7:1 on every banner fill.
+                ui.visuals_mut().override_text_color = Some(palette.text);
                 // Two rows at least, as most banners take: the canvas below does not jump
                 // when an event's banner replaces the idle line (screen recordings).
                 ui.set_min_height(2.0 * ui.text_style_height(&egui::TextStyle::Body) + 4.0);

@@ -34,7 +34,7 @@ pub const DARK: Palette = Palette {
     link: Color32::from_rgb(200, 204, 214),
     text: Color32::from_rgb(232, 234, 240),
     trace: Color32::from_rgb(120, 200, 170),
-    banner_event: Color32::from_rgb(120, 70, 10),
+    banner_event: Color32::from_rgb(96, 52, 0),
     banner_error: Color32::from_rgb(130, 30, 30),
     motions: [
         Color32::from_rgb(255, 150, 40),
@@ -114,6 +114,14 @@ mod tests {
             }
             let text = contrast(palette.text, palette.background);
             assert!(text >= 7.0, "{name} text: contrast {text:.2}");
+            // The banners carry the event that a class is told to look at.
+            for (banner, fill) in [
+                ("event", palette.banner_event),
+                ("error", palette.banner_error),
+            ] {
+                let ratio = contrast(palette.text, fill);
+                assert!(ratio >= 7.0, "{name} {banner} banner: contrast {ratio:.2}");
+            }
         }
     }
 }
