@@ -1253,12 +1253,16 @@ fn motion_rows(
             } else {
                 ""
             };
+            // The box alone shows or hides the motion: its name is a label, so a click
+            // meant for the row (or the leave buttons next to it) does not hide it.
             if ui
-                .checkbox(&mut visible, format!("{}{role}", motion.label))
+                .checkbox(&mut visible, "")
+                .on_hover_text("Draw this motion on the canvas")
                 .changed()
             {
                 view.hidden_motions[k] = !visible;
             }
+            ui.label(format!("{}{role}", motion.label));
             if motion.role == MotionRole::Branch {
                 leave_buttons(ui, live, view, &motion.column, commands);
             }
