@@ -998,7 +998,14 @@ fn scene_panel(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut 
         .show(ui, |ui| {
             let scene = live.session.scene();
             if !scene.description.is_empty() {
-                ui.label(RichText::new(&scene.description).italics());
+                // A long description (the robot's 17 lines) scrolls rather than pushing
+                // the panels below it off the screen.
+                egui::ScrollArea::vertical()
+                    .id_salt("scene_description")
+                    .max_height(6.0 * ui.text_style_height(&egui::TextStyle::Body))
+                    .show(ui, |ui| {
+                        ui.label(RichText::new(&scene.description).italics());
+                    });
             }
             let current = live.path.canonicalize().ok();
             for path in &catalog.files {
@@ -1181,13 +1188,10 @@ fn reactions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState) {
                 } else {
                     "not determined"
                 };
-                ui.label(
-                    RichText::new(format!(
-                        "{}: {verdict}, |F| {force:.3e} N",
-                        mech.joints()[arrow.joint].name
-                    ))
-                    .small(),
-                );
+                ui.label(RichText::new(format!(
+                    "{}: {verdict}, |F| {force:.3e} N",
+                    mech.joints()[arrow.joint].name
+                )));
             }
         });
 }
