@@ -15,6 +15,7 @@
 mod arrows;
 mod backdrop;
 mod ghost;
+mod joint_labels;
 mod mechanism;
 mod overlay;
 mod plates;

@@ -4,11 +4,12 @@
 //! hollow-headed arrow for one the rigid model does not determine (the minimum-norm choice
 //! among infinitely many). A selected self-stress mode is drawn as the forces it puts on the
 //! joints, in its own colour and scale (the reactions fade then). A legend in the canvas' lower
-//! right says which is which.
+//! right says which is which, and each joint has its name beside it.
 
 use bevy_egui::egui::{self, Color32, FontId, Pos2, Shape, Stroke, vec2};
 
 use super::arrows::arrow_head;
+use super::joint_labels::place_labels;
 use super::{Canvas, ViewState};
 use crate::app::simulation::Live;
 use crate::live::{ReactionArrow, ReactionDisplay};
@@ -27,6 +28,8 @@ pub struct ReactionCache {
     largest: f64,
     /// The joint that carried `largest`.
     largest_joint: String,
+    /// The name of each arrow's joint.
+    names: Vec<String>,
 }
 
 /// Brings the cached reactions to the session's state (computed once per state).
@@ -56,11 +59,22 @@ pub fn update_reactions(view: &mut ViewState, live: &Live) {
         largest = force_length(peak);
         largest_joint = session.scene().mechanism.joints()[peak.joint].name.clone();
     }
+    let joints = session.scene().mechanism.joints();
+    let names = display.as_ref().map_or_else(
+        |_| Vec::new(),
+        |d| {
+            d.arrows
+                .iter()
+                .map(|a| joints[a.joint].name.clone())
+                .collect()
+        },
+    );
     view.reactions = Some(ReactionCache {
         key,
         display,
         largest,
         largest_joint,
+        names,
     });
 }
 
@@ -88,6 +102,7 @@ pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Option<egui::
     for arrow in &display.arrows {
         paint_marker(canvas, arrow);
     }
+    paint_names(canvas, &display.arrows, &cache.names);
     if let Some(mode) = mode {
         let largest = mode.iter().map(force_length).fold(0.0, f64::max);
         if largest > 0.0 {
@@ -98,6 +113,34 @@ pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Option<egui::
         }
     }
     Some(paint_legend(canvas, display, view.reaction_mode, cache))
+}
+
+/// Each joint's name beside its marker, clear of the other markers and names, so that a
+/// reaction can be matched to the joint `analyze` and the panel name.
+fn paint_names(canvas: &Canvas, arrows: &[ReactionArrow], names: &[String]) {
+    let font = FontId::proportional(13.0);
+    let mut points = Vec::new();
+    let mut galleys = Vec::new();
+    for (arrow, name) in arrows.iter().zip(names) {
+        if let Some(p) = canvas.projection.to_screen(arrow.point) {
+            points.push(p);
+            galleys.push(canvas.painter.layout_no_wrap(
+                name.clone(),
+                font.clone(),
+                canvas.palette.text,
+            ));
+        }
+    }
+    let sizes: Vec<_> = galleys.iter().map(|g| g.size() + vec2(6.0, 2.0)).collect();
+    let places = place_labels(&points, &sizes, 8.0);
+    for (galley, place) in galleys.into_iter().zip(places) {
+        canvas
+            .painter
+            .rect_filled(place, 3.0, canvas.palette.background.gamma_multiply(0.8));
+        canvas
+            .painter
+            .galley(place.min + vec2(3.0, 1.0), galley, canvas.palette.text);
+    }
 }
 
 fn force_length(arrow: &ReactionArrow) -> f64 {
