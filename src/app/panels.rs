@@ -146,9 +146,8 @@ fn layout(
     }
     // The keys are read with the others (egui's own reading of them missed key presses).
     ctx.options_mut(|o| o.zoom_with_keyboard = false);
-    match view.pending_zoom.take() {
-        Some(zoom) => ctx.set_zoom_factor(super::input::zoomed(ctx.zoom_factor(), zoom)),
-        None => {}
+    if let Some(zoom) = view.pending_zoom.take() {
+        ctx.set_zoom_factor(super::input::zoomed(ctx.zoom_factor(), zoom));
     }
     let layout = match (view.show_plots, view.side_by_side) {
         (false, _) => PlotLayout::Hidden,

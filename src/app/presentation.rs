@@ -101,7 +101,7 @@ pub(super) fn captions(root: &mut Ui, live: &Live) {
     egui::Panel::bottom("captions").show(root, |ui| {
         ui.add_space(6.0);
         ui.vertical_centered(|ui| {
-            ui.label(RichText::new(text).size(22.0));
+            ui.label(RichText::new(text).size(22.0).strong());
         });
         ui.add_space(6.0);
     });
