@@ -23,7 +23,7 @@ use crate::model::{Attachment, JointKind, Mechanism, SpatialKind};
 use crate::scene::{BodyLook, Shape};
 
 /// Body colours, in body order (then again): muted hues that differ, lit to their full value.
-const BODY_COLORS: [Color32; 4] = [
+pub(super) const BODY_COLORS: [Color32; 4] = [
     Color32::from_rgb(96, 146, 214),
     Color32::from_rgb(214, 150, 84),
     Color32::from_rgb(120, 184, 120),
