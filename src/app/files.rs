@@ -230,15 +230,15 @@ fn in_window_picker(purpose: &Purpose, dir: &Path, scene: &Path) -> FileDialog {
     let dialog = match purpose {
         Purpose::Open => FileDialog::open_file()
             .title("Open a Singulab scene or lesson")
-            .show_files_filter(Box::new(|path: &Path| {
-                path.extension().is_some_and(|e| e == "ron")
-            })),
+            .show_files_filter(only("ron")),
         Purpose::Export(_) => FileDialog::save_file()
             .title("Export the plotted history")
-            .default_filename(format!("{}_history.csv", stem(scene))),
+            .default_filename(format!("{}_history.csv", stem(scene)))
+            .show_files_filter(only("csv")),
         Purpose::SaveLesson => FileDialog::save_file()
             .title("Save what you did as a lesson")
-            .default_filename(file_name(&lesson)),
+            .default_filename(file_name(&lesson))
+            .show_files_filter(only("ron")),
     };
     let mut dialog = dialog
         .initial_path(absolute(&dir))
@@ -246,6 +246,11 @@ fn in_window_picker(purpose: &Purpose, dir: &Path, scene: &Path) -> FileDialog {
         .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0]);
     dialog.open();
     dialog
+}
+
+/// The picker lists folders and the files it can open or would overwrite, by extension.
+fn only(extension: &'static str) -> Box<dyn Fn(&Path) -> bool + Send + Sync> {
+    Box::new(move |path: &Path| path.extension().is_some_and(|e| e == extension))
 }
 
 /// The picker in the window, while it is open.

@@ -150,6 +150,29 @@ fn watch_scene_file(
     }
 }
 
+/// The interface sizes Ctrl + and Ctrl - step through: steps of a fifth or more, so a few
+/// presses reach a projector's size (egui's own steps are about 7 %).
+pub const ZOOM_LADDER: [f32; 11] = [0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 1.8, 2.2, 2.7, 3.3, 4.0];
+
+/// The interface size after a Ctrl +, Ctrl - or Ctrl 0 at size `current`: the next size of
+/// [`ZOOM_LADDER`] up or down (a size between two, as `--ui-scale` may give, goes to the nearer
+/// one in that direction), or 1.
+pub fn zoomed(current: f32, zoom: Zoom) -> f32 {
+    let tolerance = 1e-3;
+    match zoom {
+        Zoom::In => ZOOM_LADDER
+            .into_iter()
+            .find(|&z| z > current + tolerance)
+            .unwrap_or(current),
+        Zoom::Out => ZOOM_LADDER
+            .into_iter()
+            .rev()
+            .find(|&z| z < current - tolerance)
+            .unwrap_or(current),
+        Zoom::Reset => 1.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +197,29 @@ mod tests {
             Some(AppCommand::ChangeSpeed(1))
         ));
         assert_eq!(view.pending_zoom, None);
+    }
+
+    #[test]
+    fn ctrl_plus_steps_by_a_fifth_or_more_and_back() {
+        let mut size = 1.0;
+        let mut sizes = vec![size];
+        for _ in 0..4 {
+            size = zoomed(size, Zoom::In);
+            sizes.push(size);
+        }
+        for pair in sizes.windows(2) {
+            assert!(pair[1] >= 1.2 * pair[0] - 1e-4, "{sizes:?}");
+        }
+        // Four presses make the type at least twice as large (a projector).
+        assert!(size >= 2.0, "{sizes:?}");
+        for _ in 0..4 {
+            size = zoomed(size, Zoom::Out);
+        }
+        assert_eq!(size, 1.0);
+        // From a size off the ladder, one press in each direction moves.
+        assert_eq!(zoomed(1.1, Zoom::In), 1.25);
+        assert_eq!(zoomed(1.1, Zoom::Out), 1.0);
+        assert_eq!(zoomed(4.0, Zoom::In), 4.0);
+        assert_eq!(zoomed(2.7, Zoom::Reset), 1.0);
     }
 }

@@ -34,6 +34,7 @@ mod record;
 mod record_encode;
 mod simulation;
 mod theme;
+mod video_folder;
 
 use std::path::{Path, PathBuf};
 

@@ -15,7 +15,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::cpu_clock::CpuClock;
-use super::drawing::{self, ViewState, Zoom, shown_motions};
+use super::drawing::{self, ViewState, shown_motions};
 use super::font_warmup::{Warmed, keep_font_atlas_warm};
 use super::lesson::LessonRun;
 use super::plots::{self, PlotLayout, PlotState};
@@ -146,11 +146,8 @@ fn layout(
     }
     // The keys are read with the others (egui's own reading of them missed key presses).
     ctx.options_mut(|o| o.zoom_with_keyboard = false);
-    match view.pending_zoom.take() {
-        Some(Zoom::In) => egui::gui_zoom::zoom_in(&ctx),
-        Some(Zoom::Out) => egui::gui_zoom::zoom_out(&ctx),
-        Some(Zoom::Reset) => ctx.set_zoom_factor(1.0),
-        None => {}
+    if let Some(zoom) = view.pending_zoom.take() {
+        ctx.set_zoom_factor(super::input::zoomed(ctx.zoom_factor(), zoom));
     }
     let layout = match (view.show_plots, view.side_by_side) {
         (false, _) => PlotLayout::Hidden,
@@ -750,6 +747,8 @@ fn banner(ui: &mut Ui, live: &Live, presenting: bool) {
             .inner_margin(8.0)
             .show(ui, |ui| {
                 ui.set_width(ui.available_width());
+                // The palette's text, not egui's grey: at least 7:1 on every banner fill.
+                ui.visuals_mut().override_text_color = Some(palette.text);
                 // Two rows at least, as most banners take: the canvas below does not jump
                 // when an event's banner replaces the idle line (screen recordings).
                 ui.set_min_height(2.0 * ui.text_style_height(&egui::TextStyle::Body) + 4.0);
@@ -1002,7 +1001,14 @@ fn scene_panel(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut 
         .show(ui, |ui| {
             let scene = live.session.scene();
             if !scene.description.is_empty() {
-                ui.label(RichText::new(&scene.description).italics());
+                // A long description (the robot's 17 lines) scrolls rather than pushing
+                // the panels below it off the screen.
+                egui::ScrollArea::vertical()
+                    .id_salt("scene_description")
+                    .max_height(6.0 * ui.text_style_height(&egui::TextStyle::Body))
+                    .show(ui, |ui| {
+                        ui.label(RichText::new(&scene.description).italics());
+                    });
             }
             let current = live.path.canonicalize().ok();
             for path in &catalog.files {
@@ -1185,13 +1191,10 @@ fn reactions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState) {
                 } else {
                     "not determined"
                 };
-                ui.label(
-                    RichText::new(format!(
-                        "{}: {verdict}, |F| {force:.3e} N",
-                        mech.joints()[arrow.joint].name
-                    ))
-                    .small(),
-                );
+                ui.label(RichText::new(format!(
+                    "{}: {verdict}, |F| {force:.3e} N",
+                    mech.joints()[arrow.joint].name
+                )));
             }
         });
 }
@@ -1257,12 +1260,16 @@ fn motion_rows(
             } else {
                 ""
             };
+            // The box alone shows or hides the motion: its name is a label, so a click
+            // meant for the row (or the leave buttons next to it) does not hide it.
             if ui
-                .checkbox(&mut visible, format!("{}{role}", motion.label))
+                .checkbox(&mut visible, "")
+                .on_hover_text("Draw this motion on the canvas")
                 .changed()
             {
                 view.hidden_motions[k] = !visible;
             }
+            ui.label(format!("{}{role}", motion.label));
             if motion.role == MotionRole::Branch {
                 leave_buttons(ui, live, view, &motion.column, commands);
             }

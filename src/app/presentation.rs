@@ -4,7 +4,8 @@
 //! which says what the mechanism is doing, stays), the mouse cursor is hidden over the window,
 //! and a captions area at the bottom shows the lesson's current caption (none: the scene's
 //! title) in place of the caption over the canvas, so a caption shows once. Leaving it
-//! restores the interface size and the cursor. Its key, P, is one of `input`'s shortcuts.
+//! restores the interface size and the cursor; a size chosen with Ctrl + / Ctrl - while
+//! presenting is kept for the next time (the lecturer sets it once for the room). Its key, P, is one of `input`'s shortcuts.
 
 use bevy::prelude::*;
 use bevy::window::{CursorOptions, PrimaryWindow};
@@ -16,14 +17,17 @@ use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::simulation::Live;
 
-/// How much larger the type is in presentation mode.
-pub const LARGE_TYPE: f32 = 1.5;
+/// How much larger the type is in presentation mode, the first time: body text of about
+/// 25 px, which a 1080p projector shows at a size read from the back of a room.
+pub const LARGE_TYPE: f32 = 2.0;
 
 #[derive(Resource, Default)]
 pub struct Presentation {
     pub on: bool,
-    /// The interface size before presentation, restored after it.
+    /// The interface size outside presentation, restored when leaving it.
     zoom_before: Option<f32>,
+    /// The interface size presentation last had, given back when entering it again.
+    zoom_presenting: Option<f32>,
     /// Whether the window and the interface size are set for `on`.
     applied: bool,
 }
@@ -33,6 +37,18 @@ impl Presentation {
         Self {
             on,
             ..Self::default()
+        }
+    }
+
+    /// The interface size for the mode just switched to, from the size `current` the other
+    /// mode had (remembered for when it comes back).
+    pub fn switched_zoom(&mut self, current: f32) -> f32 {
+        if self.on {
+            self.zoom_before = Some(current);
+            self.zoom_presenting.unwrap_or(current * LARGE_TYPE)
+        } else {
+            self.zoom_presenting = Some(current);
+            self.zoom_before.take().unwrap_or(1.0)
         }
     }
 }
@@ -68,13 +84,8 @@ fn apply(
         return Ok(());
     }
     let ctx = contexts.ctx_mut()?;
-    if presentation.on {
-        let zoom = ctx.zoom_factor();
-        presentation.zoom_before = Some(zoom);
-        ctx.set_zoom_factor(zoom * LARGE_TYPE);
-    } else {
-        ctx.set_zoom_factor(presentation.zoom_before.take().unwrap_or(1.0));
-    }
+    let zoom = presentation.switched_zoom(ctx.zoom_factor());
+    ctx.set_zoom_factor(zoom);
     for mut cursor in &mut cursors {
         cursor.visible = !presentation.on;
     }
@@ -90,8 +101,36 @@ pub(super) fn captions(root: &mut Ui, live: &Live) {
     egui::Panel::bottom("captions").show(root, |ui| {
         ui.add_space(6.0);
         ui.vertical_centered(|ui| {
-            ui.label(RichText::new(text).size(22.0));
+            ui.label(RichText::new(text).size(22.0).strong());
         });
         ui.add_space(6.0);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// P, P again, as `apply` does it: the size each switch gives.
+    fn switch(presentation: &mut Presentation, current: f32) -> f32 {
+        presentation.on = !presentation.on;
+        presentation.switched_zoom(current)
+    }
+
+    #[test]
+    fn the_size_chosen_while_presenting_survives_leaving_and_coming_back() {
+        let mut presentation = Presentation::new(false);
+        let presenting = switch(&mut presentation, 1.25);
+        assert_eq!(presenting, 1.25 * LARGE_TYPE);
+        // The lecturer makes it larger for the room, leaves to set something up, comes back.
+        assert_eq!(switch(&mut presentation, 3.3), 1.25);
+        assert_eq!(switch(&mut presentation, 1.25), 3.3);
+        assert_eq!(switch(&mut presentation, 3.3), 1.25);
+    }
+
+    #[test]
+    fn presentation_type_is_at_least_twice_the_default() {
+        let mut presentation = Presentation::new(false);
+        assert!(switch(&mut presentation, 1.0) >= 2.0);
+    }
 }

@@ -183,7 +183,8 @@ fn start_in_app(live: &Live, taken: &mut TakenFileNames) -> Result<Recording, St
         OutputKind::PngFolder
     };
     let extension = (kind == OutputKind::Mp4).then_some("mp4");
-    let out = taken.0.unique(std::path::Path::new(""), &stem, extension);
+    let folder = super::video_folder::ensure_video_folder()?;
+    let out = taken.0.unique(&folder, &stem, extension);
     let plan = RecordPlan {
         out,
         kind,

@@ -16,6 +16,8 @@ pub struct Palette {
     pub link: Color32,
     pub text: Color32,
     pub trace: Color32,
+    /// The paths of the rigid bodies' traced points, one colour each, after `trace`.
+    pub point_traces: [Color32; 3],
     pub banner_event: Color32,
     pub banner_error: Color32,
     /// One colour per admissible motion, in order.
@@ -34,7 +36,12 @@ pub const DARK: Palette = Palette {
     link: Color32::from_rgb(200, 204, 214),
     text: Color32::from_rgb(232, 234, 240),
     trace: Color32::from_rgb(120, 200, 170),
-    banner_event: Color32::from_rgb(120, 70, 10),
+    point_traces: [
+        Color32::from_rgb(240, 130, 220),
+        Color32::from_rgb(250, 210, 90),
+        Color32::from_rgb(120, 170, 255),
+    ],
+    banner_event: Color32::from_rgb(96, 52, 0),
     banner_error: Color32::from_rgb(130, 30, 30),
     motions: [
         Color32::from_rgb(255, 150, 40),
@@ -60,6 +67,11 @@ pub const LIGHT: Palette = Palette {
     link: Color32::from_rgb(60, 64, 74),
     text: Color32::from_rgb(20, 22, 28),
     trace: Color32::from_rgb(0, 127, 99),
+    point_traces: [
+        Color32::from_rgb(170, 40, 140),
+        Color32::from_rgb(140, 95, 0),
+        Color32::from_rgb(30, 90, 200),
+    ],
     banner_event: Color32::from_rgb(255, 224, 170),
     banner_error: Color32::from_rgb(255, 205, 205),
     motions: [
@@ -75,6 +87,15 @@ pub const LIGHT: Palette = Palette {
 impl Palette {
     pub fn for_theme(light: bool) -> &'static Palette {
         if light { &LIGHT } else { &DARK }
+    }
+
+    /// Colour of the `index`-th traced path: the traced point's, then each rigid body's
+    /// traced point in turn, so that two paths that cross can be followed.
+    pub fn trace_colour(&self, index: usize) -> Color32 {
+        match index {
+            0 => self.trace,
+            k => self.point_traces[(k - 1) % self.point_traces.len()],
+        }
     }
 
     /// Colour of the `index`-th motion shown.
@@ -108,12 +129,23 @@ mod tests {
     #[test]
     fn motion_colours_and_text_read_on_both_themes() {
         for (name, palette) in [("dark", &DARK), ("light", &LIGHT)] {
-            for (k, &colour) in palette.motions.iter().chain([&palette.trace]).enumerate() {
+            let traces = (0..4).map(|k| palette.trace_colour(k));
+            for (k, colour) in palette.motions.iter().copied().chain(traces).enumerate() {
                 let ratio = contrast(colour, palette.background);
                 assert!(ratio >= 4.5, "{name} colour {k}: contrast {ratio:.2}");
             }
+            let (tip, centre) = (palette.trace_colour(1), palette.trace_colour(2));
+            assert_ne!(tip, centre, "{name}: two traced points share a colour");
             let text = contrast(palette.text, palette.background);
             assert!(text >= 7.0, "{name} text: contrast {text:.2}");
+            // The banners carry the event that a class is told to look at.
+            for (banner, fill) in [
+                ("event", palette.banner_event),
+                ("error", palette.banner_error),
+            ] {
+                let ratio = contrast(palette.text, fill);
+                assert!(ratio >= 7.0, "{name} {banner} banner: contrast {ratio:.2}");
+            }
         }
     }
 }

@@ -15,6 +15,7 @@
 mod arrows;
 mod backdrop;
 mod ghost;
+mod joint_labels;
 mod mechanism;
 mod overlay;
 mod plates;
@@ -667,7 +668,7 @@ fn draw_trace(canvas: &Canvas, live: &Live) {
     let session = &live.session;
     let paths =
         std::iter::once(session.trace()).chain(session.point_traces().iter().map(|t| &t.path));
-    for path in paths {
+    for (k, path) in paths.enumerate() {
         let points: Vec<Pos2> = path
             .iter()
             .filter_map(|p| canvas.projection.to_screen(*p))
@@ -675,7 +676,7 @@ fn draw_trace(canvas: &Canvas, live: &Live) {
         if points.len() > 1 {
             canvas.painter.add(Shape::line(
                 points,
-                Stroke::new(1.5, canvas.palette.trace.gamma_multiply(0.8)),
+                Stroke::new(1.5, canvas.palette.trace_colour(k).gamma_multiply(0.8)),
             ));
         }
     }

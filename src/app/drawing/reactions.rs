@@ -4,11 +4,12 @@
 //! hollow-headed arrow for one the rigid model does not determine (the minimum-norm choice
 //! among infinitely many). A selected self-stress mode is drawn as the forces it puts on the
 //! joints, in its own colour and scale (the reactions fade then). A legend in the canvas' lower
-//! right says which is which.
+//! right says which is which, and each joint has its name beside it.
 
-use bevy_egui::egui::{self, Align2, Color32, FontId, Pos2, Shape, Stroke, vec2};
+use bevy_egui::egui::{self, Color32, FontId, Pos2, Shape, Stroke, vec2};
 
 use super::arrows::arrow_head;
+use super::joint_labels::place_labels;
 use super::{Canvas, ViewState};
 use crate::app::simulation::Live;
 use crate::live::{ReactionArrow, ReactionDisplay};
@@ -25,6 +26,10 @@ pub struct ReactionCache {
     key: (u64, u64, Option<usize>, u64),
     pub display: Result<ReactionDisplay, String>,
     largest: f64,
+    /// The joint that carried `largest`.
+    largest_joint: String,
+    /// The name of each arrow's joint.
+    names: Vec<String>,
 }
 
 /// Brings the cached reactions to the session's state (computed once per state).
@@ -36,19 +41,40 @@ pub fn update_reactions(view: &mut ViewState, live: &Live) {
         session.current_event_index(),
         session.time().to_bits(),
     );
-    let largest = match &view.reactions {
+    let (mut largest, mut largest_joint) = match &view.reactions {
         Some(cache) if cache.key == key => return,
-        Some(cache) if cache.key.0 == live.generation => cache.largest,
-        _ => 0.0,
+        Some(cache) if cache.key.0 == live.generation => {
+            (cache.largest, cache.largest_joint.clone())
+        }
+        _ => (0.0, String::new()),
     };
     let display = ReactionDisplay::of(session).map_err(|e| e.to_string());
-    let largest = display
-        .as_ref()
-        .map_or(largest, |d| largest.max(d.largest_force()));
+    if let Ok(display) = &display
+        && let Some(peak) = display
+            .arrows
+            .iter()
+            .max_by(|a, b| force_length(a).total_cmp(&force_length(b)))
+        && force_length(peak) > largest
+    {
+        largest = force_length(peak);
+        largest_joint = session.scene().mechanism.joints()[peak.joint].name.clone();
+    }
+    let joints = session.scene().mechanism.joints();
+    let names = display.as_ref().map_or_else(
+        |_| Vec::new(),
+        |d| {
+            d.arrows
+                .iter()
+                .map(|a| joints[a.joint].name.clone())
+                .collect()
+        },
+    );
     view.reactions = Some(ReactionCache {
         key,
         display,
         largest,
+        largest_joint,
+        names,
     });
 }
 
@@ -76,6 +102,7 @@ pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Option<egui::
     for arrow in &display.arrows {
         paint_marker(canvas, arrow);
     }
+    paint_names(canvas, &display.arrows, &cache.names);
     if let Some(mode) = mode {
         let largest = mode.iter().map(force_length).fold(0.0, f64::max);
         if largest > 0.0 {
@@ -85,12 +112,35 @@ pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Option<egui::
             }
         }
     }
-    Some(paint_legend(
-        canvas,
-        display,
-        view.reaction_mode,
-        cache.largest,
-    ))
+    Some(paint_legend(canvas, display, view.reaction_mode, cache))
+}
+
+/// Each joint's name beside its marker, clear of the other markers and names, so that a
+/// reaction can be matched to the joint `analyze` and the panel name.
+fn paint_names(canvas: &Canvas, arrows: &[ReactionArrow], names: &[String]) {
+    let font = FontId::proportional(13.0);
+    let mut points = Vec::new();
+    let mut galleys = Vec::new();
+    for (arrow, name) in arrows.iter().zip(names) {
+        if let Some(p) = canvas.projection.to_screen(arrow.point) {
+            points.push(p);
+            galleys.push(canvas.painter.layout_no_wrap(
+                name.clone(),
+                font.clone(),
+                canvas.palette.text,
+            ));
+        }
+    }
+    let sizes: Vec<_> = galleys.iter().map(|g| g.size() + vec2(6.0, 2.0)).collect();
+    let places = place_labels(&points, &sizes, 8.0);
+    for (galley, place) in galleys.into_iter().zip(places) {
+        canvas
+            .painter
+            .rect_filled(place, 3.0, canvas.palette.background.gamma_multiply(0.8));
+        canvas
+            .painter
+            .galley(place.min + vec2(3.0, 1.0), galley, canvas.palette.text);
+    }
 }
 
 fn force_length(arrow: &ReactionArrow) -> f64 {
@@ -147,12 +197,13 @@ fn paint_marker(canvas: &Canvas, arrow: &ReactionArrow) {
     }
 }
 
-/// The legend in the canvas' lower right corner.
+/// The legend in the canvas' lower right corner, as wide as its longest line and never wider
+/// than the canvas (longer lines wrap).
 fn paint_legend(
     canvas: &Canvas,
     display: &ReactionDisplay,
     mode: Option<usize>,
-    largest: f64,
+    cache: &ReactionCache,
 ) -> egui::Rect {
     let mut lines: Vec<(Option<(Color32, bool)>, String)> = vec![
         (Some((UNIQUE, true)), "reaction unique".into()),
@@ -172,22 +223,27 @@ fn paint_legend(
             ),
         ));
     }
-    lines.push((None, format!("largest force {largest:.3e} N")));
+    lines.push((None, scale_text(cache.largest, &cache.largest_joint)));
     let font = FontId::proportional(13.0);
-    let row = 18.0;
-    let height = row * lines.len() as f32 + 8.0;
-    let width = 430.0;
-    let origin = Pos2::new(
-        canvas.rect.right() - width - 10.0,
-        canvas.rect.bottom() - height - 10.0,
-    );
-    let area = egui::Rect::from_min_size(origin, vec2(width, height));
+    let (indent, pad, margin) = (28.0, 6.0, 10.0);
+    let wrap = (canvas.rect.width() - 2.0 * margin - indent - pad).max(40.0);
+    let galleys: Vec<_> = lines
+        .iter()
+        .map(|(_, text)| {
+            canvas
+                .painter
+                .layout(text.clone(), font.clone(), canvas.palette.text, wrap)
+        })
+        .collect();
+    let widest = galleys.iter().map(|g| g.size().x).fold(0.0, f32::max);
+    let height: f32 = galleys.iter().map(|g| g.size().y + 4.0).sum::<f32>() + 2.0 * pad;
+    let area = legend_rect(canvas.rect, vec2(indent + widest + pad, height), margin);
     canvas
         .painter
         .rect_filled(area, 4.0, canvas.palette.background.gamma_multiply(0.85));
-    for (i, (marker, text)) in lines.iter().enumerate() {
-        let y = origin.y + 4.0 + row * (i as f32 + 0.5);
-        let at = Pos2::new(origin.x + 14.0, y);
+    let mut y = area.top() + pad;
+    for ((marker, _), galley) in lines.iter().zip(galleys) {
+        let at = Pos2::new(area.left() + 14.0, y + 2.0 + font.size * 0.6);
         match marker {
             Some((color, true)) => {
                 canvas.painter.circle_filled(at, 5.0, *color);
@@ -199,13 +255,58 @@ fn paint_legend(
             }
             None => {}
         }
-        canvas.painter.text(
-            Pos2::new(origin.x + 28.0, y),
-            Align2::LEFT_CENTER,
-            text,
-            font.clone(),
+        let rows = galley.size().y;
+        canvas.painter.galley(
+            Pos2::new(area.left() + indent, y + 2.0),
+            galley,
             canvas.palette.text,
         );
+        y += rows + 4.0;
     }
     area
+}
+
+/// What the arrows' scale is: the largest force since the scene was loaded, and where.
+fn scale_text(largest: f64, joint: &str) -> String {
+    if joint.is_empty() {
+        "no force yet".into()
+    } else {
+        format!("arrow scale: the largest force so far, {largest:.3e} N at joint \"{joint}\"")
+    }
+}
+
+/// The legend's area of `size` in the lower right corner of `canvas`, `margin` from its
+/// edges, shrunk to the canvas where it is larger.
+fn legend_rect(canvas: egui::Rect, size: egui::Vec2, margin: f32) -> egui::Rect {
+    let inner = canvas.shrink(margin);
+    let size = size.min(inner.size()).max(egui::Vec2::ZERO);
+    egui::Rect::from_min_size(inner.right_bottom() - size, size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_legend_stays_inside_the_canvas_at_any_width() {
+        let size = vec2(430.0, 110.0);
+        for width in [1200.0, 431.0, 300.0, 60.0] {
+            let canvas = egui::Rect::from_min_size(Pos2::new(250.0, 40.0), vec2(width, 600.0));
+            let area = legend_rect(canvas, size, 10.0);
+            assert!(
+                canvas.contains_rect(area),
+                "{width}: {area:?} in {canvas:?}"
+            );
+            assert_eq!(area.right(), canvas.right() - 10.0);
+            assert_eq!(area.bottom(), canvas.bottom() - 10.0);
+        }
+    }
+
+    #[test]
+    fn the_scale_line_says_it_is_the_peak_so_far_and_where() {
+        let text = scale_text(0.2689, "W1");
+        assert!(text.contains("largest force so far"), "{text}");
+        assert!(text.contains("2.689e-1 N"), "{text}");
+        assert!(text.contains("\"W1\""), "{text}");
+    }
 }

@@ -16,12 +16,14 @@ const QUARTER: usize = 4;
 
 /// Light falling from above, from the side the camera starts on (world axes, unit length).
 const LIGHT: [f64; 3] = [0.55, -0.45, 0.7];
-/// Brightness of a face turned away from the light, and the light's share.
-const AMBIENT: f32 = 0.25;
-const DIFFUSE: f32 = 0.75;
+/// Brightness of a face turned away from the light, and the light's share: a face seen from
+/// any side keeps 60 % of its colour, so the solids read against the dark theme's background
+/// when orbited to a side the light does not reach.
+const AMBIENT: f32 = 0.6;
+const DIFFUSE: f32 = 0.4;
 /// How much darker a surface seen edge-on is than one seen face-on: the outlines of round
 /// solids read against each other and against the background.
-const EDGE_DARKENING: f32 = 0.35;
+const EDGE_DARKENING: f32 = 0.2;
 
 #[derive(Clone, Copy, Debug)]
 struct Vertex {
@@ -375,5 +377,43 @@ mod tests {
         let dark = shade(grey, &(-light), &light, &(-light));
         assert_eq!(lit.r(), 200);
         assert_eq!(dark.r(), (200.0 * AMBIENT).round() as u8);
+    }
+
+    /// WCAG 2 relative luminance of an sRGB colour.
+    fn luminance(c: Color32) -> f64 {
+        let channel = |v: u8| {
+            let v = f64::from(v) / 255.0;
+            if v <= 0.03928 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * channel(c.r()) + 0.7152 * channel(c.g()) + 0.0722 * channel(c.b())
+    }
+
+    #[test]
+    fn a_face_in_the_shade_still_stands_out_from_both_backgrounds() {
+        use crate::app::theme::{DARK, LIGHT};
+        let light = Vector3::from(super::LIGHT).normalize();
+        let colours = crate::app::drawing::spatial::BODY_COLORS;
+        for (palette, &colour) in [&DARK, &LIGHT]
+            .into_iter()
+            .flat_map(|p| colours.iter().map(move |c| (p, c)))
+        {
+            // Turned away from the light, seen face-on and at 60 degrees from the eye.
+            let away = -light;
+            let oblique = Vector3::new(-light.y, light.x, 0.0).normalize() * 0.866 + away * 0.5;
+            for eye in [away, oblique] {
+                let shaded = shade(colour, &away, &light, &eye);
+                let (a, b) = (luminance(shaded), luminance(palette.background));
+                let ratio = (a.max(b) + 0.05) / (a.min(b) + 0.05);
+                assert!(
+                    ratio >= 2.0,
+                    "{shaded:?} on {:?}: {ratio:.2}",
+                    palette.background
+                );
+            }
+        }
     }
 }

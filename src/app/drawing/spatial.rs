@@ -23,7 +23,7 @@ use crate::model::{Attachment, JointKind, Mechanism, SpatialKind};
 use crate::scene::{BodyLook, Shape};
 
 /// Body colours, in body order (then again): muted hues that differ, lit to their full value.
-const BODY_COLORS: [Color32; 4] = [
+pub(super) const BODY_COLORS: [Color32; 4] = [
     Color32::from_rgb(96, 146, 214),
     Color32::from_rgb(214, 150, 84),
     Color32::from_rgb(120, 184, 120),
@@ -665,9 +665,10 @@ fn draw_wire_sphere(
     }
 }
 
-/// The traced points where they are now, as small rings in the trace's colour.
+/// The traced points where they are now, as small rings in their paths' colours.
 fn draw_traced_points(canvas: &Canvas, live: &Live) {
-    for trace in live.session.point_traces() {
+    // Index 0 is the traced point of `draw_trace`; the rings match their paths' colours.
+    for (k, trace) in live.session.point_traces().iter().enumerate() {
         let at = Attachment {
             body: Some(trace.body),
             local: trace.local,
@@ -678,7 +679,7 @@ fn draw_traced_points(canvas: &Canvas, live: &Live) {
                 q,
                 4.0,
                 canvas.palette.background,
-                Stroke::new(2.0, canvas.palette.trace),
+                Stroke::new(2.0, canvas.palette.trace_colour(k + 1)),
             );
         }
     }
