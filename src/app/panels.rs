@@ -934,7 +934,12 @@ fn canvas_popup(
     let width = (canvas.width() - 40.0).clamp(100.0, max_width);
     let rect = egui::Rect::from_min_max(
         egui::pos2(canvas.center().x - 0.5 * width, canvas.top()),
-        egui::pos2(canvas.center().x + 0.5 * width, canvas.bottom() - lift),
+        // A canvas shorter than the lift (side by side in a small window) gets an empty
+        // rectangle, never an inverted one: egui's layout asserts on negative sizes.
+        egui::pos2(
+            canvas.center().x + 0.5 * width,
+            (canvas.bottom() - lift).max(canvas.top()),
+        ),
     );
     ui.scope_builder(
         egui::UiBuilder::new()

@@ -232,21 +232,7 @@ impl Player {
             }
             while !session.is_paused() {
                 if steps >= max_steps {
-                    if let Some(Trigger::AtEvent(k)) = self.next_trigger() {
-                        let message = format!(
-                            "it waits for singular event {k} from t = {} s, and none came in {max_steps} steps (to t = {} s)",
-                            time_text(self.mark.time),
-                            time_text(session.time())
-                        );
-                        return Err(self.lesson.step_error(self.next, Some("at_event"), message));
-                    }
-                    return Err(self.lesson.field_error(
-                        "t_end",
-                        format!(
-                            "the lesson took more than {max_steps} steps (at t = {} s)",
-                            session.time()
-                        ),
-                    ));
+                    return Err(self.budget_spent(session, max_steps));
                 }
                 steps += session.run_until_paused(1).steps as u64;
                 if let Some(k) = self.waits_past_end(session) {
@@ -371,6 +357,39 @@ impl Player {
             Some(Trigger::AtEvent(k)) if session.time() > deadline + SAME_TIME => Some(k),
             _ => None,
         }
+    }
+
+    /// The replay's step budget ran out: located at what the next step waits for (an event,
+    /// a time or a delay the budget cannot reach), else at the lesson's `t_end`.
+    fn budget_spent(&self, session: &LiveSession, max_steps: u64) -> LessonError {
+        let now = time_text(session.time());
+        let (field, waits) = match self.next_trigger() {
+            Some(Trigger::AtEvent(k)) => (
+                "at_event",
+                format!(
+                    "singular event {k} from t = {} s",
+                    time_text(self.mark.time)
+                ),
+            ),
+            Some(Trigger::At(at)) => ("at", format!("t = {} s", number_text(at))),
+            Some(Trigger::After(after)) => (
+                "after",
+                format!(
+                    "{} s after t = {} s",
+                    number_text(after),
+                    time_text(self.mark.time)
+                ),
+            ),
+            _ => {
+                let message =
+                    format!("the lesson took more than {max_steps} steps (at t = {now} s)");
+                return self.lesson.field_error("t_end", message);
+            }
+        };
+        let message = format!(
+            "it waits for {waits}, and the replay's {max_steps} steps ran out at t = {now} s"
+        );
+        self.lesson.step_error(self.next, Some(field), message)
     }
 
     /// The next step waits for its `k`-th event, and the lesson reached its `t_end` first.

@@ -215,6 +215,36 @@ fn a_lesson_waiting_for_an_event_that_never_comes_stops_at_its_end() {
 }
 
 #[test]
+fn a_time_the_step_budget_cannot_reach_is_named_at_its_step() {
+    // As above, with a wait for t = 1e9 s: the budget runs out at t = 101 s, and the error
+    // points at the `at` that waits, not at the lesson's t_end.
+    let dir = scratch("never-time-jump");
+    write(&dir, "pendulum.ron", &text(scene_path("planar_pendulum")));
+    let lesson = write(
+        &dir,
+        "lesson.ron",
+        "Lesson(\n    scene: \"pendulum.ron\",\n    t_end: 0.01,\n    actions: [\n        (at: 1e9, do: Pause),\n        (do: GoToEvent(1)),\n    ],\n)\n",
+    );
+    let output = singulab_within(
+        &["run", "--script", &lesson, "--out", "/dev/null"],
+        Duration::from_secs(60),
+    )
+    .expect("ran away");
+    assert_one_line(
+        &output,
+        1,
+        &[
+            "lesson.ron:5:10:",
+            "action 1 (Pause)",
+            "t = 1e9 s",
+            "101000 steps",
+            "t = 101 s",
+        ],
+        "at before GoToEvent",
+    );
+}
+
+#[test]
 fn a_wait_before_a_jump_back_is_bounded_by_the_step_budget_and_names_its_step() {
     // A later GoToEvent lets the lesson's time pass t_end before it goes back (as recorded
     // lessons do), so the wait runs to the headless budget: 100 t_end / dt + 1e5 steps, here
