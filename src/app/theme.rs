@@ -105,7 +105,7 @@ impl Palette {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// WCAG 2 relative luminance of an sRGB colour.
@@ -121,7 +121,8 @@ mod tests {
         0.2126 * channel(c.r()) + 0.7152 * channel(c.g()) + 0.0722 * channel(c.b())
     }
 
-    fn contrast(a: Color32, b: Color32) -> f64 {
+    /// WCAG 2 contrast ratio of two colours (1 to 21).
+    pub(in crate::app) fn contrast(a: Color32, b: Color32) -> f64 {
         let (la, lb) = (luminance(a), luminance(b));
         (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
     }

@@ -21,7 +21,7 @@
 //! A located minimum below `detection_tolerance` (default 1e-3) is a new singular
 //! configuration only if `rho` reached the tolerance since the last one ([`Excursions`]). The
 //! four-bar launched to come to rest at its flat pose (`four_bar_stopping`) lingers there
-//! with `rho` rippling at 1e-9, and without that rule its 9 visits in 10 s were 12 events;
+//! with `rho` rippling at 1e-9, and that rule counts each visit once;
 //! the 2x3's two flat poses 2.6e-3 s apart stay two, as `rho` rises to 2.0e-3 between them.
 //! After resuming from an event the detector's first window starts at the event state
 //! ([`EventDetector::resume`]), so a configuration within the next two steps is searched for.

@@ -121,10 +121,6 @@
 //! | modified_2x2 | 4.2e-7 .. 1.7e-5 |
 //! | modified_2x3 | 1.1e-6 .. 4.2e-5 |
 //!
-//! (With the stages as now; with simplified Newton at every stage far from singular
-//! configurations they were 7.8e-10 .. 3.1e-8, 5.3e-7 .. 2.2e-5 and 1.3e-6 .. 5.2e-5, with full
-//! Newton at every stage 7.8e-10 .. 2.1e-8, 5.1e-7 .. 2.1e-5 and 1.3e-6 .. 5.0e-5.)
-//!
 //! `cargo test --test solver step_size_scan` holds these scans within 1e-6 E0, the smallest
 //! span of the app's energy plot, so no crossing shows there as a cliff:
 //! `rk4_step_size_scan_conserves_energy_on_the_other_linkages` the three above over 10 s, and

@@ -23,9 +23,9 @@
 //! middle. So a pulse is integrated as the piecewise-constant load it is: 20 N m for 0.05 s on
 //! the four-bar's crank is 5.5e-11 rad off its one-degree-of-freedom reduction after 2 s at
 //! dt 1e-3, edges on the step grid or off it (`cargo test --test solver pulses`, which asserts
-//! 1e-9 for RK4 and Dopri5 at dt 1e-3 and 7e-4). A step that ended on an edge but took the
-//! loads at its stages' times was 4.7e-3 rad off (its last stage saw the half-open pulse as
-//! already off), one across an edge 3.5e-5 rad. An edge within a rounding error of the run's
+//! 1e-9 for RK4 and Dopri5 at dt 1e-3 and 7e-4). A step ends on every edge and takes the
+//! loads of its own window, not of its stages' times: a last stage on the edge would see the
+//! half-open pulse as already off. An edge within a rounding error of the run's
 //! end is the end, and Dopri5 keeps the step size it had before a short landing rather than
 //! grow back from it.
 //!

@@ -214,64 +214,48 @@ fn a_lesson_waiting_for_an_event_that_never_comes_stops_at_its_end() {
     assert!(last_t <= 0.5, "rows past the lesson's end: t = {last_t}");
 }
 
-#[test]
-fn a_time_the_step_budget_cannot_reach_is_named_at_its_step() {
-    // As above, with a wait for t = 1e9 s: the budget runs out at t = 101 s, and the error
-    // points at the `at` that waits, not at the lesson's t_end.
-    let dir = scratch("never-time-jump");
+/// The pendulum lesson whose first action is `first`, followed by a jump back: the lesson's
+/// time may pass t_end, so its wait runs to the headless budget, 100 t_end / dt + 1e5 steps,
+/// here 101,000 steps of the pendulum at dt 1e-3 (to t = 101 s); the one-line error must hold
+/// `expected`.
+fn a_wait_runs_out_of_budget(name: &str, first: &str, expected: &[&str]) {
+    let dir = scratch(name);
     write(&dir, "pendulum.ron", &text(scene_path("planar_pendulum")));
     let lesson = write(
         &dir,
         "lesson.ron",
-        "Lesson(\n    scene: \"pendulum.ron\",\n    t_end: 0.01,\n    actions: [\n        (at: 1e9, do: Pause),\n        (do: GoToEvent(1)),\n    ],\n)\n",
+        &format!(
+            "Lesson(\n    scene: \"pendulum.ron\",\n    t_end: 0.01,\n    actions: [\n        {first},\n        (do: GoToEvent(1)),\n    ],\n)\n"
+        ),
     );
     let output = singulab_within(
         &["run", "--script", &lesson, "--out", "/dev/null"],
         Duration::from_secs(60),
     )
     .expect("ran away");
-    assert_one_line(
-        &output,
-        1,
-        &[
-            "lesson.ron:5:10:",
-            "action 1 (Pause)",
-            "t = 1e9 s",
-            "101000 steps",
-            "t = 101 s",
-        ],
-        "at before GoToEvent",
-    );
+    assert_one_line(&output, 1, expected, first);
 }
 
 #[test]
 fn a_wait_before_a_jump_back_is_bounded_by_the_step_budget_and_names_its_step() {
-    // A later GoToEvent lets the lesson's time pass t_end before it goes back (as recorded
-    // lessons do), so the wait runs to the headless budget: 100 t_end / dt + 1e5 steps, here
-    // 101,000 steps of the pendulum at dt 1e-3 (to t = 101 s).
-    let dir = scratch("never-event-jump");
-    write(&dir, "pendulum.ron", &text(scene_path("planar_pendulum")));
-    let lesson = write(
-        &dir,
-        "lesson.ron",
-        "Lesson(\n    scene: \"pendulum.ron\",\n    t_end: 0.01,\n    actions: [\n        (at_event: 1, do: Pause),\n        (do: GoToEvent(1)),\n    ],\n)\n",
-    );
-    let output = singulab_within(
-        &["run", "--script", &lesson, "--out", "/dev/null"],
-        Duration::from_secs(60),
-    )
-    .expect("ran away");
-    assert_one_line(
-        &output,
-        1,
+    let budget = ["101000 steps", "t = 101 s"];
+    a_wait_runs_out_of_budget(
+        "never-event-jump",
+        "(at_event: 1, do: Pause)",
         &[
-            "lesson.ron:5:10:",
-            "action 1 (Pause)",
-            "event 1",
-            "101000 steps",
-            "t = 101 s",
-        ],
-        "at_event before GoToEvent",
+            &["lesson.ron:5:10:", "action 1 (Pause)", "event 1"][..],
+            &budget,
+        ]
+        .concat(),
+    );
+    a_wait_runs_out_of_budget(
+        "never-time-jump",
+        "(at: 1e9, do: Pause)",
+        &[
+            &["lesson.ron:5:10:", "action 1 (Pause)", "t = 1e9 s"][..],
+            &budget,
+        ]
+        .concat(),
     );
 }
 

@@ -497,7 +497,7 @@ fn driver_law_matches_its_definition_and_finite_differences() {
             }
         }
     }
-    // The robot's law (DESIGN of the issue): d(0) = -20 a = -1 m, -1.01 m while turning right,
+    // The robot's law (Wojtyra and Frączek 2013, sect. 4, as the scene writes it): d(0) = -20 a = -1 m, -1.01 m while turning right,
     // back to -1 m, -0.99 m while turning left, -1 m at the end.
     let robot = crate::mobile_robot::robot_law();
     for (t, d) in [

@@ -781,7 +781,7 @@ fn spin_top_scene_conserves_its_invariants() {
         n - sim.generic_rank(),
     );
     assert_eq!(sizes, (7, 2, 2, 5), "spin_top.ron: n, m, rank, dof");
-    // The stated initial state (Zhou et al. 2023, sect. 3.4, as DESIGN reads it): E0 = m g +
+    // The stated initial state (Zhou et al. 2023, sect. 3.4): E0 = m g +
     // m |rd|^2 / 2 + omega'.J' omega' / 2, L_z0 = J'_3 omega'_3, omega'_3 = 0.3.
     let start = top_invariants(sim.positions(), sim.velocities());
     let expected = [

@@ -379,19 +379,6 @@ mod tests {
         assert_eq!(dark.r(), (200.0 * AMBIENT).round() as u8);
     }
 
-    /// WCAG 2 relative luminance of an sRGB colour.
-    fn luminance(c: Color32) -> f64 {
-        let channel = |v: u8| {
-            let v = f64::from(v) / 255.0;
-            if v <= 0.03928 {
-                v / 12.92
-            } else {
-                ((v + 0.055) / 1.055).powf(2.4)
-            }
-        };
-        0.2126 * channel(c.r()) + 0.7152 * channel(c.g()) + 0.0722 * channel(c.b())
-    }
-
     #[test]
     fn a_face_in_the_shade_still_stands_out_from_both_backgrounds() {
         use crate::app::theme::{DARK, LIGHT};
@@ -406,8 +393,7 @@ mod tests {
             let oblique = Vector3::new(-light.y, light.x, 0.0).normalize() * 0.866 + away * 0.5;
             for eye in [away, oblique] {
                 let shaded = shade(colour, &away, &light, &eye);
-                let (a, b) = (luminance(shaded), luminance(palette.background));
-                let ratio = (a.max(b) + 0.05) / (a.min(b) + 0.05);
+                let ratio = crate::app::theme::tests::contrast(shaded, palette.background);
                 assert!(
                     ratio >= 2.0,
                     "{shaded:?} on {:?}: {ratio:.2}",

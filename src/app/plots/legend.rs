@@ -44,7 +44,7 @@ fn entry(ui: &mut Ui, e: &LegendEntry, hidden: bool) -> Response {
     } else {
         e.color
     };
-    // The body's size, as the title: small text was 8 pixels, unreadable on a projector.
+    // The body's size, as the title: small text is unreadable on a projector.
     let font = egui::TextStyle::Body.resolve(ui.style());
     let galley = ui.painter().layout_no_wrap(e.name.clone(), font, color);
     let swatch = 16.0;
