@@ -34,7 +34,7 @@ pub enum Command {
     Run(RunArgs),
     /// Report a scene's redundancy, self-stress modes and which joint reactions are unique
     Analyze(AnalyzeArgs),
-    /// Time the solver on scenes and print the README's table (build with --release)
+    /// Time the solver on scenes and print the table of docs/measurements.md (build with --release)
     Bench(BenchArgs),
     /// Record a scene's run to an MP4, a GIF or PNG frames, at a fixed simulated time per frame
     Record(RecordArgs),

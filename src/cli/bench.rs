@@ -91,9 +91,10 @@
 //!   of 200 steps, each turn timed, and the median of the turns' ratios is given, so that what
 //!   else the machine does falls on both runs alike (the motion is the same in both).
 //!
-//! On this project's 2-core x86-64 machine (one run of 2026-11-27, the README's table) the
-//! 2x3, the largest scene, takes 0.058 s of CPU time per simulated second at dt 1e-3 (17 times
-//! faster than real time, 58 us per step) and 0.56 s at dt 1e-4 (1.8 times), with 1.45 and 1.17
+//! On this project's 2-core x86-64 machine (one run of 2026-11-28, the table in
+//! docs/measurements.md) the 2x3, the largest scene, takes 0.037 s of CPU time per simulated
+//! second at dt 1e-3 (27 times faster than real time, 37 us per step) and 0.34 s at dt 1e-4
+//! (2.9 times), with 1.45 and 1.17
 //! QR factorisations and 2.9 range-space stages per step; the machine's load moves these
 //! figures by a fifth from run to run. A `perf` profile of the 2x3's 10 s: the QR
 //! factorisation at the step's end with its `Q` about 35 %, the other factorisations (event
@@ -289,7 +290,7 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, CliError> {
     })
 }
 
-/// The shipped scenes and `four_bar_stopping` (the README's table), from `./scenes`.
+/// The shipped scenes and `four_bar_stopping` (the table in docs/measurements.md), from `./scenes`.
 fn default_scenes() -> Result<Vec<PathBuf>, CliError> {
     let scenes: Vec<PathBuf> = SHIPPED_SCENES
         .iter()

@@ -1,7 +1,7 @@
 //! Lesson scripts: a RON file that plays a scene as a lecturer would, step by step (pause,
 //! push along a motion, leave on a branch, go back to an event, change the speed, show a
 //! caption), each step at a simulated time, at the k-th singular event after the previous
-//! one, some seconds after it, or right after it. The format is in [`format`](mod@format) and README.md.
+//! one, some seconds after it, or right after it. The format is in [`format`](mod@format) and docs/lessons.md.
 //!
 //! - [`load`] reads a lesson and its scene and checks every value; each mistake, there or
 //!   while playing (a branch the event does not have), is a [`LessonError`] naming the lesson

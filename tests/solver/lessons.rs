@@ -519,12 +519,12 @@ fn the_shipped_lessons_play() {
 }
 
 #[test]
-fn the_readme_lesson_example_loads() {
-    let readme = include_str!("../../README.md");
+fn the_documented_lesson_example_loads() {
+    let readme = include_str!("../../docs/lessons.md");
     let start = readme.find("```ron\nLesson(").expect("a lesson block") + "```ron\n".len();
     let length = readme[start..].find("```").expect("closed block");
     let text = &readme[start..start + length];
-    let lesson = parse_lesson("README.md", text, &lessons_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let lesson = parse_lesson("lessons.md", text, &lessons_dir()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(lesson.steps().len(), 4);
     assert_eq!(lesson.t_end, 6.0);
 }

@@ -427,16 +427,16 @@ fn planar_and_spatial_do_not_mix_and_rigid_loads_and_velocities_are_checked() {
     assert_eq!(sc.mechanism.loads().len(), 1);
 }
 
-/// README.md's spatial example (its second `ron` block) loads as the shipped slider-crank.
+/// The scene format's spatial example (docs/scene-format.md, its second `ron` block) loads as the shipped slider-crank.
 #[test]
-fn the_readme_spatial_example_is_the_shipped_slider_crank() {
-    let readme = include_str!("../../README.md");
+fn the_documented_spatial_example_is_the_shipped_slider_crank() {
+    let readme = include_str!("../../docs/scene-format.md");
     let block = readme
         .split("```ron\n")
         .nth(2)
         .and_then(|rest| rest.split("```").next())
         .expect("a second ron block");
-    let example = parse_scene("README.md", block).unwrap_or_else(|e| panic!("{e}"));
+    let example = parse_scene("scene-format.md", block).unwrap_or_else(|e| panic!("{e}"));
     let shipped = scene("slider_crank");
     assert_eq!(example.x0, shipped.x0);
     assert_eq!(example.xd0, shipped.xd0);

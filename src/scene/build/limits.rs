@@ -1,5 +1,5 @@
 //! What the numerics can meet, checked at load so that a scene outside it gets a located error
-//! instead of a failure (or a silently wrong run) later. README.md, "Limits", lists them for
+//! instead of a failure (or a silently wrong run) later. docs/scene-format.md, "Limits", lists them for
 //! authors.
 //!
 //! - **Size.** The solver is dense: a step factorises `A^T` (n x m) several times and keeps
