@@ -145,6 +145,12 @@ fn print_summary(summary: &RunSummary) {
             seconds(lesson_end)
         ));
     }
+    if let Some((next, actions)) = summary.lesson_stopped_before {
+        note(&format!(
+            "--t-end {} s stopped the lesson before action {next} of {actions}",
+            seconds(summary.t_end)
+        ));
+    }
     match &summary.assembly_note {
         Some(far_off) if summary.assembly_far_off => {
             eprintln!("singulab: warning: {}", one_line(far_off));

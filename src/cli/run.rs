@@ -63,6 +63,9 @@ pub struct RunSummary {
     /// A lesson's `t_end`, when its rows end before it (held by a `Pause`, or back at an
     /// earlier event).
     pub lesson_ended_before: Option<f64>,
+    /// A replay stopped by `--t-end`: the first action not done (from 1) and the lesson's
+    /// count of actions.
+    pub lesson_stopped_before: Option<(usize, usize)>,
     /// The integrator the run used (the advice after a jam depends on it).
     pub integrator: Integrator,
 }
@@ -89,6 +92,7 @@ impl RunSummary {
                 .kinetic_energy(sim.positions(), sim.velocities()),
             driver_work: None,
             lesson_ended_before: None,
+            lesson_stopped_before: None,
             integrator: sim.settings().integrator,
         }
     }

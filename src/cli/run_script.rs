@@ -34,7 +34,7 @@ pub(super) fn load(script: &Path, args: &RunArgs) -> Result<Lesson, CliError> {
     let own_steps = lesson.t_end / lesson.scene.settings.dt;
     super::run::override_settings(&mut lesson.scene.settings, args);
     if let Some(t_end) = args.t_end {
-        lesson.t_end = t_end;
+        lesson.stop_at(t_end);
     }
     refuse_too_many_steps(&lesson, args, own_steps)?;
     Ok(lesson)
@@ -266,7 +266,10 @@ pub(super) fn run_lesson<'a>(
         return Err(error);
     }
     played?;
-    run.finish(&session, t_end)
+    let actions = player.lesson().steps().len();
+    let mut summary = run.finish(&session, t_end)?;
+    summary.lesson_stopped_before = player.stopped_before().map(|next| (next + 1, actions));
+    Ok(summary)
 }
 
 impl<'a> ScriptRun<'a> {

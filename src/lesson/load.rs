@@ -39,12 +39,21 @@ pub struct Lesson {
     pub scene: Scene,
     /// The scene file the lesson names, as read (`None` when played on another scene).
     pub scene_path: Option<PathBuf>,
-    /// When the lesson ends once its actions are done.
+    /// When the lesson ends once its actions are done; its time never passes it.
     pub t_end: f64,
+    /// The replay was told to stop at `t_end` (`--t-end`): what of the lesson is left there
+    /// is not done, and that is no mistake of the lesson.
+    pub stops_at_t_end: bool,
     triggers: Vec<Trigger>,
 }
 
 impl Lesson {
+    /// Replays it only to `t_end` (`--t-end`), whatever of the lesson is left there.
+    pub fn stop_at(&mut self, t_end: f64) {
+        self.t_end = t_end;
+        self.stops_at_t_end = true;
+    }
+
     /// The trigger of step `index` (0-based).
     pub fn trigger(&self, index: usize) -> Trigger {
         self.triggers[index]
@@ -282,6 +291,16 @@ fn finish(file: &str, source: &str, spec: LessonFile, scene: Scene) -> Result<Le
             step_error(file, source, &spec, index, Some(field), message)
         };
         let trigger = trigger_of(step, spec.auto_pause).map_err(|(f, m)| fail(f, m))?;
+        if let Trigger::At(at) = trigger
+            && at > t_end
+        {
+            let message = format!(
+                "at {} s is past the lesson's end at t_end = {} s (the lesson's time never passes t_end: raise it, or move this step)",
+                number_text(at),
+                number_text(t_end)
+            );
+            return Err(fail("at", message));
+        }
         if let (Some(pause), Trigger::At(_) | Trigger::AtEvent(_)) = (held, trigger) {
             let field = if matches!(trigger, Trigger::At(_)) {
                 "at"
@@ -311,6 +330,7 @@ fn finish(file: &str, source: &str, spec: LessonFile, scene: Scene) -> Result<Le
         scene,
         scene_path: None,
         t_end,
+        stops_at_t_end: false,
         triggers,
     })
 }

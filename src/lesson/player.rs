@@ -3,12 +3,13 @@
 //! Between steps the session runs with a stop time: the next step's `at` time, the end of an
 //! `after` wait, the end of a push in progress, or the lesson's `t_end`, so the session stops
 //! exactly there and the step acts on that state; a step waiting for an event acts where the
-//! session's auto-pause placed the state, exactly at the event. An event that has not come by
-//! the lesson's `t_end` is an error located at the step that waits for it (the steps after it
-//! would never act: the lesson is not the one written), with no state past `t_end` reported;
-//! when a later step goes back to an event, the lesson's time may pass `t_end` before then (a
-//! recorded lesson's does), and the wait is bounded by the step budget of a headless replay,
-//! whose error names the waiting step too. The frames only decide how far
+//! session's auto-pause placed the state, exactly at the event. The lesson's time never
+//! passes its `t_end` (a recorded lesson's `t_end` is the latest time it stepped to, before
+//! any jump back): a step whose turn has not come by then is an error located at that step (the
+//! steps after it would never act: the lesson is not the one written), with no state past
+//! `t_end` reported, unless the replay was told to stop there ([`Lesson::stop_at`]), when
+//! the lesson just ends. So every lesson plays at most `t_end / dt` steps between two jumps
+//! back. The frames only decide how far
 //! the session gets before the next frame, never where it stops, so the same lesson played
 //! with any wall-clock budget per frame reaches bit-identical states. The session's own pauses
 //! at events and stop times are the player's business: it resumes from them unless the next
@@ -75,8 +76,8 @@ struct Mark {
 /// Where the session runs to next.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Stop {
-    /// Until this time (or, `None`, until it pauses at an event).
-    At(Option<f64>),
+    /// Until this time (or until it pauses at an event before).
+    At(f64),
     /// The lesson is over.
     Over,
 }
@@ -97,6 +98,8 @@ pub struct Player {
     /// The next step (a caption) or the end waits until the caption shown has been read.
     reading: bool,
     finished: bool,
+    /// The replay stopped at its `t_end` with this step (0-based) not yet done.
+    stopped_before: Option<usize>,
 }
 
 impl Player {
@@ -131,6 +134,7 @@ impl Player {
             captions: Vec::new(),
             reading: false,
             finished: false,
+            stopped_before: None,
         };
         Ok((player, session))
     }
@@ -146,6 +150,12 @@ impl Player {
 
     pub fn is_finished(&self) -> bool {
         self.finished
+    }
+
+    /// The first step (0-based) not done when a replay told to stop at its `t_end`
+    /// ([`Lesson::stop_at`]) reached it before the lesson's last step.
+    pub fn stopped_before(&self) -> Option<usize> {
+        self.stopped_before
     }
 
     /// The caption to show now, if any.
@@ -275,7 +285,7 @@ impl Player {
         if session.is_paused() {
             session.play();
         }
-        session.set_stop_time(stop);
+        session.set_stop_time(Some(stop));
         Ok(true)
     }
 
@@ -300,79 +310,58 @@ impl Player {
     }
 
     /// Where the session should stop next: at the next step's time, at the end of a push in
-    /// progress, at `t_end` once the steps are done (the lesson's time may go back before
-    /// then, so `t_end` bounds only the run after the last step); `Over` when it is done.
-    fn next_stop(&self, session: &LiveSession) -> Result<Stop, LessonError> {
+    /// progress, never past `t_end` (for an event waited for, one step past it: an event is
+    /// located by the step that brackets it); `Over` when it is done.
+    fn next_stop(&mut self, session: &LiveSession) -> Result<Stop, LessonError> {
         let t = session.time();
         let end = self.lesson.t_end;
-        let mut stop = match self.next_trigger() {
-            None if self.held || t >= end - SAME_TIME => return Ok(Stop::Over),
-            None => Some(end),
-            // An event waited for must come by the lesson's end. The run goes one step past
-            // it, as an event is located by the step that brackets it (one at `t_end` by the
-            // step across it); a state past `t_end` is an error before anything sees it.
-            Some(Trigger::AtEvent(k)) if self.event_deadline().is_some() => {
-                if t >= end - SAME_TIME {
-                    return Err(self.event_never_came(k));
-                }
-                Some(end + session.settings().dt)
-            }
-            Some(Trigger::At(at)) => Some(at),
-            Some(Trigger::After(s)) if !self.mark.paused => Some(self.mark.time + s),
-            Some(_) => None,
-        };
-        if let Some(push_end) = self.push_end.filter(|&e| e > t + SAME_TIME) {
-            stop = Some(stop.map_or(push_end, |s| s.min(push_end)));
+        let trigger = self.next_trigger();
+        if t >= end - SAME_TIME && (trigger.is_none() || self.lesson.stops_at_t_end) {
+            self.stopped_before = trigger.map(|_| self.next);
+            return Ok(Stop::Over);
         }
-        if stop.is_some_and(|s| s <= t + SAME_TIME) {
+        let stop = match trigger {
+            None if self.held => return Ok(Stop::Over),
+            Some(Trigger::AtEvent(k)) if t >= end - SAME_TIME => {
+                return Err(self.event_never_came(k));
+            }
+            Some(Trigger::AtEvent(_)) if !self.lesson.stops_at_t_end => end + session.settings().dt,
+            Some(Trigger::At(at)) => at.min(end),
+            Some(Trigger::After(s)) if !self.mark.paused => (self.mark.time + s).min(end),
+            _ => end,
+        };
+        let stop = match self.push_end.filter(|&e| e > t + SAME_TIME) {
+            Some(push_end) => stop.min(push_end),
+            None => stop,
+        };
+        if stop <= t + SAME_TIME {
             // Not reached: a due step would have acted, and a passed `at` is an error there.
-            let message = format!(
-                "its turn does not come (the lesson is at {} s)",
-                time_text(t)
-            );
-            return Err(self.lesson.step_error(self.next, None, message));
+            return Err(self.turn_never_comes());
         }
         Ok(Stop::At(stop))
     }
 
-    /// The time by which the event the next step waits for must come: the lesson's `t_end`,
-    /// unless a later step goes back to an event (a recorded lesson's time passes its end
-    /// before it goes back), or `None` when the next step waits for no event.
-    fn event_deadline(&self) -> Option<f64> {
-        let Some(Trigger::AtEvent(_)) = self.next_trigger() else {
-            return None;
-        };
-        let later = &self.lesson.steps()[self.next + 1..];
-        let goes_back = later
-            .iter()
-            .any(|step| matches!(step.action, Action::GoToEvent(_)));
-        (!goes_back).then_some(self.lesson.t_end)
-    }
-
-    /// The event count `k` the next step waits for, when the session went past the time by
-    /// which it had to come.
+    /// The event count `k` the next step waits for, when the session went past the lesson's
+    /// `t_end`, by which it had to come.
     fn waits_past_end(&self, session: &LiveSession) -> Option<u64> {
-        let deadline = self.event_deadline()?;
         match self.next_trigger() {
-            Some(Trigger::AtEvent(k)) if session.time() > deadline + SAME_TIME => Some(k),
+            Some(Trigger::AtEvent(k)) if session.time() > self.lesson.t_end + SAME_TIME => Some(k),
             _ => None,
         }
     }
 
-    /// The replay's step budget ran out: located at what the next step waits for (an event,
-    /// a time or a delay the budget cannot reach), else at the lesson's `t_end`.
-    fn budget_spent(&self, session: &LiveSession, max_steps: u64) -> LessonError {
-        let now = time_text(session.time());
-        let (field, waits) = match self.next_trigger() {
-            Some(Trigger::AtEvent(k)) => (
+    /// What the next step waits for, as a message names it, and the field that says so.
+    fn waiting_for(&self) -> Option<(&'static str, String)> {
+        Some(match self.next_trigger()? {
+            Trigger::AtEvent(k) => (
                 "at_event",
                 format!(
                     "singular event {k} from t = {} s",
                     time_text(self.mark.time)
                 ),
             ),
-            Some(Trigger::At(at)) => ("at", format!("t = {} s", number_text(at))),
-            Some(Trigger::After(after)) => (
+            Trigger::At(at) => ("at", format!("t = {} s", number_text(at))),
+            Trigger::After(after) => (
                 "after",
                 format!(
                     "{} s after t = {} s",
@@ -380,11 +369,34 @@ impl Player {
                     time_text(self.mark.time)
                 ),
             ),
-            _ => {
+            Trigger::Now => return None,
+        })
+    }
+
+    /// The next step's turn cannot come before the lesson's `t_end`.
+    fn turn_never_comes(&self) -> LessonError {
+        let end = time_text(self.lesson.t_end);
+        match self.waiting_for() {
+            Some((field, waits)) => {
                 let message =
-                    format!("the lesson took more than {max_steps} steps (at t = {now} s)");
-                return self.lesson.field_error("t_end", message);
+                    format!("it waits for {waits}, past the lesson's end at t_end = {end} s");
+                self.lesson.step_error(self.next, Some(field), message)
             }
+            None => {
+                let message =
+                    format!("its turn does not come before the lesson's end at t_end = {end} s");
+                self.lesson.step_error(self.next, None, message)
+            }
+        }
+    }
+
+    /// The replay's step budget ran out: located at what the next step waits for (an event,
+    /// a time or a delay the budget cannot reach), else at the lesson's `t_end`.
+    fn budget_spent(&self, session: &LiveSession, max_steps: u64) -> LessonError {
+        let now = time_text(session.time());
+        let Some((field, waits)) = self.waiting_for() else {
+            let message = format!("the lesson took more than {max_steps} steps (at t = {now} s)");
+            return self.lesson.field_error("t_end", message);
         };
         let message = format!(
             "it waits for {waits}, and the replay's {max_steps} steps ran out at t = {now} s"
@@ -421,7 +433,7 @@ impl Player {
             Trigger::AtEvent(k) => {
                 session.is_paused()
                     && session.events_reached().saturating_sub(self.mark.events) >= k
-                    && self.event_deadline().is_none_or(|end| t <= end + SAME_TIME)
+                    && t <= self.lesson.t_end + SAME_TIME
             }
             Trigger::After(s) if self.mark.paused => headless || self.waited >= s,
             Trigger::After(s) => t >= self.mark.time + s - SAME_TIME,

@@ -16,7 +16,9 @@
 //! `after:` the wall-clock seconds the user waited (to 0.01 s; none under that), as the
 //! player waits on a paused mechanism. A lesson saved ([`Recorder::lesson`]) ends at the
 //! instant of saving: the state the user last saw, held by a final `Pause` at the event or
-//! time the session had reached since the last action. Its title names the scene and the
+//! time the session had reached since the last action (or right after the last action, when
+//! that was a jump back). Its `t_end` is the latest time the session stepped to, before any
+//! jump back, as the player never passes it. Its title names the scene and the
 //! date (UTC), and [`default_lesson_path`] places it next to the scene's lessons.
 
 use std::path::{Component, Path, PathBuf};
@@ -51,6 +53,9 @@ pub struct Recorder {
     held: bool,
     /// Wall-clock seconds the mechanism has been paused since the previous action.
     waited: f64,
+    /// The latest simulated time the session stepped to (the lesson's `t_end`: a replay
+    /// waiting for an event steps as far as the recorded run did to find it).
+    latest: f64,
 }
 
 /// Waits shorter than this (s) are not written: the action follows at once.
@@ -78,6 +83,7 @@ impl Recorder {
             mark_events: session.events_reached(),
             held: false,
             waited: 0.0,
+            latest: session.time(),
         }
     }
 
@@ -89,6 +95,7 @@ impl Recorder {
     /// A frame of `wall_dt` seconds went by: while the mechanism is paused it counts as the
     /// user's wait before the next action.
     pub fn tick(&mut self, session: &LiveSession, wall_dt: f64) {
+        self.latest = self.latest.max(session.stepped_to());
         if session.is_paused() {
             self.waited += wall_dt.max(0.0);
         } else {
@@ -108,6 +115,7 @@ impl Recorder {
     /// Records `action` as done now; for `Pause`, `Play`, `SetSpeed`, `Caption` (and
     /// `GoToEvent`, counted from 1: see [`Recorder::goto_event`]).
     pub fn record(&mut self, session: &LiveSession, action: Action) {
+        self.latest = self.latest.max(session.stepped_to());
         let mut step = self.reached(session, action);
         if step.at_event.is_some() && step.action != Action::Pause {
             // The session paused at the event and the user took it from there: the replay
@@ -220,7 +228,10 @@ impl Recorder {
         let scene = relative_path(folder, &self.scene_file);
         let mut actions = self.steps.clone();
         let end = self.reached(session, Action::Pause);
-        if end.at.is_some() || end.at_event.is_some() {
+        let latest = self.latest.max(session.stepped_to());
+        let moved_on = end.at.is_some() || end.at_event.is_some();
+        if moved_on || (!self.held && session.time() < latest) {
+            // Else the replay would run on from a jump back to the lesson's `t_end`.
             actions.push(end);
         }
         LessonFile {
@@ -230,7 +241,7 @@ impl Recorder {
             view: self.view.clone(),
             speed: self.speed,
             auto_pause: self.auto_pause,
-            t_end: (session.time() > 0.0).then(|| session.time()),
+            t_end: (latest > 0.0).then_some(latest),
             actions,
         }
     }

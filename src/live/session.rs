@@ -432,6 +432,13 @@ impl LiveSession {
         self.steps_total
     }
 
+    /// The time the run has stepped to: at an event it paused at, the end of the step that
+    /// found it (a step or two past the event), else the state's time.
+    pub fn stepped_to(&self) -> f64 {
+        let run = self.paused_run.as_ref().map(|run| run.sim.time());
+        run.map_or(self.sim.time(), |t| t.max(self.sim.time()))
+    }
+
     /// How many singular events the run reached by stepping up to the state shown, each
     /// counted once (passed, or paused at and left): a seek, an undo or going to an event
     /// brings it back to the count the run had there (at an event, that event included).

@@ -89,30 +89,11 @@ use outcome::{Outcome, run_case};
 use report::Record;
 
 /// Cases of a default run, with the matrix test within two minutes of CI on the 2-core
-/// machine: 2,500 (2,497 run, [`AWAITING_FIXES`] left out) took 90 s with the Bevy-free debug
+/// machine: 2,500 took 90 s with the Bevy-free debug
 /// build, the matrix 3 s (scene cases run `analyze` too, and lessons play up to 1 s or more).
 const DEFAULT_CASES: u64 = 2_500;
 const DEFAULT_SEED: u64 = 0x5EED_0019;
 
-/// Cases of the default stream that fail today, left out of its run (replay each with
-/// `SINGULAB_FUZZ_CASE=N`): a lesson step waiting for what cannot come before a later
-/// `GoToEvent` (or an `at`/`after` past any reachable time) plays the whole headless step
-/// budget, 200,000 steps and more, before its located error: 10-60 s where a refusal at the
-/// action would be immediate. Remove an entry once the player refuses such waits up front.
-const AWAITING_FIXES: &[(u64, &str)] = &[
-    (
-        658,
-        "at_event 1000 before GoToEvent(1000): plays 200,000 steps (32 s debug)",
-    ),
-    (
-        1855,
-        "at_event u64::MAX on A02 with Dopri5: plays the step budget (over 20 s release)",
-    ),
-    (
-        2196,
-        "after: 1e40 before GoToEvent on the four-bar fold: plays the step budget",
-    ),
-];
 const THREADS: usize = 2;
 
 /// The run's settings, from the environment.
@@ -234,10 +215,6 @@ fn run_stream(config: &Config, sources: &Sources) -> Vec<Record> {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if index >= config.cases {
                         break;
-                    }
-                    let awaited = AWAITING_FIXES.iter().any(|&(case, _)| case == index);
-                    if config.seed == DEFAULT_SEED && awaited {
-                        continue;
                     }
                     let case = sources.case(config.seed, index);
                     let outcome = run_one(&case, config);

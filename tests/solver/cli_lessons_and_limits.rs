@@ -214,11 +214,9 @@ fn a_lesson_waiting_for_an_event_that_never_comes_stops_at_its_end() {
     assert!(last_t <= 0.5, "rows past the lesson's end: t = {last_t}");
 }
 
-/// The pendulum lesson whose first action is `first`, followed by a jump back: the lesson's
-/// time may pass t_end, so its wait runs to the headless budget, 100 t_end / dt + 1e5 steps,
-/// here 101,000 steps of the pendulum at dt 1e-3 (to t = 101 s); the one-line error must hold
-/// `expected`.
-fn a_wait_runs_out_of_budget(name: &str, first: &str, expected: &[&str]) {
+/// The pendulum lesson (t_end 0.01 s, dt 1e-3) whose first action is `first`, followed by a
+/// jump back, replayed with `extra` arguments: its output and the rows' last time.
+fn replay_wait_then_jump(name: &str, first: &str, extra: &[&str]) -> (Output, f64) {
     let dir = scratch(name);
     write(&dir, "pendulum.ron", &text(scene_path("planar_pendulum")));
     let lesson = write(
@@ -228,34 +226,72 @@ fn a_wait_runs_out_of_budget(name: &str, first: &str, expected: &[&str]) {
             "Lesson(\n    scene: \"pendulum.ron\",\n    t_end: 0.01,\n    actions: [\n        {first},\n        (do: GoToEvent(1)),\n    ],\n)\n"
         ),
     );
-    let output = singulab_within(
-        &["run", "--script", &lesson, "--out", "/dev/null"],
-        Duration::from_secs(60),
-    )
-    .expect("ran away");
-    assert_one_line(&output, 1, expected, first);
+    let out = dir.join("x.csv");
+    let out_text = out.display().to_string();
+    let mut args = vec!["run", "--script", &lesson, "--out", &out_text];
+    args.extend_from_slice(extra);
+    let output = singulab_within(&args, Duration::from_secs(60)).expect("ran away");
+    let last = if out.exists() {
+        last_time(&out).parse().unwrap()
+    } else {
+        0.0
+    };
+    (output, last)
 }
 
 #[test]
-fn a_wait_before_a_jump_back_is_bounded_by_the_step_budget_and_names_its_step() {
-    let budget = ["101000 steps", "t = 101 s"];
-    a_wait_runs_out_of_budget(
-        "never-event-jump",
-        "(at_event: 1, do: Pause)",
-        &[
-            &["lesson.ron:5:10:", "action 1 (Pause)", "event 1"][..],
-            &budget,
-        ]
-        .concat(),
+fn a_wait_before_a_jump_back_ends_at_t_end_and_names_its_step() {
+    // The lesson's time never passes t_end, a later GoToEvent or not: each wait that cannot
+    // be met by then is an error at its step, with no row past t_end.
+    for (name, first, expected) in [
+        (
+            "never-event-jump",
+            "(at_event: 1, do: Pause)",
+            &[
+                "lesson.ron:5:10:",
+                "action 1 (Pause)",
+                "event 1",
+                "t_end = 0.01 s",
+            ][..],
+        ),
+        (
+            "long-after-jump",
+            "(after: 1e40, do: Pause)",
+            &[
+                "lesson.ron:5:10:",
+                "action 1 (Pause)",
+                "1e40 s after t = 0 s",
+                "t_end = 0.01 s",
+            ][..],
+        ),
+    ] {
+        let (output, last) = replay_wait_then_jump(name, first, &[]);
+        assert_one_line(&output, 1, expected, first);
+        assert!(last <= 0.01 + 1e-12, "{first}: a row at t = {last}");
+    }
+    // An `at` past t_end is refused before anything runs, at its value.
+    let (output, _) = replay_wait_then_jump("late-at-jump", "(at: 1e9, do: Pause)", &[]);
+    assert_one_line(
+        &output,
+        1,
+        &["lesson.ron:5:10:", "at 1e9 s", "t_end = 0.01 s"],
+        "at 1e9",
     );
-    a_wait_runs_out_of_budget(
-        "never-time-jump",
-        "(at: 1e9, do: Pause)",
-        &[
-            &["lesson.ron:5:10:", "action 1 (Pause)", "t = 1e9 s"][..],
-            &budget,
-        ]
-        .concat(),
+}
+
+#[test]
+fn a_replay_told_to_stop_at_t_end_stops_there_and_says_what_was_left() {
+    let (output, last) = replay_wait_then_jump(
+        "cut-short",
+        "(at_event: 1, do: Pause)",
+        &["--t-end", "0.005"],
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!((last - 0.005).abs() < 1e-12, "rows end at {last}");
+    assert!(
+        err.contains("--t-end 0.005 s stopped the lesson before action 1 of 2"),
+        "{err}"
     );
 }
 

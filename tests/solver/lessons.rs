@@ -372,6 +372,45 @@ fn a_recorded_session_plays_back_to_the_same_state() {
     assert_eq!(replayed.events.len(), recorded.events.len());
 }
 
+#[test]
+fn a_lesson_saved_just_after_a_jump_back_ends_there_and_never_passes_its_t_end() {
+    // Run to the first event (about 0.72 s), leave on branch 1, run a third of a second, go
+    // back to the first event and save: the lesson's t_end is where the run had stepped to,
+    // and the replay ends back at the first event, held there by a final Pause.
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    let mut recorder = Recorder::new(&session, BasisMode::Continued);
+    recorder.record(&session, Action::Play);
+    session.run_until_paused(100_000);
+    let branch_1 = singulab::lesson::choices::leave_direction(&session, 1, Way::Forward).unwrap();
+    recorder.leave(&session, &branch_1, None).unwrap();
+    session.leave_along(&branch_1, None).unwrap();
+    for _ in 0..20 {
+        session.advance_steps(1.0 / 60.0, 100_000);
+        recorder.tick(&session, 1.0 / 60.0);
+    }
+    assert!(!session.is_paused(), "test bug: an event came first");
+    let furthest = session.time();
+    recorder.goto_event(&session, 0);
+    session.goto_event(0).unwrap();
+    let path = scratch("lesson-saved-after-jump").join("recorded.ron");
+    let lesson = recorder.lesson(&session, &path);
+    assert_eq!(lesson.t_end, Some(furthest));
+    assert!(
+        furthest > session.time() + 0.3,
+        "the jump went back {furthest} -> {}",
+        session.time()
+    );
+    let last = lesson.actions.last().unwrap();
+    assert_eq!(
+        (last.action.clone(), last.at, last.at_event),
+        (Action::Pause, None, None)
+    );
+    assert_eq!(
+        replay(&recorder, &session, "lesson-saved-after-jump"),
+        end_of(&session)
+    );
+}
+
 /// Every event the lesson's steps reach, in order, with whether it came after the leave on
 /// branch 2, and the largest `|E - E0|` over the steps.
 fn a02_lesson_events() -> (Vec<(f64, bool)>, f64, f64) {
