@@ -24,6 +24,7 @@ use super::record::{self, Recorder};
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::theme::Palette;
 use crate::live::MarkKind;
+use crate::live::motions::AT_REST;
 use crate::live::{LiveSession, Motion, MotionRole, PauseReason, SPEEDS, TracePoint, motions};
 use crate::model::BodyKind;
 use crate::solver::{BasisMode, Integrator, Predictor, Settings, SingularEvent};
@@ -1329,9 +1330,6 @@ fn push_controls(
     }
 }
 
-/// Largest coordinate rate (m/s, rad/s) below which "leave" uses the Δ velocity.
-const AT_REST: f64 = 1e-3;
-
 /// Advice for a push along a motion that is new at the singular configuration while the
 /// mechanism moves faster than the push's Δ velocity: such a motion is admissible to first order only, so unless the push is
 /// large next to the speed the constraints take its velocity back as the mechanism moves
@@ -1353,6 +1351,8 @@ fn push_note(live: &Live, motion: &Motion, delta: f64) -> Option<String> {
 
 /// "leave on" (the way the mechanism came) and "leave back" along a branch, with the
 /// kinetic energy it has at the event, or at the push's Δ velocity if it is at rest there.
+/// "leave on" and "leave back" along a branch listed as `direction` (oriented the way the
+/// mechanism moves, downhill at rest: [`crate::lesson::choices::leave_direction`]).
 pub(super) fn leave_buttons(
     ui: &mut Ui,
     live: &Live,
@@ -1360,27 +1360,23 @@ pub(super) fn leave_buttons(
     direction: &nalgebra::DVector<f64>,
     commands: &mut Vec<AppCommand>,
 ) {
-    let velocities = live.session.simulation().velocities();
     // At rest for a lecture's purposes: four_bar_stopping arrives at its flat pose with
     // about 1e-5 m/s left (it is launched 1e-10 short of the energy to get there).
-    let at_rest = velocities.amax() < AT_REST;
-    let forward = if direction.dot(velocities) < 0.0 {
-        -1.0
-    } else {
-        1.0
-    };
+    let at_rest = live.session.simulation().velocities().amax() < AT_REST;
     let speed = at_rest.then_some(view.push_delta.abs().max(0.1));
-    let how = if at_rest {
-        format!(
+    let (how, on) = if at_rest {
+        let how = format!(
             "at {:.2} (the Δ velocity below): the mechanism is at rest here",
             view.push_delta.abs().max(0.1)
-        )
+        );
+        (how, "downhill (as drawn: the mechanism is at rest)")
     } else {
-        "with the kinetic energy it has here".to_owned()
+        let how = "with the kinetic energy it has here".to_owned();
+        (how, "on the way it came, as drawn")
     };
     for (text, sign, way) in [
-        ("leave on", forward, "on the way it came"),
-        ("leave back", -forward, "back"),
+        ("leave on", 1.0, on),
+        ("leave back", -1.0, "against the arrow"),
     ] {
         if ui
             .small_button(text)

@@ -60,7 +60,8 @@ Events CSV: a row per admissible motion and per branch of each singular event: t
 detection tolerance), deficiency (generic rank minus rank), rho_min (how close to singular the \
 located state is), motion (1, 2, ...), kind (continued, new, branch, or traditional with \
 --basis traditional), then the unit motion per coordinate (NAME.dx, NAME.dy, NAME.dtheta or \
-NAME.dz, NAME.de0..NAME.de3; either sign).
+NAME.dz, NAME.de0..NAME.de3), each oriented the way the mechanism moves along it at the \
+event (at rest: downhill).
 
 Reactions CSV (--reactions): a row with each trajectory row: t, then per joint in scene order its reaction on the joint's first body (the second's, reversed, when the first is the ground), in global axes: JOINT.fx, JOINT.fy (N) for planar joints, JOINT.fx, JOINT.fy, JOINT.fz for spatial ones, and for the joints that stop a relative rotation (prismatic, hinge, universal, translational) the moment about the joint's point, JOINT.mz or JOINT.mx, JOINT.my, JOINT.mz (N m). A prismatic joint's driver is the joint NAME.driver (its force along the axis). Where constraints are redundant the values are the minimum-norm multipliers' (one choice among infinitely many for the reactions `singulab analyze` calls not unique). Scenes with drivers end with driver_power (W, the power the drivers put in) and driver_work (J, its integral since t = 0).";
 

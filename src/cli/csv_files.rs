@@ -11,6 +11,8 @@ use std::io::Write;
 use csv::ByteRecord;
 
 use super::error::{CliError, Stream};
+use crate::live::motions::orient_motion;
+use crate::model::Mechanism;
 use crate::number_text::{csv_header_cell, push_csv_number};
 use crate::scene::Scene;
 use crate::solver::{BasisMode, Branch, Simulation, SingularEvent};
@@ -210,10 +212,13 @@ pub fn events_header(scene: &Scene) -> String {
 }
 
 /// The admissible motions of an event (`continued`, `new`), then the branches through it
-/// other than the continuation (`branch`, unit tangents, see `solver::branches`).
+/// other than the continuation (`branch`, unit tangents, see `solver::branches`), each
+/// oriented the way the mechanism moves along it at the event (at rest: downhill), as the
+/// window draws them ([`orient_motion`]).
 pub(super) fn write_event_rows(
     out: &mut CsvOutput,
     row: &mut CsvRow,
+    mechanism: &Mechanism,
     event: &SingularEvent,
     branches: &[Branch],
     basis: BasisMode,
@@ -226,17 +231,14 @@ pub(super) fn write_event_rows(
     };
     let motions = first
         .column_iter()
-        .map(|c| (first_kind, c.as_slice().to_vec()))
+        .map(|c| (first_kind, c.into_owned()))
         .chain(
             new.column_iter()
                 .take(new_count)
-                .map(|c| ("new", c.as_slice().to_vec())),
+                .map(|c| ("new", c.into_owned())),
         )
-        .chain(
-            branches
-                .iter()
-                .map(|b| ("branch", b.direction.as_slice().to_vec())),
-        );
+        .chain(branches.iter().map(|b| ("branch", b.direction.clone())))
+        .map(|(kind, column)| (kind, orient_motion(mechanism, &event.x, &event.xd, &column)));
     for (index, (kind, column)) in motions.enumerate() {
         row.clear();
         row.number(event.t);

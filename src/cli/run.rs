@@ -755,6 +755,7 @@ impl RunLoop<'_> {
                 write_event_rows(
                     events,
                     &mut self.row,
+                    &self.scene.mechanism,
                     event,
                     &branches.branches,
                     self.args.basis,

@@ -210,7 +210,14 @@ impl ScriptRun<'_> {
             self.summary.events += 1;
             if let Some(events) = self.events.as_mut() {
                 let through = branches(mechanism, event);
-                write_event_rows(events, &mut self.row, event, &through.branches, self.basis)?;
+                write_event_rows(
+                    events,
+                    &mut self.row,
+                    mechanism,
+                    event,
+                    &through.branches,
+                    self.basis,
+                )?;
             }
         }
         self.reached = session.events_reached();

@@ -31,7 +31,7 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use super::LessonError;
-use super::choices::{at_rest, leave_direction, push_motions};
+use super::choices::{at_rest, leave_direction, listed_motions};
 use super::format::{Action, Step};
 use super::load::{Lesson, Trigger};
 use crate::live::{Advance, LiveSession, PauseReason, TracePoint};
@@ -563,7 +563,7 @@ impl Player {
         index: usize,
         k: usize,
     ) -> Result<nalgebra::DVector<f64>, LessonError> {
-        let motions = push_motions(session, self.lesson.spec.basis);
+        let motions = listed_motions(session, self.lesson.spec.basis);
         match motions.get(k - 1) {
             Some(motion) => Ok(motion.column.clone()),
             None => {

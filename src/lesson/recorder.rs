@@ -26,7 +26,7 @@ use std::time::SystemTime;
 
 use nalgebra::DVector;
 
-use super::choices::{leave_direction, push_motions};
+use super::choices::{leave_direction, listed_motions};
 use super::format::{Action, LessonFile, LessonView, Step, Way};
 use crate::live::{LiveSession, PauseReason};
 use crate::solver::BasisMode;
@@ -175,7 +175,7 @@ impl Recorder {
         delta: f64,
         duration: f64,
     ) -> Result<(), String> {
-        let motions = push_motions(session, self.basis);
+        let motions = listed_motions(session, self.basis);
         for (k, motion) in motions.iter().enumerate() {
             for sign in [1.0, -1.0] {
                 if same_direction(&motion.column, column, sign) {

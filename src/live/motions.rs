@@ -207,8 +207,11 @@ fn mass_inner(mechanism: &Mechanism, x: &DVector<f64>, u: &DVector<f64>, v: &DVe
 }
 
 /// The orientation of an admissible motion: positive along the velocity it describes
-/// (`column^T M xd >= 0`, so that `T1 qd1` with `qd1 >= 0` is the mechanism's motion along
-/// it); at rest, downhill (along gravity's generalized force); with neither, as given.
+/// (`column^T M xd > 0`, so that `T1 qd1` with `qd1 >= 0` is the mechanism's motion along
+/// it); at rest ([`AT_REST`]) or moving across it, downhill (along gravity's generalized
+/// force); with neither, as given. A mechanism posed by hand, or arriving at a pose where it
+/// stops, keeps a residue of speed whose sense is chance: from there "the motion" is the way
+/// it would fall.
 pub fn orient_motion(
     mechanism: &Mechanism,
     x: &DVector<f64>,
@@ -217,7 +220,8 @@ pub fn orient_motion(
 ) -> DVector<f64> {
     let along = mass_inner(mechanism, x, column, xd);
     let norm = (2.0 * mechanism.kinetic_energy(x, column)).sqrt();
-    let sign = if along.abs() > MOVING * norm {
+    let moving = xd.amax() >= AT_REST;
+    let sign = if moving && along.abs() > ACROSS * norm {
         along.signum()
     } else {
         let gravity = mechanism.gravity();
@@ -232,10 +236,14 @@ pub fn orient_motion(
     column * sign
 }
 
-/// Below this speed along a motion (in the mass metric, sqrt(J): kinetic energy 5e-13 J) the
-/// velocity does not orient it: the mechanism is at rest there (a pose where it stops is
-/// reached with such a residue of speed), or moves across it.
-const MOVING: f64 = 1e-6;
+/// Largest coordinate rate (m/s, rad/s) below which the mechanism is at rest: a leave then
+/// needs a speed, and motions point downhill (four_bar_stopping arrives at its flat pose with
+/// about 1e-5 m/s left).
+pub const AT_REST: f64 = 1e-3;
+
+/// Below this speed along a motion (in the mass metric, sqrt(J), per unit of the motion's
+/// norm) a moving mechanism moves across the motion, and its velocity does not orient it.
+const ACROSS: f64 = 1e-6;
 
 /// The mechanism's speed in the mass metric, sqrt(2 T) (sqrt(J)): what a push's `delta` is
 /// measured in ([`push_direction`]), so the two compare.
@@ -285,6 +293,26 @@ mod tests {
         bodies: [Bar(name: "bar", length: 2.0, mass: 1.0, start: (0.0, 0.0), angle: 0.0)],
         joints: [Pin(name: "pin", body: "bar", at: Start, ground: (0.0, 0.0))],
     )"#;
+
+    /// A horizontal bar on a pin under gravity: its one motion (turning about the pin,
+    /// column (0, 1, 1)) points along the velocity when it turns, downhill (clockwise, the
+    /// centre going down) when it is at rest or creeps at under `AT_REST`, whichever way.
+    #[test]
+    fn a_motion_points_along_the_velocity_and_downhill_at_rest() {
+        let text = ROTATING_BAR.replace("gravity: [0.0, 0.0]", "gravity: [0.0, -9.81]");
+        let scene = parse_scene("bar.ron", &text).unwrap();
+        let mech = &scene.mechanism;
+        let up = DVector::from_vec(vec![0.0, 1.0, 1.0]);
+        let sense = |omega: f64| {
+            let xd = &up * omega;
+            orient_motion(mech, &scene.x0, &xd, &up)[2].signum()
+        };
+        assert_eq!(sense(1.0), 1.0);
+        assert_eq!(sense(-1.0), -1.0);
+        for creep in [0.0, 1e-4, -1e-4, 9e-4] {
+            assert_eq!(sense(creep), -1.0, "creeping at {creep} rad/s");
+        }
+    }
 
     #[test]
     fn bar_end_velocity_is_omega_cross_r() {

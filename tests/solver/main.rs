@@ -22,6 +22,7 @@ mod live;
 mod long_turns;
 mod matrix;
 mod mobile_robot;
+mod motion_orientation;
 mod pendulums;
 mod physics_invariance;
 mod planar_joints;

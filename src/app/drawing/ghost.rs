@@ -35,13 +35,9 @@ fn action(session: &LiveSession, motion: &Motion, view: &ViewState) -> (Preview,
     let velocities = session.simulation().velocities();
     if motion.role == MotionRole::Branch {
         let at_rest = velocities.amax() < AT_REST;
-        let sign = if motion.column.dot(velocities) < 0.0 {
-            -1.0
-        } else {
-            1.0
-        };
+        // Listed the way "leave on" takes it.
         let preview = Preview::Leave {
-            direction: &motion.column * sign,
+            direction: motion.column.clone(),
             speed: at_rest.then_some(view.push_delta.abs().max(0.1)),
         };
         (preview, format!("leave on {}", motion.label))

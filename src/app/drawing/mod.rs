@@ -33,7 +33,9 @@ use super::commands::AppCommand;
 use super::config::ViewConfig;
 use super::simulation::{Live, SceneLoaded, SingularityReached};
 use super::theme::Palette;
-use crate::live::motions::{self, Motion, MotionRole};
+use crate::lesson::Way;
+use crate::lesson::choices::{leave_direction, listed_motions};
+use crate::live::motions::Motion;
 use crate::live::{OrbitCamera, PlanarView};
 use crate::model::{BodyKind, JointKind, Mechanism};
 use crate::solver::BasisMode;
@@ -227,31 +229,17 @@ fn follow_session_messages(
     }
 }
 
-/// The motions to draw now in `basis`: at an event its admissible motions (continued and
-/// new columns, or the traditional QR's), otherwise the basis' columns when the user turned
-/// them on.
+/// The motions to draw now in `basis`: at an event its admissible motions and branches,
+/// otherwise the basis' columns when the user turned them on; each the way the mechanism
+/// moves along it (at rest: downhill), as the panel lists them and a lesson counts them
+/// ([`listed_motions`]).
 pub fn shown_motions(live: &Live, view: &ViewState, basis: BasisMode) -> Vec<Motion> {
     let session = &live.session;
-    if let Some(event) = session.current_event() {
-        let mut shown = motions::event_motions(event, basis);
-        shown.extend(motions::branch_motions(session.branches()));
-        // The branches point the way the mechanism moves (a branch is a direction, "leave
-        // on" and "leave back" say which way). The columns are drawn as the basis holds them,
-        // as while running: `xd = T qd` reads off the arrows and the `qd` plot alike, and the
-        // continued column keeps its sign through the event (drawn along the motion, T1 of
-        // A02 turned over at the event and back one step later).
-        let xd = session.simulation().velocities();
-        for motion in &mut shown {
-            if motion.role == MotionRole::Branch && motion.column.dot(xd) < 0.0 {
-                motion.column.neg_mut();
-            }
-        }
-        return shown;
+    if session.current_event().is_some() || view.show_motions {
+        listed_motions(session, basis)
+    } else {
+        Vec::new()
     }
-    if view.show_motions {
-        return motions::basis_motions(session.simulation().basis(basis), basis);
-    }
-    Vec::new()
 }
 
 /// The scene's initial view: its view hints, else twice the bounding box of its pose.
@@ -746,10 +734,13 @@ fn canvas_menu(
         }
         // The branches can be left from here too, with the side panels hidden (projector).
         if live.session.current_event().is_some() {
-            for (k, branch) in live.session.branches().iter().enumerate() {
+            for k in 1..=live.session.branches().len() {
+                let Some(direction) = leave_direction(&live.session, k, Way::Forward) else {
+                    continue;
+                };
                 ui.horizontal(|ui| {
-                    ui.label(format!("branch {}", k + 1));
-                    crate::app::panels::leave_buttons(ui, live, view, &branch.direction, commands);
+                    ui.label(format!("branch {k}"));
+                    crate::app::panels::leave_buttons(ui, live, view, &direction, commands);
                 });
             }
         }

@@ -135,24 +135,32 @@ fn draw_legend(
         y += 19.0;
     }
     if !compact {
-        drawn.push(painter.text(
-            pos2(rect.left() + 12.0, y + 2.0),
-            Align2::LEFT_TOP,
-            if canvas.rigid.is_some() {
-                "arrows: velocity of body centres, solid ends and named points, longest arrow of each motion same length"
-            } else {
-                "arrows: velocity of bar ends and centres, longest arrow of each motion same length"
-            },
-            FontId::proportional(12.0),
-            palette.text.gamma_multiply(0.6),
-        ));
+        let points = if canvas.rigid.is_some() {
+            "velocity of body centres, solid ends and named points"
+        } else {
+            "velocity of bar ends and centres"
+        };
+        let lines = [
+            "arrows: the way the mechanism moves along each motion (at rest: downhill)".to_owned(),
+            format!("{points}; the longest arrow of each motion the same length"),
+        ];
+        for line in lines {
+            drawn.push(painter.text(
+                pos2(rect.left() + 12.0, y + 2.0),
+                Align2::LEFT_TOP,
+                line,
+                FontId::proportional(12.0),
+                palette.text.gamma_multiply(0.6),
+            ));
+            y += 15.0;
+        }
     }
 }
 
 /// What a legend row says about a motion's role.
 fn role_text(role: &MotionRole, at_event: bool, at_rest: bool) -> &'static str {
     match role {
-        MotionRole::Continued if at_rest => "continues the basis' direction (at rest here)",
+        MotionRole::Continued if at_rest => "continues the basis' direction (at rest here: drawn downhill)",
         MotionRole::Continued => "continues the motion before",
         MotionRole::New => "new at the singularity (dashed)",
         MotionRole::Branch => "a branch it can leave along (dotted)",
