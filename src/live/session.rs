@@ -808,14 +808,21 @@ impl LiveSession {
         }
     }
 
-    /// Drops the events after `t` (and the runs they interrupted).
+    /// Drops the events after `t` (and the runs they interrupted); the event the session is
+    /// at stays current if it is kept.
     fn forget_events_after(&mut self, t: f64) {
+        if self.events.iter().all(|e| e.t <= t) {
+            return;
+        }
         let kept: Vec<bool> = self.events.iter().map(|e| e.t <= t).collect();
+        self.current_event = self
+            .current_event
+            .filter(|&i| kept[i])
+            .map(|i| kept[..i].iter().filter(|&&k| k).count());
         let mut kept_runs = kept.iter();
         self.event_runs
             .retain(|_| kept_runs.next().copied().unwrap_or(false));
         self.events.retain(|e| e.t <= t);
-        self.current_event = None;
     }
 
     /// Adds `event` to the list, or updates the entry it repeats (the run went back to an
@@ -902,8 +909,10 @@ impl LiveSession {
     }
 
     /// Returns to a recorded event's state (paused there), earlier or later than the current
-    /// time. The list keeps every event (a replay updates the ones it passes again); the
-    /// plotted history after an earlier event is dropped, and before a later one it breaks.
+    /// time. The list keeps the later events while the session stays there (it can go to
+    /// them again), and drops them once the run goes on from here ([`Self::commit_scrub`]):
+    /// the list is always the run shown. The plotted history after an earlier event is
+    /// dropped, and before a later one it breaks.
     pub fn goto_event(&mut self, index: usize) -> Result<(), SolverError> {
         let Some(event) = self.events.get(index).cloned() else {
             return Ok(());

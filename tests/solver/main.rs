@@ -42,6 +42,7 @@ mod rigid_kinematics;
 mod rigid_scenes;
 mod scene_errors;
 mod singular_branches;
+mod stale_events;
 mod timeline;
 mod written_orientations;
 // The unit tests' generator, shared by file rather than exported by the library.

@@ -160,7 +160,9 @@ fn draw_legend(
 /// What a legend row says about a motion's role.
 fn role_text(role: &MotionRole, at_event: bool, at_rest: bool) -> &'static str {
     match role {
-        MotionRole::Continued if at_rest => "continues the basis' direction (at rest here: drawn downhill)",
+        MotionRole::Continued if at_rest => {
+            "continues the basis' direction (at rest here: drawn downhill)"
+        }
         MotionRole::Continued => "continues the motion before",
         MotionRole::New => "new at the singularity (dashed)",
         MotionRole::Branch => "a branch it can leave along (dotted)",

@@ -150,12 +150,16 @@ impl LiveSession {
         }
     }
 
-    /// Makes the instant shown by a seek the run's latest state: a new history from here.
+    /// The run goes on from the state shown (a play, step, push, leave, drag or change of
+    /// settings): the events of a future left behind (after a seek, a go-to or an undo) are
+    /// dropped from the list, and the instant shown by a seek becomes the run's latest
+    /// state, a new history from here.
     pub(super) fn commit_scrub(&mut self) {
+        let t = self.sim.time();
+        self.forget_events_after(t);
         if !self.timeline.is_scrubbing() {
             return;
         }
-        let t = self.sim.time();
         let step = self.timeline.step();
         self.timeline.discard_after(step, t, None);
         self.let_go_of_ended_spring();
