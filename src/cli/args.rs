@@ -99,8 +99,10 @@ pub struct RunArgs {
     /// Joint reactions CSV file (columns below)
     #[arg(long, value_name = "FILE.csv", value_parser = path_value())]
     pub reactions: Option<PathBuf>,
-    /// Replay a lesson script: its actions at their times and events, headless, the rows
-    /// written on after a jump back (go to an event) [default: a plain run]
+    /// Replay a lesson script: its actions at their times and events, headless; both CSVs
+    /// then have a `segment` column after `t` (1, then one more at each leave, go-to, or
+    /// push from behind the run's latest time), and `t` increases within a segment
+    /// [default: a plain run]
     #[arg(long, value_name = "LESSON.ron", value_parser = path_value(), conflicts_with = "reactions")]
     pub script: Option<PathBuf>,
 }

@@ -47,6 +47,22 @@ impl CsvRow {
     fn empty(&mut self) {
         self.record.push_field(b"");
     }
+
+    /// Puts `segment` second, after `t` (a lesson's rows say which stretch of its run they
+    /// belong to).
+    pub(super) fn insert_segment(&mut self, segment: u32) {
+        let mut with =
+            ByteRecord::with_capacity(self.record.as_slice().len() + 4, self.record.len() + 1);
+        let mut fields = self.record.iter();
+        if let Some(t) = fields.next() {
+            with.push_field(t);
+        }
+        with.push_field(segment.to_string().as_bytes());
+        for field in fields {
+            with.push_field(field);
+        }
+        self.record = with;
+    }
 }
 
 /// A CSV output: the csv crate's writer (quoting where needed) and which file it is, for the
@@ -212,7 +228,7 @@ pub fn events_header(scene: &Scene) -> String {
 }
 
 /// The admissible motions of an event (`continued`, `new`), then the branches through it
-/// other than the continuation (`branch`, unit tangents, see `solver::branches`), each
+/// (after `t`, a lesson's `segment` if given) other than the continuation (`branch`, unit tangents, see `solver::branches`), each
 /// oriented the way the mechanism moves along it at the event (at rest: downhill), as the
 /// window draws them ([`orient_motion`]).
 pub(super) fn write_event_rows(
@@ -222,6 +238,7 @@ pub(super) fn write_event_rows(
     event: &SingularEvent,
     branches: &[Branch],
     basis: BasisMode,
+    segment: Option<u32>,
 ) -> Result<(), CliError> {
     // Continued QR splits the motions; traditional QR gives its own columns, which mix them.
     let new = event.new_motions();
@@ -249,6 +266,9 @@ pub(super) fn write_event_rows(
         row.display(kind);
         for v in column.iter() {
             row.number(*v);
+        }
+        if let Some(segment) = segment {
+            row.insert_segment(segment);
         }
         out.write_row(row)?;
     }

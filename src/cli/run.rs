@@ -759,6 +759,7 @@ impl RunLoop<'_> {
                     event,
                     &branches.branches,
                     self.args.basis,
+                    None,
                 )?;
             }
         }

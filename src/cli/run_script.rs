@@ -159,6 +159,11 @@ struct ScriptRun<'a> {
     t_previous: f64,
     was_pushing: bool,
     row_written: bool,
+    /// The stretch of the run the rows belong to: 1 from the start, one more at each leave,
+    /// push or go-to that takes the run back behind its latest time.
+    segment: u32,
+    /// The latest time the segment reached.
+    segment_end: f64,
 }
 
 impl ScriptRun<'_> {
@@ -194,13 +199,36 @@ impl ScriptRun<'_> {
         }
         self.was_pushing = session.is_pushing();
         self.t_previous = t;
+        let on_segment = self.follow_segment(t, acted);
         self.write_events(session)?;
-        self.row_written = self.summary.steps.is_multiple_of(self.every);
-        if self.row_written {
+        // A state behind the segment with nothing acted (an event the step passed, shown at
+        // its instant) is no row: `t` increases within a segment.
+        let due = self.summary.steps.is_multiple_of(self.every);
+        self.row_written = !on_segment || due;
+        if on_segment && due {
             self.write_row(session)?;
         }
         self.bar.update(t, self.summary.t_end);
         Ok(())
+    }
+
+    /// Whether the state at `t` goes on the current segment: a leave or a go-to (`acted`
+    /// since the last step) starts a new one, as does a push that took the run back behind
+    /// the segment's latest time (from an event the steps had passed); else a state past
+    /// that time goes on, and one behind it (an event the step passed, shown at its instant)
+    /// is none.
+    fn follow_segment(&mut self, t: f64, acted: &[Step]) -> bool {
+        let branch =
+            |step: &Step| matches!(step.action, Action::Leave { .. } | Action::GoToEvent(_));
+        let push = |step: &Step| matches!(step.action, Action::Push { .. });
+        let behind = t <= self.segment_end;
+        if acted.iter().any(branch) || (behind && acted.iter().any(push)) {
+            self.segment += 1;
+        } else if behind {
+            return false;
+        }
+        self.segment_end = t;
+        true
     }
 
     /// The rows of the events reached since the last call.
@@ -217,6 +245,7 @@ impl ScriptRun<'_> {
                     event,
                     &through.branches,
                     self.basis,
+                    Some(self.segment),
                 )?;
             }
         }
@@ -239,10 +268,17 @@ impl ScriptRun<'_> {
             jump,
             self.dof,
         );
+        self.row.insert_segment(self.segment);
         self.trajectory.write_row(&self.row)?;
         self.summary.rows += 1;
         Ok(())
     }
+}
+
+/// A lesson's CSV columns: `segment` second, after `t`.
+fn with_segment(mut columns: Vec<String>) -> Vec<String> {
+    columns.insert(1, "segment".into());
+    columns
 }
 
 /// Plays `lesson` to its end, writing CSV to `out` and `events`.
@@ -293,10 +329,10 @@ impl<'a> ScriptRun<'a> {
         let sim = session.simulation();
         let dof = scene.mechanism.n() - sim.generic_rank();
         let mut trajectory = CsvOutput::new(out, Stream::Trajectory);
-        trajectory.write_header(&trajectory_columns(scene, dof))?;
+        trajectory.write_header(&with_segment(trajectory_columns(scene, dof)))?;
         let mut events = events.map(|w| CsvOutput::new(w, Stream::Events));
         if let Some(events) = events.as_mut() {
-            events.write_header(&event_columns(scene))?;
+            events.write_header(&with_segment(event_columns(scene)))?;
         }
         let mut row = CsvRow::default();
         trajectory_row(
@@ -308,6 +344,7 @@ impl<'a> ScriptRun<'a> {
             0.0,
             dof,
         );
+        row.insert_segment(1);
         trajectory.write_row(&row)?;
         Ok(ScriptRun {
             trajectory,
@@ -333,6 +370,8 @@ impl<'a> ScriptRun<'a> {
             t_previous: sim.time(),
             was_pushing: false,
             row_written: true,
+            segment: 1,
+            segment_end: sim.time(),
         })
     }
 

@@ -328,10 +328,18 @@ fn a_lesson_on_a_driven_scene_counts_the_drivers_work() {
     let output = singulab(&["run", "--script", &lesson, "--out", &out]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
-    let peak = text(&out)
+    let csv = text(&out);
+    let energy = csv
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|h| h == "energy")
+        .unwrap();
+    let peak = csv
         .lines()
         .skip(1)
-        .map(|row| row.split(',').nth(1).unwrap().parse::<f64>().unwrap())
+        .map(|row| row.split(',').nth(energy).unwrap().parse::<f64>().unwrap())
         .fold(0.0, f64::max);
     assert!(peak > 1.0, "test bug: the driver gave only {peak} J");
     assert!(!err.contains("warning"), "{err}");

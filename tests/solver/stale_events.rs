@@ -78,3 +78,76 @@ fn going_on_after_a_seek_back_drops_the_later_events_until_they_come_again() {
     session.run_until_paused(100_000);
     assert_none_ahead(&session, "at 1.0 s after the push");
 }
+
+#[test]
+fn a_replayed_lessons_csvs_hold_each_segment_in_time_order() {
+    // The shipped A02 lesson: the continuation to the first flat pose, branch 1 to 1.7 s, then
+    // back to the first flat pose and branch 2 to its end at 6 s. Each segment's rows go
+    // forward in time, and each event lies within the segment it is listed under (branch 1's
+    // event near 1.16 s under branch 1 only).
+    let dir = crate::common::scratch("replay-segments");
+    let (out, events) = (dir.join("t.csv"), dir.join("e.csv"));
+    let lesson =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/lessons/a02_branches.ron");
+    let output = crate::common::singulab(&[
+        "run",
+        "--script",
+        lesson.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let rows = |path: &std::path::Path| -> Vec<(f64, u32)> {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        assert_eq!(header[..2], ["t", "segment"]);
+        lines
+            .map(|l| {
+                let mut cells = l.split(',');
+                let t = cells.next().unwrap().parse().unwrap();
+                (t, cells.next().unwrap().parse().unwrap())
+            })
+            .collect()
+    };
+    let trajectory = rows(&out);
+    let mut spans: Vec<(f64, f64)> = Vec::new();
+    for pair in trajectory.windows(2) {
+        let ((t0, s0), (t1, s1)) = (pair[0], pair[1]);
+        match s1 {
+            _ if s1 == s0 => assert!(t1 > t0, "segment {s0}: t {t0} then {t1}"),
+            _ => assert_eq!(s1, s0 + 1, "segment {s0} then {s1}"),
+        }
+    }
+    for &(t, s) in &trajectory {
+        let index = s as usize - 1;
+        if index == spans.len() {
+            spans.push((t, t));
+        }
+        spans[index].1 = t;
+    }
+    println!("segments: {spans:?}");
+    assert_eq!(spans.len(), 3, "{spans:?}");
+    let first_event = spans[0].1;
+    assert!((spans[1].0 - first_event).abs() < 3e-3 && (spans[2].0 - first_event).abs() < 3e-3);
+    assert_eq!(spans[2].1, 6.0);
+    let listed = rows(&events);
+    for &(t, s) in &listed {
+        let (start, end) = spans[s as usize - 1];
+        assert!(
+            t >= start - 3e-3 && t <= end,
+            "event at {t} s under segment {s} ({start}..{end})"
+        );
+    }
+    let branch_1: Vec<u32> = listed
+        .iter()
+        .filter(|(t, _)| (t - 1.156).abs() < 1e-3)
+        .map(|&(_, s)| s)
+        .collect();
+    assert!(
+        !branch_1.is_empty() && branch_1.iter().all(|&s| s == 2),
+        "{branch_1:?}"
+    );
+}
