@@ -10,7 +10,8 @@ use bevy_egui::input::EguiWantsInput;
 
 use super::SingulabSystems;
 use super::commands::AppCommand;
-use super::drawing::{ViewState, Zoom};
+use super::drawing::{ViewState, Zoom, shown_motions};
+use super::panels::chosen_action;
 use super::simulation::{Live, modified_time};
 use crate::solver::BasisMode;
 
@@ -56,17 +57,26 @@ impl Default for ScenePollInterval {
 fn shortcuts(
     mut presses: MessageReader<KeyboardInput>,
     egui_wants: Res<EguiWantsInput>,
-    mut ctrl: Local<ControlKeys>,
+    mut held: Local<Modifiers>,
     mut view: ResMut<ViewState>,
+    live: Res<Live>,
     mut writer: MessageWriter<AppCommand>,
 ) {
     for press in presses.read() {
         let down = press.state == ButtonState::Pressed;
         match press.key_code {
-            KeyCode::ControlLeft => ctrl.left = down,
-            KeyCode::ControlRight => ctrl.right = down,
+            KeyCode::ControlLeft => held.ctrl_left = down,
+            KeyCode::ControlRight => held.ctrl_right = down,
+            KeyCode::ShiftLeft => held.shift_left = down,
+            KeyCode::ShiftRight => held.shift_right = down,
             key if down && !press.repeat && !egui_wants.wants_any_keyboard_input() => {
-                if let Some(command) = shortcut(key, ctrl.left || ctrl.right, &mut view) {
+                let ctrl = held.ctrl_left || held.ctrl_right;
+                let shift = held.shift_left || held.shift_right;
+                let command = match ctrl {
+                    false => motion_key(key, shift, &live, &mut view),
+                    true => None,
+                };
+                if let Some(command) = command.unwrap_or_else(|| shortcut(key, ctrl, &mut view)) {
                     writer.write(command);
                 }
             }
@@ -75,11 +85,59 @@ fn shortcuts(
     }
 }
 
-/// Which Control keys are down, as the key messages say.
+/// Which Control and Shift keys are down, as the key messages say.
 #[derive(Default)]
-struct ControlKeys {
-    left: bool,
-    right: bool,
+struct Modifiers {
+    ctrl_left: bool,
+    ctrl_right: bool,
+    shift_left: bool,
+    shift_right: bool,
+}
+
+/// The keys of the admissible motions (the legend and the panel state them): 1 to 9 draw
+/// and choose motion k, 0 draws them all, Enter acts on the chosen one as the panel's
+/// button does (Shift: the other way), H hides or shows it. `None` for another key;
+/// `Some(command)` for one of these, with the command it gives, if any.
+pub fn motion_key(
+    key: KeyCode,
+    shift: bool,
+    live: &Live,
+    view: &mut ViewState,
+) -> Option<Option<AppCommand>> {
+    let digit = match key {
+        KeyCode::Digit0 | KeyCode::Numpad0 => Some(0),
+        KeyCode::Digit1 | KeyCode::Numpad1 => Some(1),
+        KeyCode::Digit2 | KeyCode::Numpad2 => Some(2),
+        KeyCode::Digit3 | KeyCode::Numpad3 => Some(3),
+        KeyCode::Digit4 | KeyCode::Numpad4 => Some(4),
+        KeyCode::Digit5 | KeyCode::Numpad5 => Some(5),
+        KeyCode::Digit6 | KeyCode::Numpad6 => Some(6),
+        KeyCode::Digit7 | KeyCode::Numpad7 => Some(7),
+        KeyCode::Digit8 | KeyCode::Numpad8 => Some(8),
+        KeyCode::Digit9 | KeyCode::Numpad9 => Some(9),
+        _ => None,
+    };
+    let shown = shown_motions(live, view, view.basis);
+    match (key, digit) {
+        (_, Some(0)) => view.all_motions = true,
+        (_, Some(k)) => {
+            if k <= shown.len() {
+                view.push_motion = k - 1;
+                view.all_motions = false;
+            }
+        }
+        (KeyCode::Enter | KeyCode::NumpadEnter, _) => {
+            return Some(chosen_action(live, view, &shown, shift));
+        }
+        (KeyCode::KeyH, _) => {
+            if let Some(motion) = shown.get(view.push_motion) {
+                let was_shown = view.motion_shown(motion);
+                view.set_motion_shown(motion, !was_shown);
+            }
+        }
+        _ => return None,
+    }
+    Some(None)
 }
 
 /// What pressing `key` (with Ctrl down or not) does: a command, or a change of the view.
@@ -176,6 +234,97 @@ pub fn zoomed(current: f32, zoom: Zoom) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lesson::Way;
+    use crate::lesson::choices::leave_direction;
+    use crate::live::LiveSession;
+    use crate::scene::load_scene;
+
+    /// A02 paused at its first flat pose: T1 continued, new 1, new 2, branch 1, branch 2.
+    fn a02_at_first_event() -> Live {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/double_four_bar.ron");
+        let mut session = LiveSession::new(load_scene(&path).unwrap()).unwrap();
+        session.run_until_paused(100_000);
+        assert!(session.current_event().is_some());
+        Live::new(session, path)
+    }
+
+    fn drawn(live: &Live, view: &ViewState) -> Vec<String> {
+        shown_motions(live, view, view.basis)
+            .iter()
+            .enumerate()
+            .filter(|(k, m)| view.motion_drawn(*k, m, true))
+            .map(|(_, m)| m.label.clone())
+            .collect()
+    }
+
+    #[test]
+    fn keys_choose_draw_and_hide_the_motions_and_the_choice_holds_across_events_and_halves() {
+        let mut live = a02_at_first_event();
+        let mut view = ViewState::default();
+        // One motion drawn at a flat pose by default, the first; 2 draws new 1, 0 all.
+        assert_eq!(drawn(&live, &view), ["T1 continued"]);
+        assert!(matches!(
+            motion_key(KeyCode::Digit2, false, &live, &mut view),
+            Some(None)
+        ));
+        assert_eq!(drawn(&live, &view), ["new 1"]);
+        motion_key(KeyCode::Digit0, false, &live, &mut view);
+        assert_eq!(drawn(&live, &view).len(), 5);
+        // H hides the chosen motion (new 1); branch 2 hidden from its row's box.
+        motion_key(KeyCode::KeyH, false, &live, &mut view);
+        let shown = shown_motions(&live, &view, view.basis);
+        view.set_motion_shown(&shown[4], false);
+        assert_eq!(drawn(&live, &view), ["T1 continued", "new 2", "branch 1"]);
+        // The traditional half lists T1, T2, T3 and the same branches: branch 2 hidden there.
+        view.basis = BasisMode::Traditional;
+        assert_eq!(drawn(&live, &view), ["T1", "T2", "T3", "branch 1"]);
+        view.basis = BasisMode::Continued;
+        // At the next event (the continuation's next flat pose) the choices still hold.
+        live.session.play();
+        live.session.run_until_paused(100_000);
+        assert!(live.session.time() > 1.0, "t {}", live.session.time());
+        let labels: Vec<String> = shown_motions(&live, &view, view.basis)
+            .iter()
+            .map(|m| m.label.clone())
+            .collect();
+        assert!(labels.contains(&"new 1".to_owned()), "{labels:?}");
+        assert!(!drawn(&live, &view).contains(&"new 1".to_owned()));
+        // H again shows new 1 (still the chosen motion).
+        motion_key(KeyCode::Digit2, false, &live, &mut view);
+        motion_key(KeyCode::KeyH, false, &live, &mut view);
+        assert_eq!(drawn(&live, &view), ["new 1"]);
+    }
+
+    #[test]
+    fn enter_acts_on_the_chosen_motion_and_shift_enter_the_other_way() {
+        let live = a02_at_first_event();
+        let mut view = ViewState::default();
+        let shown = shown_motions(&live, &view, view.basis);
+        motion_key(KeyCode::Digit2, false, &live, &mut view);
+        for (shift, sign) in [(false, 1.0), (true, -1.0)] {
+            match motion_key(KeyCode::Enter, shift, &live, &mut view) {
+                Some(Some(AppCommand::Push { column, delta, .. })) => {
+                    assert_eq!(column, shown[1].column);
+                    assert_eq!(delta, sign * view.push_delta);
+                }
+                other => panic!("Enter (shift {shift}) on new 1: {other:?}"),
+            }
+        }
+        // On branch 1: leave on, the way its arrows are drawn, and back.
+        motion_key(KeyCode::Digit4, false, &live, &mut view);
+        for (shift, way) in [(false, Way::Forward), (true, Way::Back)] {
+            match motion_key(KeyCode::NumpadEnter, shift, &live, &mut view) {
+                Some(Some(AppCommand::Leave {
+                    direction,
+                    speed: None,
+                })) => {
+                    assert_eq!(Some(direction), leave_direction(&live.session, 1, way));
+                }
+                other => panic!("Enter (shift {shift}) on branch 1: {other:?}"),
+            }
+        }
+    }
 
     #[test]
     fn ctrl_plus_minus_zero_size_the_interface_and_leave_the_speed() {

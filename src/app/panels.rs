@@ -15,7 +15,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::cpu_clock::CpuClock;
-use super::drawing::{self, ViewState, shown_motions};
+use super::drawing::{self, MOTION_KEYS, ViewState, shown_motions};
 use super::font_warmup::{Warmed, keep_font_atlas_warm};
 use super::lesson::LessonRun;
 use super::plots::{self, PlotLayout, PlotState};
@@ -1217,9 +1217,6 @@ fn motions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState, commands: &mut 
                 ui.label(RichText::new("Shown automatically at singular events.").small());
                 return;
             }
-            if view.hidden_motions.len() < shown.len() {
-                view.hidden_motions.resize(shown.len(), false);
-            }
             motion_rows(ui, live, view, &shown, commands);
             if live.session.current_event().is_some()
                 && live.session.branches().is_empty()
@@ -1253,13 +1250,17 @@ fn motion_rows(
             let color = palette.motion(k);
             let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
             ui.painter().rect_filled(rect, 2.0, color);
-            // The push choice first, without text: a row that wraps in a narrow
-            // panel does not leave it on a line of its own, between two motions.
-            if motion.role != MotionRole::Branch {
-                ui.radio_value(&mut view.push_motion, k, "")
-                    .on_hover_text("Push along this motion (the button below)");
-            }
-            let mut visible = !view.hidden_motions[k];
+            // The choice first, without text: a row that wraps in a narrow panel does not
+            // leave it on a line of its own, between two motions.
+            let key = if k < 9 {
+                format!(" (key {})", k + 1)
+            } else {
+                String::new()
+            };
+            ui.radio_value(&mut view.push_motion, k, "").on_hover_text(format!(
+                "Choose this motion{key}: at an event it alone is drawn unless all are (key 0), and the button below acts on it (Enter)"
+            ));
+            let mut visible = view.motion_shown(motion);
             // The event's motions are labelled "T1 continued", "new 1", "branch 1" already.
             let role = if motion.role == MotionRole::Basis(BasisMode::Traditional) {
                 " (traditional)"
@@ -1270,10 +1271,10 @@ fn motion_rows(
             // meant for the row (or the leave buttons next to it) does not hide it.
             if ui
                 .checkbox(&mut visible, "")
-                .on_hover_text("Draw this motion on the canvas")
+                .on_hover_text("Draw this motion on the canvas (key H hides or shows the chosen one)")
                 .changed()
             {
-                view.hidden_motions[k] = !visible;
+                view.set_motion_shown(motion, visible);
             }
             ui.label(format!("{}{role}", motion.label));
             if motion.role == MotionRole::Branch {
@@ -1310,24 +1311,54 @@ fn push_controls(
         );
     });
     let index = view.push_motion.min(shown.len() - 1);
-    let label = format!("Push along {}", shown[index].label);
-    if ui
-        .button(label)
-        .on_hover_text(
-            "Applies the generalized force M t a for the given time along the motion t (unit length in the mass metric, oriented along the mechanism's velocity, downhill at rest; a = Δv / time). Δv is a speed in sqrt(J): from rest along a free motion the push gives Δv²/2 J. At a singular event the dynamics see the enlarged tangent space while it lasts.",
+    let (label, hover) = if shown[index].role == MotionRole::Branch {
+        (
+            format!("Leave on {}", shown[index].label),
+            "Sends the mechanism along the chosen branch the way its arrows are drawn (Enter; Shift+Enter: back).",
         )
-        .clicked()
+    } else {
+        (
+            format!("Push along {}", shown[index].label),
+            "Applies the generalized force M t a for the given time along the motion t (unit length in the mass metric, oriented the way its arrows are drawn; a = Δv / time). Δv is a speed in sqrt(J): from rest along a free motion the push gives Δv²/2 J. At a singular event the dynamics see the enlarged tangent space while it lasts. Enter; Shift+Enter pushes by -Δv.",
+        )
+    };
+    if ui.button(label).on_hover_text(hover).clicked()
+        && let Some(command) = chosen_action(live, view, shown, false)
     {
-        commands.push(AppCommand::Push {
-            column: shown[index].column.clone(),
-            delta: view.push_delta,
-            duration: view.push_duration,
-            note: push_note(live, &shown[index], view.push_delta),
-        });
+        commands.push(command);
     }
+    ui.label(RichText::new(MOTION_KEYS).small());
     if live.session.is_pushing() {
         ui.label("pushing…");
     }
+}
+
+/// What acting on the chosen motion does (the panel's button, Enter; `reverse`: Shift+Enter):
+/// a push along it by the Δ velocity (reversed: by minus it), or on a branch a leave the way
+/// its arrows are drawn (reversed: back), at the Δ velocity where the mechanism is at rest.
+pub(super) fn chosen_action(
+    live: &Live,
+    view: &ViewState,
+    shown: &[Motion],
+    reverse: bool,
+) -> Option<AppCommand> {
+    let motion = shown.get(view.push_motion.min(shown.len().checked_sub(1)?))?;
+    let sign = if reverse { -1.0 } else { 1.0 };
+    Some(if motion.role == MotionRole::Branch {
+        let at_rest = live.session.simulation().velocities().amax() < AT_REST;
+        AppCommand::Leave {
+            direction: &motion.column * sign,
+            speed: at_rest.then_some(view.push_delta.abs().max(0.1)),
+        }
+    } else {
+        let delta = sign * view.push_delta;
+        AppCommand::Push {
+            column: motion.column.clone(),
+            delta,
+            duration: view.push_duration,
+            note: push_note(live, motion, delta),
+        }
+    })
 }
 
 /// Advice for a push along a motion that is new at the singular configuration while the
@@ -1349,8 +1380,6 @@ fn push_note(live: &Live, motion: &Motion, delta: f64) -> Option<String> {
     })
 }
 
-/// "leave on" (the way the mechanism came) and "leave back" along a branch, with the
-/// kinetic energy it has at the event, or at the push's Δ velocity if it is at rest there.
 /// "leave on" and "leave back" along a branch listed as `direction` (oriented the way the
 /// mechanism moves, downhill at rest: [`crate::lesson::choices::leave_direction`]).
 pub(super) fn leave_buttons(

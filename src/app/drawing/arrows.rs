@@ -35,21 +35,19 @@ pub(super) struct MotionArrows {
 }
 
 impl MotionArrows {
-    /// The arrows of the `shown` motions the user has not hidden (`hidden_apply`: the
-    /// panel's check boxes apply to this canvas).
+    /// The arrows of the `shown` motions drawn ([`ViewState::motion_drawn`]).
     pub(super) fn lay_out(
         canvas: &Canvas,
         shown: &[Motion],
         view: &ViewState,
-        hidden_apply: bool,
+        at_event: bool,
     ) -> Self {
         // The longest arrow of each motion gets this many pixels: columns of T are unit
         // vectors, only their shape on the mechanism matters.
         let target = 0.16 * canvas.rect.width().min(canvas.rect.height());
-        // The panel's check boxes hide motions of the basis it lists; the other half of the
-        // side-by-side view shows all of its own.
-        let is_visible = |k: usize| !hidden_apply || view.motion_visible(k);
-        let visible: Vec<usize> = (0..shown.len()).filter(|&k| is_visible(k)).collect();
+        let visible: Vec<usize> = (0..shown.len())
+            .filter(|&k| view.motion_drawn(k, &shown[k], at_event))
+            .collect();
         let scaled: Vec<Vec<(Pos2, egui::Vec2)>> = visible
             .iter()
             .map(|&k| {
@@ -93,7 +91,7 @@ pub(super) fn draw_motions(
     arrows: MotionArrows,
     view: &ViewState,
     avoid: &[egui::Rect],
-    hidden_apply: bool,
+    listed_half: bool,
 ) -> Vec<PlacedLabel> {
     let rect = canvas.rect;
     let MotionArrows {
@@ -109,7 +107,7 @@ pub(super) fn draw_motions(
         if screen.iter().all(|(_, v)| v.length() <= 1e-9) {
             continue;
         }
-        let dimmed = hidden_apply && view.highlighted_motion.is_some_and(|h| h != k);
+        let dimmed = listed_half && view.highlighted_motion.is_some_and(|h| h != k);
         let color = if dimmed {
             canvas.palette.motion(k).gamma_multiply(DIMMED)
         } else {

@@ -18,6 +18,7 @@ mod ghost;
 mod joint_labels;
 mod mechanism;
 mod overlay;
+pub use overlay::MOTION_KEYS;
 mod plates;
 mod projection;
 pub mod reactions;
@@ -27,6 +28,7 @@ mod spatial;
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Pos2, Sense, Shape, Stroke, Ui};
 use nalgebra::DVector;
+use std::collections::BTreeSet;
 
 use super::SingulabSystems;
 use super::commands::AppCommand;
@@ -69,7 +71,12 @@ pub struct ViewState {
     pub side_by_side: bool,
     pub light: bool,
     pub show_motions: bool,
-    pub hidden_motions: Vec<bool>,
+    /// The motions the user hid, by label ("new 1", "branch 2"): hidden in both halves of
+    /// side by side and at every event until shown again.
+    pub hidden_motions: BTreeSet<String>,
+    /// At an event, every motion drawn (key 0), not only the chosen one ([`Self::push_motion`],
+    /// keys 1 to 9): a flat pose with several motions is unreadable with all of them.
+    pub all_motions: bool,
     /// The motion whose row the pointer is over in the panel: drawn as is, the others dimmed.
     pub highlighted_motion: Option<usize>,
     /// A drag on the canvas holds a body (not panning).
@@ -134,7 +141,8 @@ impl Default for ViewState {
             side_by_side: false,
             light: false,
             show_motions: false,
-            hidden_motions: Vec::new(),
+            hidden_motions: BTreeSet::new(),
+            all_motions: false,
             highlighted_motion: None,
             grabbing: false,
             ghost: None,
@@ -188,8 +196,24 @@ impl ViewState {
         self.fit_requested = true;
     }
 
-    pub fn motion_visible(&self, index: usize) -> bool {
-        !self.hidden_motions.get(index).copied().unwrap_or(false)
+    /// Whether the user left `motion` shown (its box ticked).
+    pub fn motion_shown(&self, motion: &Motion) -> bool {
+        !self.hidden_motions.contains(&motion.label)
+    }
+
+    /// Whether motion `k` of a list is drawn: shown, and at an event the chosen one unless
+    /// all are drawn.
+    pub fn motion_drawn(&self, k: usize, motion: &Motion, at_event: bool) -> bool {
+        self.motion_shown(motion) && (self.all_motions || !at_event || k == self.push_motion)
+    }
+
+    /// Hides or shows `motion`, wherever it is listed.
+    pub fn set_motion_shown(&mut self, motion: &Motion, shown: bool) {
+        if shown {
+            self.hidden_motions.remove(&motion.label);
+        } else {
+            self.hidden_motions.insert(motion.label.clone());
+        }
     }
 }
 
@@ -217,11 +241,10 @@ fn follow_session_messages(
     mut loaded: MessageReader<SceneLoaded>,
     mut view: ResMut<ViewState>,
 ) {
+    // The motions hidden and chosen stay the user's from one event to the next.
     for _ in reached.read() {
         view.check_pose_visible = true;
         view.show_motions = true;
-        view.hidden_motions.clear();
-        view.push_motion = 0;
     }
     // A new scene gets its own view from `draw_canvas` (its generation changed).
     for _ in loaded.read() {
@@ -681,11 +704,11 @@ fn draw_mechanism_and_motions(
     scale_bar: Option<egui::Rect>,
 ) {
     let shown = shown_motions(live, view, basis);
-    if view.hidden_motions.len() < shown.len() {
-        view.hidden_motions.resize(shown.len(), false);
-    }
-    let hidden_apply = !view.side_by_side || basis == view.basis;
-    let arrows = MotionArrows::lay_out(canvas, &shown, view, hidden_apply);
+    // This canvas shows the basis the panel lists: pointing at a row there dims the others
+    // and shows its ghost here.
+    let listed_half = !view.side_by_side || basis == view.basis;
+    let at_event = live.session.current_event().is_some();
+    let arrows = MotionArrows::lay_out(canvas, &shown, view, at_event);
     let names = match canvas.rigid {
         Some(rigid) => rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
         None => draw_mechanism(canvas, view.show_labels, &arrows.heads()),
@@ -708,10 +731,10 @@ fn draw_mechanism_and_motions(
     overlay.extend(names.iter().map(|name| name.area()));
     overlay.extend(scale_bar);
     overlay.extend(legend);
-    if hidden_apply && canvas.rigid.is_none() {
+    if listed_half && canvas.rigid.is_none() {
         ghost::draw_ghost(canvas, &live.session, &shown, view);
     }
-    let labels = draw_motions(canvas, &shown, arrows, view, &overlay, hidden_apply);
+    let labels = draw_motions(canvas, &shown, arrows, view, &overlay, listed_half);
     mechanism::paint_names(canvas.painter, names, canvas.palette);
     arrows::paint_labels(canvas.painter, labels, canvas.palette);
 }

@@ -86,9 +86,6 @@ fn draw_legend(
 ) {
     let (painter, rect, palette) = (canvas.painter, canvas.rect, canvas.palette);
     let compact = rect.width() < LEGEND_BESIDE_TIME;
-    // The panel's check boxes hide motions of the basis it lists (side by side, the other
-    // half shows all of its own).
-    let hidden_apply = !view.side_by_side || basis == view.basis;
     let mut y = rect.top() + 12.0;
     let at_event = live.session.current_event().is_some();
     // Posed by hand or come to rest: there was no motion before to continue.
@@ -113,10 +110,16 @@ fn draw_legend(
     }
     for (k, motion) in shown.iter().enumerate() {
         let color = palette.motion(k);
-        let alpha = if !hidden_apply || view.motion_visible(k) {
-            1.0
+        // A motion not drawn stays readable in the list (its key draws it), its swatch faint.
+        let (alpha, text_alpha) = if view.motion_drawn(k, motion, at_event) {
+            (1.0, 1.0)
         } else {
-            0.35
+            (0.35, 0.7)
+        };
+        // At an event the keys 1 to 9 draw and choose a motion.
+        let key = match k {
+            0..9 if at_event => format!("{}  ", k + 1),
+            _ => String::new(),
         };
         let role = if compact {
             ""
@@ -128,9 +131,9 @@ fn draw_legend(
         drawn.push(painter.text(
             pos2(rect.left() + 40.0, y),
             Align2::LEFT_TOP,
-            format!("{}  {role}", motion.label),
+            format!("{key}{}  {role}", motion.label),
             FontId::proportional(14.0),
-            palette.text.gamma_multiply(alpha),
+            palette.text.gamma_multiply(text_alpha),
         ));
         y += 19.0;
     }
@@ -140,10 +143,13 @@ fn draw_legend(
         } else {
             "velocity of bar ends and centres"
         };
-        let lines = [
+        let mut lines = vec![
             "arrows: the way the mechanism moves along each motion (at rest: downhill)".to_owned(),
             format!("{points}; the longest arrow of each motion the same length"),
         ];
+        if at_event {
+            lines.push(MOTION_KEYS.to_owned());
+        }
         for line in lines {
             drawn.push(painter.text(
                 pos2(rect.left() + 12.0, y + 2.0),
@@ -156,6 +162,9 @@ fn draw_legend(
         }
     }
 }
+
+/// The keys of the motions at an event, as the legend states them.
+pub const MOTION_KEYS: &str = "keys: 1-9 draw and choose a motion, 0 all, Enter push (a branch: leave on), Shift+Enter the other way, H hide";
 
 /// What a legend row says about a motion's role.
 fn role_text(role: &MotionRole, at_event: bool, at_rest: bool) -> &'static str {
