@@ -43,6 +43,10 @@ pub struct ViewConfig {
     pub ui_scale: f32,
     /// Opens in presentation mode (no side panels, large type, captions, no notices).
     pub presentation: bool,
+    /// The picture of a video (`singulab record`): no controls, timeline or key hints.
+    pub video: bool,
+    /// The plots shown (a video leaves them out unless asked).
+    pub plots: bool,
 }
 
 impl Default for ViewConfig {
@@ -62,6 +66,8 @@ impl Default for ViewConfig {
             dt: None,
             measure_frames: None,
             presentation: false,
+            video: false,
+            plots: true,
         }
     }
 }

@@ -165,6 +165,10 @@ fn launch(
     };
     let title = simulation::window_title(&session);
     // A recording's output is checked (ffmpeg, a writable file) before the window opens.
+    let video_end = plan
+        .as_ref()
+        .and_then(|plan| plan.t_end)
+        .unwrap_or(session.scene().t_end);
     let recorder = match plan {
         Some(mut plan) => {
             prepare_output(&plan)?;
@@ -180,6 +184,11 @@ fn launch(
         live.notice = Some(Notice::lasting(error, true));
     }
     let failure = capture.failure_slot();
+    let mut view = ViewState::from_args(&args);
+    if args.video {
+        let lesson = live.lesson.as_ref().map(|run| &run.player);
+        view.motion_box = crate::live::framing::run_box(&live.session, lesson, video_end);
+    }
 
     let mut app = App::new();
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
@@ -195,10 +204,10 @@ fn launch(
     .add_plugins(EguiPlugin::default())
     .insert_resource(live)
     .insert_resource(capture)
-    .insert_resource(ViewState::from_args(&args))
+    .insert_resource(view)
     .insert_resource(FrameStats::since(launched))
     .insert_resource(recorder)
-    .insert_resource(Presentation::new(args.presentation))
+    .insert_resource(Presentation::launched(args.presentation, args.ui_scale))
     .add_plugins(SingulabPlugins);
     setup(&mut app);
     match app.run() {

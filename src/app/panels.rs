@@ -222,7 +222,7 @@ impl Panels<'_, '_> {
         }
         // Side by side, each canvas has its own `qd` plot and the plots panel is left out (its
         // other plots are the same for both bases).
-        if view.show_plots && !view.side_by_side && !presenting {
+        if view.show_plots && !view.side_by_side && (!presenting || view.video) {
             egui::Panel::right("plots")
                 .resizable(true)
                 .default_size(sizes.plots_width)
@@ -231,12 +231,14 @@ impl Panels<'_, '_> {
                     plots::show_plots(ui, live, view, plot_state, commands);
                 });
         }
-        egui::Panel::bottom("timeline").show(root, |ui| {
-            timeline_bar(ui, live, view, commands);
-        });
+        if !view.video {
+            egui::Panel::bottom("timeline").show(root, |ui| {
+                timeline_bar(ui, live, view, commands);
+            });
+        }
         egui::CentralPanel::no_frame().show(root, |ui| {
             let mut canvas = ui.max_rect();
-            banner(ui, live, presenting);
+            banner(ui, live, presenting, view.video);
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
                 canvas.max.y = side_by_side(ui, live, view, plot_state, overstep, commands);
@@ -330,7 +332,7 @@ fn side_by_side(
                 drawing::draw_canvas(ui, live, view, basis, overstep, commands);
             });
             canvas_bottom = drawn.response.rect.bottom();
-            if view.show_plots {
+            if view.show_plots && !view.video {
                 // The plots panel's controls, split over the two columns (one row each, so
                 // the plots stay level).
                 ui.horizontal(|ui| match basis {
@@ -344,6 +346,8 @@ fn side_by_side(
                         }
                     }
                 });
+            }
+            if view.show_plots {
                 plots::show_velocity_plot(ui, live, view, plot_state, basis, plot_height);
             }
         }
@@ -727,17 +731,19 @@ fn fixed(value: f64, decimals: usize) -> String {
     }
 }
 
-fn banner(ui: &mut Ui, live: &Live, presenting: bool) {
+fn banner(ui: &mut Ui, live: &Live, presenting: bool, video: bool) {
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
     let mut banners = notice_and_pause_banners(live, palette, presenting);
     if banners.is_empty() {
         // The slot stays, with what the simulation is doing.
         // Opaque: `faint_bg_color` is additive and would show the dark window behind the
         // canvas on the light theme.
-        let text = live.lesson.as_ref().map_or_else(
-            || idle_banner_text(&live.session),
-            |run| lesson_banner_text(run, &live.session),
-        );
+        let text = match &live.lesson {
+            // A video names what it shows, not the keys of the window.
+            _ if video => video_banner_text(live),
+            Some(run) => lesson_banner_text(run, &live.session),
+            None => idle_banner_text(&live.session),
+        };
         banners.push((text, ui.visuals().widgets.noninteractive.bg_fill));
     }
     // At most three rows, ending in "…" with the whole text on hover: on a narrow canvas
@@ -790,7 +796,8 @@ fn notice_and_pause_banners(
                 ));
             }
         }
-        Some(PauseReason::TimeReached) => banners.push((
+        // A lesson's stops are the player's business, not the viewer's.
+        Some(PauseReason::TimeReached) if live.lesson.is_none() => banners.push((
             format!("Stopped at t = {:.4} s as requested.", session.time()),
             palette.banner_event,
         )),
@@ -896,6 +903,16 @@ fn mark_color(kind: MarkKind, palette: &Palette) -> Color32 {
 }
 
 /// Where the open lesson is, and what Space does to it.
+/// A video's banner between events: the lesson's title, or the scene's.
+fn video_banner_text(live: &Live) -> String {
+    match &live.lesson {
+        Some(run) if !run.player.lesson().spec.title.is_empty() => {
+            run.player.lesson().spec.title.clone()
+        }
+        _ => live.session.scene().title.clone(),
+    }
+}
+
 fn lesson_banner_text(run: &LessonRun, session: &LiveSession) -> String {
     let name = run.path.file_name().unwrap_or_default().to_string_lossy();
     let what = if run.player.is_finished() {

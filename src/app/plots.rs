@@ -150,7 +150,9 @@ pub fn show_plots(
     state: &mut PlotState,
     commands: &mut Vec<AppCommand>,
 ) {
-    plots_header(ui, live.session.history(), view, state, commands);
+    if !view.video {
+        plots_header(ui, live.session.history(), view, state, commands);
+    }
     let (qd, q) = basis_channels(view.basis);
     let specs = plot_specs(view);
     // Each title takes about 22 points, the time axis' label under the last plot 18. In a

@@ -30,6 +30,9 @@ pub struct Presentation {
     zoom_presenting: Option<f32>,
     /// Whether the window and the interface size are set for `on`.
     applied: bool,
+    /// The interface size asked for at launch (`--ui-scale`), which the first switch starts
+    /// from (egui reports a new zoom factor only a frame after it is set).
+    launch_scale: Option<f32>,
 }
 
 impl Presentation {
@@ -37,6 +40,14 @@ impl Presentation {
         Self {
             on,
             ..Self::default()
+        }
+    }
+
+    /// Presentation as launched with the interface size `scale`.
+    pub fn launched(on: bool, scale: f32) -> Self {
+        Self {
+            launch_scale: Some(scale),
+            ..Self::new(on)
         }
     }
 
@@ -84,7 +95,11 @@ fn apply(
         return Ok(());
     }
     let ctx = contexts.ctx_mut()?;
-    let zoom = presentation.switched_zoom(ctx.zoom_factor());
+    let current = presentation
+        .launch_scale
+        .take()
+        .unwrap_or_else(|| ctx.zoom_factor());
+    let zoom = presentation.switched_zoom(current);
     ctx.set_zoom_factor(zoom);
     for mut cursor in &mut cursors {
         cursor.visible = !presentation.on;
@@ -98,13 +113,18 @@ fn apply(
 pub(super) fn captions(root: &mut Ui, live: &Live) {
     let caption = live.lesson.as_ref().and_then(|run| run.player.caption());
     let text = caption.map_or_else(|| live.session.scene().title.clone(), |c| c.text.clone());
-    egui::Panel::bottom("captions").show(root, |ui| {
-        ui.add_space(6.0);
-        ui.vertical_centered(|ui| {
-            ui.label(RichText::new(text).size(22.0).strong());
+    // Two rows at least, as most captions take: the canvas above keeps its size when a
+    // caption replaces the title, and a video's framing holds.
+    let rows = 2.0 * 22.0 * 1.35 + 12.0;
+    egui::Panel::bottom("captions")
+        .min_size(rows)
+        .show(root, |ui| {
+            ui.add_space(6.0);
+            ui.vertical_centered(|ui| {
+                ui.label(RichText::new(text).size(22.0).strong());
+            });
+            ui.add_space(6.0);
         });
-        ui.add_space(6.0);
-    });
 }
 
 #[cfg(test)]

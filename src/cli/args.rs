@@ -200,9 +200,17 @@ pub struct RecordArgs {
     /// The traditional and the continued basis side by side
     #[arg(long)]
     pub side_by_side: bool,
-    /// Presentation mode: no side panels, large type, the captions area
+    /// Presentation mode: no side panels, large type, the captions area (the default picture
+    /// of a recording; kept for older commands)
     #[arg(long)]
     pub presentation: bool,
+    /// Record the whole window (menus, panels, timeline) instead of what a student should
+    /// see: the canvas and the captions, no controls or key hints
+    #[arg(long, conflicts_with = "presentation")]
+    pub interface: bool,
+    /// The generalized velocities' plots in the video too (under each half side by side)
+    #[arg(long)]
+    pub plots: bool,
     /// Tangent basis shown
     #[arg(long, value_name = "BASIS", value_parser = basis_value(), default_value = "continued")]
     pub basis: BasisMode,
@@ -301,6 +309,8 @@ impl From<ViewArgs> for crate::app::config::ViewConfig {
             measure_frames: args.measure_frames,
             ui_scale: args.ui_scale,
             presentation: args.presentation,
+            video: false,
+            plots: true,
         }
     }
 }
@@ -316,7 +326,12 @@ impl From<&RecordArgs> for crate::app::config::ViewConfig {
             side_by_side: args.side_by_side,
             size: args.size,
             dt: args.dt,
-            presentation: args.presentation,
+            presentation: !args.interface,
+            video: !args.interface,
+            // Presentation's type is sized for 1080 rows: a smaller video scales it down with
+            // its height, so the mechanism keeps its share of the picture.
+            ui_scale: (args.size.1 as f32 / 1080.0).clamp(0.5, 1.0),
+            plots: args.interface || args.plots,
             ..Self::default()
         }
     }

@@ -20,9 +20,10 @@
 //! simulated seconds. A headless replay ([`Player::play_headless`]) skips the wall-clock waits.
 //!
 //! A caption stays up for its seconds, and at least for its reading time ([`reading_time`]:
-//! [`MIN_CAPTION`] seconds, or [`SECONDS_PER_WORD`] a word for a long one). A caption whose
-//! turn comes while the one shown has not been up that long waits, the mechanism held where
-//! the caption's trigger stopped it, and the lesson ends only once its last caption has been
+//! [`MIN_CAPTION`] seconds, or [`SECONDS_PER_WORD`] a word for a long one), and no longer
+//! than the run it describes: going to an event takes it down. A caption, push, leave or
+//! go-to whose turn comes while the caption shown has not been up that long waits, the
+//! mechanism held where the step's trigger stopped it, and the lesson ends only once its last caption has been
 //! up that long: a lecturer's lesson never moves on faster than its captions can be read.
 //! These are wall-clock waits too (a headless replay skips them; a recording shows them as
 //! still frames).
@@ -443,8 +444,16 @@ impl Player {
     fn act_due(&mut self, session: &mut LiveSession, headless: bool) -> Result<(), LessonError> {
         self.reading = false;
         while self.next < self.lesson.steps().len() && self.is_due(session, headless)? {
-            let caption = matches!(self.lesson.steps()[self.next].action, Action::Caption(..));
-            if caption && !headless && self.caption_unread() {
+            // A new caption, or an action that changes what the caption describes (a push,
+            // a leave, a jump), waits until the caption shown has been read.
+            let waits_for_reader = matches!(
+                self.lesson.steps()[self.next].action,
+                Action::Caption(..)
+                    | Action::Push { .. }
+                    | Action::Leave { .. }
+                    | Action::GoToEvent(_)
+            );
+            if waits_for_reader && !headless && self.caption_unread() {
                 self.reading = true;
                 return Ok(());
             }
@@ -496,6 +505,8 @@ impl Player {
                     .goto_event(k - 1)
                     .map_err(|error| self.refused(index, &error))?;
                 self.push_end = None;
+                // The caption described the run left behind.
+                self.caption = None;
             }
             &Action::SetSpeed(speed) => session.set_speed(speed),
             Action::Caption(text, seconds) => {

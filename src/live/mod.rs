@@ -7,6 +7,7 @@
 //! Bevy app only wraps these; everything here is tested without a window.
 
 pub mod drag;
+pub mod framing;
 pub mod history;
 pub mod motions;
 pub mod preview;

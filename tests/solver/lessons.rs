@@ -772,6 +772,39 @@ fn captions_stay_up_long_enough_to_read() {
     assert_eq!(player.captions().len(), 2);
 }
 
+#[test]
+fn a_caption_is_read_before_the_lesson_jumps_and_goes_with_the_run_it_describes() {
+    // The shipped A02 lesson at 60 frames a second: its branch 1 caption (17 words, 5.1 s to
+    // read, 4 s asked) is up until read before the lesson goes back to the first flat pose,
+    // and is never shown there; every caption is up its reading time before the next action
+    // that changes the picture.
+    use singulab::lesson::player::reading_time;
+    let lesson = load_lesson(&lesson_path("a02_branches")).unwrap();
+    let mut went_back = false;
+    let mut latest = 0.0_f64;
+    play_frames(lesson, 1.0 / 60.0, |_, player, session| {
+        latest = latest.max(session.time());
+        let behind = session.time() < latest - 0.1;
+        went_back |= behind;
+        if let Some(caption) = player.caption()
+            && behind
+        {
+            assert!(
+                !caption.text.starts_with("Branch 1"),
+                "back at t = {} s under \"{}\"",
+                session.time(),
+                caption.text
+            );
+        }
+    });
+    assert!(went_back, "test bug: the lesson never went back");
+    assert!(
+        reading_time(
+            "Branch 1: crank 1 stays still, crank 2 and coupler 1 fold; the second loop stays a parallelogram"
+        ) > 4.0
+    );
+}
+
 /// `singulab record --speed 2` on a lesson written at 1/4x: frame k (at 50 frames a second)
 /// shows `k * 0.25 * 2 / 50` s, the session there.
 #[test]

@@ -37,9 +37,10 @@ use super::simulation::{Live, SceneLoaded, SingularityReached};
 use super::theme::Palette;
 use crate::lesson::Way;
 use crate::lesson::choices::{leave_direction, listed_motions};
+use crate::live::framing;
 use crate::live::motions::Motion;
 use crate::live::{OrbitCamera, PlanarView};
-use crate::model::{BodyKind, JointKind, Mechanism};
+use crate::model::Mechanism;
 use crate::solver::BasisMode;
 
 use arrows::{MotionArrows, draw_motions};
@@ -122,6 +123,12 @@ pub struct ViewState {
     pub push_duration: f64,
     /// Seconds of history visible in the plots while running.
     pub plot_window: f64,
+    /// The picture of a video (`singulab record`): what a student should see, no controls,
+    /// timeline, plot controls or key hints.
+    pub video: bool,
+    /// A video's frame: the box of every pose its run reaches, which the view fits once
+    /// ([`framing::run_box`]) instead of the scene's view and the pose at each event.
+    pub motion_box: Option<framing::PlaneBox>,
     /// Side panels shown (hiding them gives the mechanism the whole width on a projector).
     pub show_controls: bool,
     pub show_plots: bool,
@@ -167,6 +174,8 @@ impl Default for ViewState {
             push_delta: 1.0,
             push_duration: 0.05,
             plot_window: 10.0,
+            motion_box: None,
+            video: false,
             show_controls: true,
             show_plots: true,
             pending_ui_scale: None,
@@ -186,6 +195,8 @@ impl ViewState {
             reaction_mode: args.mode.map(|k| k - 1),
             pending_ui_scale: (args.ui_scale != 1.0).then_some(args.ui_scale),
             pending_zoom: None,
+            video: args.video,
+            show_plots: args.plots,
             ..Self::default()
         }
     }
@@ -298,13 +309,19 @@ fn arrow_room(live: &Live, size: egui::Vec2) -> f32 {
 /// below it, in whichever dimension it reaches first, with a margin of a tenth of that part
 /// on every side (the labels need some room).
 fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
-    let Some([lo, hi]) = pose_box(live) else {
-        return fit_planar(live);
-    };
+    match pose_box(live) {
+        Some(pose) => fit_box(pose, size, top, arrow_room(live, size)),
+        None => fit_planar(live),
+    }
+}
+
+/// The view in which `[lo, hi]` fills the canvas as [`fit_pose`] fills it with the pose,
+/// `arrows` pixels left free above and below it.
+fn fit_box([lo, hi]: framing::PlaneBox, size: egui::Vec2, top: f32, arrows: f32) -> PlanarView {
     let (w, h) = (hi[0] - lo[0], hi[1] - lo[1]);
     // The legend may fill most of a short canvas: then fit the whole canvas, under it.
     let top = if top < 0.5 * size.y { top } else { 0.0 };
-    let arrows = arrow_room(live, size).min(0.25 * (size.y - top));
+    let arrows = arrows.min(0.25 * (size.y - top));
     let (canvas_w, free_h) = (
         f64::from(size.x),
         f64::from((size.y - top - 2.0 * arrows).max(1.0)),
@@ -339,43 +356,12 @@ fn pose_on_canvas(live: &Live, planar: &PlanarView, rect: egui::Rect, top: f32) 
         && lower <= f64::from(rect.bottom()) - margin - arrows
 }
 
-/// The bounding box (`[lo, hi]` in the plane) of the current pose: bar ends, point masses,
-/// pins to the ground and anchors of distance links. `None` without bodies.
+/// The bounding box (`[lo, hi]` in the plane) of the current pose ([`framing::pose_box`]).
 fn pose_box(live: &Live) -> Option<[[f64; 2]; 2]> {
-    let mech = &live.session.scene().mechanism;
-    let x = live.session.simulation().positions();
-    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
-    let mut add = |p: [f64; 2]| {
-        for k in 0..2 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-    };
-    for body in mech.bodies() {
-        let o = body.offset;
-        match body.kind {
-            BodyKind::Bar { length } => {
-                let (s, c) = x[o + 2].sin_cos();
-                let half = 0.5 * length;
-                add([x[o] - c * half, x[o + 1] - s * half]);
-                add([x[o] + c * half, x[o + 1] + s * half]);
-            }
-            _ => add([x[o], x[o + 1]]),
-        }
-    }
-    for joint in mech.joints() {
-        match &joint.kind {
-            JointKind::Pin { ground, .. } => add([ground.x, ground.y]),
-            JointKind::Distance { anchor, .. } => add([anchor[0], anchor[1]]),
-            JointKind::Revolute { .. }
-            | JointKind::Prismatic { .. }
-            | JointKind::Driver { .. }
-            | JointKind::KnifeEdge { .. }
-            | JointKind::Spatial(_)
-            | JointKind::Normalization { .. } => {}
-        }
-    }
-    (lo[0] <= hi[0]).then_some([lo, hi])
+    framing::pose_box(
+        &live.session.scene().mechanism,
+        live.session.simulation().positions(),
+    )
 }
 
 /// The orbit camera of a spatial scene: framing the current pose of rigid bodies, or the
@@ -462,6 +448,10 @@ pub fn draw_canvas(
 /// Sets the view up for a new scene or a change to or from side by side, fits the pose
 /// when asked, and after a singular event when the pose ran off the canvas.
 fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) {
+    if let Some(motion) = view.motion_box {
+        fit_video(live, view, motion, rect);
+        return;
+    }
     if view.fitted_generation != Some(live.generation) {
         view.planar = Some(fit_planar(live));
         view.orbit = Some(fit_orbit(live));
@@ -490,6 +480,21 @@ fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) 
         // stage leans past its view hint's right edge at its first event.
         view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
     }
+}
+
+/// A video's view, on every frame: the box of its whole motion fitted below room for the
+/// time and an event's legend (a fifth of the canvas) and with some room for the arrows of
+/// a pose at its edge (the arrows reach a sixth of the canvas), the same
+/// for the whole video while the canvas keeps its size (the window's first frames have
+/// another).
+fn fit_video(live: &Live, view: &mut ViewState, motion: framing::PlaneBox, rect: egui::Rect) {
+    if view.fitted_generation != Some(live.generation) {
+        view.orbit = Some(fit_orbit(live));
+        view.fitted_generation = Some(live.generation);
+    }
+    let size = rect.size();
+    let arrows = 0.08 * size.x.min(size.y);
+    view.planar = Some(fit_box(motion, size, 0.2 * size.y, arrows));
 }
 
 /// How close (pixels) to a body the pointer must press for a drag to grab it rather than pan.
