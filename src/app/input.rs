@@ -59,7 +59,7 @@ fn shortcuts(
     egui_wants: Res<EguiWantsInput>,
     mut held: Local<Modifiers>,
     mut view: ResMut<ViewState>,
-    live: Res<Live>,
+    live: Option<Res<Live>>,
     mut writer: MessageWriter<AppCommand>,
 ) {
     for press in presses.read() {
@@ -72,9 +72,10 @@ fn shortcuts(
             key if down && !press.repeat && !egui_wants.wants_any_keyboard_input() => {
                 let ctrl = held.ctrl_left || held.ctrl_right;
                 let shift = held.shift_left || held.shift_right;
-                let command = match ctrl {
-                    false => motion_key(key, shift, &live, &mut view),
-                    true => None,
+                // The motions' keys act on the session shown (none without one).
+                let command = match (&live, ctrl) {
+                    (Some(live), false) => motion_key(key, shift, live, &mut view),
+                    _ => None,
                 };
                 if let Some(command) = command.unwrap_or_else(|| shortcut(key, ctrl, &mut view)) {
                     writer.write(command);

@@ -238,6 +238,12 @@ impl Panels<'_, '_> {
         }
         egui::CentralPanel::no_frame().show(root, |ui| {
             let mut canvas = ui.max_rect();
+            let pixels = ui.ctx().pixels_per_point();
+            let area = canvas * pixels;
+            view.canvas_area = Some(
+                [area.min.x, area.min.y, area.width(), area.height()]
+                    .map(|v| v.round().max(0.0) as u32),
+            );
             banner(ui, live, presenting, view.video);
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
@@ -1209,14 +1215,10 @@ fn reactions_panel(ui: &mut Ui, live: &Live, view: &mut ViewState) {
             let mech = &live.session.scene().mechanism;
             for arrow in &display.arrows {
                 let force = arrow.force.iter().map(|c| c * c).sum::<f64>().sqrt();
-                let verdict = if arrow.unique {
-                    "unique"
-                } else {
-                    "not determined"
-                };
                 ui.label(RichText::new(format!(
-                    "{}: {verdict}, |F| {force:.3e} N",
-                    mech.joints()[arrow.joint].name
+                    "{}: {}, |F| {force:.3e} N",
+                    mech.joints()[arrow.joint].name,
+                    arrow.verdict()
                 )));
             }
         });

@@ -216,7 +216,7 @@ fn plot_specs(view: &ViewState) -> [PlotSpec; 5] {
         },
         PlotSpec {
             id: "plot_q",
-            title: "generalized coordinates q",
+            title: "generalized coordinates q (each from 0 where its column of T starts)",
             kinds: with_other(q, q_other),
             log: false,
             time_label: false,

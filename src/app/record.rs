@@ -25,6 +25,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use super::SingulabSystems;
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
+use super::drawing::ViewState;
 use super::files::TakenFileNames;
 use super::record_encode::{CapturedFrame, EncodeSummary, Encoder};
 use super::simulation::{FrameStats, Live, Notice, SingularityReached, SolverFailed, report};
@@ -73,8 +74,15 @@ struct Recording {
     was_running: bool,
     /// In the app, while paused: since when, and the video frames that stretch gave.
     paused: Option<(Instant, u64)>,
+    /// In the app, while paused: the pose of the last frame, and the video frames given
+    /// since it last changed (an idle pause is cut to [`IDLE_SECONDS`]).
+    still: Option<(nalgebra::DVector<f64>, u64)>,
     /// `singulab record`: the simulated time of the last frame.
     t_last: Option<f64>,
+    /// In the app, the part of the window recorded: the canvas under the banner, in
+    /// physical pixels (the panels, the transport bar and the Stop button are not the
+    /// students' picture).
+    crop: Option<[u32; 4]>,
     /// A frame that could not be read or handed over.
     error: Option<String>,
     /// The simulated time of the first frame.
@@ -211,7 +219,9 @@ impl Recording {
             captured: 0,
             was_running: false,
             paused: None,
+            still: None,
             t_last,
+            crop: None,
             error: None,
             t_first: None,
         }
@@ -235,6 +245,7 @@ struct Outcomes<'w> {
 fn drive(
     mut recorder: ResMut<Recorder>,
     mut live: ResMut<Live>,
+    view: Option<Res<ViewState>>,
     capture: Res<CaptureMode>,
     mut commands: Commands,
     mut out: Outcomes,
@@ -247,6 +258,9 @@ fn drive(
     let Some(recording) = recorder.active.as_mut() else {
         return;
     };
+    if recording.interactive() {
+        recording.crop = view.and_then(|view| view.canvas_area);
+    }
     match recording.phase {
         Phase::Settling(0) => {
             recording
@@ -308,7 +322,8 @@ fn capture_frame(
     let (copies, shown) = if running {
         (1, Some(advance_running(recording, live, out)))
     } else if recording.interactive() {
-        (paused_copies(recording), None)
+        let copies = paused_copies(recording);
+        (idle_cut(recording, live, copies), None)
     } else {
         (1, None)
     };
@@ -418,6 +433,7 @@ fn advance_running(recording: &mut Recording, live: &mut Live, out: &mut Outcome
     // In the video the speed achieved is the one recorded, whatever the wall clock did.
     out.stats.achieved_speed = recording.clock.speed();
     recording.paused = None;
+    recording.still = None;
     t
 }
 
@@ -432,9 +448,28 @@ fn paused_copies(recording: &mut Recording) -> u64 {
     copies
 }
 
+/// Video seconds an idle pause of an interactive recording lasts at most: the time a user
+/// spends choosing what to do next, with nothing moving, is not the students' time.
+const IDLE_SECONDS: f64 = 1.0;
+
+/// `copies` video frames of a paused stretch, fewer once the pose has not changed for
+/// [`IDLE_SECONDS`] of video (a drag while paused is recorded in full).
+fn idle_cut(recording: &mut Recording, live: &Live, copies: u64) -> u64 {
+    let x = live.session.simulation().positions();
+    let given = match &recording.still {
+        Some((pose, given)) if pose == x => *given,
+        _ => 0,
+    };
+    let cap = (IDLE_SECONDS * f64::from(recording.plan.fps)).ceil() as u64;
+    let copies = copies.min(cap.saturating_sub(given));
+    recording.still = Some((x.clone(), given + copies));
+    copies
+}
+
 /// Asks for this frame's screenshot; it reaches the encoder when captured.
 fn request(recording: &mut Recording, commands: &mut Commands, copies: u32) {
     let index = recording.requested;
+    let crop = recording.crop;
     recording.requested += 1;
     recording.video_frames += u64::from(copies);
     commands.spawn(Screenshot::primary_window()).observe(
@@ -443,7 +478,7 @@ fn request(recording: &mut Recording, commands: &mut Commands, copies: u32) {
                 return;
             };
             recording.captured += 1;
-            let handed = frame_of(&captured.image, index, copies).and_then(|frame| {
+            let handed = frame_of(&captured.image, index, copies, crop).and_then(|frame| {
                 recording
                     .encoder
                     .send(frame)
@@ -457,13 +492,26 @@ fn request(recording: &mut Recording, commands: &mut Commands, copies: u32) {
 }
 
 /// A captured image as opaque RGBA rows (the alpha of a screenshot is not coverage: a GIF
-/// would turn it into holes).
-fn frame_of(image: &Image, index: u64, copies: u32) -> Result<CapturedFrame, String> {
+/// would turn it into holes), cut to `crop` (x, y, width, height) where it lies inside.
+fn frame_of(
+    image: &Image,
+    index: u64,
+    copies: u32,
+    crop: Option<[u32; 4]>,
+) -> Result<CapturedFrame, String> {
     let dynamic = image
         .clone()
         .try_into_dynamic()
         .map_err(|e| format!("a captured frame could not be read: {e}"))?;
     let mut rgba = dynamic.to_rgba8();
+    if let Some([x, y, w, h]) = crop
+        && w > 0
+        && h > 0
+        && x + w <= rgba.width()
+        && y + h <= rgba.height()
+    {
+        rgba = image::imageops::crop_imm(&rgba, x, y, w, h).to_image();
+    }
     for pixel in rgba.pixels_mut() {
         pixel.0[3] = 255;
     }

@@ -15,7 +15,7 @@ use super::lesson::{
 };
 use super::{SingulabSystems, configure_sets};
 use crate::lesson::{Recorder, is_lesson_file};
-use crate::live::{LiveSession, PauseReason, SPEEDS};
+use crate::live::{LiveSession, MarkKind, PauseReason, SPEEDS};
 use crate::scene::load_scene;
 use crate::solver::SolverError;
 
@@ -549,9 +549,23 @@ fn apply_command(
         }
         AppCommand::Undo => {
             live.history_epoch += 1;
-            if !session.undo()? {
-                live.notice = Some(Notice::brief("Nothing to undo.".into()));
-            }
+            let undone = session.next_undo();
+            let text = match undone {
+                Some(mark) if session.undo()? => {
+                    let what = match mark.kind {
+                        MarkKind::Push => "the push",
+                        MarkKind::Leave => "the leave",
+                        MarkKind::Drag => "the drag",
+                        MarkKind::Event => "the last action",
+                    };
+                    format!(
+                        "Undid {what} at t = {:.4} s: back to the state before it.",
+                        mark.t
+                    )
+                }
+                _ => "Nothing to undo.".into(),
+            };
+            live.notice = Some(Notice::brief(text));
         }
         AppCommand::BeginDrag(point) => return session.begin_drag(*point),
         AppCommand::DragTo(target) => {

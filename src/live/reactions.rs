@@ -18,6 +18,8 @@ pub struct ReactionArrow {
     pub force: [f64; 3],
     /// Every component unique.
     pub unique: bool,
+    /// Each component's name (`fx`, `fy`, `mz`, ...) and whether it is unique.
+    pub components: Vec<(&'static str, bool)>,
     /// The moment about the point, for joints that carry one (N m; planar `z` only).
     pub moment: Option<[f64; 3]>,
 }
@@ -33,6 +35,30 @@ pub struct ReactionDisplay {
     /// Per self-stress mode, the forces it puts on the joints (unit mode; same joints as
     /// `arrows`).
     pub modes: Vec<Vec<ReactionArrow>>,
+}
+
+impl ReactionArrow {
+    /// Whether its reaction is determined: "unique", "not determined", or per component
+    /// where it is mixed ("fx unique, fy not determined").
+    pub fn verdict(&self) -> String {
+        if self.unique {
+            return "unique".into();
+        }
+        if self.components.iter().all(|&(_, unique)| !unique) {
+            return "not determined".into();
+        }
+        let parts: Vec<String> = self
+            .components
+            .iter()
+            .map(|&(name, unique)| {
+                format!(
+                    "{name} {}",
+                    if unique { "unique" } else { "not determined" }
+                )
+            })
+            .collect();
+        parts.join(", ")
+    }
 }
 
 impl ReactionDisplay {
@@ -62,7 +88,10 @@ impl ReactionDisplay {
         let arrows_of = |lambda: &DVector<f64>| -> Vec<ReactionArrow> {
             verdict
                 .iter()
-                .filter_map(|j| arrow(mechanism, j.joint, x, &a, lambda, j.unique()))
+                .filter_map(|j| {
+                    let components = j.components.iter().map(|c| (c.name, c.unique)).collect();
+                    arrow(mechanism, j.joint, x, &a, lambda, components)
+                })
                 .collect()
         };
         let modes = (0..reactions.redundancy())
@@ -109,7 +138,7 @@ fn arrow(
     x: &DVector<f64>,
     a: &DMatrix<f64>,
     lambda: &DVector<f64>,
-    unique: bool,
+    components: Vec<(&'static str, bool)>,
 ) -> Option<ReactionArrow> {
     let point = mechanism.reaction_point(joint, x)?;
     let mut values = [0.0; 6];
@@ -129,7 +158,8 @@ fn arrow(
         joint,
         point: [point.x, point.y, point.z],
         force,
-        unique,
+        unique: components.iter().all(|&(_, unique)| unique),
+        components,
         moment,
     })
 }
@@ -144,6 +174,21 @@ mod tests {
             .join("scenes")
             .join(format!("{name}.ron"));
         LiveSession::new(load_scene(&path).expect("shipped scene")).expect("session")
+    }
+
+    #[test]
+    fn a_joint_with_one_component_determined_says_which() {
+        // The modified double four-bar's one self-stress mode loads the crank tips
+        // vertically only (see the test below): their horizontal reactions are unique, the
+        // vertical ones are not, as `singulab analyze` reports per component.
+        let display = ReactionDisplay::of(&session("modified_double_four_bar")).expect("solved");
+        let verdicts: Vec<String> = display.arrows.iter().map(ReactionArrow::verdict).collect();
+        println!("{verdicts:?}");
+        assert!(
+            verdicts.iter().any(|v| v == "fx unique, fy not determined"),
+            "{verdicts:?}"
+        );
+        assert!(verdicts.iter().all(|v| v != "unique"), "{verdicts:?}");
     }
 
     #[test]

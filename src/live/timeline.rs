@@ -249,6 +249,11 @@ impl Timeline {
     }
 
     /// Before a user action: pins the state it started from (to undo it) and marks it.
+    /// The action an undo would take back: its mark (kind and time).
+    pub(crate) fn last_action(&self) -> Option<&Mark> {
+        self.marks.get(self.actions.last()?.marks_before)
+    }
+
     pub(crate) fn begin_action(&mut self, kind: MarkKind, before: Moment) {
         let t = before.checkpoint.time();
         self.pin(before);

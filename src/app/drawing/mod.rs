@@ -126,6 +126,9 @@ pub struct ViewState {
     /// The picture of a video (`singulab record`): what a student should see, no controls,
     /// timeline, plot controls or key hints.
     pub video: bool,
+    /// Where the canvas and its banner were on the window in the last frame, in physical
+    /// pixels (x, y, width, height): what the app's Record button records.
+    pub canvas_area: Option<[u32; 4]>,
     /// A video's frame: the box of every pose its run reaches, which the view fits once
     /// ([`framing::run_box`]) instead of the scene's view and the pose at each event.
     pub motion_box: Option<framing::PlaneBox>,
@@ -174,6 +177,7 @@ impl Default for ViewState {
             push_delta: 1.0,
             push_duration: 0.05,
             plot_window: 10.0,
+            canvas_area: None,
             motion_box: None,
             video: false,
             show_controls: true,
@@ -690,12 +694,59 @@ fn draw_trace(canvas: &Canvas, live: &Live) {
             .filter_map(|p| canvas.projection.to_screen(*p))
             .collect();
         if points.len() > 1 {
-            canvas.painter.add(Shape::line(
-                points,
-                Stroke::new(1.5, canvas.palette.trace_colour(k).gamma_multiply(0.8)),
-            ));
+            let colour = canvas.palette.trace_colour(k).gamma_multiply(0.8);
+            let end = points[points.len() - 1];
+            canvas
+                .painter
+                .add(Shape::line(points, Stroke::new(1.5, colour)));
+            // Each trace says which point it follows, at its newest end, in its colour.
+            if let Some(name) = trace_name(live, k) {
+                canvas.painter.text(
+                    end + egui::vec2(6.0, -6.0),
+                    egui::Align2::LEFT_BOTTOM,
+                    name,
+                    egui::FontId::proportional(12.0),
+                    colour,
+                );
+            }
         }
     }
+}
+
+/// The point trace `k` follows (0: the trace chosen in the Scene panel, then the scene's
+/// traced points): the body's name and which of its points.
+fn trace_name(live: &Live, k: usize) -> Option<String> {
+    let session = &live.session;
+    let bodies = session.scene().mechanism.bodies();
+    if k == 0 {
+        let point = session.trace_point()?;
+        let which = match point.along {
+            0.5 => "centre".to_owned(),
+            0.0 => "start".to_owned(),
+            1.0 => "end".to_owned(),
+            along => format!("at {along:.2}"),
+        };
+        return Some(format!("{} {which}", bodies.get(point.body)?.name));
+    }
+    let trace = session.point_traces().get(k - 1)?;
+    // The names the Scene panel gives the points: the centre, and the look's named points.
+    let named = session
+        .scene()
+        .looks
+        .iter()
+        .filter(|look| look.body == trace.body)
+        .flat_map(|look| look.points.iter())
+        .find(|&(_, p)| *p == trace.local)
+        .map(|(name, _)| name.clone());
+    let which = match named {
+        _ if trace.local.norm() == 0.0 => "centre".to_owned(),
+        Some(name) => name,
+        None => {
+            let p = trace.local;
+            format!("({:.2}, {:.2}, {:.2})", p.x, p.y, p.z)
+        }
+    };
+    Some(format!("{} {which}", bodies.get(trace.body)?.name))
 }
 
 /// The mechanism, the legend and the time, the motions' arrows, then the names and labels

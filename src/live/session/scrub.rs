@@ -121,6 +121,11 @@ impl LiveSession {
         self.timeline.can_undo()
     }
 
+    /// What an undo would take back: the push, leave or drag and the time it was done.
+    pub fn next_undo(&self) -> Option<Mark> {
+        self.timeline.last_action().copied()
+    }
+
     /// Undoes the last push, leave or drag (Ctrl+Z): back to the state just before it, bit
     /// for bit, paused, with everything after it discarded. False if there is none.
     pub fn undo(&mut self) -> Result<bool, SolverError> {
