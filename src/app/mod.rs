@@ -25,6 +25,7 @@ mod cpu_clock;
 mod drawing;
 mod files;
 mod font_warmup;
+mod gif_video;
 mod input;
 mod lesson;
 mod panels;

@@ -5,8 +5,8 @@
 //!
 //! - MP4: raw RGBA piped to `ffmpeg` (H.264, `yuv420p`, padded to even sizes, as players
 //!   need), which must be on `PATH`;
-//! - GIF: the gif crate (a NeuQuant palette per frame, LZW), delays in hundredths of a second,
-//!   looping;
+//! - GIF: [`GifVideo`] (one palette, only what changed each frame), delays in hundredths of a
+//!   second, looping;
 //! - a folder of `frame_00000.png`, ... (the image crate).
 //!
 //! A frame's `copies` is how many video frames it stands for (a paused stretch of an
@@ -15,8 +15,7 @@
 //! scaled back to it). The progress bar on stderr counts video frames written.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -24,6 +23,7 @@ use std::thread::JoinHandle;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::gif_video::GifVideo;
 use crate::live::recording::{NO_FFMPEG, OutputKind, RecordPlan, gif_delay};
 
 /// One captured frame.
@@ -155,7 +155,7 @@ fn encode_all(
 /// Where the frames go.
 enum Sink {
     Mp4(Mp4Sink),
-    Gif(GifSink),
+    Gif(Box<GifVideo>, (u32, u32)),
     Png(PngSink),
 }
 
@@ -164,7 +164,10 @@ impl Sink {
         let size = (width, height);
         Ok(match plan.kind {
             OutputKind::Mp4 => Self::Mp4(Mp4Sink::open(&plan.out, size, plan.fps)?),
-            OutputKind::Gif => Self::Gif(GifSink::open(&plan.out, size, plan.fps)?),
+            OutputKind::Gif => {
+                let video = GifVideo::create(&plan.out, size, gif_delay(plan.fps))?;
+                Self::Gif(Box::new(video), size)
+            }
             OutputKind::PngFolder => Self::Png(PngSink {
                 dir: plan.out.clone(),
                 next: 0,
@@ -176,7 +179,7 @@ impl Sink {
     fn size(&self) -> (u32, u32) {
         match self {
             Self::Mp4(sink) => sink.size,
-            Self::Gif(sink) => sink.size,
+            Self::Gif(_, size) => *size,
             Self::Png(sink) => sink.size,
         }
     }
@@ -185,7 +188,7 @@ impl Sink {
         fit(&mut frame, self.size())?;
         match self {
             Self::Mp4(sink) => sink.write(&frame),
-            Self::Gif(sink) => sink.write(frame),
+            Self::Gif(video, _) => video.write(&frame.rgba, frame.copies.max(1)),
             Self::Png(sink) => sink.write(&frame),
         }
     }
@@ -193,7 +196,7 @@ impl Sink {
     fn close(self) -> Result<(), String> {
         match self {
             Self::Mp4(sink) => sink.close(),
-            Self::Gif(sink) => sink.close(),
+            Self::Gif(video, _) => video.finish(),
             Self::Png(_) => Ok(()),
         }
     }
@@ -289,70 +292,6 @@ impl Mp4Sink {
             )),
             Err(e) => Err(format!("ffmpeg: {e}")),
         }
-    }
-}
-
-/// The GIF holds each frame back until the next arrives: a repeated frame lengthens its delay.
-struct GifSink {
-    encoder: gif::Encoder<BufWriter<File>>,
-    size: (u32, u32),
-    delay: u16,
-    held: Option<(CapturedFrame, u16)>,
-}
-
-impl GifSink {
-    fn open(out: &Path, size: (u32, u32), fps: u32) -> Result<Self, String> {
-        let too_large = || format!("a GIF is at most 65535 pixels a side, not {size:?}");
-        let width = u16::try_from(size.0).map_err(|_| too_large())?;
-        let height = u16::try_from(size.1).map_err(|_| too_large())?;
-        let file =
-            File::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-        let mut encoder = gif::Encoder::new(BufWriter::new(file), width, height, &[])
-            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-        encoder
-            .set_repeat(gif::Repeat::Infinite)
-            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-        Ok(Self {
-            encoder,
-            size,
-            delay: gif_delay(fps),
-            held: None,
-        })
-    }
-
-    fn write(&mut self, frame: CapturedFrame) -> Result<(), String> {
-        let copies = u16::try_from(frame.copies.max(1)).unwrap_or(u16::MAX);
-        let delay = self.delay.saturating_mul(copies);
-        if let Some(held) = self.held.replace((frame, delay)) {
-            self.encode(held)?;
-        }
-        Ok(())
-    }
-
-    fn encode(&mut self, (mut frame, delay): (CapturedFrame, u16)) -> Result<(), String> {
-        let (width, height) = (self.size.0 as u16, self.size.1 as u16);
-        // Speed 10 of 1..30: NeuQuant sampling every 10th pixel, the crate's balance of
-        // palette quality and time.
-        let mut gif_frame = gif::Frame::from_rgba_speed(width, height, &mut frame.rgba, 10);
-        gif_frame.delay = delay;
-        self.encoder
-            .write_frame(&gif_frame)
-            .map_err(|e| format!("cannot write the GIF: {e}"))
-    }
-
-    fn close(mut self) -> Result<(), String> {
-        if let Some(held) = self.held.take() {
-            self.encode(held)?;
-        }
-        let writer = self
-            .encoder
-            .into_inner()
-            .map_err(|e| format!("cannot write the GIF: {e}"))?;
-        writer
-            .into_inner()
-            .map_err(|e| format!("cannot write the GIF: {e}"))?
-            .sync_all()
-            .map_err(|e| format!("cannot write the GIF: {e}"))
     }
 }
 

@@ -688,6 +688,8 @@ fn draw_trace(canvas: &Canvas, live: &Live) {
     let session = &live.session;
     let paths =
         std::iter::once(session.trace()).chain(session.point_traces().iter().map(|t| &t.path));
+    // Several traces are told apart by a label; one needs none (the Scene panel names it).
+    let several = paths.clone().filter(|path| path.len() > 1).count() > 1;
     for (k, path) in paths.enumerate() {
         let points: Vec<Pos2> = path
             .iter()
@@ -700,7 +702,7 @@ fn draw_trace(canvas: &Canvas, live: &Live) {
                 .painter
                 .add(Shape::line(points, Stroke::new(1.5, colour)));
             // Each trace says which point it follows, at its newest end, in its colour.
-            if let Some(name) = trace_name(live, k) {
+            if let Some(name) = trace_name(live, k).filter(|_| several) {
                 canvas.painter.text(
                     end + egui::vec2(6.0, -6.0),
                     egui::Align2::LEFT_BOTTOM,
