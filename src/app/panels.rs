@@ -244,7 +244,14 @@ impl Panels<'_, '_> {
                 [area.min.x, area.min.y, area.width(), area.height()]
                     .map(|v| v.round().max(0.0) as u32),
             );
-            banner(ui, live, presenting, view.video);
+            // A screen recording is for viewers: no key hints in it, as presenting.
+            let viewer = presenting || frame.recorder.status().is_some();
+            banner(
+                ui,
+                live,
+                viewer,
+                view.video || frame.recorder.status().is_some(),
+            );
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
                 canvas.max.y = side_by_side(ui, live, view, plot_state, overstep, commands);
@@ -737,9 +744,11 @@ fn fixed(value: f64, decimals: usize) -> String {
     }
 }
 
-fn banner(ui: &mut Ui, live: &Live, presenting: bool, video: bool) {
+/// The banners over the canvas; for a `viewer` (presenting, recording) without the keys and
+/// panels to use, and in a `video` the idle line names what it shows.
+fn banner(ui: &mut Ui, live: &Live, viewer: bool, video: bool) {
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
-    let mut banners = notice_and_pause_banners(live, palette, presenting);
+    let mut banners = notice_and_pause_banners(live, palette, viewer);
     if banners.is_empty() {
         // The slot stays, with what the simulation is doing.
         // Opaque: `faint_bg_color` is additive and would show the dark window behind the
@@ -908,7 +917,6 @@ fn mark_color(kind: MarkKind, palette: &Palette) -> Color32 {
     }
 }
 
-/// Where the open lesson is, and what Space does to it.
 /// A video's banner between events: the lesson's title, or the scene's.
 fn video_banner_text(live: &Live) -> String {
     match &live.lesson {
@@ -919,6 +927,7 @@ fn video_banner_text(live: &Live) -> String {
     }
 }
 
+/// Where the open lesson is, and what Space does to it.
 fn lesson_banner_text(run: &LessonRun, session: &LiveSession) -> String {
     let name = run.path.file_name().unwrap_or_default().to_string_lossy();
     let what = if run.player.is_finished() {

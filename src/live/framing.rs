@@ -37,9 +37,14 @@ pub fn run_box(session: &LiveSession, lesson: Option<&Player>, t_end: f64) -> Op
     match lesson {
         Some(player) => {
             let mut player = player.clone();
+            // A recording of a lesson stops the first time its clock reaches `t_end`.
             let _ = player.play_headless(&mut run, budget, |session, _| {
                 span.add_pose(mechanism, session.simulation().positions());
-                ControlFlow::Continue(())
+                if session.time() >= t_end {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
             });
         }
         None => {
@@ -135,5 +140,20 @@ mod tests {
             "{run:?}"
         );
         assert!(run[1][0] >= start[1][0] && run[1][1] >= start[1][1]);
+    }
+
+    #[test]
+    fn a_lesson_cut_short_is_framed_on_what_it_shows() {
+        // The A02 lesson's cranks start upright on pins at y = 0; by 0.05 s they have turned
+        // less than 0.3 rad, so nothing of the cut lesson is more than 0.1 m below its pins,
+        // while the whole lesson (branch 1 folds a crank under the ground line) goes lower.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let lesson = crate::lesson::load_lesson(&root.join("scenes/lessons/a02_branches.ron"));
+        let (player, session) = Player::start(lesson.unwrap()).unwrap();
+        let cut = run_box(&session, Some(&player), 0.05).unwrap();
+        let whole = run_box(&session, Some(&player), f64::INFINITY).unwrap();
+        println!("cut {cut:?}, whole {whole:?}");
+        assert!(cut[0][1] > -0.1, "{cut:?}");
+        assert!(whole[0][1] < cut[0][1] - 0.2, "{whole:?}");
     }
 }

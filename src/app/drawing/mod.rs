@@ -26,7 +26,7 @@ mod solids;
 mod spatial;
 
 use bevy::prelude::*;
-use bevy_egui::egui::{self, Pos2, Sense, Shape, Stroke, Ui};
+use bevy_egui::egui::{self, Color32, Pos2, Sense, Shape, Stroke, Ui};
 use nalgebra::DVector;
 use std::collections::BTreeSet;
 
@@ -440,10 +440,17 @@ pub fn draw_canvas(
     } else {
         None
     };
-    if view.show_trace {
-        draw_trace(&canvas, live);
-    }
+    let trace_labels = if view.show_trace {
+        draw_trace(&canvas, live)
+    } else {
+        Vec::new()
+    };
     draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
+    // Over the bars: a label under a bar cannot be read.
+    for (at, name, colour) in trace_labels {
+        let font = egui::FontId::proportional(12.0);
+        painter.text(at, egui::Align2::LEFT_BOTTOM, name, font, colour);
+    }
     draw_spring(&canvas, live);
     view.display_x = x;
     canvas_menu(&response, live, view, commands);
@@ -683,13 +690,15 @@ fn draw_backdrop(canvas: &Canvas, live: &Live) -> Option<egui::Rect> {
     }
 }
 
-/// The paths of the traced point and of the rigid bodies' traced points.
-fn draw_trace(canvas: &Canvas, live: &Live) {
+/// The paths of the traced point and of the rigid bodies' traced points; when there are
+/// several, the label of each (where, what, its colour) to paint over the mechanism.
+fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Pos2, String, Color32)> {
     let session = &live.session;
     let paths =
         std::iter::once(session.trace()).chain(session.point_traces().iter().map(|t| &t.path));
     // Several traces are told apart by a label; one needs none (the Scene panel names it).
     let several = paths.clone().filter(|path| path.len() > 1).count() > 1;
+    let mut labels = Vec::new();
     for (k, path) in paths.enumerate() {
         let points: Vec<Pos2> = path
             .iter()
@@ -703,16 +712,11 @@ fn draw_trace(canvas: &Canvas, live: &Live) {
                 .add(Shape::line(points, Stroke::new(1.5, colour)));
             // Each trace says which point it follows, at its newest end, in its colour.
             if let Some(name) = trace_name(live, k).filter(|_| several) {
-                canvas.painter.text(
-                    end + egui::vec2(6.0, -6.0),
-                    egui::Align2::LEFT_BOTTOM,
-                    name,
-                    egui::FontId::proportional(12.0),
-                    colour,
-                );
+                labels.push((end + egui::vec2(6.0, -6.0), name, colour));
             }
         }
     }
+    labels
 }
 
 /// The point trace `k` follows (0: the trace chosen in the Scene panel, then the scene's
