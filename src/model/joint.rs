@@ -1,5 +1,6 @@
-//! The constraint kinds and the planar kernels they share (the prismatic joint, the driver and
-//! the knife edge in `planar`, the spatial joints in `spatial`).
+//! The joint kinds a scene names (what each is, for building its constraints, naming and
+//! drawing) and the planar point kinematics the constraints share; the rows themselves are
+//! written by `constraint`.
 //!
 //! Each joint contributes rows to the Jacobian `A` and to its time derivative `dA/dt` along the
 //! velocity. Position-level rows come from `c(x, t) = 0` with `A = dc/dx`; only a driver's row
@@ -131,7 +132,7 @@ pub(crate) fn perp(v: &Vector2<f64>) -> Vector2<f64> {
 }
 
 /// Geometry of one planar body for the joint kernels: offset, whether it has an angle, angle.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct PlanarFrame {
     pub offset: usize,
     pub rotates: bool,
@@ -147,6 +148,15 @@ impl PlanarFrame {
         } else {
             base + p
         }
+    }
+
+    /// The largest of the body's position and the point's offset times one plus the angle
+    /// (whose round-off moves the point by `|angle| |offset| eps`).
+    pub fn point_scale(&self, x: &DVector<f64>, p: &LocalPoint) -> f64 {
+        let o = self.offset;
+        let position = x[o].abs().max(x[o + 1].abs());
+        let angle = if self.rotates { x[o + 2].abs() } else { 0.0 };
+        position.max(p.amax() * (1.0 + angle))
     }
 
     /// Adds `sign * d(point)/dx` into the two rows `row, row+1` of `a`.

@@ -6,13 +6,20 @@
 //! `rigid`); gravity is a vector of the scene's dimension and the potential energy datum is
 //! the origin.
 //!
-//! Where each part is: `body` and `mass` (bodies, the mass matrix), `joint` (the constraint
-//! kinds and their levels: position, velocity, time), `planar` (prismatic joints, drivers,
-//! knife edges), `driver` (the law `d(t)`), `spatial` and `rigid` (spatial joints, Euler
-//! parameters), `reaction` (joint reactions from multipliers), `load`.
+//! Where each part is: `body` and `mass` (bodies, the mass matrix), `joint` (the joint
+//! kinds and their levels: position, velocity, time), `constraint` (the one interface every
+//! joint's rows go through: a joint kind is a list of constraints), `planar` (the projected
+//! offset and knife-edge rows), `driver` (the law `d(t)`), `spatial` and `rigid` (the spatial
+//! primitives, Euler parameters), `reaction` (joint reactions from multipliers), `load`.
+//!
+//! A new joint kind goes into `JointKind` (with its rows in `Joint::rows`), builds its list
+//! of constraints in `Constraint::of_joint` (a new kind of row is a new `Constraint` with its
+//! residual, Jacobian and rate, `gamma` and scale), gets its reaction site in `reaction`, and
+//! is read from scene files in `scene::build`.
 
 mod angle;
 pub mod body;
+mod constraint;
 pub mod driver;
 pub mod joint;
 pub mod load;
@@ -29,10 +36,11 @@ pub use load::{Load, LoadKind};
 pub use mass::MassMatrix;
 pub use spatial::{Attachment, Primitive, SpatialJoint, SpatialKind};
 
-use joint::{PlanarFrame, perp};
+use constraint::Constraint;
+use joint::PlanarFrame;
 use nalgebra::{DMatrix, DVector, Matrix3, Vector2, Vector3, Vector4};
-use planar::{BodyPoint, KnifeEdgeRow, ProjectedOffset, RowEntries, relative_angle_entries};
 use spatial::Frames;
+use std::ops::Range;
 
 /// A constrained mechanism: the static description the solver integrates.
 #[derive(Clone, Debug)]
@@ -47,6 +55,9 @@ pub struct Mechanism {
     motion_weights: DVector<f64>,
     /// For each constraint row, the joint it belongs to.
     row_owner: Vec<usize>,
+    /// Every joint's constraints in row order, and each joint's range of them.
+    constraints: Vec<Placed>,
+    joint_constraints: Vec<Range<usize>>,
     /// Whether any joint's rows are velocity-level.
     velocity_rows: bool,
     /// Whether a driver's law moves (`A xd = b` with `b` not zero).
@@ -85,11 +96,14 @@ impl Mechanism {
             row_owner.extend(std::iter::repeat_n(index, joint.rows()));
         }
         let (mass, motion_weights) = mass_matrix(&bodies, n);
-        let velocity_rows = joints.iter().any(Joint::is_velocity_level);
-        let rheonomic = joints
+        let (constraints, joint_constraints) = place_constraints(&joints, &bodies);
+        let velocity_rows = constraints.iter().any(|p| p.constraint.is_velocity_level());
+        let rheonomic = constraints
             .iter()
-            .any(|j| matches!(&j.kind, JointKind::Driver { law, .. } if law.moves()));
+            .any(|p| p.constraint.law().is_some_and(DriverLaw::moves));
         Self {
+            constraints,
+            joint_constraints,
             velocity_rows,
             rheonomic,
             bodies,
@@ -191,49 +205,6 @@ impl Mechanism {
         }
     }
 
-    fn body_point(&self, body: usize, local: &LocalPoint) -> BodyPoint {
-        BodyPoint {
-            offset: self.bodies[body].offset,
-            local: *local,
-        }
-    }
-
-    /// The projected-offset row (`planar`) of a prismatic joint (across its axis) or a driver
-    /// (along it); `None` for other joints.
-    fn offset_row(&self, joint: &Joint) -> Option<ProjectedOffset> {
-        let (a, point_a, b, point_b, direction) = match &joint.kind {
-            JointKind::Prismatic {
-                a,
-                point_a,
-                b,
-                point_b,
-                axis,
-                ..
-            } => (a, point_a, b, point_b, perp(axis)),
-            JointKind::Driver {
-                a,
-                point_a,
-                b,
-                point_b,
-                axis,
-                ..
-            } => (a, point_a, b, point_b, *axis),
-            _ => return None,
-        };
-        Some(ProjectedOffset {
-            p: self.body_point(*a, point_a),
-            q: self.body_point(*b, point_b),
-            direction,
-        })
-    }
-
-    fn knife_edge(&self, body: usize, point: &LocalPoint, normal: &Vector2<f64>) -> KnifeEdgeRow {
-        KnifeEdgeRow {
-            point: self.body_point(body, point),
-            normal: *normal,
-        }
-    }
-
     /// Whether some rows are velocity-level (knife edges).
     pub fn has_velocity_rows(&self) -> bool {
         self.velocity_rows
@@ -245,8 +216,12 @@ impl Mechanism {
         if !self.velocity_rows {
             return;
         }
-        for joint in self.joints.iter().filter(|j| j.is_velocity_level()) {
-            a.rows_mut(joint.row, joint.rows()).fill(0.0);
+        for placed in self
+            .constraints
+            .iter()
+            .filter(|p| p.constraint.is_velocity_level())
+        {
+            a.rows_mut(placed.row, placed.constraint.rows()).fill(0.0);
         }
     }
 
@@ -259,9 +234,9 @@ impl Mechanism {
     /// rows, zero elsewhere.
     pub fn velocity_rhs(&self, t: f64, b: &mut DVector<f64>) {
         b.fill(0.0);
-        for joint in &self.joints {
-            if let JointKind::Driver { law, .. } = &joint.kind {
-                b[joint.row] = law.at(t)[1];
+        for placed in &self.constraints {
+            if let Some(law) = placed.constraint.law() {
+                b[placed.row] = law.at(t)[1];
             }
         }
     }
@@ -270,281 +245,52 @@ impl Mechanism {
     /// (`M xdd + A^T lambda = f`): the constraint forces' power is `-lambda . (A xd)`, and
     /// `A xd` is `d'(t)` on driver rows and zero on all others.
     pub fn driver_power(&self, t: f64, lambda: &DVector<f64>) -> f64 {
-        self.joints
+        self.constraints
             .iter()
-            .filter_map(|joint| match &joint.kind {
-                JointKind::Driver { law, .. } => Some(-lambda[joint.row] * law.at(t)[1]),
-                _ => None,
-            })
+            .filter_map(|p| Some(-lambda[p.row] * p.constraint.law()?.at(t)[1]))
             .sum()
     }
 
     /// Constraint residuals `c(x, t)` into `c` (length m); zero on velocity-level rows.
     pub fn residual(&self, t: f64, x: &DVector<f64>, c: &mut DVector<f64>) {
-        for joint in &self.joints {
-            let row = joint.row;
-            match &joint.kind {
-                JointKind::Prismatic { a, b, angle, .. } => {
-                    c[row] = self.offset_row(joint).map_or(0.0, |o| o.value(x));
-                    let (o_a, o_b) = (self.bodies[*a].offset, self.bodies[*b].offset);
-                    // Modulo whole turns: the simulation keeps each angle in (-pi, pi].
-                    let relative = x[o_a + 2] - x[o_b + 2] - angle;
-                    c[row + 1] = relative
-                        - (relative / std::f64::consts::TAU).round() * std::f64::consts::TAU;
-                }
-                JointKind::Driver { law, .. } => {
-                    c[row] = self.offset_row(joint).map_or(0.0, |o| o.value(x)) - law.at(t)[0];
-                }
-                JointKind::KnifeEdge { .. } => c[row] = 0.0,
-                JointKind::Revolute {
-                    a,
-                    point_a,
-                    b,
-                    point_b,
-                } => {
-                    let d = self.frame(*a).point(x, point_a) - self.frame(*b).point(x, point_b);
-                    c[row] = d.x;
-                    c[row + 1] = d.y;
-                }
-                JointKind::Pin {
-                    body,
-                    point,
-                    ground,
-                } => {
-                    let d = self.frame(*body).point(x, point) - ground;
-                    c[row] = d.x;
-                    c[row + 1] = d.y;
-                }
-                JointKind::Distance {
-                    body,
-                    anchor,
-                    length,
-                } => {
-                    let b = &self.bodies[*body];
-                    let mut sq = 0.0;
-                    for k in 0..b.dim() {
-                        let d = x[b.offset + k] - anchor[k];
-                        sq += d * d;
-                    }
-                    c[row] = sq - length * length;
-                }
-                JointKind::Spatial(spatial) => {
-                    let mut row = row;
-                    for primitive in &spatial.primitives {
-                        primitive.residual(&self.frames(), x, row, c);
-                        row += primitive.rows();
-                    }
-                }
-                JointKind::Normalization { body } => {
-                    let e = self.euler_parameters(*body, x);
-                    c[row] = e.dot(&e) - 1.0;
-                }
-            }
+        let frames = self.frames();
+        for placed in &self.constraints {
+            placed.constraint.residual(&frames, t, x, placed.row, c);
         }
     }
 
     /// Constraint Jacobian `A = dc/dx` into `a` (m x n; overwritten).
     pub fn jacobian(&self, x: &DVector<f64>, a: &mut DMatrix<f64>) {
-        // A slice fill is one memset; the matrix's own fill goes entry by entry.
-        a.as_mut_slice().fill(0.0);
-        for joint in &self.joints {
-            let row = joint.row;
-            match &joint.kind {
-                JointKind::Revolute {
-                    a: body_a,
-                    point_a,
-                    b: body_b,
-                    point_b,
-                } => {
-                    self.frame(*body_a).add_jacobian(x, point_a, 1.0, row, a);
-                    self.frame(*body_b).add_jacobian(x, point_b, -1.0, row, a);
-                }
-                JointKind::Pin { body, point, .. } => {
-                    self.frame(*body).add_jacobian(x, point, 1.0, row, a);
-                }
-                JointKind::Distance { body, anchor, .. } => {
-                    let b = &self.bodies[*body];
-                    for k in 0..b.dim() {
-                        a[(row, b.offset + k)] = 2.0 * (x[b.offset + k] - anchor[k]);
-                    }
-                }
-                JointKind::Prismatic { .. }
-                | JointKind::Driver { .. }
-                | JointKind::KnifeEdge { .. } => {
-                    self.add_planar_rows(joint, x, None, a);
-                }
-                JointKind::Spatial(spatial) => self.spatial_jacobian(spatial, x, None, row, a),
-                JointKind::Normalization { body } => {
-                    let o = self.bodies[*body].offset + 3;
-                    for k in 0..4 {
-                        a[(row, o + k)] = 2.0 * x[o + k];
-                    }
-                }
-            }
-        }
-    }
-
-    /// The Jacobian entries of a prismatic joint, driver or knife edge (or their rate along
-    /// `rate`), one `RowEntries` per row; `None` for other joints.
-    fn planar_rows(
-        &self,
-        joint: &Joint,
-        x: &DVector<f64>,
-        rate: Option<&DVector<f64>>,
-    ) -> Option<[Option<RowEntries>; 2]> {
-        let offset = self.offset_row(joint).map(|o| o.entries(x, rate));
-        match &joint.kind {
-            JointKind::Prismatic { a, b, .. } => {
-                // The relative angle's row is constant: no rate.
-                let angle = relative_angle_entries(self.bodies[*a].offset, self.bodies[*b].offset);
-                Some([offset, rate.is_none().then_some(angle)])
-            }
-            JointKind::Driver { .. } => Some([offset, None]),
-            JointKind::KnifeEdge {
-                body,
-                point,
-                normal,
-            } => Some([
-                Some(self.knife_edge(*body, point, normal).entries(x, rate)),
-                None,
-            ]),
-            _ => None,
-        }
-    }
-
-    /// Adds the rows of [`planar_rows`](Self::planar_rows) into `a` from the joint's row on.
-    fn add_planar_rows(
-        &self,
-        joint: &Joint,
-        x: &DVector<f64>,
-        rate: Option<&DVector<f64>>,
-        a: &mut DMatrix<f64>,
-    ) {
-        let Some(rows) = self.planar_rows(joint, x, rate) else {
-            return;
-        };
-        for (k, entries) in rows.iter().enumerate() {
-            for &(column, value) in entries.iter().flat_map(RowEntries::iter) {
-                a[(joint.row + k, column)] += value;
-            }
-        }
-    }
-
-    /// A spatial joint's Jacobian rows (or their rate along `rate`) from `row` on.
-    fn spatial_jacobian(
-        &self,
-        spatial: &SpatialJoint,
-        x: &DVector<f64>,
-        rate: Option<&DVector<f64>>,
-        mut row: usize,
-        a: &mut DMatrix<f64>,
-    ) {
-        for primitive in &spatial.primitives {
-            primitive.jacobian(&self.frames(), x, rate, row, a);
-            row += primitive.rows();
-        }
+        self.jacobian_or_rate(x, None, a);
     }
 
     /// Time derivative of the Jacobian along `xd`, `dA/dt`, into `adot` (m x n; overwritten).
     pub fn jacobian_dot(&self, x: &DVector<f64>, xd: &DVector<f64>, adot: &mut DMatrix<f64>) {
-        adot.as_mut_slice().fill(0.0);
-        for joint in &self.joints {
-            let row = joint.row;
-            match &joint.kind {
-                JointKind::Revolute {
-                    a,
-                    point_a,
-                    b,
-                    point_b,
-                } => {
-                    self.frame(*a)
-                        .add_jacobian_dot(x, xd, point_a, 1.0, row, adot);
-                    self.frame(*b)
-                        .add_jacobian_dot(x, xd, point_b, -1.0, row, adot);
-                }
-                JointKind::Pin { body, point, .. } => {
-                    self.frame(*body)
-                        .add_jacobian_dot(x, xd, point, 1.0, row, adot);
-                }
-                JointKind::Distance { body, .. } => {
-                    let b = &self.bodies[*body];
-                    for k in 0..b.dim() {
-                        adot[(row, b.offset + k)] = 2.0 * xd[b.offset + k];
-                    }
-                }
-                JointKind::Prismatic { .. }
-                | JointKind::Driver { .. }
-                | JointKind::KnifeEdge { .. } => {
-                    self.add_planar_rows(joint, x, Some(xd), adot);
-                }
-                JointKind::Spatial(spatial) => {
-                    self.spatial_jacobian(spatial, x, Some(xd), row, adot);
-                }
-                JointKind::Normalization { body } => {
-                    let o = self.bodies[*body].offset + 3;
-                    for k in 0..4 {
-                        adot[(row, o + k)] = 2.0 * xd[o + k];
-                    }
-                }
-            }
+        self.jacobian_or_rate(x, Some(xd), adot);
+    }
+
+    fn jacobian_or_rate(
+        &self,
+        x: &DVector<f64>,
+        rate: Option<&DVector<f64>>,
+        a: &mut DMatrix<f64>,
+    ) {
+        // A slice fill is one memset; the matrix's own fill goes entry by entry.
+        a.as_mut_slice().fill(0.0);
+        let frames = self.frames();
+        for placed in &self.constraints {
+            placed.constraint.jacobian(&frames, x, rate, placed.row, a);
         }
     }
 
     /// Acceleration-level right-hand side `gamma = -(dA/dt) xd` (plus `d''(t)` on driver rows)
     /// into `gamma` (length m), so that `A xdd = gamma` on the constraint manifold.
     pub fn gamma(&self, t: f64, x: &DVector<f64>, xd: &DVector<f64>, gamma: &mut DVector<f64>) {
-        for joint in &self.joints {
-            let row = joint.row;
-            match &joint.kind {
-                JointKind::Prismatic { .. }
-                | JointKind::Driver { .. }
-                | JointKind::KnifeEdge { .. } => {
-                    // -(dA/dt) xd from the rows' rates (for the knife edge this is
-                    // -(perp(R n) theta') . r', Wojtyra and Frączek 2013, eq. 31).
-                    let rates = self.planar_rows(joint, x, Some(xd)).unwrap_or_default();
-                    for (k, entries) in rates.iter().enumerate().take(joint.rows()) {
-                        gamma[row + k] = entries.map_or(0.0, |e| -e.dot(xd));
-                    }
-                    if let JointKind::Driver { law, .. } = &joint.kind {
-                        gamma[row] += law.at(t)[2];
-                    }
-                }
-                JointKind::Revolute {
-                    a,
-                    point_a,
-                    b,
-                    point_b,
-                } => {
-                    let g = self.frame(*a).centripetal(x, xd, point_a)
-                        - self.frame(*b).centripetal(x, xd, point_b);
-                    gamma[row] = g.x;
-                    gamma[row + 1] = g.y;
-                }
-                JointKind::Pin { body, point, .. } => {
-                    let g = self.frame(*body).centripetal(x, xd, point);
-                    gamma[row] = g.x;
-                    gamma[row + 1] = g.y;
-                }
-                JointKind::Distance { body, .. } => {
-                    let b = &self.bodies[*body];
-                    let mut sq = 0.0;
-                    for k in 0..b.dim() {
-                        sq += xd[b.offset + k] * xd[b.offset + k];
-                    }
-                    gamma[row] = -2.0 * sq;
-                }
-                JointKind::Spatial(spatial) => {
-                    let mut row = row;
-                    for primitive in &spatial.primitives {
-                        primitive.gamma(&self.frames(), x, xd, row, gamma);
-                        row += primitive.rows();
-                    }
-                }
-                JointKind::Normalization { body } => {
-                    let ed = self.euler_parameters(*body, xd);
-                    gamma[row] = -2.0 * ed.dot(&ed);
-                }
-            }
+        let frames = self.frames();
+        for placed in &self.constraints {
+            placed
+                .constraint
+                .gamma(&frames, t, x, xd, placed.row, gamma);
         }
     }
 
@@ -615,8 +361,7 @@ impl Mechanism {
     /// `f64::EPSILON` times this, so Newton cannot bring a residual much below it
     /// (`Settings::validate` bounds the tolerances by it). 0 without joints.
     pub fn residual_scale(&self, x: &DVector<f64>) -> f64 {
-        self.joints
-            .iter()
+        (0..self.joints.len())
             .map(|joint| self.joint_residual_scale(joint, x))
             .fold(0.0, f64::max)
     }
@@ -624,72 +369,19 @@ impl Mechanism {
     /// The joint whose residual is computed from the largest numbers at `x` (see
     /// [`residual_scale`](Self::residual_scale)).
     pub fn largest_residual_joint(&self, x: &DVector<f64>) -> Option<usize> {
-        let scales = self.joints.iter().map(|j| self.joint_residual_scale(j, x));
+        let scales = (0..self.joints.len()).map(|j| self.joint_residual_scale(j, x));
         scales
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(index, _)| index)
     }
 
-    fn joint_residual_scale(&self, joint: &Joint, x: &DVector<f64>) -> f64 {
-        let point_scale = |body: usize, point: &LocalPoint| {
-            let b = &self.bodies[body];
-            let position = x[b.offset].abs().max(x[b.offset + 1].abs());
-            let angle = if b.has_angle() {
-                x[b.offset + 2].abs()
-            } else {
-                0.0
-            };
-            position.max(point.amax() * (1.0 + angle))
-        };
-        match &joint.kind {
-            JointKind::Revolute {
-                a,
-                point_a,
-                b,
-                point_b,
-            } => point_scale(*a, point_a).max(point_scale(*b, point_b)),
-            JointKind::Pin {
-                body,
-                point,
-                ground,
-            } => point_scale(*body, point).max(ground.amax()),
-            JointKind::Distance {
-                body,
-                anchor,
-                length,
-            } => {
-                let b = &self.bodies[*body];
-                let reach = (0..b.dim())
-                    .map(|k| x[b.offset + k].abs().max(anchor[k].abs()))
-                    .fold(length.abs(), f64::max);
-                reach * length.abs()
-            }
-            JointKind::Spatial(spatial) => spatial
-                .primitives
-                .iter()
-                .map(|p| p.residual_scale(&self.frames(), x))
-                .fold(0.0, f64::max),
-            JointKind::Prismatic {
-                a,
-                point_a,
-                b,
-                point_b,
-                ..
-            } => point_scale(*a, point_a).max(point_scale(*b, point_b)),
-            JointKind::Driver {
-                a,
-                point_a,
-                b,
-                point_b,
-                law,
-                ..
-            } => point_scale(*a, point_a)
-                .max(point_scale(*b, point_b))
-                .max(law.magnitude()),
-            JointKind::KnifeEdge { .. } => 0.0,
-            JointKind::Normalization { .. } => 1.0,
-        }
+    fn joint_residual_scale(&self, joint: usize, x: &DVector<f64>) -> f64 {
+        let frames = self.frames();
+        self.constraints[self.joint_constraints[joint].clone()]
+            .iter()
+            .map(|placed| placed.constraint.residual_scale(&frames, x))
+            .fold(0.0, f64::max)
     }
 
     /// Kinetic energy `xd^T M(x) xd / 2`, in J.
@@ -845,6 +537,32 @@ impl Mechanism {
 }
 
 /// `W = [e, E(e)^T / 2]` at unit `e` (normalised here): `ed = W (lambda, omega)`.
+/// A constraint and its first row.
+#[derive(Clone, Debug)]
+struct Placed {
+    row: usize,
+    constraint: Constraint,
+}
+
+/// Every joint's constraints with their rows (from the joint's first row on), and the range
+/// of them each joint owns.
+fn place_constraints(joints: &[Joint], bodies: &[Body]) -> (Vec<Placed>, Vec<Range<usize>>) {
+    let mut placed = Vec::new();
+    let mut ranges = Vec::with_capacity(joints.len());
+    for joint in joints {
+        let start = placed.len();
+        let mut row = joint.row;
+        for constraint in Constraint::of_joint(&joint.kind, bodies) {
+            let rows = constraint.rows();
+            placed.push(Placed { row, constraint });
+            row += rows;
+        }
+        debug_assert_eq!(row, joint.row + joint.rows(), "joint {}", joint.name);
+        ranges.push(start..placed.len());
+    }
+    (placed, ranges)
+}
+
 fn velocity_coordinates(e: &Vector4<f64>) -> nalgebra::Matrix4<f64> {
     let unit = e.normalize();
     let mut w = nalgebra::Matrix4::zeros();

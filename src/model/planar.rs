@@ -15,7 +15,7 @@
 
 use nalgebra::{DVector, Vector2};
 
-use super::joint::{LocalPoint, perp, rotate};
+use super::joint::{LocalPoint, PlanarFrame, perp, rotate};
 
 /// Jacobian entries of one row: `(coordinate, value)`, `len` of them used.
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +66,15 @@ impl BodyPoint {
     /// The rotated offset `R s` at `x`.
     fn arm(&self, x: &DVector<f64>) -> Vector2<f64> {
         rotate(self.angle(x), &self.local)
+    }
+
+    /// The largest magnitude the point's position is computed from (`PlanarFrame::point_scale`).
+    pub fn scale(&self, x: &DVector<f64>) -> f64 {
+        let frame = PlanarFrame {
+            offset: self.offset,
+            rotates: true,
+        };
+        frame.point_scale(x, &self.local)
     }
 
     pub fn position(&self, x: &DVector<f64>) -> Vector2<f64> {
