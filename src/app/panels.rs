@@ -26,7 +26,6 @@ use super::theme::Palette;
 use crate::live::MarkKind;
 use crate::live::motions::AT_REST;
 use crate::live::{LiveSession, Motion, MotionRole, PauseReason, SPEEDS, TracePoint, motions};
-use crate::model::BodyKind;
 use crate::solver::{BasisMode, Integrator, Predictor, Settings, SingularEvent};
 
 /// Scene files offered in the Scene panel: the opened scene's folder and the shipped scenes.
@@ -1516,7 +1515,7 @@ fn trace_controls(ui: &mut Ui, live: &Live, commands: &mut Vec<AppCommand>) {
             });
     });
     if let Some(point) = chosen.as_mut()
-        && matches!(bodies[point.body].kind, BodyKind::Bar { .. })
+        && bodies[point.body].is_bar()
     {
         ui.horizontal_wrapped(|ui| {
             ui.label("at");

@@ -16,7 +16,7 @@
 use nalgebra::{DMatrix, DVector, Vector3};
 
 use crate::live::timeline::Spring;
-use crate::model::{BodyKind, Load, LoadKind, Mechanism};
+use crate::model::Mechanism;
 use crate::solver::{GrabPoint, Simulation, SolverError};
 
 /// The frequency (Hz) the grabbed point alone would have on the spring.
@@ -133,35 +133,12 @@ impl Spring {
         let mechanism = sim.mechanism().clone();
         let (x, xd) = (sim.positions(), sim.velocities());
         let f = self.force(&mechanism, x, xd);
-        let body = &mechanism.bodies()[self.point.body];
-        let arm = self.point.position(&mechanism, x) - centre(&mechanism, self.point.body, x);
-        let torque = arm.cross(&f);
+        let at = self.point.position(&mechanism, x);
+        let loads = mechanism.point_force_loads(self.point.body, &at, &f, x);
         sim.clear_extra_loads();
-        sim.add_load(Load {
-            body: self.point.body,
-            kind: LoadKind::Force([f.x, f.y, f.z]),
-            window: None,
-        })?;
-        let kind = match body.kind {
-            BodyKind::Bar { .. } | BodyKind::Plate { .. } => LoadKind::Torque(torque.z),
-            BodyKind::Rigid { .. } => LoadKind::SpatialTorque([torque.x, torque.y, torque.z]),
-            BodyKind::Point2 | BodyKind::Point3 => return Ok(()),
-        };
-        sim.add_load(Load {
-            body: self.point.body,
-            kind,
-            window: None,
-        })
-    }
-}
-
-/// The centre of mass of `body` at `x`.
-fn centre(mechanism: &Mechanism, body: usize, x: &DVector<f64>) -> Vector3<f64> {
-    let b = &mechanism.bodies()[body];
-    let o = b.offset;
-    if b.translational_dim() == 3 {
-        Vector3::new(x[o], x[o + 1], x[o + 2])
-    } else {
-        Vector3::new(x[o], x[o + 1], 0.0)
+        for load in loads {
+            sim.add_load(load)?;
+        }
+        Ok(())
     }
 }

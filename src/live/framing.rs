@@ -9,7 +9,7 @@ use nalgebra::DVector;
 
 use super::LiveSession;
 use crate::lesson::Player;
-use crate::model::{BodyKind, JointKind, Mechanism};
+use crate::model::{Joint, Mechanism};
 
 /// `[lo, hi]` corners in the plane.
 pub type PlaneBox = [[f64; 2]; 2];
@@ -88,29 +88,17 @@ impl Span {
     }
 
     fn add_pose(&mut self, mechanism: &Mechanism, x: &DVector<f64>) {
-        for body in mechanism.bodies() {
-            let o = body.offset;
-            match body.kind {
-                BodyKind::Bar { length } => {
-                    let (s, c) = x[o + 2].sin_cos();
-                    let half = 0.5 * length;
-                    self.add([x[o] - c * half, x[o + 1] - s * half]);
-                    self.add([x[o] + c * half, x[o + 1] + s * half]);
+        for body in 0..mechanism.bodies().len() {
+            match mechanism.bar_ends(body, x) {
+                Some(ends) => ends.iter().for_each(|end| self.add([end.x, end.y])),
+                None => {
+                    let centre = mechanism.centre(body, x);
+                    self.add([centre.x, centre.y]);
                 }
-                _ => self.add([x[o], x[o + 1]]),
             }
         }
-        for joint in mechanism.joints() {
-            match &joint.kind {
-                JointKind::Pin { ground, .. } => self.add([ground.x, ground.y]),
-                JointKind::Distance { anchor, .. } => self.add([anchor[0], anchor[1]]),
-                JointKind::Revolute { .. }
-                | JointKind::Prismatic { .. }
-                | JointKind::Driver { .. }
-                | JointKind::KnifeEdge { .. }
-                | JointKind::Spatial(_)
-                | JointKind::Normalization { .. } => {}
-            }
+        for anchor in mechanism.joints().iter().filter_map(Joint::ground_anchor) {
+            self.add([anchor[0], anchor[1]]);
         }
     }
 

@@ -4,9 +4,9 @@
 //! chosen points of a spatial rigid body), and the motions to show: the basis columns in
 //! normal running, or, at a singular event, the continued columns and the new ones.
 
-use nalgebra::{DMatrixView, DVector, Vector2, Vector3};
+use nalgebra::{DMatrixView, DVector, Vector3};
 
-use crate::model::{BodyKind, Mechanism, rigid};
+use crate::model::{Mechanism, rigid};
 use crate::solver::{BasisMode, SingularEvent, TangentBasis};
 
 /// One arrow: where it starts and the velocity it shows (world units per unit of `qd`).
@@ -85,35 +85,13 @@ fn difference(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 /// Every body's arrows, shared points repeated.
 fn body_arrows(mechanism: &Mechanism, x: &DVector<f64>, column: &DVector<f64>) -> Vec<MotionArrow> {
     let mut out = Vec::new();
-    for (index, body) in mechanism.bodies().iter().enumerate() {
-        let o = body.offset;
-        match body.kind {
-            BodyKind::Bar { length } => {
-                let (s, c) = x[o + 2].sin_cos();
-                let omega = column[o + 2];
-                let centre = Vector2::new(x[o], x[o + 1]);
-                let v_centre = Vector2::new(column[o], column[o + 1]);
-                for along in [-0.5 * length, 0.0, 0.5 * length] {
-                    let r = Vector2::new(c * along, s * along);
-                    let p = centre + r;
-                    let v = v_centre + omega * Vector2::new(-r.y, r.x);
-                    out.push(MotionArrow {
-                        body: index,
-                        origin: [p.x, p.y, 0.0],
-                        velocity: [v.x, v.y, 0.0],
-                    });
-                }
-            }
-            BodyKind::Point2 | BodyKind::Plate { .. } => out.push(MotionArrow {
+    for index in 0..mechanism.bodies().len() {
+        for local in mechanism.marked_points(index) {
+            out.push(MotionArrow {
                 body: index,
-                origin: [x[o], x[o + 1], 0.0],
-                velocity: [column[o], column[o + 1], 0.0],
-            }),
-            BodyKind::Point3 | BodyKind::Rigid { .. } => out.push(MotionArrow {
-                body: index,
-                origin: [x[o], x[o + 1], x[o + 2]],
-                velocity: [column[o], column[o + 1], column[o + 2]],
-            }),
+                origin: mechanism.point_of_body(index, &local, x).into(),
+                velocity: mechanism.point_velocity(index, &local, x, column).into(),
+            });
         }
     }
     out
@@ -286,6 +264,7 @@ mod tests {
     use approx::assert_abs_diff_eq;
 
     use super::*;
+    use crate::model::BodyKind;
     use crate::scene::parse_scene;
 
     const ROTATING_BAR: &str = r#"Scene(

@@ -18,7 +18,7 @@ use crate::live::drag::Drag;
 use crate::live::history::{ChannelKind, Extremes, History};
 use crate::live::motions::push_direction;
 use crate::live::timeline::{CHECKPOINT_SPACING, MarkKind, Moment, TIMELINE_BUDGET, Timeline};
-use crate::model::{BodyKind, Load, LoadKind, Mechanism};
+use crate::model::Mechanism;
 use crate::scene::Scene;
 use crate::solver::{
     BasisMode, Branch, BranchSearch, Settings, Simulation, SingularEvent, SolverError, StepReport,
@@ -64,17 +64,7 @@ impl TracePoint {
 
     /// Where the point is in the world for positions `x`.
     pub fn position(&self, mechanism: &Mechanism, x: &DVector<f64>) -> [f64; 3] {
-        let body = &mechanism.bodies()[self.body];
-        let o = body.offset;
-        match body.kind {
-            BodyKind::Bar { length } => {
-                let (s, c) = x[o + 2].sin_cos();
-                let d = (self.along - 0.5) * length;
-                [x[o] + c * d, x[o + 1] + s * d, 0.0]
-            }
-            BodyKind::Point2 | BodyKind::Plate { .. } => [x[o], x[o + 1], 0.0],
-            BodyKind::Point3 | BodyKind::Rigid { .. } => [x[o], x[o + 1], x[o + 2]],
-        }
+        mechanism.point_along(self.body, self.along, x).into()
     }
 }
 
@@ -1009,38 +999,8 @@ impl LiveSession {
         let duration = duration.max(SHORTEST_PUSH * self.settings().dt);
         let a = delta / duration;
         let window = Some((t0, t0 + duration));
-        for (index, body) in mech.bodies().iter().enumerate() {
-            let o = body.offset;
-            let m = body.mass;
-            let force = match body.kind {
-                BodyKind::Bar { .. } | BodyKind::Plate { .. } | BodyKind::Point2 => {
-                    [m * a * column[o], m * a * column[o + 1], 0.0]
-                }
-                BodyKind::Point3 | BodyKind::Rigid { .. } => [
-                    m * a * column[o],
-                    m * a * column[o + 1],
-                    m * a * column[o + 2],
-                ],
-            };
-            self.sim.add_load(Load {
-                body: index,
-                kind: LoadKind::Force(force),
-                window,
-            })?;
-            if body.has_angle() {
-                self.sim.add_load(Load {
-                    body: index,
-                    kind: LoadKind::Torque(body.inertia() * a * column[o + 2]),
-                    window,
-                })?;
-            }
-            if let Some(torque) = mech.push_torque(index, self.sim.positions(), &column, a) {
-                self.sim.add_load(Load {
-                    body: index,
-                    kind: LoadKind::SpatialTorque(torque),
-                    window,
-                })?;
-            }
+        for load in mech.push_loads(self.sim.positions(), &column, a, window) {
+            self.sim.add_load(load)?;
         }
         self.push = Some(Push {
             end: t0 + duration,

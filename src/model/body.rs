@@ -60,6 +60,11 @@ impl Body {
         }
     }
 
+    /// Whether the body is a bar (it has a start and an end).
+    pub fn is_bar(&self) -> bool {
+        matches!(self.kind, BodyKind::Bar { .. })
+    }
+
     /// Whether the body is a spatial rigid body (Euler parameters).
     pub fn is_rigid(&self) -> bool {
         matches!(self.kind, BodyKind::Rigid { .. })

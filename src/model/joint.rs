@@ -102,6 +102,47 @@ impl Joint {
         }
     }
 
+    /// The ground point a pin holds its body at, or the anchor of a distance link (z = 0 in
+    /// the plane); `None` for other joints (a spatial joint's attachments are in its kind).
+    pub fn ground_anchor(&self) -> Option<[f64; 3]> {
+        match &self.kind {
+            JointKind::Pin { ground, .. } => Some([ground.x, ground.y, 0.0]),
+            JointKind::Distance { anchor, .. } => Some(*anchor),
+            _ => None,
+        }
+    }
+
+    /// The point mass a distance link holds, and the link's anchor.
+    pub fn distance_link(&self) -> Option<(usize, [f64; 3])> {
+        match &self.kind {
+            JointKind::Distance { body, anchor, .. } => Some((*body, *anchor)),
+            _ => None,
+        }
+    }
+
+    /// Where a planar hinge is drawn: a revolute joint's point on its first body, a pin's on
+    /// its body.
+    pub fn hinge(&self) -> Option<(usize, LocalPoint)> {
+        match &self.kind {
+            JointKind::Revolute { a, point_a, .. } => Some((*a, *point_a)),
+            JointKind::Pin { body, point, .. } => Some((*body, *point)),
+            _ => None,
+        }
+    }
+
+    /// The body a pin holds to the ground.
+    pub fn pinned_body(&self) -> Option<usize> {
+        match &self.kind {
+            JointKind::Pin { body, .. } => Some(*body),
+            _ => None,
+        }
+    }
+
+    /// Whether the joint is a driver (a prescribed motion).
+    pub fn is_driver(&self) -> bool {
+        matches!(self.kind, JointKind::Driver { .. })
+    }
+
     /// Whether the joint's rows are velocity-level (`A(x) xd = 0` without a position form).
     pub fn is_velocity_level(&self) -> bool {
         matches!(self.kind, JointKind::KnifeEdge { .. })

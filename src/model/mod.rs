@@ -22,6 +22,7 @@ pub mod body;
 mod constraint;
 pub mod driver;
 pub mod joint;
+mod kinematics;
 pub mod load;
 pub mod mass;
 mod planar;

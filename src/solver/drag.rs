@@ -8,9 +8,9 @@
 //! The pose a drag reaches and the spring pulled while running are in
 //! [`pose`](super::simulation) (`Simulation::drag_toward`) and the live session.
 
-use nalgebra::{DVector, Vector2, Vector3};
+use nalgebra::{DVector, Vector3};
 
-use crate::model::{BodyKind, Mechanism, rigid};
+use crate::model::Mechanism;
 
 /// A point fixed in a body: the body's index and the point in body axes from its centre of
 /// mass (a planar body's in its plane, `z` ignored; a point mass is its own point).
@@ -28,7 +28,8 @@ impl GrabPoint {
 
     /// Where the point is at positions `x` (z = 0 in the plane).
     pub fn position(&self, mechanism: &Mechanism, x: &DVector<f64>) -> Vector3<f64> {
-        mechanism.point_of_body(self.body, &self.effective_local(mechanism), x)
+        let local = mechanism.acting_point(self.body, &self.local);
+        mechanism.point_of_body(self.body, &local, x)
     }
 
     /// The point's velocity when the coordinates move at `v` from `x`: `J_p(x) v`.
@@ -38,36 +39,7 @@ impl GrabPoint {
         x: &DVector<f64>,
         v: &DVector<f64>,
     ) -> Vector3<f64> {
-        let body = &mechanism.bodies()[self.body];
-        let o = body.offset;
-        let local = self.effective_local(mechanism);
-        match &body.kind {
-            BodyKind::Bar { .. } | BodyKind::Plate { .. } => {
-                let (s, c) = x[o + 2].sin_cos();
-                let arm = Vector2::new(c * local.x - s * local.y, s * local.x + c * local.y);
-                let w = v[o + 2];
-                Vector3::new(v[o] - w * arm.y, v[o + 1] + w * arm.x, 0.0)
-            }
-            BodyKind::Point2 => Vector3::new(v[o], v[o + 1], 0.0),
-            BodyKind::Point3 => Vector3::new(v[o], v[o + 1], v[o + 2]),
-            BodyKind::Rigid { .. } => {
-                let e = mechanism.euler_parameters(self.body, x);
-                let de = mechanism.euler_parameters(self.body, v);
-                Vector3::new(v[o], v[o + 1], v[o + 2]) + rigid::rotate_jacobian(&e, &local) * de
-            }
-        }
-    }
-
-    /// The point's offset from the centre of mass in body axes as it acts: none for a point
-    /// mass, in the plane for a planar body.
-    fn effective_local(&self, mechanism: &Mechanism) -> Vector3<f64> {
-        match mechanism.bodies()[self.body].kind {
-            BodyKind::Point2 | BodyKind::Point3 => Vector3::zeros(),
-            BodyKind::Bar { .. } | BodyKind::Plate { .. } => {
-                Vector3::new(self.local.x, self.local.y, 0.0)
-            }
-            BodyKind::Rigid { .. } => self.local,
-        }
+        mechanism.point_velocity(self.body, &self.local, x, v)
     }
 }
 
@@ -82,15 +54,10 @@ pub fn pick(mechanism: &Mechanism, x: &DVector<f64>, world: [f64; 3]) -> Option<
     let target = Vector3::from(world);
     let planar = !mechanism.is_spatial();
     let mut best: Option<(GrabPoint, f64)> = None;
-    for (body, b) in mechanism.bodies().iter().enumerate() {
-        let local = match b.kind {
-            BodyKind::Bar { length } => {
-                let (s, c) = x[b.offset + 2].sin_cos();
-                let along = (target.x - x[b.offset]) * c + (target.y - x[b.offset + 1]) * s;
-                Vector3::new(along.clamp(-0.5 * length, 0.5 * length), 0.0, 0.0)
-            }
-            _ => Vector3::zeros(),
-        };
+    for body in 0..mechanism.bodies().len() {
+        let local = mechanism
+            .nearest_on_bar(body, &target, x)
+            .unwrap_or_else(Vector3::zeros);
         let point = GrabPoint { body, local };
         let mut gap = point.position(mechanism, x) - target;
         if planar {

@@ -128,14 +128,13 @@ pub(super) fn draw_ghost(
 fn paint_pose(canvas: &Canvas, x: &DVector<f64>, color: Color32) {
     let fill = color.gamma_multiply(0.12);
     let edge = Stroke::new(2.0, color);
-    for body in canvas.mech.bodies() {
+    for (index, body) in canvas.mech.bodies().iter().enumerate() {
         let o = body.offset;
         match body.kind {
-            BodyKind::Bar { length } => {
-                let (s, c) = x[o + 2].sin_cos();
-                let half = 0.5 * length;
-                let a = [x[o] - c * half, x[o + 1] - s * half, 0.0];
-                let b = [x[o] + c * half, x[o + 1] + s * half, 0.0];
+            BodyKind::Bar { .. } => {
+                let Some([a, b]) = canvas.mech.bar_ends(index, x).map(|e| e.map(Into::into)) else {
+                    continue;
+                };
                 if let (Some(pa), Some(pb)) = (
                     canvas.projection.to_screen(a),
                     canvas.projection.to_screen(b),

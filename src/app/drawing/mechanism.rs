@@ -8,7 +8,7 @@ use nalgebra::DVector;
 use super::Canvas;
 use super::projection::Projection;
 use crate::app::theme::Palette;
-use crate::model::{BodyKind, JointKind, Mechanism};
+use crate::model::{BodyKind, Mechanism};
 
 /// A bar as a convex "stadium": two half discs joined by straight sides.
 pub(super) fn stadium(a: Pos2, b: Pos2, radius: f32) -> Vec<Pos2> {
@@ -87,25 +87,18 @@ pub(super) fn draw_mechanism(
     // Bars pinned to the ground (cranks) at full width first, the others (couplers) narrower
     // on top: where a coupler lies on a crank (flat and folded poses) both stay visible.
     let grounded: Vec<bool> = (0..mech.bodies().len())
-        .map(|index| {
-            mech.joints()
-                .iter()
-                .any(|j| matches!(j.kind, JointKind::Pin { body, .. } if body == index))
-        })
+        .map(|index| mech.joints().iter().any(|j| j.pinned_body() == Some(index)))
         .collect();
     let order = (0..mech.bodies().len())
         .filter(|&i| grounded[i])
         .chain((0..mech.bodies().len()).filter(|&i| !grounded[i]));
     for index in order {
         let body = &mech.bodies()[index];
-        let o = body.offset;
         match body.kind {
-            BodyKind::Bar { length } => {
-                let x = canvas.x;
-                let (s, c) = x[o + 2].sin_cos();
-                let half = 0.5 * length;
-                let a = [x[o] - c * half, x[o + 1] - s * half, 0.0];
-                let b = [x[o] + c * half, x[o + 1] + s * half, 0.0];
+            BodyKind::Bar { .. } => {
+                let Some([a, b]) = mech.bar_ends(index, canvas.x).map(|e| e.map(Into::into)) else {
+                    continue;
+                };
                 let projection = canvas.projection;
                 let (Some(pa), Some(pb)) = (projection.to_screen(a), projection.to_screen(b))
                 else {
@@ -177,32 +170,20 @@ impl Thickness {
 fn draw_links_and_grounds(canvas: &Canvas) {
     let (mech, projection, painter) = (canvas.mech, canvas.projection, canvas.painter);
     for joint in mech.joints() {
-        match &joint.kind {
-            JointKind::Distance { body, anchor, .. } => {
-                let b = &mech.bodies()[*body];
-                let anchor = match b.kind {
-                    BodyKind::Point3 => *anchor,
-                    _ => [anchor[0], anchor[1], 0.0],
-                };
-                let tip = body_point(mech, canvas.x, *body, &nalgebra::Vector2::zeros());
-                if let (Some(p), Some(q)) =
-                    (projection.to_screen(anchor), projection.to_screen(tip))
-                {
-                    painter.line_segment([p, q], Stroke::new(2.0, canvas.palette.link));
-                    ground_symbol(painter, p, 12.0, canvas.palette);
-                }
+        if let Some((body, anchor)) = joint.distance_link() {
+            // The anchor in the body's space: a planar one's z is 0.
+            let anchor = if mech.bodies()[body].translational_dim() == 3 {
+                anchor
+            } else {
+                [anchor[0], anchor[1], 0.0]
+            };
+            let tip = body_point(mech, canvas.x, body, &nalgebra::Vector2::zeros());
+            if let (Some(p), Some(q)) = (projection.to_screen(anchor), projection.to_screen(tip)) {
+                painter.line_segment([p, q], Stroke::new(2.0, canvas.palette.link));
+                ground_symbol(painter, p, 12.0, canvas.palette);
             }
-            JointKind::Pin { ground, .. } => {
-                if let Some(p) = projection.to_screen([ground.x, ground.y, 0.0]) {
-                    ground_symbol(painter, p, 14.0, canvas.palette);
-                }
-            }
-            JointKind::Revolute { .. }
-            | JointKind::Prismatic { .. }
-            | JointKind::Driver { .. }
-            | JointKind::KnifeEdge { .. }
-            | JointKind::Spatial(_)
-            | JointKind::Normalization { .. } => {}
+        } else if let Some(p) = joint.ground_anchor().and_then(|g| projection.to_screen(g)) {
+            ground_symbol(painter, p, 14.0, canvas.palette);
         }
     }
 }
@@ -287,15 +268,8 @@ fn draw_point_mass(canvas: &Canvas, index: usize, labels: bool) {
 fn draw_hinges(canvas: &Canvas, thickness: &Thickness) {
     let mech = canvas.mech;
     for joint in mech.joints() {
-        let (body, point) = match &joint.kind {
-            JointKind::Revolute { a, point_a, .. } => (*a, *point_a),
-            JointKind::Pin { body, point, .. } => (*body, *point),
-            JointKind::Prismatic { .. }
-            | JointKind::Driver { .. }
-            | JointKind::KnifeEdge { .. }
-            | JointKind::Distance { .. }
-            | JointKind::Spatial(_)
-            | JointKind::Normalization { .. } => continue,
+        let Some((body, point)) = joint.hinge() else {
+            continue;
         };
         let p = body_point(mech, canvas.x, body, &point);
         if let Some(q) = canvas.projection.to_screen(p) {

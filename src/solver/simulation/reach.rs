@@ -12,7 +12,6 @@ use nalgebra::{DMatrix, DVector};
 
 use super::Simulation;
 use crate::linalg::PivotedQr;
-use crate::model::JointKind;
 
 /// A driver whose leverage at the last state before Newton failed has dropped below this
 /// fraction of the lowest at the start asked for a pose past the linkage's reach. (The
@@ -38,7 +37,7 @@ impl Simulation {
         mechanism.jacobian(&self.x, &mut a);
         let mut lowest: Option<(f64, String)> = None;
         for joint in mechanism.joints() {
-            if !matches!(joint.kind, JointKind::Driver { .. }) {
+            if !joint.is_driver() {
                 continue;
             }
             let row: DVector<f64> = a.row(joint.row).transpose();
