@@ -41,7 +41,7 @@ pub enum JointKind {
         anchor: [f64; 3],
         length: f64,
     },
-    /// Planar translational joint between two bodies with an angle: point `point_a` of `a`
+    /// Planar prismatic joint between two bodies with an angle: point `point_a` of `a`
     /// stays on the line through point `point_b` of `b` along `axis` (a unit vector in `b`'s
     /// axes), and `theta_a - theta_b` stays `angle` (2 rows: the offset across the axis, then
     /// the angle; Wojtyra and Frączek 2013, eq. 42).

@@ -87,7 +87,7 @@ pub enum SpatialKind {
     /// Prismatic joint: the bodies slide along the axis without rotating (5 rows). `lock_a`
     /// and `lock_b` are perpendicular to the axis and to each other at the assembled pose; a
     /// dot-1 between them locks the rotation about the axis.
-    Translational {
+    Prismatic {
         a: Attachment,
         b: Attachment,
         axis_a: Attachment,
@@ -144,7 +144,7 @@ impl SpatialJoint {
                     },
                 ]
             }
-            SpatialKind::Translational {
+            SpatialKind::Prismatic {
                 a,
                 b,
                 axis_a,
@@ -198,7 +198,7 @@ impl SpatialJoint {
             SpatialKind::Spherical { a, b }
             | SpatialKind::Revolute { a, b, .. }
             | SpatialKind::Universal { a, b, .. }
-            | SpatialKind::Translational { a, b, .. }
+            | SpatialKind::Prismatic { a, b, .. }
             | SpatialKind::Distance { a, b, .. } => (a, b),
         }
     }
@@ -209,7 +209,7 @@ impl SpatialJoint {
             SpatialKind::Spherical { a, b }
             | SpatialKind::Revolute { a, b, .. }
             | SpatialKind::Universal { a, b, .. }
-            | SpatialKind::Translational { a, b, .. }
+            | SpatialKind::Prismatic { a, b, .. }
             | SpatialKind::Distance { a, b, .. } => (a.body, b.body),
         }
     }

@@ -303,7 +303,7 @@ fn random_joints(
         ),
         (
             "translational",
-            SpatialKind::Translational {
+            SpatialKind::Prismatic {
                 a: at(a),
                 b: at(b),
                 axis_a: at(a),
@@ -663,7 +663,7 @@ fn assembled_joints(g: &Assembled, rng: &mut Rng) -> Vec<(SpatialKind, Vec<DVect
             turns(&[g.axis, g.across]),
         ),
         (
-            SpatialKind::Translational {
+            SpatialKind::Prismatic {
                 a: g.local_point(g.point),
                 b: ground(g.point),
                 axis_a: g.local_vector(g.axis),

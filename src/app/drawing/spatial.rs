@@ -1,6 +1,6 @@
 //! Spatial rigid bodies in the orbit view: each body as the shaded solid of its look (rod,
 //! block, cone, ball), the joints as symbols (ball; hinge with its axis; the cross of a
-//! universal joint; the guide of a translational joint; the sphere a distance joint keeps a
+//! universal joint; the guide of a prismatic joint; the sphere a distance joint keeps a
 //! point on, as a faint wireframe), ground supports down to a floor placed under the
 //! mechanism, shadows and drop lines on the floor so that depth reads, body axes on demand,
 //! the traced points and the bodies' names.
@@ -409,7 +409,7 @@ fn holds_joint(pose: &Pose, body: usize, half_size: &Vector3<f64>) -> bool {
             SpatialKind::Spherical { a, b }
             | SpatialKind::Revolute { a, b, .. }
             | SpatialKind::Universal { a, b, .. } => (a, b),
-            SpatialKind::Translational { .. } | SpatialKind::Distance { .. } => return false,
+            SpatialKind::Prismatic { .. } | SpatialKind::Distance { .. } => return false,
         };
         [a, b].iter().any(|end| {
             end.body.is_some_and(|other| other != body) && {
@@ -421,7 +421,7 @@ fn holds_joint(pose: &Pose, body: usize, half_size: &Vector3<f64>) -> bool {
 }
 
 /// The joints' symbols: a ball for a spherical joint, a pin along a hinge's axis, the cross of
-/// a universal joint, a guide rail for a translational joint (over the travel from its
+/// a universal joint, a guide rail for a prismatic joint (over the travel from its
 /// ground point to the slider's initial place, and beyond), small balls at a distance joint's
 /// ends.
 fn add_joints(pose: &Pose, x0: &DVector<f64>, solids: &mut Solids) {
@@ -449,7 +449,7 @@ fn add_joints(pose: &Pose, x0: &DVector<f64>, solids: &mut Solids) {
                 }
                 solids.ball(p, 0.75 * r, metal);
             }
-            SpatialKind::Translational { .. } => {
+            SpatialKind::Prismatic { .. } => {
                 if let Some(rail) = guide_rail(mech, &spatial.kind, x, x0, pose.sizes) {
                     solids.block(rail.centre, &rail.axes, rail.half, ground);
                 }
@@ -468,7 +468,7 @@ fn add_joints(pose: &Pose, x0: &DVector<f64>, solids: &mut Solids) {
     }
 }
 
-/// A translational joint's guide: a bar along the axis through the ground side's point (or
+/// A prismatic joint's guide: a bar along the axis through the ground side's point (or
 /// the first body's), covering both that point and the other side's initial place with a
 /// margin of a third of the mechanism's extent.
 struct Rail {
@@ -484,7 +484,7 @@ fn guide_rail(
     x0: &DVector<f64>,
     sizes: Sizes,
 ) -> Option<Rail> {
-    let SpatialKind::Translational {
+    let SpatialKind::Prismatic {
         a,
         b,
         axis_a,
@@ -539,7 +539,7 @@ fn add_ground_supports(pose: &Pose, x0: &DVector<f64>, floor_z: f64, solids: &mu
                     feet.push(mech.spatial_point(end, x));
                 }
             }
-            SpatialKind::Translational { .. } => {
+            SpatialKind::Prismatic { .. } => {
                 if let Some(rail) = guide_rail(mech, &spatial.kind, x, x0, pose.sizes) {
                     let d = rail.axes.column(0).into_owned();
                     let inset = rail.half.x - 2.0 * r;

@@ -277,7 +277,7 @@ fn joint_points(mechanism: &Mechanism, index: usize) -> Vec<Vector3<f64>> {
             SpatialKind::Spherical { a, b }
             | SpatialKind::Revolute { a, b, .. }
             | SpatialKind::Universal { a, b, .. }
-            | SpatialKind::Translational { a, b, .. }
+            | SpatialKind::Prismatic { a, b, .. }
             | SpatialKind::Distance { a, b, .. } => (a, b),
         };
         points.extend(

@@ -133,7 +133,7 @@ impl Builder<'_> {
                 // The rotation about the axis is locked by two vectors perpendicular to it and
                 // to each other at the pose as written.
                 let (lock, _) = spatial::perpendiculars(&u);
-                SpatialKind::Translational {
+                SpatialKind::Prismatic {
                     a,
                     b,
                     axis_a: side_a.fixed(&u),
