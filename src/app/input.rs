@@ -298,6 +298,31 @@ mod tests {
     }
 
     #[test]
+    fn a_choice_the_next_scene_does_not_list_falls_back_to_a_listed_motion() {
+        // A02's branch 2 (key 5) chosen, then four_bar_stopping opened: at its flat pose it
+        // lists three motions, and the one drawn is the first, the motion it had.
+        let a02 = a02_at_first_event();
+        let mut view = ViewState::default();
+        view.settle_motion_choice(a02.generation, Some(5));
+        motion_key(KeyCode::Digit5, false, &a02, &mut view);
+        assert_eq!(drawn(&a02, &view), ["branch 2"]);
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/four_bar_stopping.ron");
+        let mut session = LiveSession::new(load_scene(&path).unwrap()).unwrap();
+        session.run_until_paused(100_000);
+        let mut stopping = Live::new(session, path);
+        stopping.generation = a02.generation + 1;
+        let listed = shown_motions(&stopping, &view, view.basis).len();
+        assert_eq!(listed, 3);
+        view.settle_motion_choice(stopping.generation, Some(listed));
+        assert_eq!(drawn(&stopping, &view), ["T1 continued"]);
+        // On the same scene a choice past a shorter list draws the last listed.
+        view.push_motion = 7;
+        view.settle_motion_choice(stopping.generation, Some(listed));
+        assert_eq!(drawn(&stopping, &view), ["branch 1"]);
+    }
+
+    #[test]
     fn enter_acts_on_the_chosen_motion_and_shift_enter_the_other_way() {
         let live = a02_at_first_event();
         let mut view = ViewState::default();

@@ -197,6 +197,12 @@ impl Panels<'_, '_> {
         commands: &mut Vec<AppCommand>,
     ) {
         let (live, frame) = (self.live, self.frame);
+        // At an event the chosen motion is the one drawn: it must be one of those listed.
+        let listed = live
+            .session
+            .current_event()
+            .map(|_| drawing::shown_motions(live, view, view.basis).len());
+        view.settle_motion_choice(live.generation, listed);
         let sizes = PanelSizes::for_width(root.ctx().content_rect().width());
         // Presentation: the canvas (and its plots side by side) and the captions alone.
         let presenting = frame.presentation.on;

@@ -60,6 +60,14 @@ impl Body {
         }
     }
 
+    /// A bar's length.
+    pub fn bar_length(&self) -> Option<f64> {
+        match self.kind {
+            BodyKind::Bar { length } => Some(length),
+            _ => None,
+        }
+    }
+
     /// Whether the body is a bar (it has a start and an end).
     pub fn is_bar(&self) -> bool {
         matches!(self.kind, BodyKind::Bar { .. })

@@ -102,6 +102,41 @@ impl Joint {
         }
     }
 
+    /// The largest offset, ground point, anchor or length the joint is written with (the
+    /// scene's size).
+    pub fn attachment_size(&self) -> f64 {
+        match &self.kind {
+            JointKind::Revolute {
+                point_a, point_b, ..
+            }
+            | JointKind::Prismatic {
+                point_a, point_b, ..
+            }
+            | JointKind::Driver {
+                point_a, point_b, ..
+            } => point_a.amax().max(point_b.amax()),
+            JointKind::Pin { point, ground, .. } => point.amax().max(ground.amax()),
+            JointKind::Distance { anchor, length, .. } => {
+                anchor.iter().fold(*length, |a, b| a.max(b.abs()))
+            }
+            JointKind::Spatial(spatial) => spatial
+                .primitives
+                .iter()
+                .map(|p| p.attachment_size())
+                .fold(0.0, f64::max),
+            JointKind::KnifeEdge { point, .. } => point.amax(),
+            JointKind::Normalization { .. } => 0.0,
+        }
+    }
+
+    /// A distance joint's length.
+    pub fn distance_length(&self) -> Option<f64> {
+        match self.kind {
+            JointKind::Distance { length, .. } => Some(length),
+            _ => None,
+        }
+    }
+
     /// The ground point a pin holds its body at, or the anchor of a distance link (z = 0 in
     /// the plane); `None` for other joints (a spatial joint's attachments are in its kind).
     pub fn ground_anchor(&self) -> Option<[f64; 3]> {

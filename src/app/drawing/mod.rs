@@ -119,6 +119,8 @@ pub struct ViewState {
     overlay_height: f32,
     /// Push controls: which motion, how much velocity, over how long.
     pub push_motion: usize,
+    /// The scene the motion choice was made on.
+    motion_choice_generation: Option<u64>,
     pub push_delta: f64,
     pub push_duration: f64,
     /// Seconds of history visible in the plots while running.
@@ -174,6 +176,7 @@ impl Default for ViewState {
             fitted_side_by_side: false,
             overlay_height: 0.0,
             push_motion: 0,
+            motion_choice_generation: None,
             push_delta: 1.0,
             push_duration: 0.05,
             plot_window: 10.0,
@@ -209,6 +212,19 @@ impl ViewState {
     /// the menus); a loaded scene starts from its view hints instead.
     pub fn refit(&mut self) {
         self.fit_requested = true;
+    }
+
+    /// Keeps the chosen motion one of those `listed` at an event: the first (the motion the
+    /// mechanism had) on a newly opened scene, the last listed where the list is shorter
+    /// than the choice (another event, another basis). Every frame, before anything reads it.
+    pub fn settle_motion_choice(&mut self, generation: u64, listed: Option<usize>) {
+        if self.motion_choice_generation != Some(generation) {
+            self.motion_choice_generation = Some(generation);
+            self.push_motion = 0;
+        }
+        if let Some(count) = listed {
+            self.push_motion = self.push_motion.min(count.saturating_sub(1));
+        }
     }
 
     /// Whether the user left `motion` shown (its box ticked).

@@ -28,7 +28,7 @@ use nalgebra::DVector;
 
 use super::super::format::{BodySpec, DriverSpec, JointSpec, SceneFile};
 use super::{Reporter, Site};
-use crate::model::{BodyKind, DriverLaw, JointKind, Mechanism, SmoothStep};
+use crate::model::{BodyKind, DriverLaw, Mechanism, SmoothStep};
 use crate::number_text::number_text;
 use crate::scene::SceneError;
 use crate::solver::SettingsError;
@@ -198,33 +198,12 @@ fn scene_size(mechanism: &Mechanism, x0: &[f64]) -> f64 {
         for k in 0..body.translational_dim() {
             size = size.max(x0[body.offset + k].abs());
         }
-        if let BodyKind::Bar { length } = body.kind {
+        if let Some(length) = body.bar_length() {
             size = size.max(length);
         }
     }
     for joint in mechanism.joints() {
-        size = size.max(match &joint.kind {
-            JointKind::Revolute {
-                point_a, point_b, ..
-            } => point_a.amax().max(point_b.amax()),
-            JointKind::Pin { point, ground, .. } => point.amax().max(ground.amax()),
-            JointKind::Distance { anchor, length, .. } => {
-                anchor.iter().fold(*length, |a, b| a.max(b.abs()))
-            }
-            JointKind::Spatial(spatial) => spatial
-                .primitives
-                .iter()
-                .map(|p| p.attachment_size())
-                .fold(0.0, f64::max),
-            JointKind::Prismatic {
-                point_a, point_b, ..
-            }
-            | JointKind::Driver {
-                point_a, point_b, ..
-            } => point_a.amax().max(point_b.amax()),
-            JointKind::KnifeEdge { point, .. } => point.amax(),
-            JointKind::Normalization { .. } => 0.0,
-        });
+        size = size.max(joint.attachment_size());
     }
     size
 }
@@ -247,14 +226,14 @@ pub fn check_length_span(
         )
     };
     for body in mechanism.bodies() {
-        if let BodyKind::Bar { length } = body.kind
+        if let Some(length) = body.bar_length()
             && length < smallest
         {
             return Err(report.body(&body.name, "length", message(length)));
         }
     }
     for joint in mechanism.joints() {
-        if let JointKind::Distance { length, .. } = joint.kind
+        if let Some(length) = joint.distance_length()
             && length < smallest
         {
             return Err(report.joint(&joint.name, Some("length"), message(length)));
