@@ -759,8 +759,11 @@ fn banner(ui: &mut Ui, live: &Live, viewer: bool, video: bool) {
         // Opaque: `faint_bg_color` is additive and would show the dark window behind the
         // canvas on the light theme.
         let text = match &live.lesson {
-            // A video names what it shows, not the keys of the window.
+            // A video names what it shows, not the keys of the window; a class sees the
+            // title and how far the lesson is.
             _ if video => video_banner_text(live),
+            Some(run) if viewer => format!("{}: {}", video_banner_text(live), run.progress()),
+            None if viewer => video_banner_text(live),
             Some(run) => lesson_banner_text(run, &live.session),
             None => idle_banner_text(&live.session),
         };

@@ -805,6 +805,12 @@ fn draw_mechanism_and_motions(
         .iter()
         .map(|r| r.bottom() - canvas.rect.top())
         .fold(0.0, f32::max);
+    // A name under the time or the legend (a loop folded up into the corner) is left out
+    // rather than written over them.
+    let names: Vec<_> = names
+        .into_iter()
+        .filter(|name| !overlay.iter().any(|r| r.intersects(name.area())))
+        .collect();
     // The motions' labels keep off the body names and the scale bar too.
     overlay.extend(names.iter().map(|name| name.area()));
     overlay.extend(scale_bar);

@@ -45,13 +45,13 @@ fn draw_time_and_basis(
     basis: BasisMode,
     drawn: &mut Vec<egui::Rect>,
 ) {
-    let (painter, rect, palette) = (canvas.painter, canvas.rect, canvas.palette);
+    let (rect, palette) = (canvas.rect, canvas.palette);
     // A short canvas (a projector's interface scale, side by side) keeps its mechanism room:
     // the time takes at most a tenth of its height.
     let size = (0.1 * rect.height()).clamp(11.0, 20.0);
-    drawn.push(painter.text(
+    drawn.push(text_on_backdrop(
+        canvas,
         pos2(rect.right() - 14.0, rect.top() + 10.0),
-        Align2::RIGHT_TOP,
         format!("t = {t:.3} s"),
         FontId::monospace(size),
         palette.text,
@@ -61,14 +61,31 @@ fn draw_time_and_basis(
     } else {
         (0.7 * size, palette.text.gamma_multiply(0.75))
     };
-    let basis_rect = painter.text(
+    let basis_rect = text_on_backdrop(
+        canvas,
         pos2(rect.right() - 14.0, rect.top() + 12.0 + 1.2 * size),
-        Align2::RIGHT_TOP,
         format!("{} QR", basis_name(basis)),
         FontId::proportional(basis_size),
         basis_color,
     );
     drawn.push(basis_rect);
+}
+
+/// Text with its top right corner at `at`, on a patch of the background: a mechanism that
+/// moves under the corner (a folding loop, a large presentation type) does not garble it.
+fn text_on_backdrop(
+    canvas: &Canvas,
+    at: egui::Pos2,
+    text: String,
+    font: FontId,
+    color: egui::Color32,
+) -> egui::Rect {
+    let galley = canvas.painter.layout_no_wrap(text, font, color);
+    let rect = Align2::RIGHT_TOP.anchor_size(at, galley.size());
+    let backdrop = canvas.palette.background.gamma_multiply(0.8);
+    canvas.painter.rect_filled(rect.expand(3.0), 3.0, backdrop);
+    canvas.painter.galley(rect.min, galley, color);
+    rect
 }
 
 /// The legend of the motions, top left: a title, a row per motion (colour, name and role;
