@@ -1,5 +1,6 @@
-//! Singulab: minimal-coordinate-set dynamics of constrained planar mechanisms and pendulums,
-//! with QR projection continuation of the tangent basis and singular-configuration events.
+//! Singulab: minimal-coordinate-set dynamics of constrained mechanisms (planar linkages,
+//! pendulums, spatial rigid bodies, knife edges and drivers), with QR projection continuation
+//! of the tangent basis and singular-configuration events.
 //!
 //! # Modules
 //!
@@ -8,7 +9,9 @@
 //!   pivoted QR everything is built on ([`linalg::pivoted_qr`]), a Jacobi eigen-decomposition
 //!   and a Cholesky solve;
 //! - [`model`]: bodies, joints and loads, and what is computed from them at a state
-//!   (constraints `c(x)`, Jacobian `A`, `dA/dt`, `gamma`, forces, energy);
+//!   (constraints `c(x)`, Jacobian `A`, `dA/dt`, `gamma`, forces, energy, where a body's
+//!   points are and how fast they move). Every joint is a list of constraints behind one
+//!   interface; a new joint kind goes where the [`model`] docs say;
 //! - [`scene`]: RON scene files, their located errors, the assembly of the initial state;
 //! - [`solver`]: the [`Simulation`](solver::Simulation) value and its step;
 //! - [`live`]: the simulation run in real time, the plotted history, motion arrows and cameras
@@ -23,8 +26,10 @@
 //!
 //! # How it works
 //!
-//! A mechanism has `n` coordinates `x` (per bar the centre of mass and the angle, per point mass
-//! its position) and `m` holonomic constraints `c(x) = 0` with Jacobian `A = dc/dx`. Each
+//! A mechanism has `n` coordinates `x` (per bar or plate the centre of mass and the angle, per
+//! point mass its position, per rigid body its centre of mass and Euler parameters) and `m`
+//! constraint rows with Jacobian `A`: holonomic `c(x, t) = 0` with `A = dc/dx` (a driver's
+//! depends on time), or velocity-level `A(x) xd = 0` (a knife edge's). Each
 //! [`step`](solver::Simulation::step):
 //!
 //! 1. integrates `(x, xd)` with RK4 (fixed step, the default) or Dopri5 (Dormand and Prince

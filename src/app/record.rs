@@ -584,8 +584,8 @@ fn describe(summary: &EncodeSummary, plan: &RecordPlan, t_first: f64) -> String 
         plan.fps,
         summary.width,
         summary.height,
-        crate::cli::seconds(t_first),
-        crate::cli::seconds(plan.speed),
+        crate::number_text::number_text(t_first),
+        crate::number_text::number_text(plan.speed),
         summary.out.display()
     )
 }
