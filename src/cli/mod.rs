@@ -20,6 +20,7 @@ pub mod error;
 mod reaction_log;
 pub mod run;
 mod run_script;
+mod run_writer;
 
 use std::ffi::OsString;
 

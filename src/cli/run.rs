@@ -14,14 +14,12 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use super::args::{EventsOutput, RunArgs};
-use super::csv_files::{
-    CsvOutput, CsvRow, event_columns, trajectory_columns, trajectory_row, write_event_rows,
-};
 use super::energy_check::EnergyCheck;
 use super::error::{CliError, FileSite, Input, RowsKept, Stream};
 use super::reaction_log::{LogError, ReactionLog};
+use super::run_writer::RunWriter;
 use crate::scene::{Scene, load_scene};
-use crate::solver::{Integrator, Settings, Simulation, SolverError, StepReport, branches};
+use crate::solver::{Integrator, Settings, Simulation, SolverError, StepReport};
 
 pub use super::csv_files::{events_header, trajectory_header};
 
@@ -578,15 +576,6 @@ fn log_failure(scene: &Scene, kept: Option<RowsKept>, error: LogError) -> CliErr
     }
 }
 
-/// `|c|_inf` of the constraints at the start (0 without constraints).
-pub(super) fn initial_residual(scene: &Scene, sim: &Simulation) -> f64 {
-    let mut c = nalgebra::DVector::zeros(scene.mechanism.m());
-    scene
-        .mechanism
-        .residual(sim.time(), sim.positions(), &mut c);
-    if c.is_empty() { 0.0 } else { c.amax() }
-}
-
 /// Integrates `scene` with the options of `args`, writing CSV to `out`, `events` and
 /// `reactions`.
 pub fn run_scene<'a>(
@@ -600,17 +589,7 @@ pub fn run_scene<'a>(
     let (mut sim, t_end) = start_simulation(scene, args)?;
     let reactions =
         ReactionLog::new(scene, &mut sim, reactions).map_err(|e| log_failure(scene, None, e))?;
-    let dof = scene.mechanism.n() - sim.generic_rank();
-    let mut trajectory = CsvOutput::new(out, Stream::Trajectory);
-    trajectory.write_header(&trajectory_columns(scene, dof))?;
-    let mut events = events.map(|w| CsvOutput::new(w, Stream::Events));
-    if let Some(events) = events.as_mut() {
-        events.write_header(&event_columns(scene))?;
-    }
-    let mut row = CsvRow::default();
-    let residual0 = initial_residual(scene, &sim);
-    trajectory_row(&mut row, &sim, args.basis, residual0, sim.rank(), 0.0, dof);
-    trajectory.write_row(&row)?;
+    let writer = RunWriter::start(scene, &sim, args.basis, out, events, None)?;
     let summary = RunSummary::at_start(scene, &sim, t_end);
     // Steps shorter than this fraction of dt (or of the run) at the end are merged into the
     // previous one.
@@ -628,12 +607,9 @@ pub fn run_scene<'a>(
             sim.velocities(),
         ),
         sim,
-        trajectory,
-        events,
-        row,
+        writer,
         summary,
         bar: Progress::new(progress),
-        dof,
         t_end,
         end_slack,
         budget,
@@ -641,10 +617,7 @@ pub fn run_scene<'a>(
     let outcome = run.step_to_end();
     run.bar.finish();
     outcome?;
-    run.trajectory.flush()?;
-    if let Some(events) = run.events.as_mut() {
-        events.flush()?;
-    }
+    run.writer.flush()?;
     run.reactions.flush()?;
     run.summary.driver_work = scene.mechanism.is_rheonomic().then(|| run.reactions.work());
     run.summary.factorizations = run.sim.counters().factorizations;
@@ -658,14 +631,11 @@ struct RunLoop<'a> {
     scene: &'a Scene,
     args: &'a RunArgs,
     sim: Simulation,
-    trajectory: CsvOutput<'a>,
-    events: Option<CsvOutput<'a>>,
+    writer: RunWriter<'a>,
     reactions: ReactionLog<'a>,
-    row: CsvRow,
     summary: RunSummary,
     energy: EnergyCheck,
     bar: Progress,
-    dof: usize,
     t_end: f64,
     end_slack: f64,
     /// Most steps the run may take ([`step_budget`]; Dopri5 only).
@@ -750,18 +720,7 @@ impl RunLoop<'_> {
     fn write_events(&mut self) -> Result<(), CliError> {
         for event in self.sim.step_events() {
             self.summary.events += 1;
-            if let Some(events) = self.events.as_mut() {
-                let branches = branches(&self.scene.mechanism, event);
-                write_event_rows(
-                    events,
-                    &mut self.row,
-                    &self.scene.mechanism,
-                    event,
-                    &branches.branches,
-                    self.args.basis,
-                    None,
-                )?;
-            }
+            self.writer.event(self.scene, event, None)?;
         }
         Ok(())
     }
@@ -775,17 +734,7 @@ impl RunLoop<'_> {
     /// Writes the row of the last step when it is due.
     fn write_row_if_due(&mut self, report: &StepReport) -> Result<(), CliError> {
         if self.row_due() {
-            let jump = report.basis(self.args.basis).jump;
-            trajectory_row(
-                &mut self.row,
-                &self.sim,
-                self.args.basis,
-                report.residual,
-                report.rank,
-                jump,
-                self.dof,
-            );
-            self.trajectory.write_row(&self.row)?;
+            self.writer.step_row(&self.sim, report, None)?;
             self.summary.rows += 1;
         }
         Ok(())

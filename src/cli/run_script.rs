@@ -12,17 +12,14 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use super::args::RunArgs;
-use super::csv_files::{
-    CsvOutput, CsvRow, event_columns, trajectory_columns, trajectory_row, write_event_rows,
-};
 use super::energy_check::EnergyCheck;
-use super::error::{CliError, FileSite, Stream};
+use super::error::{CliError, FileSite};
 use super::reaction_log::{LogError, ReactionLog};
-use super::run::{MAX_STEPS, Progress, RUN_ADVICE, RunSummary, initial_residual, step_budget};
+use super::run::{MAX_STEPS, Progress, RUN_ADVICE, RunSummary, step_budget};
+use super::run_writer::RunWriter;
 use crate::lesson::{Action, Lesson, Player, Step, load_lesson, load_lesson_on};
 use crate::live::LiveSession;
 use crate::scene::load_scene;
-use crate::solver::{BasisMode, branches};
 
 /// The lesson of `--script`, on the SCENE argument's scene if one is given, with the run's
 /// overrides of the solver settings and of `t_end`.
@@ -144,17 +141,13 @@ fn log_error(session: &LiveSession, error: LogError) -> CliError {
 
 /// The writers and counters of a lesson's run, fed after every step.
 struct ScriptRun<'a> {
-    trajectory: CsvOutput<'a>,
-    events: Option<CsvOutput<'a>>,
-    row: CsvRow,
+    writer: RunWriter<'a>,
     summary: RunSummary,
     energy: EnergyCheck,
     /// For scenes with drivers.
     driver: Option<DriverWork>,
     bar: Progress,
-    basis: BasisMode,
     every: u64,
-    dof: usize,
     reached: u64,
     t_previous: f64,
     was_pushing: bool,
@@ -233,21 +226,10 @@ impl ScriptRun<'_> {
 
     /// The rows of the events reached since the last call.
     fn write_events(&mut self, session: &LiveSession) -> Result<(), CliError> {
-        let mechanism = &session.scene().mechanism;
         for event in session.events_reached_since(self.reached) {
             self.summary.events += 1;
-            if let Some(events) = self.events.as_mut() {
-                let through = branches(mechanism, event);
-                write_event_rows(
-                    events,
-                    &mut self.row,
-                    mechanism,
-                    event,
-                    &through.branches,
-                    self.basis,
-                    Some(self.segment),
-                )?;
-            }
+            self.writer
+                .event(session.scene(), event, Some(self.segment))?;
         }
         self.reached = session.events_reached();
         Ok(())
@@ -257,28 +239,12 @@ impl ScriptRun<'_> {
         let Some(report) = session.last_report() else {
             return Ok(());
         };
-        let jump = report.basis(self.basis).jump;
-        let sim = session.simulation();
-        trajectory_row(
-            &mut self.row,
-            sim,
-            self.basis,
-            report.residual,
-            report.rank,
-            jump,
-            self.dof,
-        );
-        self.row.insert_segment(self.segment);
-        self.trajectory.write_row(&self.row)?;
+        let segment = Some(self.segment);
+        self.writer
+            .step_row(session.simulation(), report, segment)?;
         self.summary.rows += 1;
         Ok(())
     }
-}
-
-/// A lesson's CSV columns: `segment` second, after `t`.
-fn with_segment(mut columns: Vec<String>) -> Vec<String> {
-    columns.insert(1, "segment".into());
-    columns
 }
 
 /// Plays `lesson` to its end, writing CSV to `out` and `events`.
@@ -327,29 +293,9 @@ impl<'a> ScriptRun<'a> {
     ) -> Result<Self, CliError> {
         let scene = session.scene();
         let sim = session.simulation();
-        let dof = scene.mechanism.n() - sim.generic_rank();
-        let mut trajectory = CsvOutput::new(out, Stream::Trajectory);
-        trajectory.write_header(&with_segment(trajectory_columns(scene, dof)))?;
-        let mut events = events.map(|w| CsvOutput::new(w, Stream::Events));
-        if let Some(events) = events.as_mut() {
-            events.write_header(&with_segment(event_columns(scene)))?;
-        }
-        let mut row = CsvRow::default();
-        trajectory_row(
-            &mut row,
-            sim,
-            args.basis,
-            initial_residual(scene, sim),
-            sim.rank(),
-            0.0,
-            dof,
-        );
-        row.insert_segment(1);
-        trajectory.write_row(&row)?;
+        let writer = RunWriter::start(scene, sim, args.basis, out, events, Some(1))?;
         Ok(ScriptRun {
-            trajectory,
-            events,
-            row,
+            writer,
             summary: RunSummary::at_start(scene, sim, t_end),
             energy: EnergyCheck::new(
                 &scene.mechanism,
@@ -363,9 +309,7 @@ impl<'a> ScriptRun<'a> {
                 None
             },
             bar: Progress::new(progress),
-            basis: args.basis,
             every: args.every as u64,
-            dof,
             reached: 0,
             t_previous: sim.time(),
             was_pushing: false,
@@ -382,10 +326,7 @@ impl<'a> ScriptRun<'a> {
         if !self.row_written {
             self.write_row(session)?;
         }
-        self.trajectory.flush()?;
-        if let Some(events) = self.events.as_mut() {
-            events.flush()?;
-        }
+        self.writer.flush()?;
         let mut summary = self.summary;
         summary.factorizations = session.simulation().counters().factorizations;
         // Where the rows end: a lesson held by a Pause, or gone back to an event, ends before
