@@ -1,4 +1,4 @@
-//! The command line over lessons, limits and untrusted files (issue 30): outputs never
+//! The command line over lessons, limits and untrusted files: outputs never
 //! overwrite a run's inputs, lessons and `analyze` refuse runs of more than 1e9 steps up front,
 //! a lesson stops at its `t_end`, the energy check counts the work of drivers and of constant
 //! spatial torques, summaries state what was written, messages name what is wrong, and names

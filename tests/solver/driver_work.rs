@@ -2,7 +2,8 @@
 //! `-A^T lambda` have power `-lambda . (A xd)`; `A xd` is `d'(t)` on a driver's row and zero on
 //! every other row, knife edges included (ideal constraints do no work). So the energy changes
 //! by the drivers' work and nothing else:
-//! - the mobile robot (Wojtyra and Frączek 2013, sect. 4) steered by the law: `E(t) -
+//! - the mobile robot (Wojtyra and Frączek 2013, sect. 4) steered by the law of
+//!   `scenes/mobile_robot.ron`: `E(t) -
 //!   E(0)` against the trapezoid integral of `Mechanism::driver_power`, itself checked against
 //!   the power of all constraint forces `-(A^T lambda) . xd`, and against `d E / dt = xd^T M xdd`
 //!   with `M` from the paper's table 2;

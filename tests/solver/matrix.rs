@@ -14,10 +14,6 @@ use crate::common::{scratch, singulab};
 /// Long enough for tens to hundreds of steps at the shipped dts, short enough for a quick matrix.
 const T_END: &str = "0.05";
 
-/// Cases that fail today because of a numbered defect of issue 30 another change fixes: the
-/// command's words and the item. Remove an entry once its fix is merged.
-const AWAITING_FIXES: &[(&str, u32)] = &[];
-
 /// The warning that allows empty trailing `qd` cells (see `singulab run --help`).
 const JAM_WARNING: &str = "the rank exceeded the generic rank";
 
@@ -213,25 +209,13 @@ fn analyze_variants(scene: &str) -> Vec<Failure> {
     failures
 }
 
-/// Drops the failures `AWAITING_FIXES` names, and fails on an entry that no longer fails.
+/// Fails with every failure found.
 fn report(failures: Vec<Failure>) {
-    let awaited = |failure: &Failure| {
-        AWAITING_FIXES
-            .iter()
-            .any(|(words, _)| failure.contains(words))
-    };
-    let (known, new): (Vec<_>, Vec<_>) = failures.into_iter().partition(|f| awaited(f));
-    for (words, item) in AWAITING_FIXES {
-        assert!(
-            known.iter().any(|f| f.contains(words)),
-            "AWAITING_FIXES entry {words:?} (issue 30 item {item}) passes now: remove it"
-        );
-    }
     assert!(
-        new.is_empty(),
+        failures.is_empty(),
         "{} failures:\n{}",
-        new.len(),
-        new.join("\n")
+        failures.len(),
+        failures.join("\n")
     );
 }
 

@@ -5,8 +5,8 @@
 //! References, independent of the code under test:
 //! - the data: table 1 (knife edges), table 2 (masses), table 3 (joints and dimensions),
 //!   eq. 34 (`q0`), eq. 39 (`qd0`); the row order is the paper's (eqs. 29, 33 and 37: joints A
-//!   to G, H, the driving constraint, then W1 to W5). The driver's law is the issue's, the
-//!   paper gives it only in words (sect. 4.1);
+//!   to G, H, the driving constraint, then W1 to W5). The driver's law is ours (`robot_law`,
+//!   as `scenes/mobile_robot.ron`): the paper gives it only in words (sect. 4.1);
 //! - ranks (eq. 35: 17, 4 and 20; eq. 36: p = 2) counted twice, by the project's `PivotedQr`
 //!   and by nalgebra's singular values, both relative to the largest;
 //! - the verdict (sect. 4.2): unique in A, D, E, F, G, H, the driver and W5, not in B, C and
@@ -53,7 +53,7 @@ const MASSES: [(f64, f64); 7] = [
     (5.0, 0.05),
 ];
 
-/// The steering law: `d(t) = -1 - 0.01 [S(t;1,2) - S(t;4,5) - S(t;6,7) + S(t;9,10)]` m.
+/// Our steering law (the paper's in words: right, straight, left, straight): `d(t) = -1 - 0.01 [S(t;1,2) - S(t;4,5) - S(t;6,7) + S(t;9,10)]` m.
 pub fn robot_law() -> DriverLaw {
     let step = |amplitude, start| SmoothStep {
         amplitude,
@@ -183,7 +183,7 @@ pub fn initial_state() -> (DVector<f64>, DVector<f64>) {
     (x, xd)
 }
 
-/// A run of the robot from eqs. 34 and 39 with the law, RK4 at `dt`.
+/// A run of the robot from eqs. 34 and 39 with [`robot_law`], RK4 at `dt`.
 pub fn robot_run(dt: f64) -> Simulation {
     let (x0, xd0) = initial_state();
     let settings = Settings {
