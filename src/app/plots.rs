@@ -8,15 +8,9 @@
 //! fixed in time (one pixel column's worth of the window each) and the decimated lines are
 //! kept from frame to frame (`LineCache`): a frame decimates only the samples recorded since
 //! the last one, plus the window's first bucket. Otherwise (paused, dragged, zoomed) the
-//! buckets start at the window's start, as they always did, so pictures of a paused window
-//! are unchanged (screenshots byte for byte). Measured with `view --measure-frames 200` on
-//! `modified_2x3` at 1x, dt 1e-3, under Xvfb (history past the 10 s window), CPU time of
-//! the interface and plots per frame after the first 10 frames, old and new binaries in turns
-//! (three turns): 3.34 to 3.44 ms before (the whole window decimated every frame), 1.79 to
-//! 2.08 ms after; side by side (two `qd` plots) 1.43 to 1.74 ms before, 1.46 to 1.55 ms
-//! after. What is left is spread thin: the plots' egui_plot work (points to screen, bounds,
-//! axes), some 0.1-0.15 ms each for the status line, the scene, solver and events panels and
-//! the canvas.
+//! buckets start at the window's start, so the picture of a paused window depends only on
+//! the data in it (screenshots byte for byte). `singulab view SCENE --measure-frames N`
+//! prints the interface's CPU time per frame; docs/measurements.md has the figures.
 
 use std::cell::Cell;
 use std::rc::Rc;

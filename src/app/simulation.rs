@@ -176,7 +176,7 @@ pub fn modified_time(path: &Path) -> Option<SystemTime> {
 
 /// Wall-clock time the solver may use per rendered frame, whatever the number of
 /// `FixedUpdate` runs in it: half the recent frame time, at least `minimum` and at most
-/// [`MAX_BUDGET`]. Slow frames (software rendering: 250 ms) leave the solver as large a share
+/// [`MAX_BUDGET`]. Slow frames (software rendering) leave the solver as large a share
 /// of the wall clock as fast ones, so the requested speed holds whenever the solver alone
 /// keeps up with half of it; a solver that cannot at most doubles the frame time.
 #[derive(Resource, Clone, Debug)]
@@ -208,9 +208,9 @@ impl FrameBudget {
 /// The solver's budget in the slowest frames: the window still answers four times a second.
 const MAX_BUDGET: Duration = Duration::from_millis(250);
 
-/// The longest frame whose whole wall-clock time the simulation catches up (Bevy's default,
-/// 250 ms, dropped a third of the time at software rendering's 350 ms frames: A02 at 0.71x
-/// with the solver idle most of each frame).
+/// The longest frame whose whole wall-clock time the simulation catches up: longer than
+/// software rendering's slowest frames, whose time Bevy's default (250 ms) would partly drop
+/// (the run falling behind the requested speed with the solver idle).
 const MAX_FRAME_CATCH_UP: Duration = Duration::from_secs(2);
 
 impl Default for FrameBudget {

@@ -91,17 +91,10 @@
 //!   of 200 steps, each turn timed, and the median of the turns' ratios is given, so that what
 //!   else the machine does falls on both runs alike (the motion is the same in both).
 //!
-//! On this project's 2-core x86-64 machine (one run of 2026-11-28, the table in
-//! docs/measurements.md) the 2x3, the largest scene, takes 0.037 s of CPU time per simulated
-//! second at dt 1e-3 (27 times faster than real time, 37 us per step) and 0.34 s at dt 1e-4
-//! (2.9 times), with 1.45 and 1.17
-//! QR factorisations and 2.9 range-space stages per step; the machine's load moves these
-//! figures by a fifth from run to run. A `perf` profile of the 2x3's 10 s: the QR
-//! factorisation at the step's end with its `Q` about 35 %, the other factorisations (event
-//! searches, stages next to singular configurations) 10 %, the range-space stages about 17 %,
-//! the basis predictor 18 % (`prepare` 10, the Taylor series 9). The continued basis costs 20
-//! to 25 % more than the traditional one alone on the linkages: the predictor's work per step
-//! is `J R1^-1` (about n^3 / 6) and six or seven products of the n x n `Omega` with the basis.
+//! The table it prints, and where a step's time goes on the largest scene, are in
+//! docs/measurements.md. The continued basis costs more than the traditional one alone by the
+//! predictor's work per step: `J R1^-1` (about n^3 / 6) and six or seven products of the
+//! n x n `Omega` with the basis.
 
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -59,13 +59,10 @@
 //! `from..n` alone, bit-identical to those of the full `Q`, for `n - from` reflected unit
 //! vectors instead of `n`.
 //!
-//! On a 2-core x86-64 machine (release build, 200000 factorisations of the 2x3's `A^T`, 30 x 32,
-//! five runs each, interleaved, medians, the machine busy) one factorisation takes 13.4 us
-//! (14.9 us with one column per pass) and 20.8 us with `Q` (21.8 us). With RK4 at
-//! dt 1e-3 the 2x3 takes 1.45 factorisations per step: the step's end with `Q`, the searches for
-//! singular events, and the stages only next to singular configurations (elsewhere they are
-//! taken in the range space, `solver::range_space`). `singulab bench` prints the
-//! factorisations per step and the CPU time per simulated second.
+//! A step factorises at its end (with `Q`), in the searches for singular events, and in its
+//! stages only next to singular configurations (elsewhere they are taken in the range space,
+//! `solver::range_space`). `singulab bench` prints the factorisations per step and the CPU
+//! time per simulated second of every shipped scene (docs/measurements.md).
 
 use nalgebra::{DMatrix, DMatrixView, DVector};
 

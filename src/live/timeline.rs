@@ -24,16 +24,15 @@
 //!
 //! # Memory
 //!
-//! Each checkpoint is a clone of the simulation (139 kB for A02, 60 kB for the four-bar:
-//! `tests/alloc` measures them); the buffer keeps
+//! Each checkpoint is a clone of the simulation (`tests/alloc` measures their sizes); the
+//! buffer keeps
 //! their estimated total within `budget` bytes. When it is full, every other plain checkpoint
 //! in the older half of the buffer goes (replays there get longer, up to `MAX_GAP` steps);
 //! when no plain one can go, the oldest checkpoint goes and the timeline starts later. Pinned
 //! checkpoints are never thinned: the replay could not cross the change they follow. A pause
 //! at an event pins two (the event's state, which also keeps the interrupted run, and the run
-//! going on): about 420 kB for A02, so the default budget holds some 150 pauses. Measured:
-//! A02 pausing at its 13 events over 12 s in a 20 MB budget keeps 99 checkpoints (15.9 MB),
-//! the first event's state still exact (`tests/solver/timeline.rs`).
+//! going on). `tests/solver/timeline.rs` checks that A02 pausing at every event over 12 s
+//! stays within a small budget with the first event's state still exact.
 
 use crate::live::session::{PauseReason, PausedRun, Push};
 use crate::solver::{Checkpoint, GrabPoint};
@@ -120,8 +119,7 @@ pub(crate) struct ReplayPlan<'a> {
 }
 
 /// Steps between plain checkpoints: a seek replays at most this many until the buffer is
-/// thinned (A02 in the test profile, opt-level 1: 200 seeks over a 10 s run took 2.0 ms
-/// each on average, 5.2 ms at most).
+/// thinned, a few milliseconds on the shipped scenes.
 pub const CHECKPOINT_SPACING: u64 = 50;
 /// The memory the checkpoints may hold, bytes: about 470 of A02's, 23 s at dt 1e-3 before
 /// the older half is thinned.

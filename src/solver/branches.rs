@@ -32,8 +32,8 @@
 //! the four-bar has one branch besides the continuation (the fold), A02 one per loop at its
 //! flat poses, and the modified linkages none.
 //!
-//! The search allocates and costs about 15 ms of CPU time per event on the 2x3 (its 27 events
-//! of 10 s), so it runs once per event, on request (the app, `singulab run --events`), not in
+//! The search allocates and costs far more than a step (milliseconds per event on the 2x3,
+//! docs/measurements.md), so it runs once per event, on request (the app, `singulab run --events`), not in
 //! the step. [`Simulation::leave_along`](super::Simulation::leave_along) sends the mechanism
 //! along a branch.
 

@@ -3,10 +3,9 @@
 //! authors.
 //!
 //! - **Size.** The solver is dense: a step factorises `A^T` (n x m) several times and keeps
-//!   a few dozen n x n matrices. A chain of 200 bars (n = 600) takes 178 MB and 0.5 s per
-//!   step; 300 bars (n = 900) 371 MB and 1.8 s (`singulab run` on generated chains, release
-//!   build, `/usr/bin/time -v`). Beyond [`MAX_COORDINATES`] it is the wrong tool, and a scene
-//!   is refused before anything of its size is allocated.
+//!   a few dozen n x n matrices, so memory grows as n^2 and a step's time as n^3
+//!   (docs/measurements.md has long chains' figures). Beyond [`MAX_COORDINATES`] it is the
+//!   wrong tool, and a scene is refused before anything of its size is allocated.
 //! - **Magnitudes.** Lengths, coordinates and points at most 1e6 m (the components of Euler
 //!   parameters and directions, which have no unit, 1e6), masses 1e12 kg, moments
 //!   of inertia 1e12 kg m^2, gravity 1e6 m/s^2, loads 1e12 N or N m, speeds 1e6 m/s or rad/s,
