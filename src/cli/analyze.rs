@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::args::AnalyzeArgs;
 use super::error::{CliError, FileSite, Stream};
-use super::run::MAX_STEPS;
+use super::run_limits::MAX_STEPS;
 use crate::linalg::PivotedQr;
 use crate::model::Mechanism;
 use crate::number_text::number_text;

@@ -107,6 +107,21 @@ pub struct RunArgs {
     pub script: Option<PathBuf>,
 }
 
+impl RunArgs {
+    /// The step, predictor and integrator asked for, over a scene's `settings`.
+    pub(super) fn override_settings(&self, settings: &mut crate::solver::Settings) {
+        if let Some(dt) = self.dt {
+            settings.dt = dt;
+        }
+        if let Some(predictor) = self.predictor {
+            settings.predictor = predictor;
+        }
+        if let Some(integrator) = self.integrator {
+            settings.integrator = integrator;
+        }
+    }
+}
+
 /// Where `--events` writes the events CSV.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventsOutput {

@@ -50,7 +50,7 @@ pub enum CliError {
         steps: f64,
         limit: f64,
     },
-    /// Dopri5 took more steps than its budget ([`run::step_budget`](super::run::step_budget)):
+    /// Dopri5 took more steps than its budget ([`run::step_budget`](super::run_limits::step_budget)):
     /// its tolerances cannot be met at steps as large as its smallest step.
     #[error(
         "{site}: Dopri5 took {steps} steps, its budget (100 t_end / dt + 1e5), to reach t = {} s, {} s a step on average at dt {} s: the tolerances dopri_rtol {} and dopri_atol {} cannot be met at this dopri_min_step {}; loosen them or raise dopri_min_step{}",

@@ -17,9 +17,12 @@ pub mod bench;
 mod csv_files;
 mod energy_check;
 pub mod error;
+mod progress;
 mod reaction_log;
 pub mod run;
+mod run_limits;
 mod run_script;
+mod run_summary;
 mod run_writer;
 
 use std::ffi::OsString;

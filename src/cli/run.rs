@@ -19,123 +19,14 @@ use super::error::{CliError, FileSite, Input, RowsKept, Stream};
 use super::reaction_log::{LogError, ReactionLog};
 use super::run_writer::RunWriter;
 use crate::scene::{Scene, load_scene};
-use crate::solver::{Integrator, Settings, Simulation, SolverError, StepReport};
+use crate::solver::{Integrator, Simulation, SolverError, StepReport};
 
 pub use super::csv_files::{events_header, trajectory_header};
+pub use super::run_limits::step_budget;
+pub use super::run_summary::RunSummary;
 
-/// What a run did, for the caller's summary line and the notes and warnings after it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunSummary {
-    pub steps: u64,
-    /// Rows handed to the trajectory's writer (all written: a failed write fails the run).
-    pub rows: u64,
-    pub events: usize,
-    pub t_end: f64,
-    /// Steps whose rank exceeded the generic rank (the mechanism left its branch for a
-    /// locked one: a singular crossing went wrong).
-    pub steps_above_generic_rank: u64,
-    /// Dopri5 steps accepted without meeting the tolerance (across singular configurations).
-    pub forced_steps: u64,
-    /// QR factorisations of `A^T` over the run (stages, Newton iterates, events).
-    pub factorizations: u64,
-    /// The rank at the start and the generic rank, when the start is a singular configuration.
-    pub starts_singular: Option<(usize, usize)>,
-    /// How assembly moved the stated pose, if it did (`Scene::assembly_note`), and whether it
-    /// moved it far more than rounding (the stated pose did not fit the joints).
-    pub assembly_note: Option<String>,
-    pub assembly_far_off: bool,
-    /// Largest drift of the energy where the scene conserves it: kinetic plus gravitational
-    /// plus the potential of constant loads, over the steps outside load pulses, from the
-    /// energy at the start or at the end of the last pulse passed (the private
-    /// `cli::energy_check`).
-    pub energy_drift: f64,
-    /// Whether that largest drift came after a load pulse had acted.
-    pub drift_after_pulse: bool,
-    /// Whether the scene has load pulses (steps during them are not checked).
-    pub has_pulses: bool,
-    /// Largest kinetic energy over the steps (the scale of the energy warning).
-    pub kinetic_max: f64,
-    /// The work the drivers did over the run, for scenes with drivers (the energy check then
-    /// compares the energy less this work with its start).
-    pub driver_work: Option<f64>,
-    /// A lesson's `t_end`, when its rows end before it (held by a `Pause`, or back at an
-    /// earlier event).
-    pub lesson_ended_before: Option<f64>,
-    /// A replay stopped by `--t-end`: the first action not done (from 1) and the lesson's
-    /// count of actions.
-    pub lesson_stopped_before: Option<(usize, usize)>,
-    /// The integrator the run used (the advice after a jam depends on it).
-    pub integrator: Integrator,
-}
-
-impl RunSummary {
-    /// The summary of a run that has written its first row (t = 0) and taken no step.
-    pub(super) fn at_start(scene: &Scene, sim: &Simulation, t_end: f64) -> Self {
-        Self {
-            steps: 0,
-            rows: 1,
-            events: 0,
-            t_end,
-            steps_above_generic_rank: 0,
-            forced_steps: 0,
-            factorizations: 0,
-            starts_singular: sim.starts_singular(),
-            assembly_note: scene.assembly_note(),
-            assembly_far_off: scene.assembled_far_off(),
-            energy_drift: 0.0,
-            drift_after_pulse: false,
-            has_pulses: scene.mechanism.loads().iter().any(|l| l.window.is_some()),
-            kinetic_max: scene
-                .mechanism
-                .kinetic_energy(sim.positions(), sim.velocities()),
-            driver_work: None,
-            lesson_ended_before: None,
-            lesson_stopped_before: None,
-            integrator: sim.settings().integrator,
-        }
-    }
-
-    /// Accounts for a step that reached `sim`'s current state.
-    pub(super) fn record_step(&mut self, scene: &Scene, sim: &Simulation, report: &StepReport) {
-        self.steps += 1;
-        self.steps_above_generic_rank += u64::from(report.rank > sim.generic_rank());
-        self.forced_steps += u64::from(report.forced);
-        self.kinetic_max = self.kinetic_max.max(
-            scene
-                .mechanism
-                .kinetic_energy(sim.positions(), sim.velocities()),
-        );
-    }
-}
-
-/// Most steps a run may take (at `dt = 1e-300` it would never end).
-pub(super) const MAX_STEPS: f64 = 1e9;
-
-/// What to change when a run would take more than [`MAX_STEPS`].
-pub(super) const RUN_ADVICE: &str = "use a larger --dt or a shorter --t-end";
-
-/// The step budget of a Dopri5 run ([`step_budget`]): this many times `t_end / dt`, plus
-/// [`STEP_BUDGET_EXTRA`].
-const STEP_BUDGET_FACTOR: f64 = 100.0;
-const STEP_BUDGET_EXTRA: f64 = 1e5;
-
-/// Most steps a Dopri5 run to `t_end` at `dt` may take before it stops with an error:
-/// `100 t_end / dt + 1e5`. Dopri5 shortens its steps to meet its tolerances down to
-/// `dopri_min_step * dt` (at least 1e-6 of dt, `Settings::validate`), so a run whose
-/// tolerances cannot be met could take up to a million times `t_end / dt` steps, writing a row
-/// per step (`MAX_STEPS` bounds only `t_end / dt`); the budget stops it at a hundred. RK4
-/// takes `t_end / dt` steps, plus one per pulse edge (steps end on them), and has no budget.
-///
-/// Measured with `singulab run scenes/X.ron --integrator dopri5 --t-end 10` on every shipped
-/// scene, steps over `t_end / dt`: at their own dt 1.000 (the pendulums) to 1.026
-/// (`four_bar`); at dt 1e-2, 1.02 to 3.5; at dt 1e-1, 6.8 to 35 (`spatial_pendulum`, 3497
-/// steps, where the tolerances and not dt set the step). No step is shorter than
-/// `dopri_min_step * dt` except those that land on a pulse edge or on `t_end`, so at the
-/// default `dopri_min_step` of 1e-2 the factor of 100 is never reached.
-pub fn step_budget(t_end: f64, dt: f64) -> u64 {
-    // At most 1e11 + 1e5 (`MAX_STEPS` bounds `t_end / dt`): exact in a u64.
-    (STEP_BUDGET_FACTOR * (t_end / dt).ceil() + STEP_BUDGET_EXTRA) as u64
-}
+use super::progress::Progress;
+use super::run_limits::{MAX_STEPS, RUN_ADVICE};
 
 /// What an output names, for telling whether two paths are one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -242,43 +133,6 @@ fn argument_inputs(args: &RunArgs) -> Vec<RunInput> {
     let scene = args.scene.iter().map(|path| (Input::Scene, path.clone()));
     let script = args.script.iter().map(|path| (Input::Lesson, path.clone()));
     scene.chain(script).collect()
-}
-
-/// Draws a progress bar on stderr.
-pub(super) struct Progress {
-    enabled: bool,
-    last_percent: i64,
-}
-
-impl Progress {
-    pub(super) fn new(enabled: bool) -> Self {
-        Self {
-            enabled,
-            last_percent: -1,
-        }
-    }
-
-    pub(super) fn update(&mut self, t: f64, t_end: f64) {
-        if !self.enabled {
-            return;
-        }
-        let percent = ((t / t_end) * 100.0).floor() as i64;
-        if percent != self.last_percent {
-            self.last_percent = percent;
-            let filled = (percent / 4) as usize;
-            eprint!(
-                "\r[{}{}] {percent:3}%  t = {t:.3} / {t_end} s",
-                "#".repeat(filled),
-                " ".repeat(25 - filled.min(25))
-            );
-        }
-    }
-
-    pub(super) fn finish(&self) {
-        if self.enabled {
-            eprintln!();
-        }
-    }
 }
 
 /// A CSV output file opened (created if new) but not emptied yet: an existing file is only
@@ -522,23 +376,10 @@ fn with_far_off_start(scene: &Scene, error: CliError) -> CliError {
     }
 }
 
-/// The step, predictor and integrator `args` ask for, over a scene's `settings`.
-pub(super) fn override_settings(settings: &mut Settings, args: &RunArgs) {
-    if let Some(dt) = args.dt {
-        settings.dt = dt;
-    }
-    if let Some(predictor) = args.predictor {
-        settings.predictor = predictor;
-    }
-    if let Some(integrator) = args.integrator {
-        settings.integrator = integrator;
-    }
-}
-
 /// The scene's simulation with the settings `args` override, and the time to run to.
 fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), CliError> {
     let mut settings = scene.settings.clone();
-    override_settings(&mut settings, args);
+    args.override_settings(&mut settings);
     let t_end = args.t_end.unwrap_or(scene.t_end);
     let sim = scene
         .simulation_with(settings)
@@ -743,14 +584,7 @@ impl RunLoop<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{draws_progress, step_budget};
-
-    #[test]
-    fn the_dopri5_budget_is_a_hundred_nominal_steps_and_a_margin() {
-        // t_end / dt = 10 (rounded up from 9.99...): 100 * 10 + 1e5.
-        assert_eq!(step_budget(0.01, 1e-3), 101_000);
-        assert_eq!(step_budget(10.0, 1e-3), 1_100_000);
-    }
+    use super::draws_progress;
 
     #[test]
     fn the_progress_bar_keeps_off_a_csv_on_the_terminal() {

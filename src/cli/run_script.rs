@@ -14,8 +14,10 @@ use std::path::Path;
 use super::args::RunArgs;
 use super::energy_check::EnergyCheck;
 use super::error::{CliError, FileSite};
+use super::progress::Progress;
 use super::reaction_log::{LogError, ReactionLog};
-use super::run::{MAX_STEPS, Progress, RUN_ADVICE, RunSummary, step_budget};
+use super::run_limits::{MAX_STEPS, RUN_ADVICE, step_budget};
+use super::run_summary::RunSummary;
 use super::run_writer::RunWriter;
 use crate::lesson::{Action, Lesson, Player, Step, load_lesson, load_lesson_on};
 use crate::live::LiveSession;
@@ -29,7 +31,7 @@ pub(super) fn load(script: &Path, args: &RunArgs) -> Result<Lesson, CliError> {
         None => load_lesson(script)?,
     };
     let own_steps = lesson.t_end / lesson.scene.settings.dt;
-    super::run::override_settings(&mut lesson.scene.settings, args);
+    args.override_settings(&mut lesson.scene.settings);
     if let Some(t_end) = args.t_end {
         lesson.stop_at(t_end);
     }
