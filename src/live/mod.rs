@@ -10,6 +10,7 @@ pub mod drag;
 pub mod framing;
 pub mod history;
 pub mod motions;
+pub mod pause;
 pub mod preview;
 pub mod reactions;
 pub mod recording;

@@ -17,6 +17,8 @@ use nalgebra::{DVector, Vector3};
 use crate::live::drag::Drag;
 use crate::live::history::{ChannelKind, Extremes, History};
 use crate::live::motions::push_direction;
+pub use crate::live::pause::PauseReason;
+pub(crate) use crate::live::pause::{PausedRun, Push};
 use crate::live::timeline::{CHECKPOINT_SPACING, MarkKind, Moment, TIMELINE_BUDGET, Timeline};
 use crate::model::Mechanism;
 use crate::scene::Scene;
@@ -141,19 +143,6 @@ const SAMPLES_PER_WALL_SECOND: f64 = 240.0;
 /// same 240 per second at 60 frames per second).
 const SAMPLES_PER_FRAME: f64 = 4.0;
 
-/// Why the simulation is not running.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PauseReason {
-    /// The user paused (or the session has not been started).
-    User,
-    /// Stopped at a singular event; the state is the event's.
-    Event,
-    /// Reached the requested stop time.
-    TimeReached,
-    /// The solver failed; the message says why. The state is the last good one.
-    Failed(String),
-}
-
 /// What one call to [`LiveSession::advance`] did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Advance {
@@ -166,34 +155,9 @@ pub struct Advance {
     pub failed: bool,
 }
 
-/// The run as it stood when it paused at an event: the end of the step that located it and
-/// the step's later events. Playing on goes on from there, so pausing never changes the run:
-/// a step started from the located state itself, singular to round-off, takes accelerations
-/// from a constraint row that is nearly zero, which on a branch that stays singular throws
-/// the mechanism off it.
-#[derive(Clone, Debug)]
-pub(crate) struct PausedRun {
-    sim: Arc<Simulation>,
-    later_events: Vec<SingularEvent>,
-}
-
-impl PausedRun {
-    /// Estimated memory of its simulation, bytes (its later events, rarely any, left out).
-    pub(crate) fn bytes(&self) -> usize {
-        self.sim.estimated_bytes()
-    }
-}
-
 /// How many of the latest events the session paused at keep their [`PausedRun`], so that
 /// going back to one and playing goes on as the run did (about 0.1 MB each at n = 30).
 const KEPT_RUNS: usize = 64;
-
-/// A push along an admissible motion in progress: the settings to restore when it ends.
-#[derive(Clone, Debug)]
-pub(crate) struct Push {
-    end: f64,
-    usual: Settings,
-}
 
 /// The running (or paused) interactive simulation of one scene.
 #[derive(Clone, Debug)]

@@ -34,7 +34,7 @@
 //! going on). `tests/solver/timeline.rs` checks that A02 pausing at every event over 12 s
 //! stays within a small budget with the first event's state still exact.
 
-use crate::live::session::{PauseReason, PausedRun, Push};
+use crate::live::pause::{PauseReason, PausedRun, Push};
 use crate::solver::{Checkpoint, GrabPoint};
 use std::sync::Arc;
 
