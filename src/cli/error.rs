@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::number_text::{number_text, time_text};
 use crate::scene::{Scene, SceneError};
-use crate::solver::SolverError;
+use crate::solver::{Setting, SolverError};
 
 use super::seconds;
 
@@ -219,8 +219,8 @@ impl FileSite {
 
     /// `scene`'s `solver` setting `field` (the first of `fields` the file writes), else the
     /// file.
-    pub fn of_setting(scene: &Scene, fields: &[&str]) -> Self {
-        let line_column = fields.iter().find_map(|f| scene.setting_position(f));
+    pub fn of_setting(scene: &Scene, fields: &[Setting]) -> Self {
+        let line_column = fields.iter().find_map(|&f| scene.setting_position(f));
         Self {
             line_column,
             ..Self::file(&scene.file)

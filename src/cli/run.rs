@@ -19,7 +19,7 @@ use super::error::{CliError, FileSite, Input, RowsKept, Stream};
 use super::reaction_log::{LogError, ReactionLog};
 use super::run_writer::RunWriter;
 use crate::scene::{Scene, load_scene};
-use crate::solver::{Integrator, Simulation, SolverError, StepReport};
+use crate::solver::{Integrator, Setting, Simulation, SolverError, StepReport};
 
 pub use super::csv_files::{events_header, trajectory_header};
 pub use super::run_limits::step_budget;
@@ -389,7 +389,7 @@ fn start_simulation(scene: &Scene, args: &RunArgs) -> Result<(Simulation, f64), 
         let from_arguments = args.dt.is_some() || args.t_end.is_some();
         let site = match args.dt {
             Some(_) => FileSite::file(&scene.file),
-            None => FileSite::of_setting(scene, &["dt"]),
+            None => FileSite::of_setting(scene, &[Setting::Dt]),
         };
         return Err(CliError::TooManySteps {
             site: Box::new(site),
@@ -544,7 +544,11 @@ impl RunLoop<'_> {
         CliError::StepBudget {
             site: Box::new(FileSite::of_setting(
                 self.scene,
-                &["dopri_min_step", "dopri_rtol", "dopri_atol"],
+                &[
+                    Setting::DopriMinStep,
+                    Setting::DopriRtol,
+                    Setting::DopriAtol,
+                ],
             )),
             steps: self.summary.steps,
             budget,

@@ -22,6 +22,7 @@ use super::run_writer::RunWriter;
 use crate::lesson::{Action, Lesson, Player, Step, load_lesson, load_lesson_on};
 use crate::live::LiveSession;
 use crate::scene::load_scene;
+use crate::solver::Setting;
 
 /// The lesson of `--script`, on the SCENE argument's scene if one is given, with the run's
 /// overrides of the solver settings and of `t_end`.
@@ -60,7 +61,7 @@ fn refuse_too_many_steps(lesson: &Lesson, args: &RunArgs, own_steps: f64) -> Res
             entity: None,
         }
     } else {
-        FileSite::of_setting(&lesson.scene, &["dt"])
+        FileSite::of_setting(&lesson.scene, &[Setting::Dt])
     };
     Err(CliError::TooManySteps {
         site: Box::new(site),

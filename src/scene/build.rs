@@ -146,7 +146,7 @@ pub fn build(file_name: &str, source: &str, spec: SceneFile) -> Result<Scene, Sc
         mechanism: Arc::new(mechanism),
         x0: initial.x0,
         xd0: initial.xd0,
-        settings: spec.solver.clone(),
+        settings: spec.solver.settings(),
         t_end: spec.run.t_end,
         view: spec.view.clone(),
         looks,

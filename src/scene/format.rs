@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::solver::Settings;
+use crate::solver::{Integrator, Predictor, Settings};
 
 /// A whole scene file.
 #[derive(Clone, Debug, Deserialize)]
@@ -25,11 +25,71 @@ pub struct SceneFile {
     #[serde(default)]
     pub velocities: Vec<VelocitySpec>,
     #[serde(default)]
-    pub solver: Settings,
+    pub solver: SolverSpec,
     #[serde(default)]
     pub run: RunSpec,
     #[serde(default)]
     pub view: ViewSpec,
+}
+
+/// The `solver` section: every field optional, the solver's defaults for those left out
+/// (`Settings::default`); `SolverSpec::settings` gives the solver's settings. The names are
+/// `solver::Setting`'s, by which errors locate a field.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename = "Settings", default, deny_unknown_fields)]
+pub struct SolverSpec {
+    pub dt: f64,
+    pub integrator: Integrator,
+    pub predictor: Predictor,
+    pub rank_tolerance: f64,
+    pub detection_tolerance: f64,
+    pub normal_truncation: f64,
+    pub newton_tolerance: f64,
+    pub newton_max_iterations: usize,
+    pub omega_step_limit: f64,
+    pub dopri_rtol: f64,
+    pub dopri_atol: f64,
+    pub dopri_min_step: f64,
+}
+
+impl Default for SolverSpec {
+    fn default() -> Self {
+        let s = Settings::default();
+        Self {
+            dt: s.dt,
+            integrator: s.integrator,
+            predictor: s.predictor,
+            rank_tolerance: s.rank_tolerance,
+            detection_tolerance: s.detection_tolerance,
+            normal_truncation: s.normal_truncation,
+            newton_tolerance: s.newton_tolerance,
+            newton_max_iterations: s.newton_max_iterations,
+            omega_step_limit: s.omega_step_limit,
+            dopri_rtol: s.dopri_rtol,
+            dopri_atol: s.dopri_atol,
+            dopri_min_step: s.dopri_min_step,
+        }
+    }
+}
+
+impl SolverSpec {
+    /// The solver's settings the section asks for.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            dt: self.dt,
+            integrator: self.integrator,
+            predictor: self.predictor,
+            rank_tolerance: self.rank_tolerance,
+            detection_tolerance: self.detection_tolerance,
+            normal_truncation: self.normal_truncation,
+            newton_tolerance: self.newton_tolerance,
+            newton_max_iterations: self.newton_max_iterations,
+            omega_step_limit: self.omega_step_limit,
+            dopri_rtol: self.dopri_rtol,
+            dopri_atol: self.dopri_atol,
+            dopri_min_step: self.dopri_min_step,
+        }
+    }
 }
 
 /// A body and its initial pose.

@@ -22,7 +22,7 @@ pub use format::ViewSpec;
 pub use look::{BodyLook, Shape};
 
 use crate::model::Mechanism;
-use crate::solver::{AssemblyReport, Settings, Simulation, SolverError};
+use crate::solver::{AssemblyReport, Setting, Settings, Simulation, SolverError};
 use build::{Reporter, Site};
 
 /// The scenes shipped in `scenes/` (file stems), simplest first (pendulums, then the four-bar
@@ -133,14 +133,15 @@ impl Scene {
             source: &self.source,
         };
         let message = error.to_string();
-        let setting = |field: &str| {
-            locate::find_section_field(&self.source, "solver", field)
-                .map(|_| report.error(Site::SectionField("solver", field), None, message.clone()))
+        let setting = |field: Setting| {
+            let name = field.name();
+            locate::find_section_field(&self.source, "solver", name)
+                .map(|_| report.error(Site::SectionField("solver", name), None, message.clone()))
         };
         match error {
             SolverError::NewtonDiverged { joint, .. } => error
                 .newton_tolerance_at_fault()
-                .then(|| setting("newton_tolerance"))
+                .then(|| setting(Setting::NewtonTolerance))
                 .flatten()
                 .or_else(|| Some(report.joint(joint, None, message.clone()))),
             SolverError::NotFinite {
@@ -150,7 +151,7 @@ impl Scene {
                 body: Some(body), ..
             } => Some(report.body(body, "name", message.clone())),
             SolverError::StepTooSmall { .. } => {
-                setting("dopri_min_step").or_else(|| setting("dopri_rtol"))
+                setting(Setting::DopriMinStep).or_else(|| setting(Setting::DopriRtol))
             }
             SolverError::InvalidSettings(e) => setting(e.field()),
             SolverError::DriverBeyondReach { driver, .. } => {
@@ -161,8 +162,8 @@ impl Scene {
     }
 
     /// Line and column of the `solver` setting `field`, if the file writes it.
-    pub fn setting_position(&self, field: &str) -> Option<(usize, usize)> {
-        locate::find_section_field(&self.source, "solver", field)
+    pub fn setting_position(&self, field: Setting) -> Option<(usize, usize)> {
+        locate::find_section_field(&self.source, "solver", field.name())
             .map(|offset| locate::line_column(&self.source, offset))
     }
 

@@ -56,7 +56,7 @@ pub use reactions::{
 pub use settings::{
     BasisMode, DETECTION_TOLERANCE_MAX, DOPRI_MIN_STEP_MIN, DOPRI_RTOL_MAX, Integrator,
     NEWTON_MAX_ITERATIONS_MAX, NEWTON_TOLERANCE_MAX, NEWTON_TOLERANCE_ROUND_OFF,
-    NORMAL_TRUNCATION_MAX, OMEGA_STEP_LIMIT_MAX, Predictor, RANK_TOLERANCE_MAX, Settings,
+    NORMAL_TRUNCATION_MAX, OMEGA_STEP_LIMIT_MAX, Predictor, RANK_TOLERANCE_MAX, Setting, Settings,
     SettingsError,
 };
 pub use simulation::{Checkpoint, DragReport, Simulation, StepReport, WorkCounters};

@@ -38,9 +38,9 @@ pub enum Predictor {
     Zeroth,
 }
 
-/// Solver settings. Tolerances on `R` are relative to `|R_00|`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// Solver settings (a scene file's `solver` section is `scene::format::SolverSpec`).
+/// Tolerances on `R` are relative to `|R_00|`.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     /// Step size (RK4) or the largest step (Dopri5), in s.
     pub dt: f64,
@@ -123,12 +123,55 @@ pub const NEWTON_TOLERANCE_ROUND_OFF: f64 = 32.0;
 /// residuals of a thousandth of the mechanism's size is no projection.
 pub const NEWTON_TOLERANCE_MAX: f64 = 1e-3;
 
+/// A field of [`Settings`], known by the name scene files write it under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    Dt,
+    Integrator,
+    Predictor,
+    RankTolerance,
+    DetectionTolerance,
+    NormalTruncation,
+    NewtonTolerance,
+    NewtonMaxIterations,
+    OmegaStepLimit,
+    DopriRtol,
+    DopriAtol,
+    DopriMinStep,
+}
+
+impl Setting {
+    /// The field's name in a scene file's `solver` section.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dt => "dt",
+            Self::Integrator => "integrator",
+            Self::Predictor => "predictor",
+            Self::RankTolerance => "rank_tolerance",
+            Self::DetectionTolerance => "detection_tolerance",
+            Self::NormalTruncation => "normal_truncation",
+            Self::NewtonTolerance => "newton_tolerance",
+            Self::NewtonMaxIterations => "newton_max_iterations",
+            Self::OmegaStepLimit => "omega_step_limit",
+            Self::DopriRtol => "dopri_rtol",
+            Self::DopriAtol => "dopri_atol",
+            Self::DopriMinStep => "dopri_min_step",
+        }
+    }
+}
+
+impl std::fmt::Display for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A settings value out of range. Each names the field at fault ([`SettingsError::field`]).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SettingsError {
     /// A step size, tolerance or limit that must be positive is not (or is not finite).
     #[error("{field} must be a positive finite number, got {}", number_text(*.value))]
-    NotPositive { field: &'static str, value: f64 },
+    NotPositive { field: Setting, value: f64 },
     /// A tolerance is above its largest sensible value.
     #[error(
         "{field} must be at most {} ({why}), got {}",
@@ -136,7 +179,7 @@ pub enum SettingsError {
         number_text(*.value)
     )]
     AboveMaximum {
-        field: &'static str,
+        field: Setting,
         value: f64,
         max: f64,
         why: &'static str,
@@ -148,7 +191,7 @@ pub enum SettingsError {
         number_text(*.value)
     )]
     BelowRoundOff {
-        field: &'static str,
+        field: Setting,
         value: f64,
         min: f64,
         why: &'static str,
@@ -170,13 +213,13 @@ pub enum SettingsError {
 
 impl SettingsError {
     /// The name of the settings field at fault (the first of two that conflict).
-    pub fn field(&self) -> &'static str {
+    pub fn field(&self) -> Setting {
         match self {
             Self::NotPositive { field, .. }
             | Self::AboveMaximum { field, .. }
-            | Self::BelowRoundOff { field, .. } => field,
-            Self::RankToleranceAboveDetection { .. } => "rank_tolerance",
-            Self::NewtonIterations { .. } => "newton_max_iterations",
+            | Self::BelowRoundOff { field, .. } => *field,
+            Self::RankToleranceAboveDetection { .. } => Setting::RankTolerance,
+            Self::NewtonIterations { .. } => Setting::NewtonMaxIterations,
         }
     }
 }
@@ -216,15 +259,15 @@ impl Settings {
 
     fn validate_positive(&self) -> Result<(), SettingsError> {
         let positive = [
-            ("dt", self.dt),
-            ("rank_tolerance", self.rank_tolerance),
-            ("detection_tolerance", self.detection_tolerance),
-            ("normal_truncation", self.normal_truncation),
-            ("newton_tolerance", self.newton_tolerance),
-            ("omega_step_limit", self.omega_step_limit),
-            ("dopri_rtol", self.dopri_rtol),
-            ("dopri_atol", self.dopri_atol),
-            ("dopri_min_step", self.dopri_min_step),
+            (Setting::Dt, self.dt),
+            (Setting::RankTolerance, self.rank_tolerance),
+            (Setting::DetectionTolerance, self.detection_tolerance),
+            (Setting::NormalTruncation, self.normal_truncation),
+            (Setting::NewtonTolerance, self.newton_tolerance),
+            (Setting::OmegaStepLimit, self.omega_step_limit),
+            (Setting::DopriRtol, self.dopri_rtol),
+            (Setting::DopriAtol, self.dopri_atol),
+            (Setting::DopriMinStep, self.dopri_min_step),
         ];
         match positive
             .into_iter()
@@ -241,7 +284,7 @@ impl Settings {
         let round_off = "the QR's round-off floor";
         let ranges = [
             (
-                "rank_tolerance",
+                Setting::RankTolerance,
                 self.rank_tolerance,
                 ROUND_OFF_FLOOR,
                 round_off,
@@ -249,7 +292,7 @@ impl Settings {
                 "above it the dynamics drop constraints that are weak but not redundant",
             ),
             (
-                "detection_tolerance",
+                Setting::DetectionTolerance,
                 self.detection_tolerance,
                 ROUND_OFF_FLOOR,
                 round_off,
@@ -257,7 +300,7 @@ impl Settings {
                 "the detector searches only minima of |R_ii| / |R_00| well below 1",
             ),
             (
-                "normal_truncation",
+                Setting::NormalTruncation,
                 self.normal_truncation,
                 ROUND_OFF_FLOOR,
                 round_off,
@@ -265,7 +308,7 @@ impl Settings {
                 "above it Newton leaves out normals that are not vanishing",
             ),
             (
-                "dopri_rtol",
+                Setting::DopriRtol,
                 self.dopri_rtol,
                 ROUND_OFF_FLOOR,
                 "below it round-off fails every error estimate",
@@ -273,7 +316,7 @@ impl Settings {
                 "a looser estimate accepts any step",
             ),
             (
-                "dopri_min_step",
+                Setting::DopriMinStep,
                 self.dopri_min_step,
                 DOPRI_MIN_STEP_MIN,
                 "a fraction of dt; smaller steps creep",
@@ -281,7 +324,7 @@ impl Settings {
                 "a fraction of dt",
             ),
             (
-                "omega_step_limit",
+                Setting::OmegaStepLimit,
                 self.omega_step_limit,
                 0.0,
                 "",
@@ -317,8 +360,8 @@ impl Settings {
         let why =
             "the round-off of this scene's constraints, from its largest coordinate or length";
         for (field, value) in [
-            ("newton_tolerance", self.newton_tolerance),
-            ("dopri_atol", self.dopri_atol),
+            (Setting::NewtonTolerance, self.newton_tolerance),
+            (Setting::DopriAtol, self.dopri_atol),
         ] {
             if value < floor {
                 return Err(SettingsError::BelowRoundOff {
@@ -332,7 +375,7 @@ impl Settings {
         let ceiling = three_digits(NEWTON_TOLERANCE_MAX * scale, f64::floor);
         if scale > 0.0 && self.newton_tolerance > ceiling {
             return Err(SettingsError::AboveMaximum {
-                field: "newton_tolerance",
+                field: Setting::NewtonTolerance,
                 value: self.newton_tolerance,
                 max: ceiling,
                 why: "a thousandth of the size of this scene's constraint residuals",
@@ -368,7 +411,7 @@ mod tests {
         let e = settings
             .validate(SCALE)
             .expect_err("the settings are out of range");
-        assert_eq!((e.to_string().as_str(), e.field()), (text, field));
+        assert_eq!((e.to_string().as_str(), e.field().name()), (text, field));
     }
 
     #[test]
@@ -483,7 +526,7 @@ mod tests {
         assert!(matches!(
             at(1e-16, SCALE),
             Err(SettingsError::BelowRoundOff {
-                field: "newton_tolerance",
+                field: Setting::NewtonTolerance,
                 ..
             })
         ));
@@ -495,7 +538,7 @@ mod tests {
         assert!(matches!(
             at(1.0, SCALE),
             Err(SettingsError::AboveMaximum {
-                field: "newton_tolerance",
+                field: Setting::NewtonTolerance,
                 ..
             })
         ));

@@ -30,7 +30,7 @@ use super::{Reporter, Site};
 use crate::model::{BodyKind, DriverLaw, Mechanism, SmoothStep};
 use crate::number_text::number_text;
 use crate::scene::SceneError;
-use crate::solver::SettingsError;
+use crate::solver::{Setting, SettingsError};
 
 /// Most coordinates a scene may have (200 bars).
 pub const MAX_COORDINATES: usize = 600;
@@ -372,17 +372,22 @@ pub fn check_solver_settings(
     mechanism: &Mechanism,
     x0: &DVector<f64>,
 ) -> Result<(), SceneError> {
-    let Err(e) = spec.solver.validate(mechanism.residual_scale(x0)) else {
+    let Err(e) = spec
+        .solver
+        .settings()
+        .validate(mechanism.residual_scale(x0))
+    else {
         return Ok(());
     };
-    let written = super::super::locate::find_section_field(report.source, "solver", e.field());
+    let field = e.field().name();
+    let written = super::super::locate::find_section_field(report.source, "solver", field);
     let scale_bound = matches!(
         e,
         SettingsError::BelowRoundOff {
-            field: "newton_tolerance" | "dopri_atol",
+            field: Setting::NewtonTolerance | Setting::DopriAtol,
             ..
         } | SettingsError::AboveMaximum {
-            field: "newton_tolerance",
+            field: Setting::NewtonTolerance,
             ..
         }
     );
@@ -401,5 +406,5 @@ pub fn check_solver_settings(
             ),
         ));
     }
-    Err(report.error(Site::SectionField("solver", e.field()), None, e.to_string()))
+    Err(report.error(Site::SectionField("solver", field), None, e.to_string()))
 }
