@@ -11,8 +11,8 @@ use bevy_egui::input::EguiWantsInput;
 use super::SingulabSystems;
 use super::commands::AppCommand;
 use super::drawing::{ViewState, Zoom, shown_motions};
-use super::panels::chosen_action;
 use super::simulation::{Live, modified_time};
+use super::ui::chosen_action;
 use crate::solver::BasisMode;
 
 /// Keyboard shortcuts turned into [`AppCommand`]s and view changes, while egui does not

@@ -28,13 +28,13 @@ mod font_warmup;
 mod gif_video;
 mod input;
 mod lesson;
-mod panels;
 mod plots;
 mod presentation;
 mod record;
 mod record_encode;
 mod simulation;
 mod theme;
+mod ui;
 mod video_folder;
 
 use std::path::{Path, PathBuf};
@@ -56,7 +56,6 @@ pub use config::{ViewConfig, ViewStop};
 pub use drawing::{DrawingPlugin, ViewState};
 pub use files::FilesPlugin;
 pub use input::{SceneFileInputPlugin, ScenePollInterval, ShortcutsPlugin};
-pub use panels::PanelsPlugin;
 pub use plots::PlotsPlugin;
 pub use presentation::{Presentation, PresentationPlugin};
 pub use record::{FrameTick, RecordPlugin, Recorder};
@@ -64,6 +63,7 @@ pub use simulation::{
     FrameBudget, FrameStats, Live, Notice, SceneLoaded, SimulationPlugin, SingularityReached,
     SolverFailed,
 };
+pub use ui::PanelsPlugin;
 
 /// Ordering of the app's systems in `Update`, configured once in [`SingulabPlugins`].
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]

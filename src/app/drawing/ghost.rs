@@ -30,7 +30,7 @@ pub struct Ghost {
     what: String,
 }
 
-/// The action the panel would take on `motion` (see `panels::leave_buttons` and the push).
+/// The action the panel would take on `motion` (see `ui::leave_buttons` and the push).
 fn action(session: &LiveSession, motion: &Motion, view: &ViewState) -> (Preview, String) {
     let velocities = session.simulation().velocities();
     if motion.role == MotionRole::Branch {
@@ -47,7 +47,7 @@ fn action(session: &LiveSession, motion: &Motion, view: &ViewState) -> (Preview,
             delta: view.push_delta,
             duration: view.push_duration,
         };
-        // As the push's own note says (`panels::push_note`): a new motion is admissible to
+        // As the push's own note says (`ui::push_note`): a new motion is admissible to
         // first order only, and at speed the constraints take a small push back.
         let sim = session.simulation();
         let speed = motions::mass_speed(&session.scene().mechanism, sim.positions(), velocities);

@@ -847,7 +847,7 @@ fn canvas_menu(
                 };
                 ui.horizontal(|ui| {
                     ui.label(format!("branch {k}"));
-                    crate::app::panels::leave_buttons(ui, live, view, &direction, commands);
+                    crate::app::ui::leave_buttons(ui, live, view, &direction, commands);
                 });
             }
         }

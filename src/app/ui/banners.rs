@@ -1,0 +1,243 @@
+//! The banners over the canvas (a notice, why the session paused, what it is doing), the
+//! lesson's caption and the brief notices under the canvas.
+
+use bevy::prelude::*;
+use bevy_egui::egui::{self, Color32, RichText, Ui};
+
+use crate::app::lesson::LessonRun;
+use crate::app::simulation::Live;
+use crate::app::theme::Palette;
+use crate::live::{LiveSession, PauseReason};
+use crate::solver::SingularEvent;
+
+/// The banners over the canvas; for a `viewer` (presenting, recording) without the keys and
+/// panels to use, and in a `video` the idle line names what it shows.
+pub(super) fn banner(ui: &mut Ui, live: &Live, viewer: bool, video: bool) {
+    let palette = Palette::for_theme(!ui.visuals().dark_mode);
+    let mut banners = notice_and_pause_banners(live, palette, viewer);
+    if banners.is_empty() {
+        // The slot stays, with what the simulation is doing.
+        // Opaque: `faint_bg_color` is additive and would show the dark window behind the
+        // canvas on the light theme.
+        let text = match &live.lesson {
+            // A video names what it shows, not the keys of the window; a class sees the
+            // title and how far the lesson is.
+            _ if video => video_banner_text(live),
+            Some(run) if viewer => format!("{}: {}", video_banner_text(live), run.progress()),
+            None if viewer => video_banner_text(live),
+            Some(run) => lesson_banner_text(run, &live.session),
+            None => idle_banner_text(&live.session),
+        };
+        banners.push((text, ui.visuals().widgets.noninteractive.bg_fill));
+    }
+    // At most three rows, ending in "…" with the whole text on hover: on a narrow canvas
+    // (a projector at a large interface scale) a wrapped banner would cover the mechanism.
+    for (text, fill) in banners {
+        egui::Frame::new()
+            .fill(fill)
+            .inner_margin(8.0)
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                // The palette's text, not egui's grey: at least 7:1 on every banner fill.
+                ui.visuals_mut().override_text_color = Some(palette.text);
+                // Two rows at least, as most banners take: the canvas below does not jump
+                // when an event's banner replaces the idle line (screen recordings).
+                ui.set_min_height(2.0 * ui.text_style_height(&egui::TextStyle::Body) + 4.0);
+                at_most_three_rows(ui, &text);
+            });
+    }
+}
+
+/// The banners over the canvas, with their fill: a lasting notice, and why the session
+/// paused (a solver failure, a singular event, the time asked for).
+pub(super) fn notice_and_pause_banners(
+    live: &Live,
+    palette: &Palette,
+    presenting: bool,
+) -> Vec<(String, Color32)> {
+    let session = &live.session;
+    let mut banners: Vec<(String, Color32)> = Vec::new();
+    if let Some(notice) = live.notice.as_ref().filter(|n| n.shown_until.is_none()) {
+        let fill = if notice.error {
+            palette.banner_error
+        } else {
+            palette.banner_event
+        };
+        banners.push((notice.text.clone(), fill));
+    }
+    match session.pause_reason() {
+        Some(PauseReason::Failed(message)) => banners.push((
+            format!(
+                "Solver stopped: {message}. Press R to reset, or change the solver settings and reset."
+            ),
+            palette.banner_error,
+        )),
+        Some(PauseReason::Event) => {
+            if let Some(event) = session.current_event() {
+                banners.push((
+                    event_banner_text(session, event, presenting),
+                    palette.banner_event,
+                ));
+            }
+        }
+        // A lesson's stops are the player's business, not the viewer's.
+        Some(PauseReason::TimeReached) if live.lesson.is_none() => banners.push((
+            format!("Stopped at t = {:.4} s as requested.", session.time()),
+            palette.banner_event,
+        )),
+        _ => {}
+    }
+    banners
+}
+
+/// What the session found at a singular event, and (unless `presenting`: the panels are
+/// hidden) what the user can do there.
+pub(super) fn event_banner_text(
+    session: &LiveSession,
+    event: &SingularEvent,
+    presenting: bool,
+) -> String {
+    let facts = format!(
+        "Singular at t = {:.4} s: rank {} of {} (deficiency {}); {} admissible motions ({} continued, {} new); {}.",
+        event.t,
+        event.rank,
+        event.rank + event.deficiency,
+        event.deficiency,
+        event.motion_count(),
+        event.continued().ncols(),
+        event.new_motions().ncols(),
+        match session.branches().len() {
+            _ if session.branch_families() => {
+                "branches in continuous families (not listed)".to_owned()
+            }
+            0 => "no other branch (the new motions are first order only)".to_owned(),
+            1 => "1 other branch".to_owned(),
+            b => format!("{b} other branches"),
+        },
+    );
+    if presenting {
+        return facts;
+    }
+    let leave = if session.branches().is_empty() {
+        ""
+    } else {
+        " or leave along a branch"
+    };
+    format!("{facts} Space continues; push along a motion{leave} in the Admissible motions panel.")
+}
+
+/// A video's banner between events: the lesson's title, or the scene's.
+pub(super) fn video_banner_text(live: &Live) -> String {
+    match &live.lesson {
+        Some(run) if !run.player.lesson().spec.title.is_empty() => {
+            run.player.lesson().spec.title.clone()
+        }
+        _ => live.session.scene().title.clone(),
+    }
+}
+
+/// Where the open lesson is, and what Space does to it.
+pub(super) fn lesson_banner_text(run: &LessonRun, session: &LiveSession) -> String {
+    let name = run.path.file_name().unwrap_or_default().to_string_lossy();
+    let what = if run.player.is_finished() {
+        "done; R plays it again from the start".to_owned()
+    } else if run.running {
+        format!("{}, playing; Space pauses it", run.progress())
+    } else {
+        format!("{}, waiting; Space plays it", run.progress())
+    };
+    format!(
+        "Lesson {name} at t = {:.4} s: {what}. Stepping, pushing, leaving or going to an event takes over from it.",
+        session.time()
+    )
+}
+
+/// The lesson's caption at the bottom of the canvas, in large type (for the projector and
+/// the recording): the mechanism sits in the middle, and on a 960x540 recording a caption
+/// higher up covered it at the event.
+pub(super) fn lesson_caption(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
+    let Some(caption) = live.lesson.as_ref().and_then(|run| run.player.caption()) else {
+        return;
+    };
+    canvas_popup(ui, canvas, 900.0, 8.0, |ui| {
+        ui.label(RichText::new(&caption.text).heading());
+    });
+}
+
+/// A popup frame centred over the bottom of the canvas, at most `max_width` wide, its
+/// bottom `lift` points above the canvas' bottom.
+pub(super) fn canvas_popup(
+    ui: &mut Ui,
+    canvas: egui::Rect,
+    max_width: f32,
+    lift: f32,
+    content: impl FnOnce(&mut Ui),
+) {
+    let width = (canvas.width() - 40.0).clamp(100.0, max_width);
+    let rect = egui::Rect::from_min_max(
+        egui::pos2(canvas.center().x - 0.5 * width, canvas.top()),
+        // A canvas shorter than the lift (side by side in a small window) gets an empty
+        // rectangle, never an inverted one: egui's layout asserts on negative sizes.
+        egui::pos2(
+            canvas.center().x + 0.5 * width,
+            (canvas.bottom() - lift).max(canvas.top()),
+        ),
+    );
+    ui.scope_builder(
+        egui::UiBuilder::new()
+            .max_rect(rect)
+            .layout(egui::Layout::bottom_up(egui::Align::Center)),
+        |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.set_max_width(width - 24.0);
+                content(ui);
+            });
+        },
+    );
+}
+
+/// What the simulation is doing when nothing else is to be said.
+pub(super) fn idle_banner_text(session: &LiveSession) -> String {
+    let pauses = if session.auto_pause {
+        "pauses at each singular configuration"
+    } else {
+        "runs through singular configurations (pause at singularities is off)"
+    };
+    if session.is_paused() {
+        format!(
+            "Paused at t = {:.4} s. Space plays; the simulation {pauses}.",
+            session.time()
+        )
+    } else {
+        format!("Running; the simulation {pauses}. Space pauses.")
+    }
+}
+
+/// A brief notice (a file saved, advice on a push) over the bottom of the canvas (both
+/// halves side by side, above their plots), so that the canvas does not move when it comes
+/// and goes (screen recordings); at most three rows, the whole text on hover.
+pub(super) fn brief_notice(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
+    let Some(notice) = live
+        .notice
+        .as_ref()
+        .filter(|n| n.shown_until.is_some() && n.is_shown())
+    else {
+        return;
+    };
+    canvas_popup(ui, canvas, 720.0, 40.0, |ui| {
+        at_most_three_rows(ui, &notice.text)
+    });
+}
+
+/// A banner's or notice's text: at most three rows, ending in "…", the whole text on hover
+/// (a wrapped text on a narrow canvas would cover the mechanism).
+pub(super) fn at_most_three_rows(ui: &mut Ui, text: &str) {
+    let mut job = egui::text::LayoutJob::single_section(
+        text.to_owned(),
+        egui::TextFormat::simple(egui::FontId::proportional(15.0), ui.visuals().text_color()),
+    );
+    job.wrap.max_rows = 3;
+    job.wrap.overflow_character = Some('…');
+    ui.add(egui::Label::new(job).wrap())
+        .on_hover_text(RichText::new(text).size(15.0));
+}
