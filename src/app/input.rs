@@ -9,10 +9,10 @@ use bevy::prelude::*;
 use bevy_egui::input::EguiWantsInput;
 
 use super::SingulabSystems;
+use super::actions::chosen_action;
 use super::commands::AppCommand;
 use super::drawing::{ViewState, Zoom, shown_motions};
 use super::simulation::{Live, modified_time};
-use super::ui::chosen_action;
 use crate::solver::BasisMode;
 
 /// Keyboard shortcuts turned into [`AppCommand`]s and view changes, while egui does not
@@ -123,15 +123,15 @@ pub fn motion_key(
         (_, Some(0)) => view.all_motions = true,
         (_, Some(k)) => {
             if k <= shown.len() {
-                view.push_motion = k - 1;
+                view.push.motion = k - 1;
                 view.all_motions = false;
             }
         }
         (KeyCode::Enter | KeyCode::NumpadEnter, _) => {
-            return Some(chosen_action(live, view, &shown, shift));
+            return Some(chosen_action(live, &view.push, &shown, shift));
         }
         (KeyCode::KeyH, _) => {
-            if let Some(motion) = shown.get(view.push_motion) {
+            if let Some(motion) = shown.get(view.push.motion) {
                 let was_shown = view.motion_shown(motion);
                 view.set_motion_shown(motion, !was_shown);
             }
@@ -317,7 +317,7 @@ mod tests {
         view.settle_motion_choice(stopping.generation, Some(listed));
         assert_eq!(drawn(&stopping, &view), ["T1 continued"]);
         // On the same scene a choice past a shorter list draws the last listed.
-        view.push_motion = 7;
+        view.push.motion = 7;
         view.settle_motion_choice(stopping.generation, Some(listed));
         assert_eq!(drawn(&stopping, &view), ["branch 1"]);
     }
@@ -332,7 +332,7 @@ mod tests {
             match motion_key(KeyCode::Enter, shift, &live, &mut view) {
                 Some(Some(AppCommand::Push { column, delta, .. })) => {
                     assert_eq!(column, shown[1].column);
-                    assert_eq!(delta, sign * view.push_delta);
+                    assert_eq!(delta, sign * view.push.delta);
                 }
                 other => panic!("Enter (shift {shift}) on new 1: {other:?}"),
             }

@@ -18,6 +18,7 @@
 //! in the order configured here (input, then commands, then files and capture); the egui pass
 //! draws the whole layout from one system, because egui 0.36 panels nest in one root `Ui`.
 
+mod actions;
 mod capture;
 mod commands;
 pub mod config;

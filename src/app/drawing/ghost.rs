@@ -30,7 +30,7 @@ pub struct Ghost {
     what: String,
 }
 
-/// The action the panel would take on `motion` (see `ui::leave_buttons` and the push).
+/// The action the panel would take on `motion` (see `actions::chosen_action`).
 fn action(session: &LiveSession, motion: &Motion, view: &ViewState) -> (Preview, String) {
     let velocities = session.simulation().velocities();
     if motion.role == MotionRole::Branch {
@@ -38,20 +38,20 @@ fn action(session: &LiveSession, motion: &Motion, view: &ViewState) -> (Preview,
         // Listed the way "leave on" takes it.
         let preview = Preview::Leave {
             direction: motion.column.clone(),
-            speed: at_rest.then_some(view.push_delta.abs().max(0.1)),
+            speed: at_rest.then_some(view.push.delta.abs().max(0.1)),
         };
         (preview, format!("leave on {}", motion.label))
     } else {
         let preview = Preview::Push {
             column: motion.column.clone(),
-            delta: view.push_delta,
-            duration: view.push_duration,
+            delta: view.push.delta,
+            duration: view.push.duration,
         };
-        // As the push's own note says (`ui::push_note`): a new motion is admissible to
+        // As the push's own note says (`actions::push_note`): a new motion is admissible to
         // first order only, and at speed the constraints take a small push back.
         let sim = session.simulation();
         let speed = motions::mass_speed(&session.scene().mechanism, sim.positions(), velocities);
-        let undone = motion.role == MotionRole::New && speed > view.push_delta.abs().max(AT_REST);
+        let undone = motion.role == MotionRole::New && speed > view.push.delta.abs().max(AT_REST);
         let what = if undone {
             format!(
                 "push along {} at speed: the constraints take it back; leave along a branch \
@@ -87,8 +87,8 @@ pub(super) fn draw_ghost(
     let key = (
         session.time().to_bits(),
         k,
-        view.push_delta.to_bits(),
-        view.push_duration.to_bits(),
+        view.push.delta.to_bits(),
+        view.push.duration.to_bits(),
     );
     if view.ghost.as_ref().is_none_or(|g| g.key != key) {
         let (preview, what) = action(session, motion, view);

@@ -31,6 +31,7 @@ use nalgebra::DVector;
 use std::collections::BTreeSet;
 
 use super::SingulabSystems;
+use super::actions::{PushControls, leave_buttons};
 use super::commands::AppCommand;
 use super::config::ViewConfig;
 use super::simulation::{Live, SceneLoaded, SingularityReached};
@@ -75,7 +76,7 @@ pub struct ViewState {
     /// The motions the user hid, by label ("new 1", "branch 2"): hidden in both halves of
     /// side by side and at every event until shown again.
     pub hidden_motions: BTreeSet<String>,
-    /// At an event, every motion drawn (key 0), not only the chosen one ([`Self::push_motion`],
+    /// At an event, every motion drawn (key 0), not only the chosen one ([`PushControls::motion`],
     /// keys 1 to 9): a flat pose with several motions is unreadable with all of them.
     pub all_motions: bool,
     /// The motion whose row the pointer is over in the panel: drawn as is, the others dimmed.
@@ -118,11 +119,9 @@ pub struct ViewState {
     /// "Fit view" places the mechanism below them.
     overlay_height: f32,
     /// Push controls: which motion, how much velocity, over how long.
-    pub push_motion: usize,
+    pub push: PushControls,
     /// The scene the motion choice was made on.
     motion_choice_generation: Option<u64>,
-    pub push_delta: f64,
-    pub push_duration: f64,
     /// Seconds of history visible in the plots while running.
     pub plot_window: f64,
     /// The picture of a video (`singulab record`): what a student should see, no controls,
@@ -175,10 +174,8 @@ impl Default for ViewState {
             moved_by_user: false,
             fitted_side_by_side: false,
             overlay_height: 0.0,
-            push_motion: 0,
+            push: PushControls::default(),
             motion_choice_generation: None,
-            push_delta: 1.0,
-            push_duration: 0.05,
             plot_window: 10.0,
             canvas_area: None,
             motion_box: None,
@@ -220,10 +217,10 @@ impl ViewState {
     pub fn settle_motion_choice(&mut self, generation: u64, listed: Option<usize>) {
         if self.motion_choice_generation != Some(generation) {
             self.motion_choice_generation = Some(generation);
-            self.push_motion = 0;
+            self.push.motion = 0;
         }
         if let Some(count) = listed {
-            self.push_motion = self.push_motion.min(count.saturating_sub(1));
+            self.push.motion = self.push.motion.min(count.saturating_sub(1));
         }
     }
 
@@ -235,7 +232,7 @@ impl ViewState {
     /// Whether motion `k` of a list is drawn: shown, and at an event the chosen one unless
     /// all are drawn.
     pub fn motion_drawn(&self, k: usize, motion: &Motion, at_event: bool) -> bool {
-        self.motion_shown(motion) && (self.all_motions || !at_event || k == self.push_motion)
+        self.motion_shown(motion) && (self.all_motions || !at_event || k == self.push.motion)
     }
 
     /// Hides or shows `motion`, wherever it is listed.
@@ -847,7 +844,7 @@ fn canvas_menu(
                 };
                 ui.horizontal(|ui| {
                     ui.label(format!("branch {k}"));
-                    crate::app::ui::leave_buttons(ui, live, view, &direction, commands);
+                    leave_buttons(ui, live, view.push.delta, &direction, commands);
                 });
             }
         }

@@ -10,7 +10,6 @@ mod transport;
 pub use catalog::SceneCatalog;
 use events_panel::events_panel;
 use motions_panel::motions_panel;
-pub(crate) use motions_panel::{chosen_action, leave_buttons};
 use reactions_panel::reactions_panel;
 use scene_panel::scene_panel;
 use solver_panel::solver_panel;

@@ -3,12 +3,12 @@
 use bevy::prelude::*;
 use bevy_egui::egui::{self, RichText, Ui};
 
+use crate::app::actions::{chosen_action, leave_buttons};
 use crate::app::commands::AppCommand;
 use crate::app::drawing::{MOTION_KEYS, ViewState, shown_motions};
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
-use crate::live::motions::AT_REST;
-use crate::live::{Motion, MotionRole, motions};
+use crate::live::{Motion, MotionRole};
 use crate::solver::BasisMode;
 
 pub(super) fn motions_panel(
@@ -68,7 +68,7 @@ pub(super) fn motion_rows(
             } else {
                 String::new()
             };
-            ui.radio_value(&mut view.push_motion, k, "").on_hover_text(format!(
+            ui.radio_value(&mut view.push.motion, k, "").on_hover_text(format!(
                 "Choose this motion{key}: at an event it alone is drawn unless all are (key 0), and the button below acts on it (Enter)"
             ));
             let mut visible = view.motion_shown(motion);
@@ -89,7 +89,7 @@ pub(super) fn motion_rows(
             }
             ui.label(format!("{}{role}", motion.label));
             if motion.role == MotionRole::Branch {
-                leave_buttons(ui, live, view, &motion.column, commands);
+                leave_buttons(ui, live, view.push.delta, &motion.column, commands);
             }
         });
         if ui.rect_contains_pointer(row.response.rect) {
@@ -109,19 +109,19 @@ pub(super) fn push_controls(
     ui.horizontal_wrapped(|ui| {
         ui.label("Δ velocity");
         ui.add(
-            egui::DragValue::new(&mut view.push_delta)
+            egui::DragValue::new(&mut view.push.delta)
                 .speed(0.05)
                 .range(-20.0..=20.0),
         );
         ui.label("over");
         ui.add(
-            egui::DragValue::new(&mut view.push_duration)
+            egui::DragValue::new(&mut view.push.duration)
                 .speed(0.005)
                 .range(0.005..=1.0)
                 .suffix(" s"),
         );
     });
-    let index = view.push_motion.min(shown.len() - 1);
+    let index = view.push.motion.min(shown.len() - 1);
     let (label, hover) = if shown[index].role == MotionRole::Branch {
         (
             format!("Leave on {}", shown[index].label),
@@ -134,101 +134,12 @@ pub(super) fn push_controls(
         )
     };
     if ui.button(label).on_hover_text(hover).clicked()
-        && let Some(command) = chosen_action(live, view, shown, false)
+        && let Some(command) = chosen_action(live, &view.push, shown, false)
     {
         commands.push(command);
     }
     ui.label(RichText::new(MOTION_KEYS).small());
     if live.session.is_pushing() {
         ui.label("pushing…");
-    }
-}
-
-/// What acting on the chosen motion does (the panel's button, Enter; `reverse`: Shift+Enter):
-/// a push along it by the Δ velocity (reversed: by minus it), or on a branch a leave the way
-/// its arrows are drawn (reversed: back), at the Δ velocity where the mechanism is at rest.
-pub(crate) fn chosen_action(
-    live: &Live,
-    view: &ViewState,
-    shown: &[Motion],
-    reverse: bool,
-) -> Option<AppCommand> {
-    let motion = shown.get(view.push_motion.min(shown.len().checked_sub(1)?))?;
-    let sign = if reverse { -1.0 } else { 1.0 };
-    Some(if motion.role == MotionRole::Branch {
-        let at_rest = live.session.simulation().velocities().amax() < AT_REST;
-        AppCommand::Leave {
-            direction: &motion.column * sign,
-            speed: at_rest.then_some(view.push_delta.abs().max(0.1)),
-        }
-    } else {
-        let delta = sign * view.push_delta;
-        AppCommand::Push {
-            column: motion.column.clone(),
-            delta,
-            duration: view.push_duration,
-            note: push_note(live, motion, delta),
-        }
-    })
-}
-
-/// Advice for a push along a motion that is new at the singular configuration while the
-/// mechanism moves faster than the push's Δ velocity: such a motion is admissible to first order only, so unless the push is
-/// large next to the speed the constraints take its velocity back as the mechanism moves
-/// off the configuration, and it keeps its branch (A02 at Δv 1: only the energy changes).
-pub(super) fn push_note(live: &Live, motion: &Motion, delta: f64) -> Option<String> {
-    let sim = live.session.simulation();
-    let speed = motions::mass_speed(
-        &live.session.scene().mechanism,
-        sim.positions(),
-        sim.velocities(),
-    );
-    (motion.role == MotionRole::New && speed > delta.abs().max(AT_REST)).then(|| {
-        format!(
-            "Pushing along {} (Δv {delta:.2}) at speed ({speed:.2} in the same units): a new motion is admissible to first order only, so a push small next to the motion usually leaves the mechanism on its branch. To change branch at speed, leave along a branch.",
-            motion.label
-        )
-    })
-}
-
-/// "leave on" and "leave back" along a branch listed as `direction` (oriented the way the
-/// mechanism moves, downhill at rest: [`crate::lesson::choices::leave_direction`]).
-pub(crate) fn leave_buttons(
-    ui: &mut Ui,
-    live: &Live,
-    view: &ViewState,
-    direction: &nalgebra::DVector<f64>,
-    commands: &mut Vec<AppCommand>,
-) {
-    // At rest for a lecture's purposes: four_bar_stopping arrives at its flat pose with
-    // about 1e-5 m/s left (it is launched 1e-10 short of the energy to get there).
-    let at_rest = live.session.simulation().velocities().amax() < AT_REST;
-    let speed = at_rest.then_some(view.push_delta.abs().max(0.1));
-    let (how, on) = if at_rest {
-        let how = format!(
-            "at {:.2} (the Δ velocity below): the mechanism is at rest here",
-            view.push_delta.abs().max(0.1)
-        );
-        (how, "downhill (as drawn: the mechanism is at rest)")
-    } else {
-        let how = "with the kinetic energy it has here".to_owned();
-        (how, "on the way it came, as drawn")
-    };
-    for (text, sign, way) in [
-        ("leave on", 1.0, on),
-        ("leave back", -1.0, "against the arrow"),
-    ] {
-        if ui
-            .small_button(text)
-            .on_hover_text(format!(
-                "Sends the mechanism along this branch, {way}, {how}."
-            ))
-            .clicked()
-        {
-            commands.push(AppCommand::Leave {
-                direction: direction * sign,
-                speed,
-            });
-        }
     }
 }
