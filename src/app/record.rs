@@ -28,7 +28,9 @@ use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::files::TakenFileNames;
 use super::record_encode::{CapturedFrame, EncodeSummary, Encoder};
-use super::simulation::{FrameStats, Live, Notice, SingularityReached, SolverFailed, report};
+use super::simulation::{
+    FrameStats, Live, Notice, SingularityReached, SolverFailed, WallClockStepping, report,
+};
 use crate::lesson::video::lesson_frame;
 use crate::live::PauseReason;
 use crate::live::recording::{
@@ -137,7 +139,7 @@ impl Recorder {
 }
 
 /// Whether the wall clock steps the session (not while a recording captures).
-pub fn steps_by_wall_clock(recorder: Option<Res<Recorder>>) -> bool {
+fn steps_by_wall_clock(recorder: Option<Res<Recorder>>) -> bool {
     recorder.is_none_or(|r| !r.is_capturing())
 }
 
@@ -147,6 +149,7 @@ impl Plugin for RecordPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<Recorder>()
             .init_resource::<TakenFileNames>()
+            .configure_sets(FixedUpdate, WallClockStepping.run_if(steps_by_wall_clock))
             .add_systems(
                 Update,
                 (toggle_recording, drive)

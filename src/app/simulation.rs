@@ -330,6 +330,11 @@ pub struct SolverFailed {
 /// resource; works with `MinimalPlugins` (no window) for tests.
 pub struct SimulationPlugin;
 
+/// The fixed-step system that steps the session by the wall clock: a recording that captures
+/// frames at a fixed simulated time each turns it off (`RecordPlugin`).
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WallClockStepping;
+
 impl Plugin for SimulationPlugin {
     fn build(&self, app: &mut App) {
         configure_sets(app);
@@ -342,10 +347,7 @@ impl Plugin for SimulationPlugin {
             .insert_resource(Time::<Fixed>::from_hz(60.0))
             .insert_resource(Time::<Virtual>::from_max_delta(MAX_FRAME_CATCH_UP))
             .add_systems(First, start_frame)
-            .add_systems(
-                FixedUpdate,
-                advance_session.run_if(super::record::steps_by_wall_clock),
-            )
+            .add_systems(FixedUpdate, advance_session.in_set(WallClockStepping))
             .add_systems(Update, apply_commands.in_set(SingulabSystems::Commands))
             .add_systems(Update, retitle_window.after(SingulabSystems::Commands));
     }
