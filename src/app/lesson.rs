@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::commands::AppCommand;
-use super::drawing::ViewState;
 use super::simulation::{Live, Notice};
 use crate::lesson::{Action, LessonView, Player, Recorder, default_lesson_path, load_lesson};
 use crate::live::{Advance, LiveSession, SPEEDS};
@@ -50,21 +49,6 @@ pub fn open_lesson(path: &Path) -> Result<(LiveSession, LessonRun), String> {
         path: path.to_path_buf(),
     };
     Ok((session, run))
-}
-
-/// Sets the view the open lesson asks for, once per opening.
-pub fn apply_lesson_view(live: &Live, view: &mut ViewState) {
-    let Some(run) = &live.lesson else {
-        return;
-    };
-    if view.lesson_view_applied == Some(live.generation) {
-        return;
-    }
-    view.lesson_view_applied = Some(live.generation);
-    let wanted = &run.player.lesson().spec;
-    view.side_by_side = wanted.view.side_by_side;
-    view.show_reactions = wanted.view.reactions;
-    view.basis = wanted.basis;
 }
 
 /// A fresh recorder of what the user does from the session's current state.

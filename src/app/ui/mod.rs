@@ -87,7 +87,7 @@ fn layout(
         egui::Theme::Dark
     });
     keep_font_atlas_warm(&ctx, &mut warmed);
-    super::lesson::apply_lesson_view(&live, &mut view);
+    apply_lesson_view(&live, &mut view);
     if catalog
         .scanned
         .is_none_or(|t| t.elapsed().as_secs_f64() > 3.0)
@@ -333,4 +333,19 @@ fn side_by_side(
         }
     });
     canvas_bottom
+}
+
+/// Sets the view the open lesson asks for, once per opening.
+fn apply_lesson_view(live: &Live, view: &mut ViewState) {
+    let Some(run) = &live.lesson else {
+        return;
+    };
+    if view.lesson_view_applied == Some(live.generation) {
+        return;
+    }
+    view.lesson_view_applied = Some(live.generation);
+    let wanted = &run.player.lesson().spec;
+    view.side_by_side = wanted.view.side_by_side;
+    view.show_reactions = wanted.view.reactions;
+    view.basis = wanted.basis;
 }
