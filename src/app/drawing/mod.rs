@@ -127,6 +127,8 @@ pub struct ViewState {
     /// The picture of a video (`singulab record`): what a student should see, no controls,
     /// timeline, plot controls or key hints.
     pub video: bool,
+    /// Presentation mode is on (set by the layout each frame): the canvas is for the class.
+    pub presenting: bool,
     /// Where the canvas and its banner were on the window in the last frame, in physical
     /// pixels (x, y, width, height): what the app's Record button records.
     pub canvas_area: Option<[u32; 4]>,
@@ -180,6 +182,7 @@ impl Default for ViewState {
             canvas_area: None,
             motion_box: None,
             video: false,
+            presenting: false,
             show_controls: true,
             show_plots: true,
             pending_ui_scale: None,

@@ -154,7 +154,9 @@ fn draw_legend(
         ));
         y += 19.0;
     }
-    if !compact {
+    // Presenting, the class sees the rows alone: the small print and the keys would run
+    // through the mechanism in the presentation's large canvas corner.
+    if !compact && !view.presenting {
         let points = if canvas.rigid.is_some() {
             "velocity of body centres, solid ends and named points"
         } else {

@@ -168,6 +168,7 @@ impl Panels<'_, '_> {
         let sizes = PanelSizes::for_width(root.ctx().content_rect().width());
         // Presentation: the canvas (and its plots side by side) and the captions alone.
         let presenting = frame.presentation.on;
+        view.presenting = presenting;
         if presenting {
             presentation::captions(root, live);
         } else {
