@@ -5,6 +5,7 @@ use bevy_egui::egui::{self, Color32, RichText, Ui};
 
 use super::transport::speed_text;
 use crate::app::simulation::{FrameBudget, FrameStats, Live};
+use crate::live::LiveSession;
 
 pub(super) fn status_line(
     ui: &mut Ui,
@@ -15,7 +16,7 @@ pub(super) fn status_line(
 ) {
     let session = &live.session;
     let sim = session.simulation();
-    let residual = session.last_report().map(|r| r.residual);
+    let residual = shown_residual(session);
     // A narrow window (1280 x 720, a larger interface scale) gets the short forms, so that
     // the line does not wrap.
     let narrow = ui.available_width() < STATUS_FULL_WIDTH;
@@ -187,9 +188,39 @@ pub(super) fn fixed(value: f64, decimals: usize) -> String {
     }
 }
 
+/// `|c|_inf` of the state shown (position-level rows; none without constraints): the same
+/// at an event however it was reached (the last step's report may be the step that passed
+/// it, or one replayed to reach it).
+fn shown_residual(session: &LiveSession) -> Option<f64> {
+    let mechanism = &session.scene().mechanism;
+    let sim = session.simulation();
+    let mut c = nalgebra::DVector::zeros(mechanism.m());
+    mechanism.residual(sim.time(), sim.positions(), &mut c);
+    (mechanism.m() > 0).then(|| c.amax())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Pace, fixed, pace};
+    use super::{Pace, fixed, pace, shown_residual};
+    use crate::live::LiveSession;
+    use crate::scene::load_scene;
+
+    /// A02's first flat pose shows one residual, on arriving and after going back to it from
+    /// the next event (the replay ends on another step than the one that located it).
+    #[test]
+    fn an_event_shows_the_same_residual_however_it_is_reached() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/double_four_bar.ron");
+        let mut session = LiveSession::new(load_scene(&path).unwrap()).unwrap();
+        session.run_until_paused(100_000);
+        let first = shown_residual(&session).unwrap();
+        session.play();
+        session.run_until_paused(100_000);
+        assert!(session.time() > 1.0, "t {}", session.time());
+        session.goto_event(0).unwrap();
+        assert_eq!(shown_residual(&session), Some(first));
+        assert!(first < 1e-9, "{first}");
+    }
 
     /// A02 at 1x, 0.72x achieved with the solver inside its budget (frames of the software
     /// renderer): flagged, with the frames as the cause.
