@@ -10,7 +10,7 @@ use std::time::Instant;
 use bevy_egui::egui::{self, Color32, FontId, Shape, Stroke};
 use nalgebra::DVector;
 
-use super::mechanism::stadium;
+use super::shapes::stadium;
 use super::{Canvas, ViewState};
 use crate::lesson::choices::AT_REST;
 use crate::live::{LiveSession, Motion, MotionRole, Preview, motions, preview_poses};

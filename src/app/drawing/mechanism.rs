@@ -3,30 +3,12 @@
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Align2, FontId, Pos2, Shape, Stroke, pos2, vec2};
-use nalgebra::DVector;
 
 use super::Canvas;
 use super::projection::Projection;
+use super::shapes::{BodyName, body_point, stadium};
 use crate::app::theme::Palette;
 use crate::model::{BodyKind, Mechanism};
-
-/// A bar as a convex "stadium": two half discs joined by straight sides.
-pub(super) fn stadium(a: Pos2, b: Pos2, radius: f32) -> Vec<Pos2> {
-    let d = b - a;
-    let angle = d.y.atan2(d.x);
-    let segments = 10;
-    let mut points = Vec::with_capacity(2 * segments + 2);
-    for (end, start_angle) in [
-        (b, angle - 0.5 * std::f32::consts::PI),
-        (a, angle + 0.5 * std::f32::consts::PI),
-    ] {
-        for k in 0..=segments {
-            let t = start_angle + std::f32::consts::PI * k as f32 / segments as f32;
-            points.push(end + radius * vec2(t.cos(), t.sin()));
-        }
-    }
-    points
-}
 
 pub(super) fn ground_symbol(painter: &egui::Painter, p: Pos2, size: f32, palette: &Palette) {
     let stroke = Stroke::new(1.5, palette.ground);
@@ -47,22 +29,6 @@ pub(super) fn ground_symbol(painter: &egui::Painter, p: Pos2, size: f32, palette
             [pos2(x, base_y), pos2(x - 0.45 * size, base_y + 0.45 * size)],
             stroke,
         );
-    }
-}
-
-pub(super) fn body_point(
-    mech: &Mechanism,
-    x: &DVector<f64>,
-    body: usize,
-    local: &nalgebra::Vector2<f64>,
-) -> [f64; 3] {
-    let b = &mech.bodies()[body];
-    match b.kind {
-        BodyKind::Point3 => [x[b.offset], x[b.offset + 1], x[b.offset + 2]],
-        _ => {
-            let p = mech.planar_point(body, local, x);
-            [p.x, p.y, 0.0]
-        }
     }
 }
 
@@ -281,19 +247,6 @@ fn draw_hinges(canvas: &Canvas, thickness: &Thickness) {
                 Stroke::new(1.8, canvas.palette.hinge_edge),
             );
         }
-    }
-}
-
-/// A body's name placed beside it, painted after the arrows so that none crosses it.
-pub(super) struct BodyName {
-    pub rect: egui::Rect,
-    pub galley: std::sync::Arc<egui::Galley>,
-}
-
-impl BodyName {
-    /// The area the name covers with its backing.
-    pub fn area(&self) -> egui::Rect {
-        self.rect.expand(1.0)
     }
 }
 

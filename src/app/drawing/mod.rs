@@ -22,6 +22,7 @@ pub use overlay::MOTION_KEYS;
 mod plates;
 mod projection;
 pub mod reactions;
+mod shapes;
 mod solids;
 mod spatial;
 

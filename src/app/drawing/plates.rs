@@ -8,7 +8,7 @@ use bevy_egui::egui::{Align2, FontId, Pos2, Shape, Stroke};
 use nalgebra::Vector2;
 
 use super::Canvas;
-use super::mechanism::{body_point, stadium};
+use super::shapes::{body_point, stadium};
 use crate::model::{JointKind, LocalPoint, Mechanism};
 
 /// Half the length of a knife edge's wheel, in metres.
@@ -50,7 +50,7 @@ fn convex_hull(points: Vec<Pos2>) -> Vec<Pos2> {
         .iter()
         .map(|p| [f64::from(p.x), f64::from(p.y)])
         .collect();
-    super::spatial::convex_hull(points)
+    super::shapes::convex_hull(points)
         .iter()
         .map(|p| Pos2::new(p[0] as f32, p[1] as f32))
         .collect()

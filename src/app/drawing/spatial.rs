@@ -13,8 +13,8 @@ use bevy_egui::egui::{self, Align2, Color32, FontId, Pos2, Stroke};
 use nalgebra::{DVector, Matrix3, Vector3};
 
 use super::Canvas;
-use super::mechanism::BodyName;
 use super::projection::Projection;
+use super::shapes::{BodyName, convex_hull};
 use super::solids::Solids;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
@@ -711,37 +711,6 @@ pub(super) fn pan_camera(camera: &mut OrbitCamera, delta: egui::Vec2, height: f3
     for k in 0..3 {
         camera.target[k] += shift[k];
     }
-}
-
-/// The 2D convex hull of `points` (Andrew's monotone chain), counter-clockwise.
-pub(super) fn convex_hull(mut points: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
-    points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
-    points.dedup();
-    if points.len() < 3 {
-        return points;
-    }
-    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
-        (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-    };
-    let mut hull: Vec<[f64; 2]> = Vec::with_capacity(2 * points.len());
-    for pass in 0..2 {
-        let start = hull.len();
-        let ordered: Box<dyn Iterator<Item = &[f64; 2]>> = if pass == 0 {
-            Box::new(points.iter())
-        } else {
-            Box::new(points.iter().rev())
-        };
-        for &p in ordered {
-            while hull.len() >= start + 2
-                && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
-            {
-                hull.pop();
-            }
-            hull.push(p);
-        }
-        hull.pop();
-    }
-    hull
 }
 
 fn to_screen(canvas: &Canvas, p: &Vector3<f64>) -> Option<Pos2> {
