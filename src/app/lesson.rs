@@ -13,50 +13,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::commands::AppCommand;
-use super::simulation::{Live, Notice};
-use crate::lesson::{Action, LessonView, Player, Recorder, default_lesson_path, load_lesson};
-use crate::live::{Advance, LiveSession, SPEEDS};
-use crate::solver::BasisMode;
-
-/// A lesson open in the window.
-#[derive(Clone, Debug)]
-pub struct LessonRun {
-    pub player: Player,
-    /// Space toggles it; a lesson opens waiting for it.
-    pub running: bool,
-    pub path: PathBuf,
-}
-
-impl LessonRun {
-    /// "step 2 of 4", or "done" once every action was taken.
-    pub fn progress(&self) -> String {
-        let steps = self.player.lesson().steps().len();
-        if self.player.is_finished() || self.player.next_step() >= steps {
-            "done".into()
-        } else {
-            format!("step {} of {steps}", self.player.next_step() + 1)
-        }
-    }
-}
-
-/// Opens a lesson file: the session at its scene and the lesson waiting to be played.
-pub fn open_lesson(path: &Path) -> Result<(LiveSession, LessonRun), String> {
-    let lesson = load_lesson(path).map_err(|e| e.to_string())?;
-    let (player, session) = Player::start(lesson).map_err(|e| e.to_string())?;
-    let run = LessonRun {
-        player,
-        running: false,
-        path: path.to_path_buf(),
-    };
-    Ok((session, run))
-}
-
-/// A fresh recorder of what the user does from the session's current state.
-pub fn recorder_for(session: &LiveSession) -> Recorder {
-    let mut recorder = Recorder::new(session, BasisMode::Continued);
-    recorder.set_view(LessonView::default());
-    recorder
-}
+pub use super::shown::LessonRun;
+use super::shown::{Live, Notice};
+use crate::lesson::{Action, default_lesson_path};
+use crate::live::{Advance, SPEEDS};
 
 /// One frame of the open lesson, if it runs; `None` when no lesson drives the session.
 pub fn advance_lesson(live: &mut Live, wall_dt: f64, deadline: Instant) -> Option<Advance> {

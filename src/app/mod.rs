@@ -33,6 +33,7 @@ mod plots;
 mod presentation;
 mod record;
 mod record_encode;
+mod shown;
 mod simulation;
 mod theme;
 mod ui;
@@ -225,7 +226,7 @@ fn launch(
 /// The session of a scene file, or of a lesson file with the lesson waiting to be played.
 fn open_session(path: &Path) -> Result<(LiveSession, Option<LessonRun>), String> {
     if is_lesson_file(path) {
-        lesson::open_lesson(path).map(|(session, run)| (session, Some(run)))
+        shown::open_lesson(path).map(|(session, run)| (session, Some(run)))
     } else {
         simulation::open_scene(path).map(|session| (session, None))
     }
