@@ -19,7 +19,7 @@ use crate::solver::SolverError;
 
 /// Wall-clock time the solver may use per rendered frame, whatever the number of
 /// `FixedUpdate` runs in it: half the recent frame time, at least `minimum` and at most
-/// [`MAX_BUDGET`]. Slow frames (software rendering) leave the solver as large a share
+/// `MAX_BUDGET`. Slow frames (software rendering) leave the solver as large a share
 /// of the wall clock as fast ones, so the requested speed holds whenever the solver alone
 /// keeps up with half of it; a solver that cannot at most doubles the frame time.
 #[derive(Resource, Clone, Debug)]

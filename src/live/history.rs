@@ -7,7 +7,7 @@
 //! column that survives at an index may be another one than before (its own `q` started at
 //! its own event), and the drawn line breaks there instead of joining the two. Also the CSV
 //! export of what is kept; the decimation that keeps drawing cheap with minutes of history is
-//! in [`decimate`](mod@decimate), the decimated lines kept between frames in [`cache`]: for them a
+//! in `history::decimate`, the decimated lines kept between frames in `history::cache`: for them a
 //! history has an [`epoch`](History::epoch) and serial numbers for its samples.
 
 use std::collections::VecDeque;

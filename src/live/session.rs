@@ -864,7 +864,7 @@ impl LiveSession {
 
     /// Returns to a recorded event's state (paused there), earlier or later than the current
     /// time. The list keeps the later events while the session stays there (it can go to
-    /// them again), and drops them once the run goes on from here ([`Self::commit_scrub`]):
+    /// them again), and drops them once the run goes on from here (`commit_scrub`):
     /// the list is always the run shown. The plotted history after an earlier event is
     /// dropped, and before a later one it breaks.
     pub fn goto_event(&mut self, index: usize) -> Result<(), SolverError> {

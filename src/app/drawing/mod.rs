@@ -77,7 +77,7 @@ pub struct ViewState {
     /// The motions the user hid, by label ("new 1", "branch 2"): hidden in both halves of
     /// side by side and at every event until shown again.
     pub hidden_motions: BTreeSet<String>,
-    /// At an event, every motion drawn (key 0), not only the chosen one ([`PushControls::motion`],
+    /// At an event, every motion drawn (key 0), not only the chosen one (`push.motion`,
     /// keys 1 to 9): a flat pose with several motions is unreadable with all of them.
     pub all_motions: bool,
     /// The motion whose row the pointer is over in the panel: drawn as is, the others dimmed.
