@@ -56,8 +56,8 @@ mod tests {
         let clock = CpuClock::start();
         std::thread::sleep(Duration::from_millis(30));
         let slept = clock.elapsed();
-        let busy = CpuClock::start();
         let wall = std::time::Instant::now();
+        let busy = CpuClock::start();
         let mut x = 0u64;
         while wall.elapsed() < Duration::from_millis(30) {
             x = std::hint::black_box(x.wrapping_add(1));
@@ -66,10 +66,12 @@ mod tests {
         if cfg!(unix) {
             assert!(slept < Duration::from_millis(5), "asleep: {slept:?}");
         }
-        // Preempted now and then on a busy machine, but never more than the wall time.
+        // Preempted now and then on a busy machine, but never more than the wall time (read
+        // around it; the kernel accounts the two clocks apart by some microseconds).
+        let wall = wall.elapsed();
         assert!(
-            worked > Duration::ZERO && worked <= wall.elapsed(),
-            "{worked:?}"
+            worked > Duration::ZERO && worked <= wall + Duration::from_millis(1),
+            "{worked:?} of CPU time in {wall:?}"
         );
     }
 }

@@ -9,7 +9,9 @@
 //! size in use at start, and again whenever the interface scale or the theme (whose text
 //! options differ, so egui rebuilds its fonts) changes.
 
-use bevy_egui::egui::{self, Color32, FontFamily, FontId};
+use bevy_egui::egui::{self, Color32, FontId};
+
+use super::presentation::CAPTION_SIZE;
 
 /// Printable ASCII and the other characters the interface writes.
 const CHARACTERS: &str = concat!(
@@ -18,16 +20,17 @@ const CHARACTERS: &str = concat!(
     "ΔΩωθρβγ·×…–—ü°±²√∞▶⏸"
 );
 
-/// Sizes (points) of the text painted on the canvas, besides egui's text styles.
-const CANVAS_SIZES: [(f32, FontFamily); 7] = [
-    (12.0, FontFamily::Proportional),
-    (13.0, FontFamily::Proportional),
-    (14.0, FontFamily::Proportional),
-    (15.0, FontFamily::Proportional),
-    (16.0, FontFamily::Proportional),
-    (20.0, FontFamily::Proportional),
-    (20.0, FontFamily::Monospace),
-];
+/// Sizes (points) of the text painted on the canvas and of the captions, besides egui's
+/// text styles: every whole size from 8 to 20 (the time and the basis over the canvas take a
+/// whole size that follows the canvas' height), and the captions'.
+fn canvas_fonts() -> impl Iterator<Item = FontId> {
+    (8..=20)
+        .flat_map(|size| {
+            let size = size as f32;
+            [FontId::proportional(size), FontId::monospace(size)]
+        })
+        .chain([FontId::proportional(CAPTION_SIZE)])
+}
 
 /// What the atlas was last filled for (the interface scale and the theme), once the text
 /// options are set, and a change seen in the last pass.
@@ -36,6 +39,9 @@ pub struct Warmed {
     options_set: bool,
     filled_for: Option<(f32, bool)>,
     changed_to: Option<(f32, bool)>,
+    /// The lesson (by the scene generation it opened with) whose captions were laid out, and
+    /// for which atlas.
+    captions_for: Option<(u64, (f32, bool))>,
 }
 
 /// Turns sub-pixel binning off (on the first call) and lays out [`CHARACTERS`] in every
@@ -57,15 +63,37 @@ pub fn keep_font_atlas_warm(ctx: &egui::Context, warmed: &mut Warmed) {
         return;
     }
     let mut fonts: Vec<FontId> = ctx.global_style().text_styles.values().cloned().collect();
-    fonts.extend(
-        CANVAS_SIZES
-            .iter()
-            .map(|(size, family)| FontId::new(*size, family.clone())),
-    );
+    fonts.extend(canvas_fonts());
     ctx.fonts_mut(|f| {
         for font in fonts {
             f.layout_no_wrap(CHARACTERS.to_owned(), font, Color32::WHITE);
         }
     });
     warmed.filled_for = Some(now);
+}
+
+/// Lays out the open lesson's `captions` (a lesson is opened with the scene `generation`)
+/// in the fonts captions are shown in, once per lesson and atlas: a caption may hold
+/// characters [`CHARACTERS`] lacks, and its first frame would miss them.
+pub fn warm_captions<'a>(
+    ctx: &egui::Context,
+    warmed: &mut Warmed,
+    generation: u64,
+    captions: impl Iterator<Item = &'a str>,
+) {
+    let Some(atlas) = warmed.filled_for else {
+        return;
+    };
+    if warmed.captions_for == Some((generation, atlas)) {
+        return;
+    }
+    let heading = egui::TextStyle::Heading.resolve(&ctx.global_style());
+    ctx.fonts_mut(|f| {
+        for text in captions {
+            for font in [FontId::proportional(CAPTION_SIZE), heading.clone()] {
+                f.layout_no_wrap(text.to_owned(), font, Color32::WHITE);
+            }
+        }
+    });
+    warmed.captions_for = Some((generation, atlas));
 }

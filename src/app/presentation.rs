@@ -1,11 +1,14 @@
 //! Presentation mode, for a projector and for recordings (key P, `--presentation`): the side
-//! panels, the menu and transport bar and the status line are left out, the type is
+//! panels, the menu and transport bar, the timeline, the plots' controls and the status line
+//! are left out (the cursor is hidden; the keys act), side by side the plots take less of
+//! the height, the view is fitted again for the new canvas, the type is
 //! [`LARGE_TYPE`] times larger, the brief notices are not shown (the banner over the canvas,
 //! which says what the mechanism is doing, stays), the mouse cursor is hidden over the window,
 //! and a captions area at the bottom shows the lesson's current caption (none: the scene's
 //! title) in place of the caption over the canvas, so a caption shows once. Leaving it
 //! restores the interface size and the cursor; a size chosen with Ctrl + / Ctrl - while
-//! presenting is kept for the next time (the lecturer sets it once for the room). Its key, P, is one of `input`'s shortcuts.
+//! presenting is kept for the next time (the lecturer sets it once for the room). Its key,
+//! P, is one of `input`'s shortcuts.
 
 use bevy::prelude::*;
 use bevy::window::{CursorOptions, PrimaryWindow};
@@ -20,6 +23,9 @@ use super::simulation::Live;
 /// How much larger the type is in presentation mode, the first time: body text of about
 /// 25 px, which a 1080p projector shows at a size read from the back of a room.
 pub const LARGE_TYPE: f32 = 2.0;
+
+/// Size (points) of the captions area's text.
+pub const CAPTION_SIZE: f32 = 22.0;
 
 #[derive(Resource, Default)]
 pub struct Presentation {
@@ -115,13 +121,13 @@ pub(super) fn captions(root: &mut Ui, live: &Live) {
     let text = caption.map_or_else(|| live.session.scene().title.clone(), |c| c.text.clone());
     // Two rows at least, as most captions take: the canvas above keeps its size when a
     // caption replaces the title, and a video's framing holds.
-    let rows = 2.0 * 22.0 * 1.35 + 12.0;
+    let rows = 2.0 * CAPTION_SIZE * 1.35 + 12.0;
     egui::Panel::bottom("captions")
         .min_size(rows)
         .show(root, |ui| {
             ui.add_space(6.0);
             ui.vertical_centered(|ui| {
-                ui.label(RichText::new(text).size(22.0).strong());
+                ui.label(RichText::new(text).size(CAPTION_SIZE).strong());
             });
             ui.add_space(6.0);
         });

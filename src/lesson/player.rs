@@ -170,6 +170,18 @@ impl Player {
         self.reading
     }
 
+    /// The text of every caption the lesson has, shown or to come.
+    pub fn caption_texts(&self) -> impl Iterator<Item = &str> {
+        self.lesson
+            .spec
+            .actions
+            .iter()
+            .filter_map(|step| match &step.action {
+                Action::Caption(text, _) => Some(text.as_str()),
+                _ => None,
+            })
+    }
+
     /// Every caption shown so far, with the simulated time it came at.
     pub fn captions(&self) -> &[(f64, String)] {
         &self.captions

@@ -319,6 +319,21 @@ impl LiveSession {
         &self.trace
     }
 
+    /// Each trace as far as the state shown: the chosen point's, then the rigid bodies'
+    /// traced points'. While the timeline is scrubbed back, the path the run took after the
+    /// instant shown is left out, as the plots leave it out.
+    pub fn shown_traces(&self) -> impl Iterator<Item = impl Iterator<Item = &[f64; 3]>> {
+        let now = self.sim.time();
+        std::iter::once((&self.trace, &self.trace_times))
+            .chain(self.point_traces.iter().map(|t| (&t.path, &t.times)))
+            .map(move |(path, times)| {
+                path.iter()
+                    .zip(times)
+                    .take_while(move |(_, t)| **t <= now)
+                    .map(|(p, _)| p)
+            })
+    }
+
     pub fn trace_point(&self) -> Option<TracePoint> {
         self.trace_point
     }

@@ -89,11 +89,13 @@ fn a_long_push_on_a02s_singular_branch_stays_on_the_constraints() {
     let mut text = lesson[start..]
         .replace("\"../double_four_bar.ron\"", "\"double_four_bar.ron\"")
         .replace("t_end: 6.0", "t_end: 2.0");
-    let last_caption = text.rfind("(do: Caption(").unwrap();
-    let end = text[last_caption..].find("),\n").unwrap() + last_caption + 3;
+    // Every step after the leave on branch 2 gives way to the push.
+    let leave = text.find("Leave(branch: 2").unwrap();
+    let after_leave = text[leave..].find('\n').unwrap() + leave + 1;
+    let end = text.rfind("    ],").unwrap();
     text.replace_range(
-        last_caption..end,
-        "(do: Push(motion: 1, delta: 1.0, duration: 1e9)),\n",
+        after_leave..end,
+        "        (do: Push(motion: 1, delta: 1.0, duration: 1e9)),\n",
     );
     let path = dir.join("push.ron");
     std::fs::write(&path, &text).unwrap();

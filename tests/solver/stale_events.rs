@@ -4,7 +4,7 @@
 
 use singulab::lesson::Way;
 use singulab::lesson::choices::leave_direction;
-use singulab::live::LiveSession;
+use singulab::live::{LiveSession, TracePoint};
 
 use crate::common::scene;
 
@@ -149,5 +149,39 @@ fn a_replayed_lessons_csvs_hold_each_segment_in_time_order() {
     assert!(
         !branch_1.is_empty() && branch_1.iter().all(|&s| s == 2),
         "{branch_1:?}"
+    );
+}
+
+#[test]
+fn a_trace_seeked_back_ends_at_the_state_shown() {
+    // A02 run to 1.5 s with coupler 1's centre traced, then seeked back to 0.9 s: the trace
+    // shown ends where that point is at 0.9 s (within the trace's spacing, 1e-3 of the
+    // view's width), not where the run went on to.
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    let mechanism = session.scene().mechanism.clone();
+    let coupler = mechanism
+        .bodies()
+        .iter()
+        .position(|b| b.name == "coupler1")
+        .unwrap();
+    session.set_trace_point(Some(TracePoint::centre(coupler)));
+    session.auto_pause = false;
+    session.set_stop_time(Some(1.5));
+    session.run_until_paused(100_000);
+    let whole = session.shown_traces().next().unwrap().count();
+    session.seek(0.9).unwrap();
+    let shown: Vec<[f64; 3]> = session.shown_traces().next().unwrap().copied().collect();
+    assert!(
+        shown.len() < whole,
+        "{} points shown of {whole}",
+        shown.len()
+    );
+    let here = TracePoint::centre(coupler).position(&mechanism, session.simulation().positions());
+    let last = shown.last().unwrap();
+    let gap = ((last[0] - here[0]).powi(2) + (last[1] - here[1]).powi(2)).sqrt();
+    let spacing = 1e-3 * session.scene().view.width.unwrap_or(1.0);
+    assert!(
+        gap <= spacing + 1e-12,
+        "the trace ends {gap} m from the point"
     );
 }

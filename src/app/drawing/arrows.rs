@@ -1,8 +1,9 @@
 //! Admissible motions as arrows on the mechanism: one colour per column of `T`, continued
 //! columns solid, new ones dashed, branches dotted, each motion labelled where its label
-//! covers no other. Arrows from the same point are drawn side by side (fanned out across
-//! their direction), so none hides another: those of different motions, and those of one
-//! motion at a point two bodies share on the screen (collinear bars at a flat pose).
+//! covers no other. Each arrow starts at its point; only arrows from one point that go the
+//! same way, and would hide each other, are drawn side by side (fanned out across their
+//! direction): those of different motions, and those of one motion at a point two bodies
+//! share on the screen (collinear bars at a flat pose).
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, FontId, Pos2, Shape, Stroke, vec2};
@@ -24,7 +25,7 @@ const FAN_SPACING: f32 = 11.0;
 const DIMMED: f32 = 0.2;
 
 /// The arrows of the motions drawn on a canvas, laid out on the screen before the bars are
-/// drawn (their names keep clear of the heads) and painted after them.
+/// drawn (their names keep clear of them) and painted after the bars and the names.
 pub(super) struct MotionArrows {
     /// The motions drawn: indices into the motions shown.
     visible: Vec<usize>,
@@ -68,16 +69,24 @@ impl MotionArrows {
         }
     }
 
-    /// Where the heads of the arrows are, for the bodies' names to keep clear of them.
-    pub(super) fn heads(&self) -> Vec<egui::Rect> {
+    /// Where the arrows are (their heads, and their shafts in steps of a few pixels), for
+    /// the bodies' names to keep clear of them.
+    pub(super) fn footprint(&self) -> Vec<egui::Rect> {
+        const STEP: f32 = 8.0;
         self.scaled
             .iter()
             .zip(&self.lanes)
             .flat_map(|(arrows, lanes)| arrows.iter().zip(lanes))
             .filter(|((_, v), _)| v.length() >= SHORTEST_ARROW)
-            .map(|(&(p, v), &lane)| {
+            .flat_map(|(&(p, v), &lane)| {
                 let across = vec2(-v.y, v.x) / v.length();
-                head_rect(p + lane * across + v, v)
+                let start = p + lane * across;
+                let steps = (v.length() / STEP).ceil() as usize;
+                let shaft = (0..steps).map(move |k| {
+                    let at = start + v * (k as f32 / steps as f32);
+                    egui::Rect::from_center_size(at, vec2(4.0, 4.0))
+                });
+                shaft.chain([head_rect(start + v, v)])
             })
             .collect()
     }
@@ -159,63 +168,64 @@ const SAME_POINT: f32 = 2.0;
 const SAME_ARROW_PX: f32 = 3.0;
 
 /// How far (pixels) each arrow is moved across its direction, per motion (`arrows[m]`: the
-/// screen arrows of the m-th motion drawn, scaled as painted) and arrow. Every arrow from a
-/// point gets a lane of its own: the motions' arrows side by side, and where one motion has
-/// several different arrows from one point (at a flat pose two bars lie on top of each
-/// other, and their centres coincide while their velocities differ) those side by side too,
-/// each a group of every motion's lanes, so that a shorter arrow is not hidden inside a
-/// longer one of the same colour.
+/// screen arrows of the m-th motion drawn, scaled as painted) and arrow. An arrow stays on
+/// its point unless others from the same point go the same way (within about 20 degrees),
+/// which would hide it: such a bundle is fanned out, one lane per different arrow, centred
+/// on the point. Different arrows of one motion from one point (at a flat pose two bars lie
+/// on top of each other, and their centres coincide while their velocities differ) get lanes
+/// of their own too, so that a shorter arrow is not hidden inside a longer one of the same
+/// colour; the same arrow twice (a hinge shared by two bars) keeps one.
 fn arrow_lanes(arrows: &[Vec<(Pos2, egui::Vec2)>]) -> Vec<Vec<f32>> {
-    // Per motion and arrow, its rank among that motion's different arrows from its point.
-    let rank_at = |motion: &[(Pos2, egui::Vec2)], i: usize| -> usize {
-        let (p, v) = motion[i];
-        let mut distinct: Vec<egui::Vec2> = Vec::new();
-        for &(q, w) in &motion[..i] {
-            if w.length() >= SHORTEST_ARROW
-                && q.distance(p) <= SAME_POINT
-                && distinct.iter().all(|d| (*d - w).length() > SAME_ARROW_PX)
-            {
-                distinct.push(w);
-            }
-        }
-        distinct
-            .iter()
-            .position(|d| (*d - v).length() <= SAME_ARROW_PX)
-            .unwrap_or(distinct.len())
-    };
-    let ranks: Vec<Vec<usize>> = arrows
+    let mut lanes: Vec<Vec<f32>> = arrows.iter().map(|m| vec![0.0; m.len()]).collect();
+    let drawn: Vec<(usize, usize)> = arrows
         .iter()
-        .map(|motion| (0..motion.len()).map(|i| rank_at(motion, i)).collect())
-        .collect();
-    // How many groups each point needs: the most different arrows any motion has there.
-    let groups_at = |p: Pos2| -> usize {
-        arrows
-            .iter()
-            .zip(&ranks)
-            .flat_map(|(motion, r)| motion.iter().zip(r))
-            .filter(|((q, v), _)| v.length() >= SHORTEST_ARROW && q.distance(p) <= SAME_POINT)
-            .map(|(_, &rank)| rank + 1)
-            .max()
-            .unwrap_or(1)
-    };
-    let motions = arrows.len() as f32;
-    arrows
-        .iter()
-        .zip(&ranks)
         .enumerate()
-        .map(|(slot, (motion, r))| {
-            let beside = slot as f32 - 0.5 * (motions - 1.0);
-            motion
-                .iter()
-                .zip(r)
-                .map(|(&(p, _), &rank)| {
-                    let group = rank as f32 - 0.5 * (groups_at(p) as f32 - 1.0);
-                    (beside + group * motions) * FAN_SPACING
-                })
-                .collect()
-        })
-        .collect()
+        .flat_map(|(m, motion)| (0..motion.len()).map(move |i| (m, i)))
+        .filter(|&(m, i)| arrows[m][i].1.length() >= SHORTEST_ARROW)
+        .collect();
+    let mut bundled = vec![false; drawn.len()];
+    for first in 0..drawn.len() {
+        if bundled[first] {
+            continue;
+        }
+        let (p, v) = arrows[drawn[first].0][drawn[first].1];
+        let bundle: Vec<usize> = (first..drawn.len())
+            .filter(|&k| {
+                let (q, w) = arrows[drawn[k].0][drawn[k].1];
+                !bundled[k]
+                    && q.distance(p) <= SAME_POINT
+                    && v.normalized().dot(w.normalized()) >= OVERLAPPING_COS
+            })
+            .collect();
+        // One lane per motion and different arrow.
+        let mut distinct: Vec<(usize, egui::Vec2)> = Vec::new();
+        let lane_of: Vec<usize> = bundle
+            .iter()
+            .map(|&k| {
+                let (m, i) = drawn[k];
+                let w = arrows[m][i].1;
+                distinct
+                    .iter()
+                    .position(|&(n, d)| n == m && (d - w).length() <= SAME_ARROW_PX)
+                    .unwrap_or_else(|| {
+                        distinct.push((m, w));
+                        distinct.len() - 1
+                    })
+            })
+            .collect();
+        let middle = 0.5 * (distinct.len() as f32 - 1.0);
+        for (&k, &lane) in bundle.iter().zip(&lane_of) {
+            bundled[k] = true;
+            let (m, i) = drawn[k];
+            lanes[m][i] = (lane as f32 - middle) * FAN_SPACING;
+        }
+    }
+    lanes
 }
+
+/// Arrows from one point whose directions' cosine is at least this (about 20 degrees apart)
+/// cover each other.
+const OVERLAPPING_COS: f32 = 0.94;
 
 /// The arrows of the motion `column` on the screen: each arrow's origin and its velocity in
 /// pixels per unit of velocity, and the longest of those lengths.
@@ -489,36 +499,42 @@ mod tests {
     }
 
     #[test]
-    fn arrows_from_one_point_each_get_a_lane() {
-        let (hinge, centre) = (pos2(100.0, 100.0), pos2(200.0, 100.0));
+    fn only_arrows_that_would_cover_each_other_leave_their_point() {
+        let (hinge, centre, end) = (pos2(100.0, 100.0), pos2(200.0, 100.0), pos2(300.0, 100.0));
         let down = |length: f32| vec2(0.0, length);
         // At a flat pose the centres of two bars coincide with different velocities (the
-        // first motion's two arrows there); the second motion has one arrow there, and
-        // each has one at the hinge.
+        // first motion's two arrows there); the second motion has one arrow there.
         let first = vec![
             (hinge, down(50.0)),
             (centre, down(25.0)),
             (centre, down(60.0)),
+            (end, down(40.0)),
         ];
-        // A point at rest there too (a ground pivot), drawn not at all.
+        // Its hinge arrow goes the other way, a point at rest is drawn not at all, and at
+        // the end it goes sideways.
         let second = vec![
             (hinge, down(-40.0)),
             (centre, down(0.0)),
             (centre, down(30.0)),
+            (end, vec2(40.0, 0.0)),
         ];
         let lanes = arrow_lanes(&[first, second]);
-        // At the hinge the two motions side by side, centred, as before.
-        assert_eq!(
-            (lanes[0][0], lanes[1][0]),
-            (-0.5 * FAN_SPACING, 0.5 * FAN_SPACING)
-        );
-        // At the centre three different lanes, at least a fan spacing apart.
+        // Opposite or crossing arrows from one point hide nothing: they stay on it.
+        assert_eq!((lanes[0][0], lanes[1][0]), (0.0, 0.0));
+        assert_eq!((lanes[0][3], lanes[1][3]), (0.0, 0.0));
+        // At the centre three arrows down: three lanes a fan spacing apart, centred.
         let mut at_centre = [lanes[0][1], lanes[0][2], lanes[1][2]];
         at_centre.sort_by(f32::total_cmp);
-        assert!(
-            at_centre.windows(2).all(|w| w[1] - w[0] >= FAN_SPACING),
-            "{at_centre:?}"
-        );
+        assert_eq!(at_centre, [-FAN_SPACING, 0.0, FAN_SPACING]);
+    }
+
+    #[test]
+    fn two_motions_along_one_arrow_lie_side_by_side() {
+        let p = pos2(10.0, 10.0);
+        // 10 degrees apart: they would cover each other.
+        let turned = 30.0 * vec2(10f32.to_radians().cos(), 10f32.to_radians().sin());
+        let lanes = arrow_lanes(&[vec![(p, vec2(30.0, 0.0))], vec![(p, turned)]]);
+        assert_eq!(lanes, [vec![-0.5 * FAN_SPACING], vec![0.5 * FAN_SPACING]]);
     }
 
     #[test]

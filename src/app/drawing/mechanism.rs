@@ -37,8 +37,8 @@ const COUPLER_WIDTH: f32 = 0.6;
 
 /// Paints the mechanism: links and ground symbols, bars (cranks under couplers), point
 /// masses, hinges on top. Returns the bars' names, placed where none covers another, for
-/// [`paint_names`] to paint after the arrows, clear of the rectangles `keep_clear` (the arrow
-/// heads) where the bar has room.
+/// [`paint_names`] to paint under the arrows, clear of the rectangles `keep_clear` (the
+/// arrows' heads and shafts) where the bar has room.
 pub(super) fn draw_mechanism(
     canvas: &Canvas,
     labels: bool,
@@ -48,7 +48,7 @@ pub(super) fn draw_mechanism(
     let thickness = Thickness::of(mech);
     // Massless links of distance constraints and ground symbols first, under the bodies.
     draw_links_and_grounds(canvas);
-    // Names are painted after the bars and the arrows (`paint_names`), so nothing covers them.
+    // Names are painted after the bars (`paint_names`), so no bar covers them.
     let mut names: Vec<BodyName> = Vec::new();
     // Bars pinned to the ground (cranks) at full width first, the others (couplers) narrower
     // on top: where a coupler lies on a crank (flat and folded poses) both stay visible.
@@ -161,16 +161,20 @@ struct BarOnScreen {
     radius: f32,
 }
 
-/// The name of `bar`: the first spot along it, on its side then on the other, whose name
-/// covers no name placed before and none of `keep_clear`; else the first covering no name;
-/// none free (the stacked linkages crowd them at their flat poses): no name rather than a
-/// garbled one.
+/// The name of `bar`: the first spot along it, on its side then on the other, next to it
+/// then a line further out, whose name keeps a few pixels from every name placed before and
+/// covers none of `keep_clear` (the arrows); where every spot covers some arrow, the one
+/// covering the fewest of their pieces (the arrows, painted over the names, stay whole);
+/// none clear of the other names (the stacked linkages crowd them at their flat poses): no
+/// name rather than a garbled one.
 fn place_bar_name(
     canvas: &Canvas,
     bar: &BarOnScreen,
     keep_clear: &[egui::Rect],
     names: &mut Vec<BodyName>,
 ) {
+    /// Pixels kept between two names' backings.
+    const NAME_GAP: f32 = 4.0;
     let [pa, pb] = bar.ends;
     let d = (pb - pa).normalized();
     let normal = vec2(-d.y, d.x);
@@ -183,23 +187,30 @@ fn place_bar_name(
         FontId::proportional(14.0),
         canvas.palette.text,
     );
-    let offset = bar.radius + 10.0;
-    let spot = |(along, side): (f32, f32)| {
-        let at = pa + along * (pb - pa) + side * offset * normal;
-        egui::Rect::from_center_size(at, galley.size())
+    let near = bar.radius + 10.0;
+    let size = galley.size();
+    let far = near + size.y + NAME_GAP;
+    let spots = [near, far].into_iter().flat_map(|offset| {
+        [0.5, 0.3, 0.7, 0.15, 0.85]
+            .into_iter()
+            .flat_map(move |along| [(along, side), (along, -side)])
+            .map(move |(along, side)| {
+                let at = pa + along * (pb - pa) + side * offset * normal;
+                egui::Rect::from_center_size(at, size)
+            })
+    });
+    let named = |r: &egui::Rect| {
+        let kept = r.expand(NAME_GAP);
+        names.iter().any(|other| other.area().intersects(kept))
     };
-    let spots: Vec<egui::Rect> = [0.5, 0.3, 0.7, 0.15, 0.85]
-        .into_iter()
-        .flat_map(|along| [(along, side), (along, -side)])
-        .map(spot)
-        .collect();
-    let named = |r: &egui::Rect| names.iter().any(|other| other.rect.intersects(*r));
-    let on_a_head = |r: &egui::Rect| keep_clear.iter().any(|head| head.intersects(*r));
+    let arrows_under = |r: &egui::Rect| keep_clear.iter().filter(|a| a.intersects(*r)).count();
+    // The first spot with the fewest arrow pieces under it (`min_by_key` keeps the first).
     let rect = spots
-        .iter()
-        .find(|r| !named(r) && !on_a_head(r))
-        .or_else(|| spots.iter().find(|r| !named(r)));
-    if let Some(&rect) = rect {
+        .filter(|r| !named(r))
+        .enumerate()
+        .min_by_key(|(order, r)| (arrows_under(r), *order))
+        .map(|(_, r)| r);
+    if let Some(rect) = rect {
         names.push(BodyName { rect, galley });
     }
 }

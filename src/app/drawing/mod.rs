@@ -112,10 +112,10 @@ pub struct ViewState {
     check_pose_visible: bool,
     /// The user panned or zoomed the planar view since it was last set up or fitted.
     moved_by_user: bool,
-    /// Whether the view was set up for the split canvas: turning side by side on or off
-    /// goes back to the scene's view (a view panned or zoomed on the whole canvas may cut
-    /// the mechanism off a half).
-    fitted_side_by_side: bool,
+    /// The layout the view was set up for (side by side, presenting): turning either on or
+    /// off goes back to the scene's view (a view panned or zoomed on the whole canvas may
+    /// cut the mechanism off a half; presenting, the canvas changes its size and shape).
+    fitted_layout: (bool, bool),
     /// How far down from the canvas' top the legend and the time reached in the last frame:
     /// "Fit view" places the mechanism below them.
     overlay_height: f32,
@@ -175,7 +175,7 @@ impl Default for ViewState {
             fit_requested: false,
             check_pose_visible: false,
             moved_by_user: false,
-            fitted_side_by_side: false,
+            fitted_layout: (false, false),
             overlay_height: 0.0,
             push: PushControls::default(),
             motion_choice_generation: None,
@@ -331,14 +331,21 @@ fn arrow_room(live: &Live, size: egui::Vec2) -> f32 {
 /// on every side (the labels need some room).
 fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
     match pose_box(live) {
-        Some(pose) => fit_box(pose, size, top, arrow_room(live, size)),
+        Some(pose) => fit_box(pose, size, top, arrow_room(live, size), WINDOW_FILL),
         None => fit_planar(live),
     }
 }
 
 /// The view in which `[lo, hi]` fills the canvas as [`fit_pose`] fills it with the pose,
-/// `arrows` pixels left free above and below it.
-fn fit_box([lo, hi]: framing::PlaneBox, size: egui::Vec2, top: f32, arrows: f32) -> PlanarView {
+/// `arrows` pixels left free above and below it, filling the fraction `fill` of the width or
+/// the height it reaches first.
+fn fit_box(
+    [lo, hi]: framing::PlaneBox,
+    size: egui::Vec2,
+    top: f32,
+    arrows: f32,
+    fill: f64,
+) -> PlanarView {
     let (w, h) = (hi[0] - lo[0], hi[1] - lo[1]);
     // The legend may fill most of a short canvas: then fit the whole canvas, under it.
     let top = if top < 0.5 * size.y { top } else { 0.0 };
@@ -349,7 +356,7 @@ fn fit_box([lo, hi]: framing::PlaneBox, size: egui::Vec2, top: f32, arrows: f32)
     );
     // A single point (or a pose with no extent) still gets a sensible scale.
     let needed = w.max(h * canvas_w / free_h).max(1e-3);
-    let width = needed / 0.8;
+    let width = needed / fill;
     // The free part's centre is `top / 2` pixels below the canvas centre.
     let below = 0.5 * f64::from(top) * width / canvas_w;
     PlanarView {
@@ -473,23 +480,24 @@ pub fn draw_canvas(
     canvas_menu(&response, live, view, commands);
 }
 
-/// Sets the view up for a new scene or a change to or from side by side, fits the pose
+/// Sets the view up for a new scene or a change to or from side by side or presenting, fits the pose
 /// when asked, and after a singular event when the pose ran off the canvas.
 fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) {
     if let Some(motion) = view.motion_box {
         fit_video(live, view, motion, rect);
         return;
     }
+    let layout = (view.side_by_side, view.presenting);
     if view.fitted_generation != Some(live.generation) {
         view.planar = Some(fit_planar(live));
         view.orbit = Some(fit_orbit(live));
         view.fitted_generation = Some(live.generation);
-        view.fitted_side_by_side = view.side_by_side;
+        view.fitted_layout = layout;
         view.moved_by_user = false;
-    } else if view.fitted_side_by_side != view.side_by_side {
+    } else if view.fitted_layout != layout {
         view.planar = Some(fit_planar(live));
         view.orbit = Some(fit_orbit(live));
-        view.fitted_side_by_side = view.side_by_side;
+        view.fitted_layout = layout;
         view.moved_by_user = false;
     } else if std::mem::take(&mut view.fit_requested) {
         // The orbit camera of a spatial scene goes back to its start: the pendulum swings
@@ -522,8 +530,15 @@ fn fit_video(live: &Live, view: &mut ViewState, motion: framing::PlaneBox, rect:
     }
     let size = rect.size();
     let arrows = 0.08 * size.x.min(size.y);
-    view.planar = Some(fit_box(motion, size, 0.2 * size.y, arrows));
+    view.planar = Some(fit_box(motion, size, 0.2 * size.y, arrows, VIDEO_FILL));
 }
+
+/// The fraction of the canvas a fitted pose fills in the window: a tenth of it free on each
+/// side, for the labels and for the pose to move in before the view refits.
+const WINDOW_FILL: f64 = 0.8;
+/// The fraction of the canvas a video's whole motion fills: it never leaves that box, so
+/// only its names and its arrows at the edge need the margin.
+const VIDEO_FILL: f64 = 0.88;
 
 /// How close (pixels) to a body the pointer must press for a drag to grab it rather than pan.
 const GRAB_RADIUS: f64 = 12.0;
@@ -710,17 +725,18 @@ fn draw_backdrop(canvas: &Canvas, live: &Live) -> Option<egui::Rect> {
 /// The paths of the traced point and of the rigid bodies' traced points; when there are
 /// several, the label of each (where, what, its colour) to paint over the mechanism.
 fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Pos2, String, Color32)> {
-    let session = &live.session;
-    let paths =
-        std::iter::once(session.trace()).chain(session.point_traces().iter().map(|t| &t.path));
+    let paths: Vec<Vec<Pos2>> = live
+        .session
+        .shown_traces()
+        .map(|path| {
+            path.filter_map(|p| canvas.projection.to_screen(*p))
+                .collect()
+        })
+        .collect();
     // Several traces are told apart by a label; one needs none (the Scene panel names it).
-    let several = paths.clone().filter(|path| path.len() > 1).count() > 1;
+    let several = paths.iter().filter(|path| path.len() > 1).count() > 1;
     let mut labels = Vec::new();
-    for (k, path) in paths.enumerate() {
-        let points: Vec<Pos2> = path
-            .iter()
-            .filter_map(|p| canvas.projection.to_screen(*p))
-            .collect();
+    for (k, points) in paths.into_iter().enumerate() {
         if points.len() > 1 {
             let colour = canvas.palette.trace_colour(k).gamma_multiply(0.8);
             let end = points[points.len() - 1];
@@ -772,8 +788,9 @@ fn trace_name(live: &Live, k: usize) -> Option<String> {
     Some(format!("{} {which}", bodies.get(trace.body)?.name))
 }
 
-/// The mechanism, the legend and the time, the motions' arrows, then the names and labels
-/// on top; the labels keep off the legend, the names and the scale bar.
+/// The mechanism, the legend and the time, the names, the motions' arrows, then their labels
+/// on top; the names keep off the arrows where they can, the labels off the legend, the
+/// names and the scale bar.
 fn draw_mechanism_and_motions(
     canvas: &Canvas,
     live: &Live,
@@ -790,7 +807,7 @@ fn draw_mechanism_and_motions(
     let arrows = MotionArrows::lay_out(canvas, &shown, view, at_event);
     let names = match canvas.rigid {
         Some(rigid) => rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
-        None => draw_mechanism(canvas, view.show_labels, &arrows.heads()),
+        None => draw_mechanism(canvas, view.show_labels, &arrows.footprint()),
     };
     let legend = if view.show_reactions {
         reactions::update_reactions(view, live);
@@ -819,8 +836,10 @@ fn draw_mechanism_and_motions(
     if listed_half && canvas.rigid.is_none() {
         ghost::draw_ghost(canvas, &live.session, &shown, view);
     }
-    let labels = draw_motions(canvas, &shown, arrows, view, &overlay, listed_half);
+    // The arrows over the names: a name that found no place clear of them (a folded loop)
+    // may be crossed by a shaft, but hides no arrow.
     mechanism::paint_names(canvas.painter, names, canvas.palette);
+    let labels = draw_motions(canvas, &shown, arrows, view, &overlay, listed_half);
     arrows::paint_labels(canvas.painter, labels, canvas.palette);
 }
 

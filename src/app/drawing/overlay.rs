@@ -47,8 +47,9 @@ fn draw_time_and_basis(
 ) {
     let (rect, palette) = (canvas.rect, canvas.palette);
     // A short canvas (a projector's interface scale, side by side) keeps its mechanism room:
-    // the time takes at most a tenth of its height.
-    let size = (0.1 * rect.height()).clamp(11.0, 20.0);
+    // the time takes at most a tenth of its height. Whole sizes: their glyphs are in the
+    // font atlas from the start (`font_warmup`), none missing from a recorded frame.
+    let size = (0.1 * rect.height()).clamp(11.0, 20.0).round();
     drawn.push(text_on_backdrop(
         canvas,
         pos2(rect.right() - 14.0, rect.top() + 10.0),
@@ -59,7 +60,7 @@ fn draw_time_and_basis(
     let (basis_size, basis_color) = if side_by_side {
         (size, palette.text)
     } else {
-        (0.7 * size, palette.text.gamma_multiply(0.75))
+        ((0.7 * size).round(), palette.text.gamma_multiply(0.75))
     };
     let basis_rect = text_on_backdrop(
         canvas,

@@ -15,7 +15,9 @@ use crate::app::simulation::Live;
 use crate::live::{ReactionArrow, ReactionDisplay};
 
 const UNIQUE: Color32 = Color32::from_rgb(46, 160, 90);
-const UNDETERMINED: Color32 = Color32::from_rgb(230, 140, 30);
+/// Crimson: none of the motions' first five colours (the first, orange, is `T1`'s, drawn at
+/// the same joints).
+const UNDETERMINED: Color32 = Color32::from_rgb(200, 40, 80);
 const MODE: Color32 = Color32::from_rgb(155, 89, 208);
 /// The largest force met spans this fraction of the canvas' smaller side.
 const FORCE_SPAN: f32 = 0.2;

@@ -35,7 +35,7 @@ use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::cpu_clock::CpuClock;
 use super::drawing::{self, ViewState};
-use super::font_warmup::{Warmed, keep_font_atlas_warm};
+use super::font_warmup::{Warmed, keep_font_atlas_warm, warm_captions};
 use super::plots::{self, PlotLayout, PlotState};
 use super::presentation::{self, Presentation};
 use super::record::Recorder;
@@ -87,6 +87,14 @@ fn layout(
         egui::Theme::Dark
     });
     keep_font_atlas_warm(&ctx, &mut warmed);
+    if let Some(run) = &live.lesson {
+        warm_captions(
+            &ctx,
+            &mut warmed,
+            live.generation,
+            run.player.caption_texts(),
+        );
+    }
     apply_lesson_view(&live, &mut view);
     if catalog
         .scanned
@@ -199,7 +207,8 @@ impl Panels<'_, '_> {
                     plots::show_plots(ui, live, view, plot_state, commands);
                 });
         }
-        if !view.video {
+        // Presenting, the cursor is hidden: the timeline and its Undo are keys (Ctrl+Z).
+        if !view.video && !presenting {
             egui::Panel::bottom("timeline").show(root, |ui| {
                 timeline_bar(ui, live, view, commands);
             });
@@ -293,10 +302,13 @@ fn side_by_side(
     // The central panel has no fill of its own: the gaps and the plots get the panels' one.
     let area = ui.available_rect_before_wrap();
     ui.painter().rect_filled(area, 0.0, ui.visuals().panel_fill);
-    let plot_height = if view.show_plots {
-        (0.36 * ui.available_height()).clamp(120.0, 320.0)
-    } else {
+    // Presenting, the mechanism is what the room looks at: its plots take less room.
+    let plot_height = if !view.show_plots {
         0.0
+    } else if view.presenting {
+        (0.3 * ui.available_height()).clamp(90.0, 240.0)
+    } else {
+        (0.36 * ui.available_height()).clamp(120.0, 320.0)
     };
     let mut canvas_bottom = area.bottom();
     ui.columns(2, |columns| {
@@ -313,7 +325,7 @@ fn side_by_side(
                 drawing::draw_canvas(ui, live, view, basis, overstep, commands);
             });
             canvas_bottom = drawn.response.rect.bottom();
-            if view.show_plots && !view.video {
+            if view.show_plots && !view.video && !view.presenting {
                 // The plots panel's controls, split over the two columns (one row each, so
                 // the plots stay level).
                 ui.horizontal(|ui| match basis {
