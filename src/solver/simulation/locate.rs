@@ -46,7 +46,8 @@
 
 use nalgebra::DVector;
 
-use super::{KEPT_STATES, Simulation, rescale_kinetic_energy, turns};
+use super::leave::rescale_kinetic_energy;
+use super::{KEPT_STATES, Simulation, turns};
 use crate::solver::basis::StepEnd;
 use crate::solver::error::SolverError;
 use crate::solver::events::LocatedMinimum;
