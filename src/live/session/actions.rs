@@ -28,7 +28,7 @@ impl LiveSession {
 
     /// Sends the mechanism from the event it is paused at along `direction` (a branch or an
     /// admissible motion) with the event's kinetic energy, or at `speed` if given, and plays
-    /// on (see [`Simulation::leave_along`]).
+    /// on (see [`crate::solver::Simulation::leave_along`]).
     pub fn leave_along(
         &mut self,
         direction: &DVector<f64>,
