@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 
 use nalgebra::{DVector, Vector2};
 
+use super::bodies::Bodies;
 use super::limits::{
     ANGLE, FRACTION, INERTIA, LENGTH, MASS, SCALE_FREE, check_bounded, check_driver_law,
     check_positive, check_reach,
 };
-use super::{Bodies, Builder, Reporter};
+use super::{Builder, Reporter};
 use crate::model::{Body, BodyKind, Joint, JointKind, LocalPoint, Mechanism};
 use crate::number_text::number_text;
 use crate::scene::SceneError;

@@ -5,8 +5,9 @@
 
 use nalgebra::{Matrix3, Vector3};
 
+use super::Builder;
+use super::bodies::Bodies;
 use super::rigid::{PERPENDICULAR_SLACK, body_point, direction, vector};
-use super::{Bodies, Builder};
 use crate::model::{Attachment, BodyKind, JointKind, SpatialJoint, SpatialKind, spatial};
 use crate::scene::SceneError;
 use crate::scene::format::{JointSpec, SpatialPointSpec};
