@@ -6,14 +6,16 @@
 //! column of `T`; at an event the continued columns solid, the new ones dashed, labelled).
 //!
 //! Everything is painted with egui's painter (anti-aliased fills, strokes and text in one
-//! pass), so Bevy's renderer only needs to host egui. This module owns the view state, the
-//! plugin and the canvas's input and layout; the painting is in the submodules: `projection`
+//! pass), so Bevy's renderer only needs to host egui. This module owns the plugin and the
+//! canvas's input and layout; the view state is `view_state`, fitting the view `fit`, and
+//! the painting is in the other submodules: `projection`
 //! (world to canvas), `backdrop` (grids), `mechanism` (planar bars, point masses),
 //! `spatial` (rigid bodies, their joints, shadows on the floor) over `solids` (shaded
 //! triangle meshes), `arrows` (admissible motions) and `overlay` (legend and time).
 
 mod arrows;
 mod backdrop;
+mod fit;
 mod ghost;
 mod joint_labels;
 mod mechanism;
@@ -25,229 +27,32 @@ pub mod reactions;
 mod shapes;
 mod solids;
 mod spatial;
+mod view_state;
+
+pub use view_state::{ViewState, Zoom};
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, Pos2, Sense, Shape, Stroke, Ui};
 use nalgebra::DVector;
-use std::collections::BTreeSet;
 
 use super::SingulabSystems;
-use super::actions::{PushControls, leave_buttons};
+use super::actions::leave_buttons;
 use super::commands::AppCommand;
-use super::config::ViewConfig;
 use super::simulation::{Live, SceneLoaded, SingularityReached};
 use super::theme::Palette;
 use crate::lesson::Way;
 use crate::lesson::choices::{leave_direction, listed_motions};
-use crate::live::framing;
 use crate::live::motions::Motion;
-use crate::live::{OrbitCamera, PlanarView};
 use crate::model::Mechanism;
 use crate::solver::BasisMode;
 
 use arrows::{MotionArrows, draw_motions};
 use backdrop::{draw_floor, draw_grid};
+use fit::{fit_orbit, fit_planar, fit_view};
 use mechanism::draw_mechanism;
 use overlay::draw_overlay_text;
 use projection::Projection;
-use reactions::ReactionCache;
 use spatial::{Floor, RigidView};
-
-/// A step of the interface's size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Zoom {
-    In,
-    Out,
-    Reset,
-}
-
-/// Display choices: none of them touches the physics.
-#[derive(Resource, Clone, Debug)]
-pub struct ViewState {
-    /// Basis whose `T`, `q`, `qd` are shown (both are always tracked).
-    pub basis: BasisMode,
-    /// Plot both bases at once (traditional dashed).
-    pub compare_bases: bool,
-    /// The canvas split in two, traditional basis on the left and continued on the right,
-    /// each with its arrows and its `qd` plot underneath (the same mechanism twice: one
-    /// simulation tracks both bases).
-    pub side_by_side: bool,
-    pub light: bool,
-    pub show_motions: bool,
-    /// The motions the user hid, by label ("new 1", "branch 2"): hidden in both halves of
-    /// side by side and at every event until shown again.
-    pub hidden_motions: BTreeSet<String>,
-    /// At an event, every motion drawn (key 0), not only the chosen one (`push.motion`,
-    /// keys 1 to 9): a flat pose with several motions is unreadable with all of them.
-    pub all_motions: bool,
-    /// The motion whose row the pointer is over in the panel: drawn as is, the others dimmed.
-    pub highlighted_motion: Option<usize>,
-    /// A drag on the canvas holds a body (not panning).
-    pub grabbing: bool,
-    /// The ghost preview of the highlighted motion's action, once computed.
-    pub ghost: Option<ghost::Ghost>,
-    /// Whether pointing at a motion's row shows its ghost (off while a class predicts).
-    pub ghost_preview: bool,
-    /// The [`Live::generation`] whose lesson's view was applied (a lesson sets the view once
-    /// when it opens; then it is the user's).
-    pub lesson_view_applied: Option<u64>,
-    pub show_trace: bool,
-    pub show_labels: bool,
-    pub show_grid: bool,
-    /// Each rigid body's axes from its centre of mass (spatial scenes).
-    pub show_body_axes: bool,
-    /// The joint reactions drawn (key J), and the self-stress mode drawn (0-based).
-    pub show_reactions: bool,
-    pub reaction_mode: Option<usize>,
-    /// The reactions of the state shown, computed once per state.
-    pub reactions: Option<ReactionCache>,
-    pub planar: Option<PlanarView>,
-    pub orbit: Option<OrbitCamera>,
-    /// The scene the view was set up for (from its view hints) on loading.
-    fitted_generation: Option<u64>,
-    /// "Fit view" asked for: fit the current pose on the next frame.
-    fit_requested: bool,
-    /// A singular event was reached: if the pose runs off the canvas and the user has not
-    /// panned or zoomed since the view was set up, fit it on the next frame.
-    check_pose_visible: bool,
-    /// The user panned or zoomed the planar view since it was last set up or fitted.
-    moved_by_user: bool,
-    /// The layout the view was set up for (side by side, presenting): turning either on or
-    /// off goes back to the scene's view (a view panned or zoomed on the whole canvas may
-    /// cut the mechanism off a half; presenting, the canvas changes its size and shape).
-    fitted_layout: (bool, bool),
-    /// How far down from the canvas' top the legend and the time reached in the last frame:
-    /// "Fit view" places the mechanism below them.
-    overlay_height: f32,
-    /// Push controls: which motion, how much velocity, over how long.
-    pub push: PushControls,
-    /// The scene the motion choice was made on.
-    motion_choice_generation: Option<u64>,
-    /// Seconds of history visible in the plots while running.
-    pub plot_window: f64,
-    /// The picture of a video (`singulab record`): what a student should see, no controls,
-    /// timeline, plot controls or key hints.
-    pub video: bool,
-    /// Presentation mode is on (set by the layout each frame): the canvas is for the class.
-    pub presenting: bool,
-    /// Where the canvas and its banner were on the window in the last frame, in physical
-    /// pixels (x, y, width, height): what the app's Record button records.
-    pub canvas_area: Option<[u32; 4]>,
-    /// A video's frame: the box of every pose its run reaches, which the view fits once
-    /// ([`framing::run_box`]) instead of the scene's view and the pose at each event.
-    pub motion_box: Option<framing::PlaneBox>,
-    /// Side panels shown (hiding them gives the mechanism the whole width on a projector).
-    pub show_controls: bool,
-    pub show_plots: bool,
-    /// Interface scale to apply on the next frame (`--ui-scale`); egui keeps it afterwards
-    /// (Ctrl + / Ctrl - / Ctrl 0 and the View menu change it).
-    pub pending_ui_scale: Option<f32>,
-    /// Ctrl + / Ctrl - / Ctrl 0 pressed: the interface one step larger, smaller, or 100 %.
-    pub pending_zoom: Option<Zoom>,
-    display_x: DVector<f64>,
-}
-
-impl Default for ViewState {
-    fn default() -> Self {
-        Self {
-            basis: BasisMode::Continued,
-            compare_bases: false,
-            side_by_side: false,
-            light: false,
-            show_motions: false,
-            hidden_motions: BTreeSet::new(),
-            all_motions: false,
-            highlighted_motion: None,
-            grabbing: false,
-            ghost: None,
-            ghost_preview: true,
-            lesson_view_applied: None,
-            show_trace: true,
-            show_labels: true,
-            show_grid: true,
-            show_body_axes: false,
-            show_reactions: false,
-            reaction_mode: None,
-            reactions: None,
-            planar: None,
-            orbit: None,
-            fitted_generation: None,
-            fit_requested: false,
-            check_pose_visible: false,
-            moved_by_user: false,
-            fitted_layout: (false, false),
-            overlay_height: 0.0,
-            push: PushControls::default(),
-            motion_choice_generation: None,
-            plot_window: 10.0,
-            canvas_area: None,
-            motion_box: None,
-            video: false,
-            presenting: false,
-            show_controls: true,
-            show_plots: true,
-            pending_ui_scale: None,
-            pending_zoom: None,
-            display_x: DVector::zeros(0),
-        }
-    }
-}
-
-impl ViewState {
-    pub fn from_args(args: &ViewConfig) -> Self {
-        Self {
-            basis: args.basis,
-            light: args.light,
-            side_by_side: args.side_by_side,
-            show_reactions: args.reactions,
-            reaction_mode: args.mode.map(|k| k - 1),
-            pending_ui_scale: (args.ui_scale != 1.0).then_some(args.ui_scale),
-            pending_zoom: None,
-            video: args.video,
-            show_plots: args.plots,
-            ..Self::default()
-        }
-    }
-
-    /// Fits the view to the mechanism's current pose on the next frame (F, double-click,
-    /// the menus); a loaded scene starts from its view hints instead.
-    pub fn refit(&mut self) {
-        self.fit_requested = true;
-    }
-
-    /// Keeps the chosen motion one of those `listed` at an event: the first (the motion the
-    /// mechanism had) on a newly opened scene, the last listed where the list is shorter
-    /// than the choice (another event, another basis). Every frame, before anything reads it.
-    pub fn settle_motion_choice(&mut self, generation: u64, listed: Option<usize>) {
-        if self.motion_choice_generation != Some(generation) {
-            self.motion_choice_generation = Some(generation);
-            self.push.motion = 0;
-        }
-        if let Some(count) = listed {
-            self.push.motion = self.push.motion.min(count.saturating_sub(1));
-        }
-    }
-
-    /// Whether the user left `motion` shown (its box ticked).
-    pub fn motion_shown(&self, motion: &Motion) -> bool {
-        !self.hidden_motions.contains(&motion.label)
-    }
-
-    /// Whether motion `k` of a list is drawn: shown, and at an event the chosen one unless
-    /// all are drawn.
-    pub fn motion_drawn(&self, k: usize, motion: &Motion, at_event: bool) -> bool {
-        self.motion_shown(motion) && (self.all_motions || !at_event || k == self.push.motion)
-    }
-
-    /// Hides or shows `motion`, wherever it is listed.
-    pub fn set_motion_shown(&mut self, motion: &Motion, shown: bool) {
-        if shown {
-            self.hidden_motions.remove(&motion.label);
-        } else {
-            self.hidden_motions.insert(motion.label.clone());
-        }
-    }
-}
 
 /// Owns [`ViewState`] and the camera egui renders through; shows the motions at events.
 pub struct DrawingPlugin;
@@ -295,115 +100,6 @@ pub fn shown_motions(live: &Live, view: &ViewState, basis: BasisMode) -> Vec<Mot
     } else {
         Vec::new()
     }
-}
-
-/// The scene's initial view: its view hints, else twice the bounding box of its pose.
-fn fit_planar(live: &Live) -> PlanarView {
-    let scene = live.session.scene();
-    let [lo, hi] = pose_box(live).unwrap_or([[0.0; 2]; 2]);
-    let center = scene
-        .view
-        .center
-        .map_or([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])], |c| {
-            [c.0, c.1]
-        });
-    let width = scene
-        .view
-        .width
-        .unwrap_or_else(|| 2.0 * (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1.0));
-    PlanarView { center, width }
-}
-
-/// Room (pixels) above and below the pose for the motions' arrows at an event: their
-/// longest is this long (`arrows::draw_motions`). Without it a short canvas (a projector's
-/// interface scale, side by side) drew them over the legend and the time.
-fn arrow_room(live: &Live, size: egui::Vec2) -> f32 {
-    if live.session.current_event().is_some() {
-        0.16 * size.x.min(size.y)
-    } else {
-        0.0
-    }
-}
-
-/// "Fit view": the current pose's bounding box fills the part of the canvas (`size` in
-/// pixels) below the legend and the time (`top` pixels), less the arrows' room above and
-/// below it, in whichever dimension it reaches first, with a margin of a tenth of that part
-/// on every side (the labels need some room).
-fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
-    match pose_box(live) {
-        Some(pose) => fit_box(pose, size, top, arrow_room(live, size), WINDOW_FILL),
-        None => fit_planar(live),
-    }
-}
-
-/// The view in which `[lo, hi]` fills the canvas as [`fit_pose`] fills it with the pose,
-/// `arrows` pixels left free above and below it, filling the fraction `fill` of the width or
-/// the height it reaches first.
-fn fit_box(
-    [lo, hi]: framing::PlaneBox,
-    size: egui::Vec2,
-    top: f32,
-    arrows: f32,
-    fill: f64,
-) -> PlanarView {
-    let (w, h) = (hi[0] - lo[0], hi[1] - lo[1]);
-    // The legend may fill most of a short canvas: then fit the whole canvas, under it.
-    let top = if top < 0.5 * size.y { top } else { 0.0 };
-    let arrows = arrows.min(0.25 * (size.y - top));
-    let (canvas_w, free_h) = (
-        f64::from(size.x),
-        f64::from((size.y - top - 2.0 * arrows).max(1.0)),
-    );
-    // A single point (or a pose with no extent) still gets a sensible scale.
-    let needed = w.max(h * canvas_w / free_h).max(1e-3);
-    let width = needed / fill;
-    // The free part's centre is `top / 2` pixels below the canvas centre.
-    let below = 0.5 * f64::from(top) * width / canvas_w;
-    PlanarView {
-        center: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]) + below],
-        width,
-    }
-}
-
-/// Whether the current pose lies on the canvas `rect` under `planar`, below the legend
-/// (`top` pixels) and clear of the edges by a tenth of the canvas' smaller side, and at an
-/// event of the top and bottom by its arrows' room too.
-fn pose_on_canvas(live: &Live, planar: &PlanarView, rect: egui::Rect, top: f32) -> bool {
-    let Some([lo, hi]) = pose_box(live) else {
-        return true;
-    };
-    let margin = 0.1 * f64::from(rect.width().min(rect.height()));
-    let arrows = f64::from(arrow_room(live, rect.size()));
-    let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
-    let width = f64::from(rect.width());
-    let [left, upper] = planar.to_screen([lo[0], hi[1]], center, width);
-    let [right, lower] = planar.to_screen([hi[0], lo[1]], center, width);
-    left >= f64::from(rect.left()) + margin
-        && right <= f64::from(rect.right()) - margin
-        && upper >= f64::from(rect.top() + top.min(0.5 * rect.height())) + margin + arrows
-        && lower <= f64::from(rect.bottom()) - margin - arrows
-}
-
-/// The bounding box (`[lo, hi]` in the plane) of the current pose ([`framing::pose_box`]).
-fn pose_box(live: &Live) -> Option<[[f64; 2]; 2]> {
-    framing::pose_box(
-        &live.session.scene().mechanism,
-        live.session.simulation().positions(),
-    )
-}
-
-/// The orbit camera of a spatial scene: framing the current pose of rigid bodies, or the
-/// scene's view width about the origin.
-fn fit_orbit(live: &Live) -> OrbitCamera {
-    let scene = live.session.scene();
-    if scene.mechanism.has_rigid_bodies() {
-        let palette = Palette::for_theme(false);
-        return spatial::fit_camera(live, live.session.simulation().positions(), palette);
-    }
-    let size = scene.view.width.unwrap_or(1.0);
-    let mut camera = OrbitCamera::looking_at([0.0, 0.0, 0.0], 1.6 * size);
-    camera.target = [0.0, 0.0, -0.25 * size];
-    camera
 }
 
 /// What the painting phases of one canvas share: where to paint, how the world maps onto
@@ -479,66 +175,6 @@ pub fn draw_canvas(
     view.display_x = x;
     canvas_menu(&response, live, view, commands);
 }
-
-/// Sets the view up for a new scene or a change to or from side by side or presenting, fits the pose
-/// when asked, and after a singular event when the pose ran off the canvas.
-fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) {
-    if let Some(motion) = view.motion_box {
-        fit_video(live, view, motion, rect);
-        return;
-    }
-    let layout = (view.side_by_side, view.presenting);
-    if view.fitted_generation != Some(live.generation) {
-        view.planar = Some(fit_planar(live));
-        view.orbit = Some(fit_orbit(live));
-        view.fitted_generation = Some(live.generation);
-        view.fitted_layout = layout;
-        view.moved_by_user = false;
-    } else if view.fitted_layout != layout {
-        view.planar = Some(fit_planar(live));
-        view.orbit = Some(fit_orbit(live));
-        view.fitted_layout = layout;
-        view.moved_by_user = false;
-    } else if std::mem::take(&mut view.fit_requested) {
-        // The orbit camera of a spatial scene goes back to its start: the pendulum swings
-        // about its pivot, which that view centres.
-        view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
-        view.orbit = Some(fit_orbit(live));
-        view.moved_by_user = false;
-    } else if std::mem::take(&mut view.check_pose_visible)
-        && !spatial
-        && !view.moved_by_user
-        && view
-            .planar
-            .is_some_and(|planar| !pose_on_canvas(live, &planar, rect, view.overlay_height))
-    {
-        // The motions at a singular event are drawn on the whole pose: the 2x2's stacked
-        // stage leans past its view hint's right edge at its first event.
-        view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
-    }
-}
-
-/// A video's view, on every frame: the box of its whole motion fitted below room for the
-/// time and an event's legend (a fifth of the canvas) and with some room for the arrows of
-/// a pose at its edge (the arrows reach a sixth of the canvas), the same
-/// for the whole video while the canvas keeps its size (the window's first frames have
-/// another).
-fn fit_video(live: &Live, view: &mut ViewState, motion: framing::PlaneBox, rect: egui::Rect) {
-    if view.fitted_generation != Some(live.generation) {
-        view.orbit = Some(fit_orbit(live));
-        view.fitted_generation = Some(live.generation);
-    }
-    let size = rect.size();
-    let arrows = 0.08 * size.x.min(size.y);
-    view.planar = Some(fit_box(motion, size, 0.2 * size.y, arrows, VIDEO_FILL));
-}
-
-/// The fraction of the canvas a fitted pose fills in the window: a tenth of it free on each
-/// side, for the labels and for the pose to move in before the view refits.
-const WINDOW_FILL: f64 = 0.8;
-/// The fraction of the canvas a video's whole motion fills: it never leaves that box, so
-/// only its names and its arrows at the edge need the margin.
-const VIDEO_FILL: f64 = 0.88;
 
 /// How close (pixels) to a body the pointer must press for a drag to grab it rather than pan.
 const GRAB_RADIUS: f64 = 12.0;

@@ -1,0 +1,182 @@
+//! Fitting the view: the scene's view hints at opening, the current pose on request (F,
+//! double-click) or when a singular event finds it off the canvas, a video's whole motion
+//! on every frame, and the orbit camera of spatial scenes.
+
+use bevy_egui::egui;
+
+use super::ViewState;
+use super::spatial;
+use crate::app::simulation::Live;
+use crate::app::theme::Palette;
+use crate::live::framing;
+use crate::live::{OrbitCamera, PlanarView};
+
+/// The scene's initial view: its view hints, else twice the bounding box of its pose.
+pub(super) fn fit_planar(live: &Live) -> PlanarView {
+    let scene = live.session.scene();
+    let [lo, hi] = pose_box(live).unwrap_or([[0.0; 2]; 2]);
+    let center = scene
+        .view
+        .center
+        .map_or([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])], |c| {
+            [c.0, c.1]
+        });
+    let width = scene
+        .view
+        .width
+        .unwrap_or_else(|| 2.0 * (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1.0));
+    PlanarView { center, width }
+}
+
+/// Room (pixels) above and below the pose for the motions' arrows at an event: their
+/// longest is this long (`arrows::draw_motions`). Without it a short canvas (a projector's
+/// interface scale, side by side) drew them over the legend and the time.
+fn arrow_room(live: &Live, size: egui::Vec2) -> f32 {
+    if live.session.current_event().is_some() {
+        0.16 * size.x.min(size.y)
+    } else {
+        0.0
+    }
+}
+
+/// "Fit view": the current pose's bounding box fills the part of the canvas (`size` in
+/// pixels) below the legend and the time (`top` pixels), less the arrows' room above and
+/// below it, in whichever dimension it reaches first, with a margin of a tenth of that part
+/// on every side (the labels need some room).
+fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
+    match pose_box(live) {
+        Some(pose) => fit_box(pose, size, top, arrow_room(live, size), WINDOW_FILL),
+        None => fit_planar(live),
+    }
+}
+
+/// The view in which `[lo, hi]` fills the canvas as [`fit_pose`] fills it with the pose,
+/// `arrows` pixels left free above and below it, filling the fraction `fill` of the width or
+/// the height it reaches first.
+fn fit_box(
+    [lo, hi]: framing::PlaneBox,
+    size: egui::Vec2,
+    top: f32,
+    arrows: f32,
+    fill: f64,
+) -> PlanarView {
+    let (w, h) = (hi[0] - lo[0], hi[1] - lo[1]);
+    // The legend may fill most of a short canvas: then fit the whole canvas, under it.
+    let top = if top < 0.5 * size.y { top } else { 0.0 };
+    let arrows = arrows.min(0.25 * (size.y - top));
+    let (canvas_w, free_h) = (
+        f64::from(size.x),
+        f64::from((size.y - top - 2.0 * arrows).max(1.0)),
+    );
+    // A single point (or a pose with no extent) still gets a sensible scale.
+    let needed = w.max(h * canvas_w / free_h).max(1e-3);
+    let width = needed / fill;
+    // The free part's centre is `top / 2` pixels below the canvas centre.
+    let below = 0.5 * f64::from(top) * width / canvas_w;
+    PlanarView {
+        center: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]) + below],
+        width,
+    }
+}
+
+/// Whether the current pose lies on the canvas `rect` under `planar`, below the legend
+/// (`top` pixels) and clear of the edges by a tenth of the canvas' smaller side, and at an
+/// event of the top and bottom by its arrows' room too.
+fn pose_on_canvas(live: &Live, planar: &PlanarView, rect: egui::Rect, top: f32) -> bool {
+    let Some([lo, hi]) = pose_box(live) else {
+        return true;
+    };
+    let margin = 0.1 * f64::from(rect.width().min(rect.height()));
+    let arrows = f64::from(arrow_room(live, rect.size()));
+    let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
+    let width = f64::from(rect.width());
+    let [left, upper] = planar.to_screen([lo[0], hi[1]], center, width);
+    let [right, lower] = planar.to_screen([hi[0], lo[1]], center, width);
+    left >= f64::from(rect.left()) + margin
+        && right <= f64::from(rect.right()) - margin
+        && upper >= f64::from(rect.top() + top.min(0.5 * rect.height())) + margin + arrows
+        && lower <= f64::from(rect.bottom()) - margin - arrows
+}
+
+/// The bounding box (`[lo, hi]` in the plane) of the current pose ([`framing::pose_box`]).
+fn pose_box(live: &Live) -> Option<[[f64; 2]; 2]> {
+    framing::pose_box(
+        &live.session.scene().mechanism,
+        live.session.simulation().positions(),
+    )
+}
+
+/// The orbit camera of a spatial scene: framing the current pose of rigid bodies, or the
+/// scene's view width about the origin.
+pub(super) fn fit_orbit(live: &Live) -> OrbitCamera {
+    let scene = live.session.scene();
+    if scene.mechanism.has_rigid_bodies() {
+        let palette = Palette::for_theme(false);
+        return spatial::fit_camera(live, live.session.simulation().positions(), palette);
+    }
+    let size = scene.view.width.unwrap_or(1.0);
+    let mut camera = OrbitCamera::looking_at([0.0, 0.0, 0.0], 1.6 * size);
+    camera.target = [0.0, 0.0, -0.25 * size];
+    camera
+}
+
+/// Sets the view up for a new scene or a change to or from side by side or presenting, fits the pose
+/// when asked, and after a singular event when the pose ran off the canvas.
+pub(super) fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) {
+    if let Some(motion) = view.motion_box {
+        fit_video(live, view, motion, rect);
+        return;
+    }
+    let layout = (view.side_by_side, view.presenting);
+    if view.fitted_generation != Some(live.generation) {
+        view.planar = Some(fit_planar(live));
+        view.orbit = Some(fit_orbit(live));
+        view.fitted_generation = Some(live.generation);
+        view.fitted_layout = layout;
+        view.moved_by_user = false;
+    } else if view.fitted_layout != layout {
+        view.planar = Some(fit_planar(live));
+        view.orbit = Some(fit_orbit(live));
+        view.fitted_layout = layout;
+        view.moved_by_user = false;
+    } else if std::mem::take(&mut view.fit_requested) {
+        // The orbit camera of a spatial scene goes back to its start: the pendulum swings
+        // about its pivot, which that view centres.
+        view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
+        view.orbit = Some(fit_orbit(live));
+        view.moved_by_user = false;
+    } else if std::mem::take(&mut view.check_pose_visible)
+        && !spatial
+        && !view.moved_by_user
+        && view
+            .planar
+            .is_some_and(|planar| !pose_on_canvas(live, &planar, rect, view.overlay_height))
+    {
+        // The motions at a singular event are drawn on the whole pose: the 2x2's stacked
+        // stage leans past its view hint's right edge at its first event.
+        view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
+    }
+}
+
+/// A video's view, on every frame: the box of its whole motion fitted below room for the
+/// time and an event's legend (a fifth of the canvas) and with some room for the arrows of
+/// a pose at its edge (the arrows reach a sixth of the canvas), the same
+/// for the whole video while the canvas keeps its size (the window's first frames have
+/// another).
+fn fit_video(live: &Live, view: &mut ViewState, motion: framing::PlaneBox, rect: egui::Rect) {
+    if view.fitted_generation != Some(live.generation) {
+        view.orbit = Some(fit_orbit(live));
+        view.fitted_generation = Some(live.generation);
+    }
+    let size = rect.size();
+    let arrows = 0.08 * size.x.min(size.y);
+    view.planar = Some(fit_box(motion, size, 0.2 * size.y, arrows, VIDEO_FILL));
+}
+
+/// The fraction of the canvas a fitted pose fills in the window: a tenth of it free on each
+/// side, for the labels and for the pose to move in before the view refits.
+const WINDOW_FILL: f64 = 0.8;
+
+/// The fraction of the canvas a video's whole motion fills: it never leaves that box, so
+/// only its names and its arrows at the edge need the margin.
+const VIDEO_FILL: f64 = 0.88;

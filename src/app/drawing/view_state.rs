@@ -1,0 +1,213 @@
+//! What the canvas shows and how: the display choices (basis, side by side, theme, motions
+//! drawn, reactions, trace), the camera of each view and what the fitting of the view
+//! remembers. None of it touches the physics.
+
+use std::collections::BTreeSet;
+
+use bevy::prelude::*;
+use nalgebra::DVector;
+
+use super::ghost;
+use super::reactions::ReactionCache;
+use crate::app::actions::PushControls;
+use crate::app::config::ViewConfig;
+use crate::live::framing;
+use crate::live::motions::Motion;
+use crate::live::{OrbitCamera, PlanarView};
+use crate::solver::BasisMode;
+
+/// A step of the interface's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zoom {
+    In,
+    Out,
+    Reset,
+}
+
+/// Display choices: none of them touches the physics.
+#[derive(Resource, Clone, Debug)]
+pub struct ViewState {
+    /// Basis whose `T`, `q`, `qd` are shown (both are always tracked).
+    pub basis: BasisMode,
+    /// Plot both bases at once (traditional dashed).
+    pub compare_bases: bool,
+    /// The canvas split in two, traditional basis on the left and continued on the right,
+    /// each with its arrows and its `qd` plot underneath (the same mechanism twice: one
+    /// simulation tracks both bases).
+    pub side_by_side: bool,
+    pub light: bool,
+    pub show_motions: bool,
+    /// The motions the user hid, by label ("new 1", "branch 2"): hidden in both halves of
+    /// side by side and at every event until shown again.
+    pub hidden_motions: BTreeSet<String>,
+    /// At an event, every motion drawn (key 0), not only the chosen one (`push.motion`,
+    /// keys 1 to 9): a flat pose with several motions is unreadable with all of them.
+    pub all_motions: bool,
+    /// The motion whose row the pointer is over in the panel: drawn as is, the others dimmed.
+    pub highlighted_motion: Option<usize>,
+    /// A drag on the canvas holds a body (not panning).
+    pub grabbing: bool,
+    /// The ghost preview of the highlighted motion's action, once computed.
+    pub ghost: Option<ghost::Ghost>,
+    /// Whether pointing at a motion's row shows its ghost (off while a class predicts).
+    pub ghost_preview: bool,
+    /// The [`Live::generation`] whose lesson's view was applied (a lesson sets the view once
+    /// when it opens; then it is the user's).
+    pub lesson_view_applied: Option<u64>,
+    pub show_trace: bool,
+    pub show_labels: bool,
+    pub show_grid: bool,
+    /// Each rigid body's axes from its centre of mass (spatial scenes).
+    pub show_body_axes: bool,
+    /// The joint reactions drawn (key J), and the self-stress mode drawn (0-based).
+    pub show_reactions: bool,
+    pub reaction_mode: Option<usize>,
+    /// The reactions of the state shown, computed once per state.
+    pub reactions: Option<ReactionCache>,
+    pub planar: Option<PlanarView>,
+    pub orbit: Option<OrbitCamera>,
+    /// The scene the view was set up for (from its view hints) on loading.
+    pub(super) fitted_generation: Option<u64>,
+    /// "Fit view" asked for: fit the current pose on the next frame.
+    pub(super) fit_requested: bool,
+    /// A singular event was reached: if the pose runs off the canvas and the user has not
+    /// panned or zoomed since the view was set up, fit it on the next frame.
+    pub(super) check_pose_visible: bool,
+    /// The user panned or zoomed the planar view since it was last set up or fitted.
+    pub(super) moved_by_user: bool,
+    /// The layout the view was set up for (side by side, presenting): turning either on or
+    /// off goes back to the scene's view (a view panned or zoomed on the whole canvas may
+    /// cut the mechanism off a half; presenting, the canvas changes its size and shape).
+    pub(super) fitted_layout: (bool, bool),
+    /// How far down from the canvas' top the legend and the time reached in the last frame:
+    /// "Fit view" places the mechanism below them.
+    pub(super) overlay_height: f32,
+    /// Push controls: which motion, how much velocity, over how long.
+    pub push: PushControls,
+    /// The scene the motion choice was made on.
+    pub(super) motion_choice_generation: Option<u64>,
+    /// Seconds of history visible in the plots while running.
+    pub plot_window: f64,
+    /// The picture of a video (`singulab record`): what a student should see, no controls,
+    /// timeline, plot controls or key hints.
+    pub video: bool,
+    /// Presentation mode is on (set by the layout each frame): the canvas is for the class.
+    pub presenting: bool,
+    /// Where the canvas and its banner were on the window in the last frame, in physical
+    /// pixels (x, y, width, height): what the app's Record button records.
+    pub canvas_area: Option<[u32; 4]>,
+    /// A video's frame: the box of every pose its run reaches, which the view fits once
+    /// ([`framing::run_box`]) instead of the scene's view and the pose at each event.
+    pub motion_box: Option<framing::PlaneBox>,
+    /// Side panels shown (hiding them gives the mechanism the whole width on a projector).
+    pub show_controls: bool,
+    pub show_plots: bool,
+    /// Interface scale to apply on the next frame (`--ui-scale`); egui keeps it afterwards
+    /// (Ctrl + / Ctrl - / Ctrl 0 and the View menu change it).
+    pub pending_ui_scale: Option<f32>,
+    /// Ctrl + / Ctrl - / Ctrl 0 pressed: the interface one step larger, smaller, or 100 %.
+    pub pending_zoom: Option<Zoom>,
+    pub(super) display_x: DVector<f64>,
+}
+
+impl Default for ViewState {
+    fn default() -> Self {
+        Self {
+            basis: BasisMode::Continued,
+            compare_bases: false,
+            side_by_side: false,
+            light: false,
+            show_motions: false,
+            hidden_motions: BTreeSet::new(),
+            all_motions: false,
+            highlighted_motion: None,
+            grabbing: false,
+            ghost: None,
+            ghost_preview: true,
+            lesson_view_applied: None,
+            show_trace: true,
+            show_labels: true,
+            show_grid: true,
+            show_body_axes: false,
+            show_reactions: false,
+            reaction_mode: None,
+            reactions: None,
+            planar: None,
+            orbit: None,
+            fitted_generation: None,
+            fit_requested: false,
+            check_pose_visible: false,
+            moved_by_user: false,
+            fitted_layout: (false, false),
+            overlay_height: 0.0,
+            push: PushControls::default(),
+            motion_choice_generation: None,
+            plot_window: 10.0,
+            canvas_area: None,
+            motion_box: None,
+            video: false,
+            presenting: false,
+            show_controls: true,
+            show_plots: true,
+            pending_ui_scale: None,
+            pending_zoom: None,
+            display_x: DVector::zeros(0),
+        }
+    }
+}
+
+impl ViewState {
+    pub fn from_args(args: &ViewConfig) -> Self {
+        Self {
+            basis: args.basis,
+            light: args.light,
+            side_by_side: args.side_by_side,
+            show_reactions: args.reactions,
+            reaction_mode: args.mode.map(|k| k - 1),
+            pending_ui_scale: (args.ui_scale != 1.0).then_some(args.ui_scale),
+            pending_zoom: None,
+            video: args.video,
+            show_plots: args.plots,
+            ..Self::default()
+        }
+    }
+
+    /// Fits the view to the mechanism's current pose on the next frame (F, double-click,
+    /// the menus); a loaded scene starts from its view hints instead.
+    pub fn refit(&mut self) {
+        self.fit_requested = true;
+    }
+
+    /// Keeps the chosen motion one of those `listed` at an event: the first (the motion the
+    /// mechanism had) on a newly opened scene, the last listed where the list is shorter
+    /// than the choice (another event, another basis). Every frame, before anything reads it.
+    pub fn settle_motion_choice(&mut self, generation: u64, listed: Option<usize>) {
+        if self.motion_choice_generation != Some(generation) {
+            self.motion_choice_generation = Some(generation);
+            self.push.motion = 0;
+        }
+        if let Some(count) = listed {
+            self.push.motion = self.push.motion.min(count.saturating_sub(1));
+        }
+    }
+
+    /// Whether the user left `motion` shown (its box ticked).
+    pub fn motion_shown(&self, motion: &Motion) -> bool {
+        !self.hidden_motions.contains(&motion.label)
+    }
+
+    /// Whether motion `k` of a list is drawn: shown, and at an event the chosen one unless
+    /// all are drawn.
+    pub fn motion_drawn(&self, k: usize, motion: &Motion, at_event: bool) -> bool {
+        self.motion_shown(motion) && (self.all_motions || !at_event || k == self.push.motion)
+    }
+
+    /// Hides or shows `motion`, wherever it is listed.
+    pub fn set_motion_shown(&mut self, motion: &Motion, shown: bool) {
+        if shown {
+            self.hidden_motions.remove(&motion.label);
+        } else {
+            self.hidden_motions.insert(motion.label.clone());
+        }
+    }
+}
