@@ -51,7 +51,7 @@ pub struct ViewState {
     pub ghost: Option<ghost::Ghost>,
     /// Whether pointing at a motion's row shows its ghost (off while a class predicts).
     pub ghost_preview: bool,
-    /// The [`Live::generation`] whose lesson's view was applied (a lesson sets the view once
+    /// The [`Live::generation`](crate::app::simulation::Live::generation) whose lesson's view was applied (a lesson sets the view once
     /// when it opens; then it is the user's).
     pub lesson_view_applied: Option<u64>,
     pub show_trace: bool,
