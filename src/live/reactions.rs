@@ -236,7 +236,7 @@ mod tests {
         assert!(display.modes.is_empty());
         assert!(display.arrows.iter().all(|a| a.unique));
         // Joint A at t = 0 carries (0, (16 - 9.81) / 2) N on crank1 (the coupler's balance,
-        // see tests/solver/reaction_cli.rs).
+        // see tests/cli/reaction_cli.rs).
         assert!((display.largest_force() - 3.095).abs() < 1e-9);
     }
 }

@@ -31,7 +31,7 @@
 //! when no plain one can go, the oldest checkpoint goes and the timeline starts later. Pinned
 //! checkpoints are never thinned: the replay could not cross the change they follow. A pause
 //! at an event pins two (the event's state, which also keeps the interrupted run, and the run
-//! going on). `tests/solver/timeline.rs` checks that A02 pausing at every event over 12 s
+//! going on). `tests/session/timeline.rs` checks that A02 pausing at every event over 12 s
 //! stays within a small budget with the first event's state still exact.
 
 use crate::live::pause::{PauseReason, PausedRun, Push};

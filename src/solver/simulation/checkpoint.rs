@@ -8,7 +8,7 @@
 //! workspace. The workspace is copied too, so that restoring cannot depend on which of its
 //! buffers the step reads before writing: `Simulation` is deterministic, so a restored
 //! checkpoint stepped N times equals the run it was taken from stepped N times, bit for bit
-//! (`tests/solver/timeline.rs` checks positions, velocities and both bases).
+//! (`tests/session/timeline.rs` checks positions, velocities and both bases).
 //!
 //! Taking one allocates (a clone); a step never does. [`Checkpoint::bytes`] estimates the
 //! heap it holds from the sizes the constructors allocate, so that a buffer of checkpoints

@@ -24,7 +24,7 @@
 //! most per unit of coordinates, and Newton lands on the branch the move is closest to.
 //! Lifting crank 2's tip takes the fold (crank 1 stays on the ground line), lifting crank 1's
 //! tip the parallelogram, and the coupler's centre, which moves along both, the
-//! parallelogram (`tests/solver/drag.rs`). A target exactly opposite the point's only
+//! parallelogram (`tests/session/drag.rs`). A target exactly opposite the point's only
 //! direction of motion (a maximum of the distance) does not move it: the pointer's next
 //! position does. Velocities stay zero; both bases are continued over each move (a move is a
 //! step of zero duration for them), the singularity detector restarts at the pose, and
