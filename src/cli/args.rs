@@ -173,6 +173,11 @@ pub struct BenchArgs {
     /// Simulated time of each run, in seconds
     #[arg(long, value_name = "S", value_parser = positive_seconds, allow_hyphen_values = true, default_value = "10")]
     pub t_end: f64,
+    /// Also write the table into this Markdown file (docs/measurements.md), between its lines
+    /// `<!-- singulab bench -->` and `<!-- /singulab bench -->`, with the date it was measured;
+    /// the rest of the file is kept
+    #[arg(long, value_name = "FILE.md")]
+    pub markdown: Option<PathBuf>,
 }
 
 /// What `singulab record --help` says after the options.

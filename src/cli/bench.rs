@@ -35,36 +35,20 @@
 //!
 //! # What it measures
 //!
-//! `singulab bench` (10 s runs with RK4 and each scene's other settings) gives these columns,
-//! which do not depend on the machine (one run of 2026-11-27):
+//! `singulab bench` (10 s runs with RK4 and each scene's other settings) prints a Markdown
+//! table; `--markdown docs/measurements.md` also writes it there, dated, between the lines
+//! [`BENCH_BEGIN`] and [`BENCH_END`]. These columns do not depend on the machine:
 //!
-//! | scene | n | m | rank | dof | singular rank | events | traditional flips | drift (J) | factorisations per step (dt 1e-3 / 1e-4) | range-space stages per step |
-//! |---|---|---|---|---|---|---|---|---|---|---|
-//! | planar_pendulum | 2 | 1 | 1 | 1 | - | 0 | 8 | 2.06e-11 | 1.00 / 1.00 | 3.00 / 3.00 |
-//! | redundant_pendulum | 2 | 2 | 1 | 1 | - | 0 | 8 | 2.06e-11 | 1.00 / 1.00 | 3.00 / 3.00 |
-//! | spatial_pendulum | 3 | 1 | 1 | 2 | - | 0 | 47 | 3.30e-9 | 1.00 / 1.00 | 3.00 / 3.00 |
-//! | four_bar | 9 | 8 | 8 | 1 | 7 | 18 | 98 | 5.94e-10 | 1.20 / 1.08 | 2.97 / 2.97 |
-//! | double_four_bar | 15 | 14 | 14 | 1 | 12 | 10 | 616 | 6.59e-10 | 1.14 / 1.07 | 2.97 / 2.97 |
-//! | modified_double_four_bar | 12 | 12 | 11 | 1 | 10 | 10 | 66 | 6.51e-10 | 1.11 / 1.05 | 2.98 / 2.98 |
-//! | modified_triple_four_bar | 15 | 16 | 14 | 1 | 13 | 10 | 678 | 9.16e-10 | 1.12 / 1.05 | 2.98 / 2.98 |
-//! | modified_2x2 | 24 | 24 | 22 | 2 | 21 / 20 | 22 | 3691 | 1.07e-6 | 1.45 / 1.18 | 2.95 / 2.95 |
-//! | modified_2x3 | 30 | 32 | 28 | 2 | 27 / 26 | 27 | 5652 | 2.75e-6 | 1.45 / 1.17 | 2.93 / 2.93 |
-//! | slider_crank | 21 | 20 | 20 | 1 | - | 0 | 2669 | 1.19e-7 | 4.19 / 4.02 | 0.00 / 0.00 |
-//! | spin_top | 7 | 2 | 2 | 5 | - | 0 | 25 | 2.98e-7 | 4.03 / 4.00 | 0.00 / 0.00 |
-//! | mobile_robot | 21 | 22 | 20 | 1 | - | 0 | 602 | driven | 10.23 / 9.81 | 0.00 / 0.00 |
-//! | four_bar_stopping | 9 | 8 | 8 | 1 | 7 | 9 | 48 | 5.90e-8 | 1.64 / 1.52 | 2.68 / 2.68 |
-//!
-//! - *n*, *m*, *rank* (generic) and *dof* are printed by the bench and asserted, with the
-//!   *singular rank*, by `cargo test --test solver ranks`. The singular rank (not printed) is
-//!   the rank at the flat pose: for the stacked scenes, one stage flat and then both.
+//! - *n*, *m*, *rank* (generic), *dof* and the *singular rank* are asserted by
+//!   `cargo test --test solver ranks`. The singular rank is the rank at the events passed: for
+//!   the stacked scenes, one stage flat and then both.
 //! - *events* counts the singular configurations passed in 10 s at dt = 1e-3.
 //! - *traditional flips* counts the sign flips of the traditional basis over the same run
-//!   (why: `src/solver/basis.rs`); the continued basis has none on any scene (the "continued
-//!   flips" column is 0 throughout).
+//!   (why: `src/solver/basis.rs`); *continued flips* those of the continued basis, which has
+//!   none (`cargo test --test solver continued_basis`).
 //! - *drift* is the largest `|E - E0|` over the run. It is made at the crossings, unevenly, so
-//!   it is a property of the 10 s run: A02 over 20 s drifts by 7.8e-9 J, the largest at
-//!   18.45 s (`singulab run scenes/double_four_bar.ron --t-end 20`), far inside benchmark
-//!   A02's bound of 1e-4 E0 (3.6e-3 J).
+//!   it is a property of the run's length (`singulab run scenes/double_four_bar.ron --t-end
+//!   20` for A02 over 20 s); benchmark A02 bounds it by 1e-4 E0 (3.6e-3 J).
 //! - *factorisations per step* of `A^T`, at dt 1e-3 and 1e-4: the one at the step's end
 //!   (Newton's corrections before it use the step start's factorisation away from singular
 //!   configurations, `solver::projection`), the Runge-Kutta stages taken in the tangent space
@@ -91,13 +75,12 @@
 //!   of 200 steps, each turn timed, and the median of the turns' ratios is given, so that what
 //!   else the machine does falls on both runs alike (the motion is the same in both).
 //!
-//! The table it prints, and where a step's time goes on the largest scene, are in
-//! docs/measurements.md. The continued basis costs more than the traditional one alone by the
+//! Where a step's time goes on the largest scene is in docs/measurements.md too. The continued basis costs more than the traditional one alone by the
 //! predictor's work per step: `J R1^-1` (about n^3 / 6) and six or seven products of the
 //! n x n `Omega` with the basis.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::args::BenchArgs;
@@ -114,6 +97,8 @@ pub struct SceneBench {
     pub rank: usize,
     pub dof: usize,
     pub events: usize,
+    /// The ranks at the singular events passed, highest first.
+    pub singular_ranks: Vec<usize>,
     pub traditional_flips: usize,
     pub continued_flips: usize,
     /// `None` for scenes with drivers, whose energy changes by their work.
@@ -173,6 +158,8 @@ struct Run {
     factorizations: u64,
     range_space_stages: u64,
     events: usize,
+    /// The ranks at the events, highest first.
+    singular_ranks: Vec<usize>,
     drift: f64,
     sim: Simulation,
 }
@@ -186,6 +173,7 @@ fn run(scene: &Scene, settings: Settings, t_end: f64, continued: bool) -> Result
     let dt = sim.settings().dt;
     let e0 = sim.energy();
     let (mut drift, mut events) = (0.0_f64, 0);
+    let mut ranks = std::collections::BTreeSet::new();
     let clock = Clock::start();
     while sim.time() < t_end - 1e-9 * dt {
         let report = sim
@@ -193,6 +181,7 @@ fn run(scene: &Scene, settings: Settings, t_end: f64, continued: bool) -> Result
             .map_err(|e| CliError::solver(scene, e))?;
         drift = drift.max((report.energy - e0).abs());
         events += report.events;
+        ranks.extend(sim.step_events().iter().map(|e| e.rank));
     }
     let time = clock.elapsed();
     let counters = sim.counters();
@@ -202,6 +191,7 @@ fn run(scene: &Scene, settings: Settings, t_end: f64, continued: bool) -> Result
         factorizations: counters.factorizations,
         range_space_stages: counters.range_space_stages,
         events,
+        singular_ranks: ranks.into_iter().rev().collect(),
         drift,
         sim,
     })
@@ -271,6 +261,7 @@ fn bench_scene(scene: &Scene, t_end: f64) -> Result<SceneBench, CliError> {
         rank: sim.generic_rank(),
         dof: mechanism.n() - sim.generic_rank(),
         events: first.events,
+        singular_ranks: first.singular_ranks.clone(),
         traditional_flips: sim.basis(BasisMode::Traditional).total_sign_flips(),
         continued_flips: sim.basis(BasisMode::Continued).total_sign_flips(),
         energy_drift: (!mechanism.is_rheonomic()).then_some(first.drift),
@@ -315,7 +306,13 @@ fn timed_overhead(overhead: f64) -> String {
     }
 }
 
-/// Runs the benchmark and prints a Markdown table on stdout.
+/// The line of a Markdown file after which `--markdown` writes the table.
+pub const BENCH_BEGIN: &str = "<!-- singulab bench -->";
+/// The line before which it ends.
+pub const BENCH_END: &str = "<!-- /singulab bench -->";
+
+/// Runs the benchmark and prints a Markdown table on stdout, each row as soon as it is
+/// measured; with `--markdown FILE`, also writes it into FILE.
 pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     // The runs at dt 1e-4 take t_end / 1e-4 steps: as `run`, at most 1e9.
     if args.t_end > 1e5 {
@@ -326,54 +323,157 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     } else {
         args.scenes.clone()
     };
-    // Every scene loads before the table starts, so a bad one leaves no half table.
+    // Every scene loads, and the Markdown file has its markers, before the table starts, so
+    // a bad one leaves no half table.
     let scenes = paths
         .iter()
         .map(|path| load_scene(path).map_err(CliError::from))
         .collect::<Result<Vec<_>, _>>()?;
-    // Each row as soon as it is measured; a reader that closes stdout ends the bench quietly.
+    if let Some(path) = &args.markdown {
+        splice_table(path, &read_markdown(path)?, &[])?;
+    }
+    // A reader that closes stdout ends the bench quietly.
     let mut out = io::stdout().lock();
-    let table_error = |e| CliError::write(Stream::Table, e);
-    writeln!(
-        out,
-        "| scene | n | m | rank | dof | events ({t} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | CPU s per simulated s, dt 1e-3 | x real time | CPU s per simulated s, dt 1e-4 | x real time | factorisations per step, dt 1e-3 / 1e-4 | range-space stages per step, dt 1e-3 / 1e-4 | continuation overhead |",
-        t = args.t_end
-    )
-    .map_err(table_error)?;
-    writeln!(
-        out,
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-    )
-    .map_err(table_error)?;
+    let mut table = vec![table_header(args.t_end), TABLE_RULE.to_string()];
+    for line in &table {
+        writeln!(out, "{line}").map_err(|e| CliError::write(Stream::Table, e))?;
+    }
     for (path, scene) in paths.iter().zip(&scenes) {
-        let b = bench_scene(scene, args.t_end)?;
-        let [cpu_coarse, cpu_fine] = b.cpu_per_second;
-        let [fact_coarse, fact_fine] = b.factorizations_per_step;
-        let [range_coarse, range_fine] = b.range_space_stages_per_step;
-        writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {} |",
-            path.file_stem().and_then(|s| s.to_str()).unwrap_or("?"),
-            b.n,
-            b.m,
-            b.rank,
-            b.dof,
-            b.events,
-            b.traditional_flips,
-            b.continued_flips,
-            b.energy_drift
-                .map_or_else(|| "driven".to_string(), |d| format!("{d:.2e}")),
-            timed(cpu_coarse, |v| format!("{v:.4}")),
-            timed(1.0 / cpu_coarse, |v| format!("{v:.1}")),
-            timed(cpu_fine, |v| format!("{v:.3}")),
-            timed(1.0 / cpu_fine, |v| format!("{v:.2}")),
-            fact_coarse,
-            fact_fine,
-            range_coarse,
-            range_fine,
-            timed_overhead(b.continuation_overhead),
-        )
-        .map_err(table_error)?;
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+        let row = table_row(name, &bench_scene(scene, args.t_end)?);
+        writeln!(out, "{row}").map_err(|e| CliError::write(Stream::Table, e))?;
+        table.push(row);
+    }
+    if let Some(path) = &args.markdown {
+        let text = read_markdown(path)?;
+        let dated = format!(
+            "Measured by `singulab bench --markdown` on {} (UTC), {} s runs:",
+            utc_date(std::time::SystemTime::now()),
+            args.t_end
+        );
+        let mut lines = vec![dated, String::new()];
+        lines.extend(table);
+        let updated = splice_table(path, &text, &lines)?;
+        std::fs::write(path, updated).map_err(|source| CliError::Markdown {
+            path: path.clone(),
+            source,
+        })?;
     }
     Ok(())
+}
+
+/// The table's header line: the columns the docs explain, in order.
+fn table_header(t_end: f64) -> String {
+    format!(
+        "| scene | n | m | rank | dof | singular rank | events ({t_end} s, dt 1e-3) | traditional flips | continued flips | max energy drift (J) | CPU s per simulated s, dt 1e-3 | x real time | CPU s per simulated s, dt 1e-4 | x real time | factorisations per step, dt 1e-3 / 1e-4 | range-space stages per step, dt 1e-3 / 1e-4 | continuation overhead |"
+    )
+}
+
+const TABLE_RULE: &str = "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+
+/// One scene's row of the table.
+fn table_row(name: &str, b: &SceneBench) -> String {
+    let [cpu_coarse, cpu_fine] = b.cpu_per_second;
+    let [fact_coarse, fact_fine] = b.factorizations_per_step;
+    let [range_coarse, range_fine] = b.range_space_stages_per_step;
+    let singular_ranks = if b.singular_ranks.is_empty() {
+        "-".to_string()
+    } else {
+        let ranks: Vec<String> = b.singular_ranks.iter().map(usize::to_string).collect();
+        ranks.join(" / ")
+    };
+    format!(
+        "| {name} | {} | {} | {} | {} | {singular_ranks} | {} | {} | {} | {} | {} | {} | {} | {} | {fact_coarse:.2} / {fact_fine:.2} | {range_coarse:.2} / {range_fine:.2} | {} |",
+        b.n,
+        b.m,
+        b.rank,
+        b.dof,
+        b.events,
+        b.traditional_flips,
+        b.continued_flips,
+        b.energy_drift
+            .map_or_else(|| "driven".to_string(), |d| format!("{d:.2e}")),
+        timed(cpu_coarse, |v| format!("{v:.4}")),
+        timed(1.0 / cpu_coarse, |v| format!("{v:.1}")),
+        timed(cpu_fine, |v| format!("{v:.3}")),
+        timed(1.0 / cpu_fine, |v| format!("{v:.2}")),
+        timed_overhead(b.continuation_overhead),
+    )
+}
+
+fn read_markdown(path: &Path) -> Result<String, CliError> {
+    std::fs::read_to_string(path).map_err(|source| CliError::Markdown {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// `text` with the lines between its [`BENCH_BEGIN`] and [`BENCH_END`] lines replaced by
+/// `lines`.
+fn splice_table(path: &Path, text: &str, lines: &[String]) -> Result<String, CliError> {
+    let all: Vec<&str> = text.lines().collect();
+    let begin = all.iter().position(|l| l.trim() == BENCH_BEGIN);
+    let end = begin.and_then(|b| {
+        all[b..]
+            .iter()
+            .position(|l| l.trim() == BENCH_END)
+            .map(|e| b + e)
+    });
+    let (Some(begin), Some(end)) = (begin, end) else {
+        return Err(CliError::MarkdownMarkers {
+            path: path.to_path_buf(),
+        });
+    };
+    let mut out: Vec<&str> = all[..=begin].to_vec();
+    out.extend(lines.iter().map(String::as_str));
+    out.extend(&all[end..]);
+    Ok(out.join("\n") + "\n")
+}
+
+/// The UTC date of `time` as YYYY-MM-DD (the civil calendar from days since 1970, after
+/// Howard Hinnant's `civil_from_days`).
+fn utc_date(time: std::time::SystemTime) -> String {
+    let seconds = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let z = (seconds / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn dates_are_the_civil_calendars() {
+        // Known dates: the epoch, a leap day, and the day this test was written.
+        let at = |s: u64| utc_date(UNIX_EPOCH + Duration::from_secs(s));
+        assert_eq!(at(0), "1970-01-01");
+        assert_eq!(at(951_782_400), "2000-02-29");
+        assert_eq!(at(1_795_914_000), "2026-11-29");
+    }
+
+    #[test]
+    fn the_table_goes_between_the_markers_and_the_rest_stays() {
+        let path = Path::new("m.md");
+        let text = format!("intro\n{BENCH_BEGIN}\nold\nrows\n{BENCH_END}\nafter\n");
+        let new = splice_table(path, &text, &["| a |".to_string()]).unwrap();
+        assert_eq!(
+            new,
+            format!("intro\n{BENCH_BEGIN}\n| a |\n{BENCH_END}\nafter\n")
+        );
+        assert!(matches!(
+            splice_table(path, "no markers\n", &[]),
+            Err(CliError::MarkdownMarkers { .. })
+        ));
+    }
 }

@@ -10,6 +10,7 @@ use crate::number_text::{number_text, time_text};
 use crate::scene::{Scene, SceneError};
 use crate::solver::{Setting, SolverError};
 
+use super::bench::{BENCH_BEGIN, BENCH_END};
 use super::seconds;
 
 /// A failed `run`, `bench` or `view` (exit 1, except [`CliError::OutputClosed`]).
@@ -115,6 +116,16 @@ pub enum CliError {
     /// as other tools do, with exit 0.
     #[error("the output was closed")]
     OutputClosed,
+    /// `bench --markdown FILE`: FILE cannot be read or written.
+    #[error("cannot update {}: {source}", .path.display())]
+    Markdown { path: PathBuf, source: io::Error },
+    /// `bench --markdown FILE`: FILE lacks the lines the table goes between.
+    #[error(
+        "{} has no line `{BENCH_BEGIN}` followed by a line `{BENCH_END}`: the table goes \
+         between them",
+        .path.display()
+    )]
+    MarkdownMarkers { path: PathBuf },
     /// `bench` without scene files, run away from the repository's root.
     #[error(
         "bench without scene files runs the shipped ones from ./scenes: run it from the \

@@ -287,6 +287,52 @@ fn bench_checks_every_scene_before_printing() {
 }
 
 #[test]
+fn bench_writes_its_table_between_the_markdown_files_markers() {
+    let dir = scratch("bench-markdown");
+    let doc = dir.join("measurements.md");
+    let before =
+        "# Title\n\ntext\n<!-- singulab bench -->\nold table\n<!-- /singulab bench -->\nafter\n";
+    std::fs::write(&doc, before).unwrap();
+    let pendulum = scene_path("planar_pendulum").display().to_string();
+    let output = singulab(&[
+        "bench",
+        &pendulum,
+        "--t-end",
+        "0.2",
+        "--markdown",
+        doc.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let written = std::fs::read_to_string(&doc).unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    // The file keeps what is around the markers and holds the printed table between them.
+    assert!(
+        written.starts_with("# Title\n\ntext\n<!-- singulab bench -->\nMeasured by"),
+        "{written}"
+    );
+    assert!(
+        written.ends_with("<!-- /singulab bench -->\nafter\n"),
+        "{written}"
+    );
+    assert!(!written.contains("old table"));
+    assert!(
+        written.contains(printed.trim_end()),
+        "{written}\n---\n{printed}"
+    );
+    // A file without the markers is an error before any run, and stays as it was.
+    std::fs::write(&doc, "no markers\n").unwrap();
+    let output = singulab(&["bench", &pendulum, "--markdown", doc.to_str().unwrap()]);
+    assert_fails(
+        &output,
+        1,
+        &["measurements.md", "<!-- singulab bench -->"],
+        "bench --markdown without markers",
+    );
+    assert_eq!(std::fs::read_to_string(&doc).unwrap(), "no markers\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_reader_that_closes_stdout_ends_the_run_quietly() {
     // four_bar's 2 s at dt 1e-3 write about 0.9 MB, far more than a pipe holds.
     let mut child = Command::new(env!("CARGO_BIN_EXE_singulab"))
