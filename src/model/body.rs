@@ -22,6 +22,20 @@ pub enum BodyKind {
     Rigid { inertia: Matrix3<f64> },
 }
 
+/// How the canvas draws a body: the model's accessor for drawing, so that a new kind of body
+/// picks one of these and the drawing needs no change.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BodyShape {
+    /// A bar between its two ends.
+    Bar { length: f64 },
+    /// A planar plate: the outline of the points its joints hold.
+    Plate,
+    /// A point mass, in the plane or in space.
+    PointMass { spatial: bool },
+    /// A spatial rigid body, drawn as solids by the 3D view.
+    Solid,
+}
+
 /// A body of the mechanism with its place in the coordinate vector.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Body {
@@ -69,6 +83,17 @@ impl Body {
     }
 
     /// Whether the body is a bar (it has a start and an end).
+    /// How the canvas draws the body.
+    pub fn shape(&self) -> BodyShape {
+        match self.kind {
+            BodyKind::Bar { length } => BodyShape::Bar { length },
+            BodyKind::Plate { .. } => BodyShape::Plate,
+            BodyKind::Point2 => BodyShape::PointMass { spatial: false },
+            BodyKind::Point3 => BodyShape::PointMass { spatial: true },
+            BodyKind::Rigid { .. } => BodyShape::Solid,
+        }
+    }
+
     pub fn is_bar(&self) -> bool {
         matches!(self.kind, BodyKind::Bar { .. })
     }

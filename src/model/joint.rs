@@ -165,6 +165,65 @@ impl Joint {
         }
     }
 
+    /// The point of `body` the joint holds, for a plate's outline to reach it: a revolute
+    /// joint's point on it, a pin's, a knife edge's contact point.
+    pub fn held_point(&self, body: usize) -> Option<LocalPoint> {
+        match &self.kind {
+            JointKind::Revolute {
+                a,
+                point_a,
+                b,
+                point_b,
+            } => [(*a, point_a), (*b, point_b)]
+                .into_iter()
+                .find(|(on, _)| *on == body)
+                .map(|(_, point)| *point),
+            JointKind::Pin {
+                body: on, point, ..
+            }
+            | JointKind::KnifeEdge {
+                body: on, point, ..
+            } if *on == body => Some(*point),
+            _ => None,
+        }
+    }
+
+    /// A knife edge's wheel: its body, its contact point and the normal to its rolling
+    /// direction (body axes).
+    pub fn wheel(&self) -> Option<(usize, LocalPoint, Vector2<f64>)> {
+        match &self.kind {
+            JointKind::KnifeEdge {
+                body,
+                point,
+                normal,
+            } => Some((*body, *point, *normal)),
+            _ => None,
+        }
+    }
+
+    /// The two points a planar slide joins, each on its body: a prismatic joint's (drawn as
+    /// its slot) or a driver's (drawn as the distance it prescribes), and whether it is the
+    /// driver.
+    pub fn slide(&self) -> Option<([(usize, LocalPoint); 2], bool)> {
+        match &self.kind {
+            JointKind::Prismatic {
+                a,
+                point_a,
+                b,
+                point_b,
+                ..
+            } => Some(([(*a, *point_a), (*b, *point_b)], false)),
+            JointKind::Driver {
+                a,
+                point_a,
+                b,
+                point_b,
+                ..
+            } => Some(([(*a, *point_a), (*b, *point_b)], true)),
+            _ => None,
+        }
+    }
+
     /// The body a pin holds to the ground.
     pub fn pinned_body(&self) -> Option<usize> {
         match &self.kind {

@@ -30,7 +30,7 @@ pub mod reaction;
 pub mod rigid;
 pub mod spatial;
 
-pub use body::{Body, BodyKind};
+pub use body::{Body, BodyKind, BodyShape};
 pub use driver::{DriverLaw, SmoothStep};
 pub use joint::{Joint, JointKind, LocalPoint};
 pub use load::{Load, LoadKind};

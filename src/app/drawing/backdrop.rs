@@ -9,7 +9,7 @@ use super::spatial::{Floor, floor_fill};
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
 use crate::live::PlanarView;
-use crate::model::BodyKind;
+use crate::model::BodyShape;
 
 /// Draws the grid and the scale bar; returns the scale bar's area.
 pub(super) fn draw_grid(
@@ -126,7 +126,7 @@ pub(super) fn draw_floor(
         .mechanism
         .bodies()
         .iter()
-        .filter(|b| matches!(b.kind, BodyKind::Point3))
+        .filter(|b| b.shape() == BodyShape::PointMass { spatial: true })
         .map(|b| (x[b.offset].powi(2) + x[b.offset + 1].powi(2) + x[b.offset + 2].powi(2)).sqrt())
         .fold(0.0, f64::max);
     let length = half.max(1.35 * reach);

@@ -14,7 +14,7 @@ use super::shapes::stadium;
 use super::{Canvas, ViewState};
 use crate::lesson::choices::AT_REST;
 use crate::live::{LiveSession, Motion, MotionRole, Preview, motions, preview_poses};
-use crate::model::BodyKind;
+use crate::model::BodyShape;
 
 /// Simulated seconds the ghost shows, in [`FRAMES`] poses, looped every [`LOOP`] seconds.
 const SPAN: f64 = 0.5;
@@ -130,8 +130,8 @@ fn paint_pose(canvas: &Canvas, x: &DVector<f64>, color: Color32) {
     let edge = Stroke::new(2.0, color);
     for (index, body) in canvas.mech.bodies().iter().enumerate() {
         let o = body.offset;
-        match body.kind {
-            BodyKind::Bar { .. } => {
+        match body.shape() {
+            BodyShape::Bar { .. } => {
                 let Some([a, b]) = canvas.mech.bar_ends(index, x).map(|e| e.map(Into::into)) else {
                     continue;
                 };
@@ -149,12 +149,12 @@ fn paint_pose(canvas: &Canvas, x: &DVector<f64>, color: Color32) {
                         .extend(Shape::dashed_line(&outline, edge, 6.0, 4.0));
                 }
             }
-            BodyKind::Point2 => {
+            BodyShape::PointMass { spatial: false } => {
                 if let Some(p) = canvas.projection.to_screen([x[o], x[o + 1], 0.0]) {
                     canvas.painter.circle(p, 6.0, fill, edge);
                 }
             }
-            BodyKind::Plate { .. } | BodyKind::Point3 | BodyKind::Rigid { .. } => {}
+            BodyShape::Plate | BodyShape::PointMass { spatial: true } | BodyShape::Solid => {}
         }
     }
 }

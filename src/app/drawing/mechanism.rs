@@ -8,7 +8,7 @@ use super::Canvas;
 use super::projection::Projection;
 use super::shapes::{BodyName, body_point, stadium};
 use crate::app::theme::Palette;
-use crate::model::{BodyKind, Mechanism};
+use crate::model::{BodyShape, Mechanism};
 
 pub(super) fn ground_symbol(painter: &egui::Painter, p: Pos2, size: f32, palette: &Palette) {
     let stroke = Stroke::new(1.5, palette.ground);
@@ -60,8 +60,8 @@ pub(super) fn draw_mechanism(
         .chain((0..mech.bodies().len()).filter(|&i| !grounded[i]));
     for index in order {
         let body = &mech.bodies()[index];
-        match body.kind {
-            BodyKind::Bar { .. } => {
+        match body.shape() {
+            BodyShape::Bar { .. } => {
                 let Some([a, b]) = mech.bar_ends(index, canvas.x).map(|e| e.map(Into::into)) else {
                     continue;
                 };
@@ -87,14 +87,14 @@ pub(super) fn draw_mechanism(
                     place_bar_name(canvas, &bar, keep_clear, &mut names);
                 }
             }
-            BodyKind::Plate { .. } => {
+            BodyShape::Plate => {
                 let centre = body_point(mech, canvas.x, index, &nalgebra::Vector2::zeros());
                 let width = thickness.at(canvas.projection, centre) * COUPLER_WIDTH;
                 super::plates::draw_plate(canvas, index, width);
             }
-            BodyKind::Point2 | BodyKind::Point3 => draw_point_mass(canvas, index, labels),
-            // Drawn as solids by the `spatial` module.
-            BodyKind::Rigid { .. } => {}
+            BodyShape::PointMass { .. } => draw_point_mass(canvas, index, labels),
+            // Drawn by the `spatial` module.
+            BodyShape::Solid => {}
         }
     }
     super::plates::draw_planar_joints(canvas);
@@ -112,10 +112,7 @@ impl Thickness {
         let lengths: Vec<f64> = mech
             .bodies()
             .iter()
-            .filter_map(|b| match b.kind {
-                BodyKind::Bar { length } => Some(length),
-                _ => None,
-            })
+            .filter_map(|b| b.bar_length())
             .collect();
         let typical = if lengths.is_empty() {
             0.0

@@ -9,39 +9,20 @@ use nalgebra::Vector2;
 
 use super::Canvas;
 use super::shapes::{body_point, stadium};
-use crate::model::{JointKind, LocalPoint, Mechanism};
+use crate::model::{LocalPoint, Mechanism};
 
 /// Half the length of a knife edge's wheel, in metres.
 const WHEEL_HALF_LENGTH: f64 = 0.04;
 
 /// The points of `body` that its revolute joints, pins and knife edges use (body axes).
 fn plate_points(mech: &Mechanism, body: usize) -> Vec<LocalPoint> {
-    let mut points = vec![LocalPoint::zeros()];
-    for joint in mech.joints() {
-        match &joint.kind {
-            JointKind::Revolute {
-                a,
-                point_a,
-                b,
-                point_b,
-            } => {
-                if *a == body {
-                    points.push(*point_a);
-                }
-                if *b == body {
-                    points.push(*point_b);
-                }
-            }
-            JointKind::Pin {
-                body: on, point, ..
-            }
-            | JointKind::KnifeEdge {
-                body: on, point, ..
-            } if *on == body => points.push(*point),
-            _ => {}
-        }
-    }
-    points
+    std::iter::once(LocalPoint::zeros())
+        .chain(
+            mech.joints()
+                .iter()
+                .filter_map(|joint| joint.held_point(body)),
+        )
+        .collect()
 }
 
 /// Convex hull of screen points, counter-clockwise (the spatial view's hull, in pixels).
@@ -117,55 +98,35 @@ fn farthest_pair(points: &[Pos2]) -> (Pos2, Pos2) {
 pub(super) fn draw_planar_joints(canvas: &Canvas) {
     let (mech, x) = (canvas.mech, canvas.x);
     for joint in mech.joints() {
-        match &joint.kind {
-            JointKind::KnifeEdge {
-                body,
-                point,
-                normal,
-            } => {
-                let along = Vector2::new(-normal.y, normal.x) * WHEEL_HALF_LENGTH;
-                let ends = [point - along, point + along]
-                    .map(|p| canvas.projection.to_screen(body_point(mech, x, *body, &p)));
-                if let [Some(a), Some(b)] = ends {
-                    canvas.painter.add(Shape::convex_polygon(
-                        stadium(a, b, 3.5),
-                        canvas.palette.ground,
-                        Stroke::new(1.0, canvas.palette.text),
-                    ));
-                }
+        if let Some((body, point, normal)) = joint.wheel() {
+            let along = Vector2::new(-normal.y, normal.x) * WHEEL_HALF_LENGTH;
+            let ends = [point - along, point + along]
+                .map(|p| canvas.projection.to_screen(body_point(mech, x, body, &p)));
+            if let [Some(a), Some(b)] = ends {
+                canvas.painter.add(Shape::convex_polygon(
+                    stadium(a, b, 3.5),
+                    canvas.palette.ground,
+                    Stroke::new(1.0, canvas.palette.text),
+                ));
             }
-            JointKind::Driver {
-                a,
-                point_a,
-                b,
-                point_b,
-                ..
+        }
+        if let Some((ends, driver)) = joint.slide() {
+            let ends =
+                ends.map(|(body, p)| canvas.projection.to_screen(body_point(mech, x, body, &p)));
+            let [Some(p), Some(q)] = ends else {
+                continue;
+            };
+            if driver {
+                canvas.painter.text(
+                    p + 0.5 * (q - p) + bevy_egui::egui::vec2(8.0, 0.0),
+                    Align2::LEFT_CENTER,
+                    "d(t)",
+                    FontId::proportional(12.0),
+                    canvas.palette.text,
+                );
+            } else {
+                draw_slot(canvas, p, q);
             }
-            | JointKind::Prismatic {
-                a,
-                point_a,
-                b,
-                point_b,
-                ..
-            } => {
-                let ends = [(*a, point_a), (*b, point_b)]
-                    .map(|(body, p)| canvas.projection.to_screen(body_point(mech, x, body, p)));
-                let [Some(p), Some(q)] = ends else {
-                    continue;
-                };
-                if matches!(joint.kind, JointKind::Prismatic { .. }) {
-                    draw_slot(canvas, p, q);
-                } else {
-                    canvas.painter.text(
-                        p + 0.5 * (q - p) + bevy_egui::egui::vec2(8.0, 0.0),
-                        Align2::LEFT_CENTER,
-                        "d(t)",
-                        FontId::proportional(12.0),
-                        canvas.palette.text,
-                    );
-                }
-            }
-            _ => {}
         }
     }
 }
