@@ -12,7 +12,7 @@
 use nalgebra::{DMatrix, DVector, Vector2};
 
 use super::driver::DriverLaw;
-use super::spatial::SpatialJoint;
+use super::spatial::{SpatialGlyph, SpatialJoint};
 
 /// A point fixed on a body, in the body frame: components along the bar's axis and
 /// perpendicular to it, measured from the centre of mass. Point masses only have the origin.
@@ -220,6 +220,14 @@ impl Joint {
                 point_b,
                 ..
             } => Some(([(*a, *point_a), (*b, *point_b)], true)),
+            _ => None,
+        }
+    }
+
+    /// How the 3D view draws a spatial joint; `None` for a planar one.
+    pub fn spatial_glyph(&self) -> Option<SpatialGlyph> {
+        match &self.kind {
+            JointKind::Spatial(spatial) => Some(spatial.kind.glyph()),
             _ => None,
         }
     }

@@ -35,7 +35,7 @@ pub use driver::{DriverLaw, SmoothStep};
 pub use joint::{Joint, JointKind, LocalPoint};
 pub use load::{Load, LoadKind};
 pub use mass::MassMatrix;
-pub use spatial::{Attachment, Primitive, SpatialJoint, SpatialKind};
+pub use spatial::{Attachment, Primitive, SpatialGlyph, SpatialJoint, SpatialKind};
 
 use constraint::Constraint;
 use joint::PlanarFrame;

@@ -103,6 +103,84 @@ pub enum SpatialKind {
     },
 }
 
+/// How the 3D view draws a spatial joint: the model's accessor for drawing, so that a new
+/// kind of spatial joint picks one of these and the drawing needs no change. `a` is on the
+/// first body, `b` on the second (or the ground).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpatialGlyph {
+    /// A ball where the two points meet.
+    Ball { a: Attachment, b: Attachment },
+    /// A pin along `axis` through the meeting point.
+    Pin {
+        a: Attachment,
+        b: Attachment,
+        axis: Attachment,
+    },
+    /// The cross of two arms at the meeting point.
+    Cross {
+        a: Attachment,
+        b: Attachment,
+        arms: [Attachment; 2],
+    },
+    /// A guide rail along the axis, the guide on the ground side where there is one; `lock_a`
+    /// and `lock_b` are perpendicular to the axis (the rail's other axes).
+    Rail {
+        a: Attachment,
+        b: Attachment,
+        axis_a: Attachment,
+        axis_b: Attachment,
+        lock_a: Attachment,
+        lock_b: Attachment,
+    },
+    /// A rod of `length` between two points (a sphere of that radius about a ground point).
+    Link {
+        a: Attachment,
+        b: Attachment,
+        length: f64,
+    },
+}
+
+impl SpatialGlyph {
+    /// The two points that meet at a ball, a pin or a cross.
+    pub fn meeting_points(&self) -> Option<[Attachment; 2]> {
+        match *self {
+            Self::Ball { a, b } | Self::Pin { a, b, .. } | Self::Cross { a, b, .. } => Some([a, b]),
+            Self::Rail { .. } | Self::Link { .. } => None,
+        }
+    }
+}
+
+impl SpatialKind {
+    /// How the 3D view draws the joint.
+    pub fn glyph(&self) -> SpatialGlyph {
+        match *self {
+            Self::Spherical { a, b } => SpatialGlyph::Ball { a, b },
+            Self::Revolute { a, b, axis_a, .. } => SpatialGlyph::Pin { a, b, axis: axis_a },
+            Self::Universal { a, b, arm_a, arm_b } => SpatialGlyph::Cross {
+                a,
+                b,
+                arms: [arm_a, arm_b],
+            },
+            Self::Prismatic {
+                a,
+                b,
+                axis_a,
+                axis_b,
+                lock_a,
+                lock_b,
+            } => SpatialGlyph::Rail {
+                a,
+                b,
+                axis_a,
+                axis_b,
+                lock_a,
+                lock_b,
+            },
+            Self::Distance { a, b, length } => SpatialGlyph::Link { a, b, length },
+        }
+    }
+}
+
 /// Two unit vectors perpendicular to `axis` (and to each other).
 pub fn perpendiculars(axis: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
     let unit = axis.normalize();

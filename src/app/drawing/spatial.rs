@@ -19,7 +19,7 @@ use super::solids::Solids;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
 use crate::live::OrbitCamera;
-use crate::model::{Attachment, JointKind, Mechanism, SpatialKind};
+use crate::model::{Attachment, Mechanism, SpatialGlyph};
 use crate::scene::{BodyLook, Shape};
 
 /// Body colours, in body order (then again): muted hues that differ, lit to their full value.
@@ -402,16 +402,10 @@ fn add_bodies(pose: &Pose, solids: &mut Solids) -> Vec<(usize, Range<usize>)> {
 fn holds_joint(pose: &Pose, body: usize, half_size: &Vector3<f64>) -> bool {
     let (centre, rotation) = pose.mech.rigid_pose(body, pose.x);
     pose.mech.joints().iter().any(|joint| {
-        let JointKind::Spatial(spatial) = &joint.kind else {
+        let Some(ends) = joint.spatial_glyph().and_then(|g| g.meeting_points()) else {
             return false;
         };
-        let (a, b) = match spatial.kind {
-            SpatialKind::Spherical { a, b }
-            | SpatialKind::Revolute { a, b, .. }
-            | SpatialKind::Universal { a, b, .. } => (a, b),
-            SpatialKind::Prismatic { .. } | SpatialKind::Distance { .. } => return false,
-        };
-        [a, b].iter().any(|end| {
+        ends.iter().any(|end| {
             end.body.is_some_and(|other| other != body) && {
                 let local = rotation.transpose() * (pose.mech.spatial_point(end, pose.x) - centre);
                 (0..3).all(|k| local[k].abs() < half_size[k])
@@ -429,32 +423,30 @@ fn add_joints(pose: &Pose, x0: &DVector<f64>, solids: &mut Solids) {
     let metal = pose.palette.link;
     let ground = pose.palette.ground;
     for joint in mech.joints() {
-        let JointKind::Spatial(spatial) = &joint.kind else {
+        let Some(glyph) = joint.spatial_glyph() else {
             continue;
         };
-        match spatial.kind {
-            SpatialKind::Spherical { a, .. } => solids.ball(mech.spatial_point(&a, x), r, metal),
-            SpatialKind::Revolute { a, axis_a, .. } => {
+        match glyph {
+            SpatialGlyph::Ball { a, .. } => solids.ball(mech.spatial_point(&a, x), r, metal),
+            SpatialGlyph::Pin { a, axis, .. } => {
                 let p = mech.spatial_point(&a, x);
-                let axis = unit_or_x(mech.spatial_vector(&axis_a, x));
+                let axis = unit_or_x(mech.spatial_vector(&axis, x));
                 solids.cylinder(p - 2.2 * r * axis, p + 2.2 * r * axis, 0.9 * r, metal);
             }
-            SpatialKind::Universal {
-                a, arm_a, arm_b, ..
-            } => {
+            SpatialGlyph::Cross { a, arms, .. } => {
                 let p = mech.spatial_point(&a, x);
-                for arm in [arm_a, arm_b] {
+                for arm in arms {
                     let d = unit_or_x(mech.spatial_vector(&arm, x));
                     solids.cylinder(p - 2.4 * r * d, p + 2.4 * r * d, 0.45 * r, metal);
                 }
                 solids.ball(p, 0.75 * r, metal);
             }
-            SpatialKind::Prismatic { .. } => {
-                if let Some(rail) = guide_rail(mech, &spatial.kind, x, x0, pose.sizes) {
+            SpatialGlyph::Rail { .. } => {
+                if let Some(rail) = guide_rail(mech, &glyph, x, x0, pose.sizes) {
                     solids.block(rail.centre, &rail.axes, rail.half, ground);
                 }
             }
-            SpatialKind::Distance { a, b, .. } => {
+            SpatialGlyph::Link { a, b, .. } => {
                 for end in [a, b] {
                     let color = if end.body.is_none() { ground } else { metal };
                     solids.ball(mech.spatial_point(&end, x), 0.6 * r, color);
@@ -479,19 +471,19 @@ struct Rail {
 
 fn guide_rail(
     mech: &Mechanism,
-    kind: &SpatialKind,
+    glyph: &SpatialGlyph,
     x: &DVector<f64>,
     x0: &DVector<f64>,
     sizes: Sizes,
 ) -> Option<Rail> {
-    let SpatialKind::Prismatic {
+    let SpatialGlyph::Rail {
         a,
         b,
         axis_a,
         axis_b,
         lock_a,
         lock_b,
-    } = *kind
+    } = *glyph
     else {
         return None;
     };
@@ -528,26 +520,20 @@ fn add_ground_supports(pose: &Pose, x0: &DVector<f64>, floor_z: f64, solids: &mu
     let (mech, x, r) = (pose.mech, pose.x, pose.sizes.joint);
     let mut feet: Vec<Vector3<f64>> = Vec::new();
     for joint in mech.joints() {
-        let JointKind::Spatial(spatial) = &joint.kind else {
+        let Some(glyph) = joint.spatial_glyph() else {
             continue;
         };
-        match spatial.kind {
-            SpatialKind::Spherical { a, b }
-            | SpatialKind::Revolute { a, b, .. }
-            | SpatialKind::Universal { a, b, .. } => {
-                for end in [a, b].iter().filter(|e| e.body.is_none()) {
-                    feet.push(mech.spatial_point(end, x));
-                }
+        if let Some(ends) = glyph.meeting_points() {
+            for end in ends.iter().filter(|e| e.body.is_none()) {
+                feet.push(mech.spatial_point(end, x));
             }
-            SpatialKind::Prismatic { .. } => {
-                if let Some(rail) = guide_rail(mech, &spatial.kind, x, x0, pose.sizes) {
-                    let d = rail.axes.column(0).into_owned();
-                    let inset = rail.half.x - 2.0 * r;
-                    feet.push(rail.centre + inset * d);
-                    feet.push(rail.centre - inset * d);
-                }
-            }
-            SpatialKind::Distance { .. } => {}
+        }
+        // A guide rail (none for other glyphs) stands on a post at each end.
+        if let Some(rail) = guide_rail(mech, &glyph, x, x0, pose.sizes) {
+            let d = rail.axes.column(0).into_owned();
+            let inset = rail.half.x - 2.0 * r;
+            feet.push(rail.centre + inset * d);
+            feet.push(rail.centre - inset * d);
         }
     }
     let ground = pose.palette.ground;
@@ -568,14 +554,11 @@ fn add_ground_supports(pose: &Pose, x0: &DVector<f64>, floor_z: f64, solids: &mu
 fn distance_spheres(mech: &Mechanism, x: &DVector<f64>) -> Vec<(Vector3<f64>, f64)> {
     mech.joints()
         .iter()
-        .filter_map(|joint| match &joint.kind {
-            JointKind::Spatial(spatial) => match spatial.kind {
-                SpatialKind::Distance { a, b, length } => {
-                    let ground = [a, b].into_iter().find(|e| e.body.is_none())?;
-                    Some((mech.spatial_point(&ground, x), length))
-                }
-                _ => None,
-            },
+        .filter_map(|joint| match joint.spatial_glyph()? {
+            SpatialGlyph::Link { a, b, length } => {
+                let ground = [a, b].into_iter().find(|e| e.body.is_none())?;
+                Some((mech.spatial_point(&ground, x), length))
+            }
             _ => None,
         })
         .collect()
@@ -587,15 +570,12 @@ fn hinge_axes(pose: &Pose) -> Vec<[Vector3<f64>; 2]> {
     let reach = 7.0 * pose.sizes.joint;
     mech.joints()
         .iter()
-        .filter_map(|joint| match &joint.kind {
-            JointKind::Spatial(spatial) => match spatial.kind {
-                SpatialKind::Revolute { a, axis_a, .. } => {
-                    let p = mech.spatial_point(&a, x);
-                    let d = unit_or_x(mech.spatial_vector(&axis_a, x));
-                    Some([p - reach * d, p + reach * d])
-                }
-                _ => None,
-            },
+        .filter_map(|joint| match joint.spatial_glyph()? {
+            SpatialGlyph::Pin { a, axis, .. } => {
+                let p = mech.spatial_point(&a, x);
+                let d = unit_or_x(mech.spatial_vector(&axis, x));
+                Some([p - reach * d, p + reach * d])
+            }
             _ => None,
         })
         .collect()
