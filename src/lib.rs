@@ -24,6 +24,12 @@
 //! The visualizer (module `app`: Bevy, bevy_egui, egui_plot) is built with the default `app`
 //! feature; `--no-default-features` leaves it out, also from `cargo doc` and `cargo test`.
 //!
+//! The integration tests are grouped by what they exercise: `tests/solver` (the physics
+//! against independent references), `tests/session` (the interactive session, lessons,
+//! the timeline), `tests/cli` (the command line as a user runs it), `tests/app` (the window,
+//! every view toggle on every scene), `tests/alloc` (no allocation per step) and `tests/fuzz`
+//! (malformed scene files).
+//!
 //! # How it works
 //!
 //! A mechanism has `n` coordinates `x` (per bar or plate the centre of mass and the angle, per

@@ -15,7 +15,11 @@
 //! A new joint kind goes into `JointKind` (with its rows in `Joint::rows`), builds its list
 //! of constraints in `Constraint::of_joint` (a new kind of row is a new `Constraint` with its
 //! residual, Jacobian and rate, `gamma` and scale), gets its reaction site in `reaction`, and
-//! is read from scene files in `scene::build`.
+//! is read from scene files in `scene::build` (`build/joints.rs`). The canvas draws it through
+//! the accessors the model offers for drawing: a planar joint through `Joint::hinge`,
+//! `held_point`, `wheel`, `slide`, `ground_anchor` and `distance_link`, a spatial one through
+//! its [`SpatialGlyph`]; a body through [`Body::shape`]. A new kind that looks like an
+//! existing one (a hinge, a slide, a ball...) answers those and the drawing needs no change.
 
 mod angle;
 pub mod body;
