@@ -19,7 +19,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 
 use super::SingulabSystems;
 use super::config::{ViewConfig, ViewStop};
-use super::simulation::{FrameStats, Live, SingularityReached};
+use super::simulation::{FrameStats, Live, Notice, SingularityReached};
 use crate::live::PauseReason;
 
 /// Steps allowed for reaching the stop synchronously before the first frame.
@@ -203,21 +203,24 @@ fn start(
         return;
     }
     apply_stop(live, capture.stop);
-    let session = &mut live.session;
     if capture.screenshot.is_none() {
-        // Interactive: open paused on the initial state (Space plays); a measurement plays
-        // from the first frame, through singular events (an auto-pause would count paused
-        // frames in the achieved speed).
+        // Interactive: open paused (Space plays) on the initial state, or at the stop asked
+        // for, run to before the window shows; a measurement plays from the first frame,
+        // through singular events (an auto-pause would count paused frames in the achieved
+        // speed).
         if capture.measure_frames.is_some() {
-            session.auto_pause = false;
-            session.play();
+            live.session.auto_pause = false;
+            live.session.play();
+        } else if capture.stop != ViewStop::Never {
+            open_at_stop(capture.stop, live, reached);
         }
         capture.phase = match capture.measure_frames {
-            Some(n) => Phase::Measuring(n, Instant::now(), session.time()),
+            Some(n) => Phase::Measuring(n, Instant::now(), live.session.time()),
             None => Phase::Done,
         };
         return;
     }
+    let session = &mut live.session;
     if capture.stop != ViewStop::Never {
         session.run_until_paused(MAX_STEPS);
     }
@@ -228,6 +231,18 @@ fn start(
         return fail(capture, exit, message);
     }
     capture.phase = Phase::Settling(capture.after_frames);
+}
+
+/// An interactive window launched with `--time` or `--until-event` opens there, paused, with
+/// the app's auto-pause and no stop time left (Space goes on); an event not reached is said
+/// in a notice.
+fn open_at_stop(stop: ViewStop, live: &mut Live, reached: &mut MessageWriter<SingularityReached>) {
+    live.session.run_until_paused(MAX_STEPS);
+    live.session.auto_pause = true;
+    live.session.set_stop_time(None);
+    if let Err(message) = check_stop_reached(stop, live, reached) {
+        live.notice = Some(Notice::lasting(message, true));
+    }
 }
 
 /// Where the session stops by itself: at its first singular event (by the scene's `t_end`),

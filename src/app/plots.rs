@@ -336,7 +336,12 @@ fn show_plot(
     // place under it (side by side, the timeline bar's).
     let one_line = ui.text_style_height(&egui::TextStyle::Body);
     let height = (height - (title_height - one_line).max(0.0)).max(0.5 * height);
-    let plot = configure_plot(spec, height, rolling, session);
+    // For viewers (presenting, a video) no readout follows the hidden pointer.
+    let viewer = view.presenting || view.video;
+    let mut plot = configure_plot(spec, height, rolling, session);
+    if viewer {
+        plot = plot.label_formatter(|_| None).show_x(false).show_y(false);
+    }
     plot.show(ui, |plot_ui| {
         let (t_min, t_max, rolls) = time_span(plot_ui, state, rolling, session, view.plot_window);
         let columns = plot_ui.response().rect.width().max(50.0) as usize;
@@ -410,6 +415,10 @@ fn configure_plot<'a>(
     plot
 }
 
+/// Least points between two labels of a value axis: a line of text and a little, so that a
+/// short plot (side by side, presenting) still labels two values.
+const Y_LABEL_SPACING: f64 = 16.0;
+
 /// Grid steps, tick labels and the cursor's readout of a plot, `log` for a log10 value axis.
 /// Every label of an axis carries the decimals of the labelled step the spacer chose (a mark
 /// on a coarser step would print fewer: 179.6025 beside 179.602).
@@ -430,7 +439,7 @@ fn label_axes(plot: Plot<'_>, log: bool) -> Plot<'_> {
         .y_axis_formatter(move |mark, _range| log_step_label(mark.value, y_get.or(mark.step_size)))
     } else {
         plot.y_grid_spacer(uniform_grid_spacer(move |input| {
-            y_set.chose(nice_grid_steps(input, 24.0))
+            y_set.chose(nice_grid_steps(input, Y_LABEL_SPACING))
         }))
         .y_axis_formatter(move |mark, _range| step_label(mark.value, y_get.or(mark.step_size)))
     };

@@ -1,14 +1,14 @@
 //! Presentation mode, for a projector and for recordings (key P, `--presentation`): the side
 //! panels, the menu and transport bar, the timeline, the plots' controls and the status line
 //! are left out (the cursor is hidden; the keys act), side by side the plots take less of
-//! the height, the view is fitted again for the new canvas, the type is
-//! [`LARGE_TYPE`] times larger, the brief notices are not shown (the banner over the canvas,
-//! which says what the mechanism is doing, stays), the mouse cursor is hidden over the window,
-//! and a captions area at the bottom shows the lesson's current caption (none: the scene's
-//! title) in place of the caption over the canvas, so a caption shows once. Leaving it
-//! restores the interface size and the cursor; a size chosen with Ctrl + / Ctrl - while
-//! presenting is kept for the next time (the lecturer sets it once for the room). Its key,
-//! P, is one of `input`'s shortcuts.
+//! the height, the view is fitted again for the new canvas, and the type is larger
+//! ([`LARGE_TYPE`] times in a window 1080 pixels tall, in proportion to another's height).
+//! The brief notices are not shown (the banner over the canvas, which says what the
+//! mechanism is doing, stays), and a captions area at the bottom shows the lesson's current
+//! caption (none: the scene's title) in place of the caption over the canvas, so a caption
+//! shows once. Leaving it restores the interface size and the cursor; a size chosen with
+//! Ctrl + / Ctrl - while presenting is kept for the next time (the lecturer sets it once for
+//! the room). Its key, P, is one of `input`'s shortcuts.
 
 use bevy::prelude::*;
 use bevy::window::{CursorOptions, PrimaryWindow};
@@ -20,9 +20,14 @@ use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::simulation::Live;
 
-/// How much larger the type is in presentation mode, the first time: body text of about
-/// 25 px, which a 1080p projector shows at a size read from the back of a room.
+/// How much larger the type is in presentation mode, the first time, in a window
+/// [`PROJECTOR_HEIGHT`] pixels tall: body text of about 25 px, which a 1080p projector shows
+/// at a size read from the back of a room. A projector of another resolution throws its
+/// picture as large, so the factor follows the window's height (a 720p one gets 4/3, the same
+/// layout on fewer pixels), and is never below 1.
 pub const LARGE_TYPE: f32 = 2.0;
+/// The window height (physical pixels) [`LARGE_TYPE`] is for.
+pub const PROJECTOR_HEIGHT: f32 = 1080.0;
 
 /// Size (points) of the captions area's text.
 pub const CAPTION_SIZE: f32 = 22.0;
@@ -58,11 +63,13 @@ impl Presentation {
     }
 
     /// The interface size for the mode just switched to, from the size `current` the other
-    /// mode had (remembered for when it comes back).
-    pub fn switched_zoom(&mut self, current: f32) -> f32 {
+    /// mode had (remembered for when it comes back), in a window `height` physical pixels
+    /// tall.
+    pub fn switched_zoom(&mut self, current: f32, height: f32) -> f32 {
         if self.on {
             self.zoom_before = Some(current);
-            self.zoom_presenting.unwrap_or(current * LARGE_TYPE)
+            let large = (LARGE_TYPE * height / PROJECTOR_HEIGHT).max(1.0);
+            self.zoom_presenting.unwrap_or(current * large)
         } else {
             self.zoom_presenting = Some(current);
             self.zoom_before.take().unwrap_or(1.0)
@@ -96,6 +103,7 @@ fn apply(
     view: Res<ViewState>,
     mut contexts: EguiContexts,
     mut cursors: Query<&mut CursorOptions, With<PrimaryWindow>>,
+    windows: Query<&Window, With<PrimaryWindow>>,
 ) -> Result {
     if presentation.on == presentation.applied || view.pending_ui_scale.is_some() {
         return Ok(());
@@ -105,7 +113,11 @@ fn apply(
         .launch_scale
         .take()
         .unwrap_or_else(|| ctx.zoom_factor());
-    let zoom = presentation.switched_zoom(current);
+    let height = windows
+        .iter()
+        .next()
+        .map_or(PROJECTOR_HEIGHT, |w| w.resolution.physical_height() as f32);
+    let zoom = presentation.switched_zoom(current, height);
     ctx.set_zoom_factor(zoom);
     for mut cursor in &mut cursors {
         cursor.visible = !presentation.on;
@@ -140,7 +152,7 @@ mod tests {
     /// P, P again, as `apply` does it: the size each switch gives.
     fn switch(presentation: &mut Presentation, current: f32) -> f32 {
         presentation.on = !presentation.on;
-        presentation.switched_zoom(current)
+        presentation.switched_zoom(current, PROJECTOR_HEIGHT)
     }
 
     #[test]
@@ -158,5 +170,17 @@ mod tests {
     fn presentation_type_is_at_least_twice_the_default() {
         let mut presentation = Presentation::new(false);
         assert!(switch(&mut presentation, 1.0) >= 2.0);
+    }
+
+    #[test]
+    fn a_projector_of_fewer_pixels_gets_the_same_layout() {
+        // The window's size in points presenting: 1920 x 1080 at 2, 1280 x 720 at 4/3 are
+        // both 960 x 540 points; a small window never shrinks the type.
+        for (width, height) in [(1920.0, 1080.0), (1280.0, 720.0)] {
+            let mut presentation = Presentation::new(true);
+            let zoom = presentation.switched_zoom(1.0, height);
+            assert!((width / zoom - 960.0).abs() < 1e-3 && (height / zoom - 540.0).abs() < 1e-3);
+        }
+        assert_eq!(Presentation::new(true).switched_zoom(1.0, 400.0), 1.0);
     }
 }

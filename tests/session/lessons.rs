@@ -841,3 +841,27 @@ fn a_recorded_lesson_plays_at_its_speeds_times_the_record_speed() {
         was_running = true;
     }
 }
+
+/// The shipped A02 lesson at 60 frames a second leaves no frame without its caption on
+/// branch 2, from the leave to the end: a video of it never falls back to the scene's title
+/// between two captions (nor after the last).
+#[test]
+fn a02s_captions_cover_branch_2_to_the_end() {
+    let lesson = load_lesson(&lesson_path("a02_branches")).unwrap();
+    let mut on_branch_2 = false;
+    let mut bare = Vec::new();
+    play_frames(lesson, 1.0 / 60.0, |frame, player, session| {
+        let caption = player.caption().map(|c| c.text.clone());
+        on_branch_2 |= caption
+            .as_deref()
+            .is_some_and(|c| c.starts_with("Branch 2"));
+        if on_branch_2 && caption.is_none() {
+            bare.push((frame, session.time()));
+        }
+    });
+    assert!(on_branch_2, "test bug: no branch 2 caption");
+    assert!(
+        bare.is_empty(),
+        "frames without a caption (frame, t): {bare:?}"
+    );
+}

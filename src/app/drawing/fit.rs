@@ -120,8 +120,9 @@ pub(super) fn fit_orbit(live: &Live) -> OrbitCamera {
     camera
 }
 
-/// Sets the view up for a new scene or a change to or from side by side or presenting, fits the pose
-/// when asked, and after a singular event when the pose ran off the canvas.
+/// Sets the view up for a new scene, or a change to or from side by side or presenting (at an
+/// event: fitted to the pose), fits the pose when asked, and after a singular event when the
+/// pose ran off the canvas (not while the window is recorded: no jump in the video).
 pub(super) fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) {
     if let Some(motion) = view.motion_box {
         fit_video(live, view, motion, rect);
@@ -135,7 +136,12 @@ pub(super) fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spat
         view.fitted_layout = layout;
         view.moved_by_user = false;
     } else if view.fitted_layout != layout {
-        view.planar = Some(fit_planar(live));
+        // At an event the pose is what the class looks at: fitted as F fits it.
+        view.planar = Some(if live.session.current_event().is_some() {
+            fit_pose(live, rect.size(), view.overlay_height)
+        } else {
+            fit_planar(live)
+        });
         view.orbit = Some(fit_orbit(live));
         view.fitted_layout = layout;
         view.moved_by_user = false;
@@ -148,6 +154,7 @@ pub(super) fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spat
     } else if std::mem::take(&mut view.check_pose_visible)
         && !spatial
         && !view.moved_by_user
+        && !view.recording
         && view
             .planar
             .is_some_and(|planar| !pose_on_canvas(live, &planar, rect, view.overlay_height))

@@ -24,7 +24,7 @@ const LOOP: f64 = 2.0;
 /// A computed preview and what it was computed for.
 #[derive(Clone, Debug)]
 pub struct Ghost {
-    key: (u64, usize, u64, u64),
+    key: (u64, usize, String, u64, u64),
     poses: Vec<DVector<f64>>,
     started: Instant,
     what: String,
@@ -84,9 +84,11 @@ pub(super) fn draw_ghost(
     let Some(motion) = shown.get(k) else {
         return;
     };
+    // The label too: another basis lists other motions under the same index.
     let key = (
         session.time().to_bits(),
         k,
+        motion.label.clone(),
         view.push.delta.to_bits(),
         view.push.duration.to_bits(),
     );

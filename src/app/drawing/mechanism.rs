@@ -35,19 +35,27 @@ pub(super) fn ground_symbol(painter: &egui::Painter, p: Pos2, size: f32, palette
 /// Width of a bar not pinned to the ground relative to a crank's.
 const COUPLER_WIDTH: f32 = 0.6;
 
+/// What the bars' names keep clear of: the arrows' heads and shafts (`arrows`, where the bar
+/// has room) and the text a name must never cover (`text`: the scale bar).
+pub(super) struct Clearance<'a> {
+    pub arrows: &'a [egui::Rect],
+    pub text: &'a [egui::Rect],
+}
+
 /// Paints the mechanism: links and ground symbols, bars (cranks under couplers), point
-/// masses, hinges on top. Returns the bars' names, placed where none covers another, for
-/// [`paint_names`] to paint under the arrows, clear of the rectangles `keep_clear` (the
-/// arrows' heads and shafts) where the bar has room.
-pub(super) fn draw_mechanism(
-    canvas: &Canvas,
-    labels: bool,
-    keep_clear: &[egui::Rect],
-) -> Vec<BodyName> {
+/// masses, hinges on top. Returns the bars' names, placed where none covers another nor the
+/// `clear.text`, and as few arrows and ground symbols as the bar allows, for [`paint_names`]
+/// to paint under the arrows.
+pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -> Vec<BodyName> {
     let mech = canvas.mech;
     let thickness = Thickness::of(mech);
     // Massless links of distance constraints and ground symbols first, under the bodies.
-    draw_links_and_grounds(canvas);
+    let grounds = draw_links_and_grounds(canvas);
+    let keep_clear = KeepClear {
+        arrows: clear.arrows,
+        grounds: &grounds,
+        text: clear.text,
+    };
     // Names are painted after the bars (`paint_names`), so no bar covers them.
     let mut names: Vec<BodyName> = Vec::new();
     // Bars pinned to the ground (cranks) at full width first, the others (couplers) narrower
@@ -84,7 +92,7 @@ pub(super) fn draw_mechanism(
                         ends: [pa, pb],
                         radius,
                     };
-                    place_bar_name(canvas, &bar, keep_clear, &mut names);
+                    place_bar_name(canvas, &bar, &keep_clear, &mut names);
                 }
             }
             BodyShape::Plate => {
@@ -129,9 +137,17 @@ impl Thickness {
 }
 
 /// The massless links of distance constraints with the ground symbols at their anchors,
-/// and the ground symbols of pins.
-fn draw_links_and_grounds(canvas: &Canvas) {
+/// and the ground symbols of pins. Returns where the symbols are, under their points.
+fn draw_links_and_grounds(canvas: &Canvas) -> Vec<egui::Rect> {
     let (mech, projection, painter) = (canvas.mech, canvas.projection, canvas.painter);
+    let mut symbols = Vec::new();
+    let mut symbol = |p: Pos2, size: f32| {
+        ground_symbol(painter, p, size, canvas.palette);
+        symbols.push(egui::Rect::from_min_max(
+            pos2(p.x - 1.2 * size, p.y + 3.0),
+            pos2(p.x + 1.2 * size, p.y + 1.5 * size),
+        ));
+    };
     for joint in mech.joints() {
         if let Some((body, anchor)) = joint.distance_link() {
             // The anchor in the body's space: a planar one's z is 0.
@@ -143,11 +159,32 @@ fn draw_links_and_grounds(canvas: &Canvas) {
             let tip = body_point(mech, canvas.x, body, &nalgebra::Vector2::zeros());
             if let (Some(p), Some(q)) = (projection.to_screen(anchor), projection.to_screen(tip)) {
                 painter.line_segment([p, q], Stroke::new(2.0, canvas.palette.link));
-                ground_symbol(painter, p, 12.0, canvas.palette);
+                symbol(p, 12.0);
             }
         } else if let Some(p) = joint.ground_anchor().and_then(|g| projection.to_screen(g)) {
-            ground_symbol(painter, p, 14.0, canvas.palette);
+            symbol(p, 14.0);
         }
+    }
+    symbols
+}
+
+/// Where a name should not go: arrows (each piece counts once) and ground symbols (each
+/// counts as many pieces as [`GROUND_WEIGHT`]), where the bar has room; text never.
+struct KeepClear<'a> {
+    arrows: &'a [egui::Rect],
+    grounds: &'a [egui::Rect],
+    text: &'a [egui::Rect],
+}
+
+/// A ground symbol under a name hides which pivot is grounded: a name covers several arrow
+/// pieces before it covers one.
+const GROUND_WEIGHT: usize = 10;
+
+impl KeepClear<'_> {
+    /// How much a name at `r` would cover.
+    fn covered(&self, r: &egui::Rect) -> usize {
+        let count = |rects: &[egui::Rect]| rects.iter().filter(|a| a.intersects(*r)).count();
+        count(self.arrows) + GROUND_WEIGHT * count(self.grounds)
     }
 }
 
@@ -160,14 +197,14 @@ struct BarOnScreen {
 
 /// The name of `bar`: the first spot along it, on its side then on the other, next to it
 /// then a line further out, whose name keeps a few pixels from every name placed before and
-/// covers none of `keep_clear` (the arrows); where every spot covers some arrow, the one
-/// covering the fewest of their pieces (the arrows, painted over the names, stay whole);
-/// none clear of the other names (the stacked linkages crowd them at their flat poses): no
-/// name rather than a garbled one.
+/// from `keep_clear.text`, and covers nothing else of `keep_clear`; where every spot covers
+/// something, the one covering least (the arrows, painted over the names, stay whole); none
+/// clear of the other names and the text (the stacked linkages crowd them at their flat
+/// poses): no name rather than a garbled one.
 fn place_bar_name(
     canvas: &Canvas,
     bar: &BarOnScreen,
-    keep_clear: &[egui::Rect],
+    keep_clear: &KeepClear,
     names: &mut Vec<BodyName>,
 ) {
     /// Pixels kept between two names' backings.
@@ -196,16 +233,16 @@ fn place_bar_name(
                 egui::Rect::from_center_size(at, size)
             })
     });
-    let named = |r: &egui::Rect| {
+    let taken = |r: &egui::Rect| {
         let kept = r.expand(NAME_GAP);
         names.iter().any(|other| other.area().intersects(kept))
+            || keep_clear.text.iter().any(|text| text.intersects(kept))
     };
-    let arrows_under = |r: &egui::Rect| keep_clear.iter().filter(|a| a.intersects(*r)).count();
-    // The first spot with the fewest arrow pieces under it (`min_by_key` keeps the first).
+    // The first spot covering least (`min_by_key` keeps the first).
     let rect = spots
-        .filter(|r| !named(r))
+        .filter(|r| !taken(r))
         .enumerate()
-        .min_by_key(|(order, r)| (arrows_under(r), *order))
+        .min_by_key(|(order, r)| (keep_clear.covered(r), *order))
         .map(|(_, r)| r);
     if let Some(rect) = rect {
         names.push(BodyName { rect, galley });

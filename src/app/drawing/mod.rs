@@ -49,7 +49,7 @@ use crate::solver::BasisMode;
 use arrows::{MotionArrows, draw_motions};
 use backdrop::{draw_floor, draw_grid};
 use fit::{fit_orbit, fit_planar, fit_view};
-use mechanism::draw_mechanism;
+use mechanism::{Clearance, draw_mechanism};
 use overlay::draw_overlay_text;
 use projection::Projection;
 use spatial::{Floor, RigidView};
@@ -443,7 +443,13 @@ fn draw_mechanism_and_motions(
     let arrows = MotionArrows::lay_out(canvas, &shown, view, at_event);
     let names = match canvas.rigid {
         Some(rigid) => rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
-        None => draw_mechanism(canvas, view.show_labels, &arrows.footprint()),
+        None => {
+            let clear = Clearance {
+                arrows: &arrows.footprint(),
+                text: scale_bar.as_slice(),
+            };
+            draw_mechanism(canvas, view.show_labels, &clear)
+        }
     };
     let legend = if view.show_reactions {
         reactions::update_reactions(view, live);

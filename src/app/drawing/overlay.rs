@@ -167,7 +167,8 @@ fn draw_legend(
             "arrows: the way the mechanism moves along each motion (at rest: downhill)".to_owned(),
             format!("{points}; the longest arrow of each motion the same length"),
         ];
-        if at_event && !view.video {
+        // A recording is for viewers: no keys.
+        if at_event && !view.video && !view.recording {
             lines.push(MOTION_KEYS.to_owned());
         }
         for line in lines {

@@ -93,6 +93,9 @@ pub struct ViewState {
     pub video: bool,
     /// Presentation mode is on (set by the layout each frame): the canvas is for the class.
     pub presenting: bool,
+    /// The window is being recorded (Ctrl+R; set by the layout each frame): the canvas is
+    /// for viewers, so no key hints, and the view does not jump to fit a pose at an event.
+    pub recording: bool,
     /// Where the canvas and its banner were on the window in the last frame, in physical
     /// pixels (x, y, width, height): what the app's Record button records.
     pub canvas_area: Option<[u32; 4]>,
@@ -147,6 +150,7 @@ impl Default for ViewState {
             motion_box: None,
             video: false,
             presenting: false,
+            recording: false,
             show_controls: true,
             show_plots: true,
             pending_ui_scale: None,

@@ -177,6 +177,7 @@ impl Panels<'_, '_> {
         // Presentation: the canvas (and its plots side by side) and the captions alone.
         let presenting = frame.presentation.on;
         view.presenting = presenting;
+        view.recording = frame.recorder.status().is_some();
         if presenting {
             presentation::captions(root, live);
         } else {
