@@ -48,7 +48,8 @@ pub struct PlotState {
     pub follow_when_paused: bool,
     /// The plots rolled in the last pass: when they stop, the time axis is set once.
     rolled: bool,
-    /// [`Live::history_epoch`] the time axis was last set for.
+    /// The session's [`jump_epoch`](crate::live::LiveSession::jump_epoch) the time axis was
+    /// last set for.
     epoch: Option<u64>,
     /// The plots shown in the last pass ([`PlotLayout`]): plots that were hidden kept the time
     /// axis they had when they were last shown.
@@ -69,8 +70,8 @@ impl PlotState {
         let session = &live.session;
         let rolling = !session.is_paused() || self.follow_when_paused;
         self.lines.sweep();
-        let fresh = self.epoch != Some(live.history_epoch) || self.layout != Some(layout);
-        self.epoch = Some(live.history_epoch);
+        let fresh = self.epoch != Some(session.jump_epoch()) || self.layout != Some(layout);
+        self.epoch = Some(session.jump_epoch());
         self.layout = Some(layout);
         if rolling {
             self.rolled = true;

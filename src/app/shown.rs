@@ -23,9 +23,6 @@ pub struct Live {
     pub notice: Option<Notice>,
     /// Bumped on every scene (re)load, so views can re-fit.
     pub generation: u64,
-    /// Bumped whenever the history starts again or is cut back (load, reset, "go to" an
-    /// event), so the plots do not keep a time axis with no data in it.
-    pub history_epoch: u64,
     /// The lesson open in the window, if any: it drives the session while it runs.
     pub lesson: Option<LessonRun>,
     /// What the user did since the scene was opened or reset, as a lesson.
@@ -79,7 +76,6 @@ impl Live {
             session,
             path,
             generation: 0,
-            history_epoch: 0,
             lesson: None,
         }
     }
@@ -105,7 +101,6 @@ impl Live {
                 self.modified = modified_time(path);
                 self.notice = assembly_notice(&self.session);
                 self.generation += 1;
-                self.history_epoch += 1;
                 true
             }
             Err(text) => {

@@ -335,7 +335,6 @@ fn apply_command(
             report(session, out.event, out.failed, reached, failed);
         }
         AppCommand::Reset => {
-            live.history_epoch += 1;
             if let Some(path) = live.lesson.as_ref().map(|run| run.path.clone()) {
                 // The lesson starts again, waiting for Space.
                 live.load(&path);
@@ -365,7 +364,6 @@ fn apply_command(
             }
         }
         AppCommand::GotoEvent(index) => {
-            live.history_epoch += 1;
             return session.goto_event(*index);
         }
         AppCommand::Push {
@@ -389,11 +387,9 @@ fn apply_command(
         }
         AppCommand::SaveLesson(path) => live.notice = Some(save_lesson(live, path)),
         AppCommand::Seek(t) => {
-            live.history_epoch += 1;
             return session.seek(*t);
         }
         AppCommand::Undo => {
-            live.history_epoch += 1;
             let undone = session.next_undo();
             let text = match undone {
                 Some(mark) if session.undo()? => {

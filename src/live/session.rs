@@ -12,6 +12,7 @@
 //! Bevy-free: the app wraps it in a resource; tests drive it directly.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use nalgebra::DVector;
@@ -65,6 +66,13 @@ pub struct Advance {
     pub failed: bool,
 }
 
+/// Numbers the jumps of every session ([`LiveSession::jump_epoch`]).
+static JUMPS: AtomicU64 = AtomicU64::new(0);
+
+fn next_jump() -> u64 {
+    JUMPS.fetch_add(1, Ordering::Relaxed) + 1
+}
+
 /// The running (or paused) interactive simulation of one scene.
 #[derive(Clone, Debug)]
 pub struct LiveSession {
@@ -116,6 +124,8 @@ pub struct LiveSession {
     /// beyond it go when the run reaches new ones.
     events_reached: u64,
     reached_log: VecDeque<(u64, SingularEvent)>,
+    /// See [`LiveSession::jump_epoch`].
+    jump_epoch: u64,
 }
 
 impl LiveSession {
@@ -177,6 +187,7 @@ impl LiveSession {
             steps_total: 0,
             events_reached: 0,
             reached_log: VecDeque::new(),
+            jump_epoch: next_jump(),
             scene,
             sim,
         };
@@ -219,6 +230,18 @@ impl LiveSession {
 
     pub fn history(&self) -> &History {
         &self.history
+    }
+
+    /// Changes whenever the state shown jumps (a seek, going to an event, an undo; a reset
+    /// starts a new session) and differs between sessions: a view drawn from the history (the
+    /// plots' time axis) is set up again when it changes.
+    pub fn jump_epoch(&self) -> u64 {
+        self.jump_epoch
+    }
+
+    /// Marks a jump of the state shown.
+    fn jumped(&mut self) {
+        self.jump_epoch = next_jump();
     }
 
     pub fn last_report(&self) -> Option<&StepReport> {

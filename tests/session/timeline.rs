@@ -498,3 +498,50 @@ fn a_pose_by_hand_extends_the_trace_and_resamples_the_plots() {
     assert_eq!(session.history().len(), samples);
     assert_eq!(energy(&session).to_bits(), energy_before.to_bits());
 }
+
+/// The jump epoch (what the plots' time axis is set up again on) changes exactly when the
+/// state shown jumps: a seek, going to an event, an undo; never while the run goes on, and
+/// each session (a reset is one) has its own.
+#[test]
+fn the_jump_epoch_changes_when_the_state_shown_jumps_and_only_then() {
+    let mut session = LiveSession::new(scene("double_four_bar")).unwrap();
+    let start = session.jump_epoch();
+    session.run_until_paused(100_000);
+    assert_eq!(
+        session.jump_epoch(),
+        start,
+        "running to the first event is no jump"
+    );
+    session.play();
+    session.set_stop_time(Some(1.0));
+    session.auto_pause = false;
+    session.run_until_paused(100_000);
+    assert_eq!(session.jump_epoch(), start, "passing events is no jump");
+    let mut seen = vec![start];
+    let mut jumped = |session: &LiveSession, what: &str| {
+        let epoch = session.jump_epoch();
+        assert!(!seen.contains(&epoch), "{what}: epoch {epoch} seen before");
+        seen.push(epoch);
+    };
+    session.seek(0.5).unwrap();
+    jumped(&session, "seek");
+    session.goto_event(0).unwrap();
+    jumped(&session, "go to an event");
+    let column = session
+        .simulation()
+        .basis(BasisMode::Continued)
+        .columns()
+        .column(0)
+        .into_owned();
+    let before_push = session.jump_epoch();
+    session.push_along(&column, 0.5, 0.01).unwrap();
+    assert_eq!(session.jump_epoch(), before_push, "a push is no jump");
+    session.undo().unwrap();
+    jumped(&session, "undo");
+    session.reset().unwrap();
+    jumped(&session, "reset");
+    jumped(
+        &LiveSession::new(scene("double_four_bar")).unwrap(),
+        "another session",
+    );
+}

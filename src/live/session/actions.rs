@@ -81,6 +81,7 @@ impl LiveSession {
     /// the list is always the run shown. The plotted history after an earlier event is
     /// dropped, and before a later one it breaks.
     pub fn goto_event(&mut self, index: usize) -> Result<(), SolverError> {
+        self.jumped();
         let Some(event) = self.events.get(index).cloned() else {
             return Ok(());
         };

@@ -57,6 +57,7 @@ impl LiveSession {
     /// (the run's latest state for `t` at or after it), bit for bit. The later part is kept
     /// until the run goes on from here.
     pub fn seek(&mut self, t: f64) -> Result<(), SolverError> {
+        self.jumped();
         if t.is_nan() {
             return Ok(());
         }
@@ -129,6 +130,7 @@ impl LiveSession {
     /// Undoes the last push, leave or drag (Ctrl+Z): back to the state just before it, bit
     /// for bit, paused, with everything after it discarded. False if there is none.
     pub fn undo(&mut self) -> Result<bool, SolverError> {
+        self.jumped();
         self.end_drag();
         let Some((moment, _)) = self.timeline.undo() else {
             return Ok(false);
