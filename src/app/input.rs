@@ -11,7 +11,7 @@ use bevy_egui::input::EguiWantsInput;
 use super::SingulabSystems;
 use super::actions::chosen_action;
 use super::commands::AppCommand;
-use super::drawing::{ViewState, Zoom, shown_motions};
+use super::drawing::{CanvasCamera, ViewState, Zoom, shown_motions};
 use super::simulation::{Live, modified_time};
 use crate::solver::BasisMode;
 
@@ -21,7 +21,9 @@ pub struct ShortcutsPlugin;
 
 impl Plugin for ShortcutsPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Update, shortcuts.in_set(SingulabSystems::Input));
+        // F fits the canvas' view: the camera is the drawing's, which a headless app leaves out.
+        app.init_resource::<CanvasCamera>()
+            .add_systems(Update, shortcuts.in_set(SingulabSystems::Input));
     }
 }
 
@@ -59,6 +61,7 @@ fn shortcuts(
     egui_wants: Res<EguiWantsInput>,
     mut held: Local<Modifiers>,
     mut view: ResMut<ViewState>,
+    mut camera: ResMut<CanvasCamera>,
     live: Option<Res<Live>>,
     mut writer: MessageWriter<AppCommand>,
 ) {
@@ -77,7 +80,9 @@ fn shortcuts(
                     (Some(live), false) => motion_key(key, shift, live, &mut view),
                     _ => None,
                 };
-                if let Some(command) = command.unwrap_or_else(|| shortcut(key, ctrl, &mut view)) {
+                if let Some(command) =
+                    command.unwrap_or_else(|| shortcut(key, ctrl, &mut view, &mut camera))
+                {
                     writer.write(command);
                 }
             }
@@ -142,7 +147,12 @@ pub fn motion_key(
 }
 
 /// What pressing `key` (with Ctrl down or not) does: a command, or a change of the view.
-pub fn shortcut(key: KeyCode, ctrl: bool, view: &mut ViewState) -> Option<AppCommand> {
+pub fn shortcut(
+    key: KeyCode,
+    ctrl: bool,
+    view: &mut ViewState,
+    camera: &mut CanvasCamera,
+) -> Option<AppCommand> {
     match (key, ctrl) {
         (KeyCode::Space, _) => Some(AppCommand::TogglePlay),
         (KeyCode::Period, _) => Some(AppCommand::SingleStep),
@@ -157,13 +167,13 @@ pub fn shortcut(key: KeyCode, ctrl: bool, view: &mut ViewState) -> Option<AppCom
         (KeyCode::KeyR, true) => Some(AppCommand::ToggleRecording),
         (KeyCode::KeyP, false) => Some(AppCommand::TogglePresentation),
         _ => {
-            toggle_view(key, ctrl, view);
+            toggle_view(key, ctrl, view, camera);
             None
         }
     }
 }
 
-fn toggle_view(key: KeyCode, ctrl: bool, view: &mut ViewState) {
+fn toggle_view(key: KeyCode, ctrl: bool, view: &mut ViewState, camera: &mut CanvasCamera) {
     match (key, ctrl) {
         (KeyCode::KeyB, _) => {
             view.basis = match view.basis {
@@ -176,7 +186,7 @@ fn toggle_view(key: KeyCode, ctrl: bool, view: &mut ViewState) {
         (KeyCode::KeyL, _) => view.light = !view.light,
         (KeyCode::KeyA, false) => view.show_body_axes = !view.show_body_axes,
         (KeyCode::KeyJ, _) => view.show_reactions = !view.show_reactions,
-        (KeyCode::KeyF, _) => view.refit(),
+        (KeyCode::KeyF, _) => camera.refit(),
         (KeyCode::Equal | KeyCode::NumpadAdd, true) => view.pending_zoom = Some(Zoom::In),
         (KeyCode::Minus | KeyCode::NumpadSubtract, true) => view.pending_zoom = Some(Zoom::Out),
         (KeyCode::Digit0 | KeyCode::Numpad0, true) => view.pending_zoom = Some(Zoom::Reset),
@@ -362,13 +372,21 @@ mod tests {
             (KeyCode::Digit0, Zoom::Reset),
         ] {
             view.pending_zoom = None;
-            assert!(shortcut(key, true, &mut view).is_none(), "{key:?}");
+            assert!(
+                shortcut(key, true, &mut view, &mut CanvasCamera::default()).is_none(),
+                "{key:?}"
+            );
             assert_eq!(view.pending_zoom, Some(zoom), "{key:?}");
         }
         // Without Ctrl, = and - change the speed.
         view.pending_zoom = None;
         assert!(matches!(
-            shortcut(KeyCode::Equal, false, &mut view),
+            shortcut(
+                KeyCode::Equal,
+                false,
+                &mut view,
+                &mut CanvasCamera::default()
+            ),
             Some(AppCommand::ChangeSpeed(1))
         ));
         assert_eq!(view.pending_zoom, None);

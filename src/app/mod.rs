@@ -55,7 +55,7 @@ use lesson::LessonRun;
 pub use capture::{CaptureMode, CapturePlugin};
 pub use commands::AppCommand;
 pub use config::{ViewConfig, ViewStop};
-pub use drawing::{DrawingPlugin, ViewState};
+pub use drawing::{CanvasCamera, DrawingPlugin, ViewState};
 pub use files::FilesPlugin;
 pub use input::{SceneFileInputPlugin, ScenePollInterval, ShortcutsPlugin};
 pub use plots::PlotsPlugin;
@@ -187,10 +187,11 @@ fn launch(
         live.notice = Some(Notice::lasting(error, true));
     }
     let failure = capture.failure_slot();
-    let mut view = ViewState::from_args(&args);
+    let view = ViewState::from_args(&args);
+    let mut camera = CanvasCamera::default();
     if args.video {
         let lesson = live.lesson.as_ref().map(|run| &run.player);
-        view.motion_box = crate::live::framing::run_box(&live.session, lesson, video_end);
+        camera.motion_box = crate::live::framing::run_box(&live.session, lesson, video_end);
     }
 
     let mut app = App::new();
@@ -208,6 +209,7 @@ fn launch(
     .insert_resource(live)
     .insert_resource(capture)
     .insert_resource(view)
+    .insert_resource(camera)
     .insert_resource(FrameStats::since(launched))
     .insert_resource(recorder)
     .insert_resource(Presentation::launched(args.presentation, args.ui_scale))

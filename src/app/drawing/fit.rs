@@ -5,6 +5,7 @@
 use bevy_egui::egui;
 
 use super::ViewState;
+use super::camera::CanvasCamera;
 use super::spatial;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
@@ -123,45 +124,51 @@ pub(super) fn fit_orbit(live: &Live) -> OrbitCamera {
 /// Sets the view up for a new scene, or a change to or from side by side or presenting (at an
 /// event: fitted to the pose), fits the pose when asked, and after a singular event when the
 /// pose ran off the canvas (not while the window is recorded: no jump in the video).
-pub(super) fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spatial: bool) {
-    if let Some(motion) = view.motion_box {
-        fit_video(live, view, motion, rect);
+pub(super) fn fit_view(
+    live: &Live,
+    view: &ViewState,
+    camera: &mut CanvasCamera,
+    rect: egui::Rect,
+    spatial: bool,
+) {
+    if let Some(motion) = camera.motion_box {
+        fit_video(live, camera, motion, rect);
         return;
     }
     let layout = (view.side_by_side, view.presenting);
-    if view.fitted_generation != Some(live.generation) {
-        view.planar = Some(fit_planar(live));
-        view.orbit = Some(fit_orbit(live));
-        view.fitted_generation = Some(live.generation);
-        view.fitted_layout = layout;
-        view.moved_by_user = false;
-    } else if view.fitted_layout != layout {
+    if camera.fitted_generation != Some(live.generation) {
+        camera.planar = Some(fit_planar(live));
+        camera.orbit = Some(fit_orbit(live));
+        camera.fitted_generation = Some(live.generation);
+        camera.fitted_layout = layout;
+        camera.moved_by_user = false;
+    } else if camera.fitted_layout != layout {
         // At an event the pose is what the class looks at: fitted as F fits it.
-        view.planar = Some(if live.session.current_event().is_some() {
-            fit_pose(live, rect.size(), view.overlay_height)
+        camera.planar = Some(if live.session.current_event().is_some() {
+            fit_pose(live, rect.size(), camera.overlay_height)
         } else {
             fit_planar(live)
         });
-        view.orbit = Some(fit_orbit(live));
-        view.fitted_layout = layout;
-        view.moved_by_user = false;
-    } else if std::mem::take(&mut view.fit_requested) {
+        camera.orbit = Some(fit_orbit(live));
+        camera.fitted_layout = layout;
+        camera.moved_by_user = false;
+    } else if std::mem::take(&mut camera.fit_requested) {
         // The orbit camera of a spatial scene goes back to its start: the pendulum swings
         // about its pivot, which that view centres.
-        view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
-        view.orbit = Some(fit_orbit(live));
-        view.moved_by_user = false;
-    } else if std::mem::take(&mut view.check_pose_visible)
+        camera.planar = Some(fit_pose(live, rect.size(), camera.overlay_height));
+        camera.orbit = Some(fit_orbit(live));
+        camera.moved_by_user = false;
+    } else if std::mem::take(&mut camera.check_pose_visible)
         && !spatial
-        && !view.moved_by_user
+        && !camera.moved_by_user
         && !view.recording
-        && view
+        && camera
             .planar
-            .is_some_and(|planar| !pose_on_canvas(live, &planar, rect, view.overlay_height))
+            .is_some_and(|planar| !pose_on_canvas(live, &planar, rect, camera.overlay_height))
     {
         // The motions at a singular event are drawn on the whole pose: the 2x2's stacked
         // stage leans past its view hint's right edge at its first event.
-        view.planar = Some(fit_pose(live, rect.size(), view.overlay_height));
+        camera.planar = Some(fit_pose(live, rect.size(), camera.overlay_height));
     }
 }
 
@@ -170,14 +177,14 @@ pub(super) fn fit_view(live: &Live, view: &mut ViewState, rect: egui::Rect, spat
 /// a pose at its edge (the arrows reach a sixth of the canvas), the same
 /// for the whole video while the canvas keeps its size (the window's first frames have
 /// another).
-fn fit_video(live: &Live, view: &mut ViewState, motion: framing::PlaneBox, rect: egui::Rect) {
-    if view.fitted_generation != Some(live.generation) {
-        view.orbit = Some(fit_orbit(live));
-        view.fitted_generation = Some(live.generation);
+fn fit_video(live: &Live, camera: &mut CanvasCamera, motion: framing::PlaneBox, rect: egui::Rect) {
+    if camera.fitted_generation != Some(live.generation) {
+        camera.orbit = Some(fit_orbit(live));
+        camera.fitted_generation = Some(live.generation);
     }
     let size = rect.size();
     let arrows = 0.08 * size.x.min(size.y);
-    view.planar = Some(fit_box(motion, size, 0.2 * size.y, arrows, VIDEO_FILL));
+    camera.planar = Some(fit_box(motion, size, 0.2 * size.y, arrows, VIDEO_FILL));
 }
 
 /// The fraction of the canvas a fitted pose fills in the window: a tenth of it free on each

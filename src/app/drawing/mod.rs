@@ -15,6 +15,7 @@
 
 mod arrows;
 mod backdrop;
+mod camera;
 mod fit;
 mod ghost;
 mod joint_labels;
@@ -29,6 +30,7 @@ mod solids;
 mod spatial;
 mod view_state;
 
+pub use camera::CanvasCamera;
 pub use view_state::{ViewState, Zoom};
 
 use bevy::prelude::*;
@@ -62,6 +64,9 @@ impl Plugin for DrawingPlugin {
         if !app.world().contains_resource::<ViewState>() {
             app.init_resource::<ViewState>();
         }
+        if !app.world().contains_resource::<CanvasCamera>() {
+            app.init_resource::<CanvasCamera>();
+        }
         app.add_systems(Startup, spawn_camera).add_systems(
             Update,
             follow_session_messages.in_set(SingulabSystems::Output),
@@ -77,10 +82,11 @@ fn follow_session_messages(
     mut reached: MessageReader<SingularityReached>,
     mut loaded: MessageReader<SceneLoaded>,
     mut view: ResMut<ViewState>,
+    mut camera: ResMut<CanvasCamera>,
 ) {
     // The motions hidden and chosen stay the user's from one event to the next.
     for _ in reached.read() {
-        view.check_pose_visible = true;
+        camera.check_pose_visible = true;
         view.show_motions = true;
     }
     // A new scene gets its own view from `draw_canvas` (its generation changed).
@@ -122,6 +128,7 @@ pub fn draw_canvas(
     ui: &mut Ui,
     live: &Live,
     view: &mut ViewState,
+    camera: &mut CanvasCamera,
     basis: BasisMode,
     overstep: f64,
     commands: &mut Vec<AppCommand>,
@@ -133,13 +140,13 @@ pub fn draw_canvas(
     let mech = &live.session.scene().mechanism;
     let spatial = mech.is_spatial();
     if response.double_clicked() {
-        view.refit();
+        camera.refit();
     }
-    fit_view(live, view, rect, spatial);
-    if spatial || !grab(&response, live, view, commands) {
-        navigate(ui, &response, live, view, spatial);
+    fit_view(live, view, camera, rect, spatial);
+    if spatial || !grab(&response, live, view, camera, commands) {
+        navigate(ui, &response, live, camera, spatial);
     }
-    let projection = canvas_projection(live, view, rect, spatial);
+    let projection = canvas_projection(live, camera, rect, spatial);
     let painter = painter.with_clip_rect(rect);
     let mut x = std::mem::take(&mut view.display_x);
     live.session.display_positions(overstep, &mut x);
@@ -165,7 +172,8 @@ pub fn draw_canvas(
     } else {
         Vec::new()
     };
-    draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
+    camera.overlay_height =
+        draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
     // Over the bars: a label under a bar cannot be read.
     for (at, name, colour) in trace_labels {
         let font = egui::FontId::proportional(12.0);
@@ -173,7 +181,7 @@ pub fn draw_canvas(
     }
     draw_spring(&canvas, live);
     view.display_x = x;
-    canvas_menu(&response, live, view, commands);
+    canvas_menu(&response, live, view, camera, commands);
 }
 
 /// How close (pixels) to a body the pointer must press for a drag to grab it rather than pan.
@@ -186,9 +194,10 @@ fn grab(
     response: &egui::Response,
     live: &Live,
     view: &mut ViewState,
+    camera: &CanvasCamera,
     commands: &mut Vec<AppCommand>,
 ) -> bool {
-    let Some(planar) = view.planar else {
+    let Some(planar) = camera.planar else {
         return false;
     };
     let rect = response.rect;
@@ -260,7 +269,13 @@ fn draw_spring(canvas: &Canvas, live: &Live) {
 
 /// A drag pans the planar view (orbits the spatial one, which a middle or Shift drag pans);
 /// the wheel or a pinch zooms, the planar view about the cursor.
-fn navigate(ui: &Ui, response: &egui::Response, live: &Live, view: &mut ViewState, spatial: bool) {
+fn navigate(
+    ui: &Ui,
+    response: &egui::Response,
+    live: &Live,
+    camera: &mut CanvasCamera,
+    spatial: bool,
+) {
     let rect = response.rect;
     let width = f64::from(rect.width());
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
@@ -269,31 +284,31 @@ fn navigate(ui: &Ui, response: &egui::Response, live: &Live, view: &mut ViewStat
         .input(|i| (i.smooth_scroll_delta.y, i.zoom_delta()));
     let zoom = f64::from(pinch) * (f64::from(scroll) * 0.0025).exp();
     if spatial {
-        let camera = view.orbit.get_or_insert_with(|| fit_orbit(live));
+        let orbit = camera.orbit.get_or_insert_with(|| fit_orbit(live));
         let shift = ui.ctx().input(|i| i.modifiers.shift);
         if response.dragged_by(egui::PointerButton::Middle)
             || (shift && response.dragged_by(egui::PointerButton::Primary))
         {
-            spatial::pan_camera(camera, response.drag_delta(), rect.height());
+            spatial::pan_camera(orbit, response.drag_delta(), rect.height());
         } else if response.dragged() {
             let d = response.drag_delta();
-            camera.orbit(-f64::from(d.x) * 0.01, f64::from(d.y) * 0.01);
+            orbit.orbit(-f64::from(d.x) * 0.01, f64::from(d.y) * 0.01);
         }
         if response.hovered() && zoom != 1.0 {
-            camera.zoom(zoom);
+            orbit.zoom(zoom);
         }
     } else {
-        let planar = view.planar.get_or_insert_with(|| fit_planar(live));
+        let planar = camera.planar.get_or_insert_with(|| fit_planar(live));
         if response.dragged() {
             let d = response.drag_delta();
             planar.pan([f64::from(d.x), f64::from(d.y)], width);
-            view.moved_by_user = true;
+            camera.moved_by_user = true;
         }
         if response.hovered()
             && zoom != 1.0
             && let Some(cursor) = response.hover_pos()
         {
-            view.moved_by_user = true;
+            camera.moved_by_user = true;
             planar.zoom_about(
                 zoom,
                 [f64::from(cursor.x), f64::from(cursor.y)],
@@ -306,16 +321,21 @@ fn navigate(ui: &Ui, response: &egui::Response, live: &Live, view: &mut ViewStat
 
 /// The map from the world onto the canvas `rect`: the orbit camera of a spatial scene, the
 /// planar view otherwise.
-fn canvas_projection(live: &Live, view: &ViewState, rect: egui::Rect, spatial: bool) -> Projection {
+fn canvas_projection(
+    live: &Live,
+    camera: &CanvasCamera,
+    rect: egui::Rect,
+    spatial: bool,
+) -> Projection {
     if spatial {
         Projection::Orbit {
-            camera: view.orbit.unwrap_or_else(|| fit_orbit(live)),
+            camera: camera.orbit.unwrap_or_else(|| fit_orbit(live)),
             center: rect.center(),
             half_height: 0.5 * f64::from(rect.height()),
         }
     } else {
         Projection::Planar {
-            view: view.planar.unwrap_or_else(|| fit_planar(live)),
+            view: camera.planar.unwrap_or_else(|| fit_planar(live)),
             center: [f64::from(rect.center().x), f64::from(rect.center().y)],
             width: f64::from(rect.width()),
         }
@@ -426,7 +446,8 @@ fn trace_name(live: &Live, k: usize) -> Option<String> {
 
 /// The mechanism, the legend and the time, the names, the motions' arrows, then their labels
 /// on top; the names keep off the arrows where they can, the labels off the legend, the
-/// names and the scale bar.
+/// names and the scale bar. Returns how far down the legend and the time reach (fitting the
+/// view keeps the mechanism below them).
 fn draw_mechanism_and_motions(
     canvas: &Canvas,
     live: &Live,
@@ -434,7 +455,7 @@ fn draw_mechanism_and_motions(
     basis: BasisMode,
     overstep: f64,
     scale_bar: Option<egui::Rect>,
-) {
+) -> f32 {
     let shown = shown_motions(live, view, basis);
     // This canvas shows the basis the panel lists: pointing at a row there dims the others
     // and shows its ghost here.
@@ -461,7 +482,7 @@ fn draw_mechanism_and_motions(
     let mut overlay = draw_overlay_text(canvas, t_shown, live, view, basis, &shown);
     // Fit keeps the mechanism below the legend and the time (not below the names, which
     // follow the mechanism).
-    view.overlay_height = overlay
+    let overlay_height = overlay
         .iter()
         .map(|r| r.bottom() - canvas.rect.top())
         .fold(0.0, f32::max);
@@ -483,18 +504,20 @@ fn draw_mechanism_and_motions(
     mechanism::paint_names(canvas.painter, names, canvas.palette);
     let labels = draw_motions(canvas, &shown, arrows, view, &overlay, listed_half);
     arrows::paint_labels(canvas.painter, labels, canvas.palette);
+    overlay_height
 }
 
 /// The canvas' right-click menu.
 fn canvas_menu(
     response: &egui::Response,
     live: &Live,
-    view: &mut ViewState,
+    view: &ViewState,
+    camera: &mut CanvasCamera,
     commands: &mut Vec<AppCommand>,
 ) {
     response.context_menu(|ui| {
         if ui.button("Fit view").clicked() {
-            view.refit();
+            camera.refit();
             ui.close();
         }
         if ui.button("Clear trace").clicked() {

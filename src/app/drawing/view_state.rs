@@ -11,9 +11,7 @@ use super::ghost;
 use super::reactions::ReactionCache;
 use crate::app::actions::PushControls;
 use crate::app::config::ViewConfig;
-use crate::live::framing;
 use crate::live::motions::Motion;
-use crate::live::{OrbitCamera, PlanarView};
 use crate::solver::BasisMode;
 
 /// A step of the interface's size.
@@ -64,24 +62,6 @@ pub struct ViewState {
     pub reaction_mode: Option<usize>,
     /// The reactions of the state shown, computed once per state.
     pub reactions: Option<ReactionCache>,
-    pub planar: Option<PlanarView>,
-    pub orbit: Option<OrbitCamera>,
-    /// The scene the view was set up for (from its view hints) on loading.
-    pub(super) fitted_generation: Option<u64>,
-    /// "Fit view" asked for: fit the current pose on the next frame.
-    pub(super) fit_requested: bool,
-    /// A singular event was reached: if the pose runs off the canvas and the user has not
-    /// panned or zoomed since the view was set up, fit it on the next frame.
-    pub(super) check_pose_visible: bool,
-    /// The user panned or zoomed the planar view since it was last set up or fitted.
-    pub(super) moved_by_user: bool,
-    /// The layout the view was set up for (side by side, presenting): turning either on or
-    /// off goes back to the scene's view (a view panned or zoomed on the whole canvas may
-    /// cut the mechanism off a half; presenting, the canvas changes its size and shape).
-    pub(super) fitted_layout: (bool, bool),
-    /// How far down from the canvas' top the legend and the time reached in the last frame:
-    /// "Fit view" places the mechanism below them.
-    pub(super) overlay_height: f32,
     /// Push controls: which motion, how much velocity, over how long.
     pub push: PushControls,
     /// The scene the motion choice was made on.
@@ -99,9 +79,6 @@ pub struct ViewState {
     /// Where the canvas and its banner were on the window in the last frame, in physical
     /// pixels (x, y, width, height): what the app's Record button records.
     pub canvas_area: Option<[u32; 4]>,
-    /// A video's frame: the box of every pose its run reaches, which the view fits once
-    /// ([`framing::run_box`]) instead of the scene's view and the pose at each event.
-    pub motion_box: Option<framing::PlaneBox>,
     /// Side panels shown (hiding them gives the mechanism the whole width on a projector).
     pub show_controls: bool,
     pub show_plots: bool,
@@ -135,19 +112,10 @@ impl Default for ViewState {
             show_reactions: false,
             reaction_mode: None,
             reactions: None,
-            planar: None,
-            orbit: None,
-            fitted_generation: None,
-            fit_requested: false,
-            check_pose_visible: false,
-            moved_by_user: false,
-            fitted_layout: (false, false),
-            overlay_height: 0.0,
             push: PushControls::default(),
             motion_choice_generation: None,
             plot_window: 10.0,
             canvas_area: None,
-            motion_box: None,
             video: false,
             presenting: false,
             recording: false,
@@ -174,12 +142,6 @@ impl ViewState {
             show_plots: args.plots,
             ..Self::default()
         }
-    }
-
-    /// Fits the view to the mechanism's current pose on the next frame (F, double-click,
-    /// the menus); a loaded scene starts from its view hints instead.
-    pub fn refit(&mut self) {
-        self.fit_requested = true;
     }
 
     /// Keeps the chosen motion one of those `listed` at an event: the first (the motion the

@@ -5,19 +5,20 @@ use bevy_egui::egui::{self, RichText, Ui};
 
 use super::catalog::SceneCatalog;
 use crate::app::commands::AppCommand;
-use crate::app::drawing::ViewState;
+use crate::app::drawing::{CanvasCamera, ViewState};
 use crate::app::simulation::Live;
 
 pub(super) fn menu_bar(
     ui: &mut Ui,
     live: &Live,
     view: &mut ViewState,
+    camera: &mut CanvasCamera,
     catalog: &SceneCatalog,
     commands: &mut Vec<AppCommand>,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| file_menu(ui, live, catalog, commands));
-        ui.menu_button("View", |ui| view_menu(ui, view));
+        ui.menu_button("View", |ui| view_menu(ui, view, camera));
         ui.menu_button("Help", |ui| {
             ui.label(SHORTCUTS);
         });
@@ -99,7 +100,7 @@ pub(super) fn file_menu(
     }
 }
 
-pub(super) fn view_menu(ui: &mut Ui, view: &mut ViewState) {
+pub(super) fn view_menu(ui: &mut Ui, view: &mut ViewState, camera: &mut CanvasCamera) {
     ui.checkbox(&mut view.light, "Light theme  (L)");
     ui.checkbox(&mut view.show_grid, "Grid");
     ui.checkbox(&mut view.show_labels, "Body names");
@@ -119,7 +120,7 @@ pub(super) fn view_menu(ui: &mut Ui, view: &mut ViewState) {
     ui.label(format!("{:.0} %", 100.0 * ui.ctx().zoom_factor()));
     ui.separator();
     if ui.button("Fit view  (F / double-click)").clicked() {
-        view.refit();
+        camera.refit();
         ui.close();
     }
 }

@@ -34,7 +34,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::cpu_clock::CpuClock;
-use super::drawing::{self, ViewState};
+use super::drawing::{self, CanvasCamera, ViewState};
 use super::font_warmup::{Warmed, keep_font_atlas_warm, warm_captions};
 use super::plots::{self, PlotLayout, PlotState};
 use super::presentation::{self, Presentation};
@@ -73,6 +73,7 @@ fn layout(
     mut contexts: EguiContexts,
     live: Res<Live>,
     mut view: ResMut<ViewState>,
+    mut camera: ResMut<CanvasCamera>,
     mut plot_state: ResMut<PlotState>,
     mut catalog: ResMut<SceneCatalog>,
     mut frame: FrameInfo,
@@ -130,7 +131,7 @@ fn layout(
         catalog: &catalog,
         frame: &frame,
     };
-    panels.show(&mut root, view, &mut plot_state, &mut commands);
+    panels.show(&mut root, view, &mut camera, &mut plot_state, &mut commands);
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
     // A time axis meant for plots that were hidden this pass waits until they are shown.
     plot_state.end_pass(ctx.will_discard() || !view.show_plots);
@@ -163,6 +164,7 @@ impl Panels<'_, '_> {
         &self,
         root: &mut Ui,
         view: &mut ViewState,
+        camera: &mut CanvasCamera,
         plot_state: &mut PlotState,
         commands: &mut Vec<AppCommand>,
     ) {
@@ -182,7 +184,7 @@ impl Panels<'_, '_> {
             presentation::captions(root, live);
         } else {
             egui::Panel::top("menu_and_transport").show(root, |ui| {
-                menu_bar(ui, live, view, self.catalog, commands);
+                menu_bar(ui, live, view, camera, self.catalog, commands);
                 transport(ui, live, view, &frame.recorder, commands);
             });
             egui::Panel::bottom("status").show(root, |ui| {
@@ -232,10 +234,10 @@ impl Panels<'_, '_> {
             );
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
-                canvas.max.y = side_by_side(ui, live, view, plot_state, overstep, commands);
+                canvas.max.y = side_by_side(ui, live, view, camera, plot_state, overstep, commands);
             } else {
                 let basis = view.basis;
-                drawing::draw_canvas(ui, live, view, basis, overstep, commands);
+                drawing::draw_canvas(ui, live, view, camera, basis, overstep, commands);
             }
             if !presenting {
                 brief_notice(ui, live, canvas);
@@ -296,6 +298,7 @@ fn side_by_side(
     ui: &mut Ui,
     live: &Live,
     view: &mut ViewState,
+    camera: &mut CanvasCamera,
     plot_state: &mut PlotState,
     overstep: f64,
     commands: &mut Vec<AppCommand>,
@@ -323,7 +326,7 @@ fn side_by_side(
                 (ui.available_height() - plot_height).max(0.0),
             );
             let drawn = ui.allocate_ui(canvas, |ui| {
-                drawing::draw_canvas(ui, live, view, basis, overstep, commands);
+                drawing::draw_canvas(ui, live, view, camera, basis, overstep, commands);
             });
             canvas_bottom = drawn.response.rect.bottom();
             if view.show_plots && !view.video && !view.presenting {

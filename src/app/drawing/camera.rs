@@ -1,0 +1,41 @@
+//! The canvas' camera: the planar view and the orbit camera, and what fitting them
+//! remembers (`fit`), a resource of its own: the display choices ([`super::ViewState`]) do
+//! not move it, and it knows nothing of them.
+
+use bevy::prelude::*;
+
+use crate::live::framing;
+use crate::live::{OrbitCamera, PlanarView};
+
+#[derive(Resource, Clone, Debug, Default)]
+pub struct CanvasCamera {
+    pub(super) planar: Option<PlanarView>,
+    pub(super) orbit: Option<OrbitCamera>,
+    /// The scene the view was set up for (from its view hints) on loading.
+    pub(super) fitted_generation: Option<u64>,
+    /// "Fit view" asked for: fit the current pose on the next frame.
+    pub(super) fit_requested: bool,
+    /// A singular event was reached: if the pose runs off the canvas and the user has not
+    /// panned or zoomed since the view was set up, fit it on the next frame.
+    pub(super) check_pose_visible: bool,
+    /// The user panned or zoomed the planar view since it was last set up or fitted.
+    pub(super) moved_by_user: bool,
+    /// The layout the view was set up for (side by side, presenting): turning either on or
+    /// off goes back to the scene's view (a view panned or zoomed on the whole canvas may
+    /// cut the mechanism off a half; presenting, the canvas changes its size and shape).
+    pub(super) fitted_layout: (bool, bool),
+    /// How far down from the canvas' top the legend and the time reached in the last frame:
+    /// "Fit view" places the mechanism below them.
+    pub(super) overlay_height: f32,
+    /// A video's frame: the box of every pose its run reaches, which the view fits once
+    /// ([`framing::run_box`]) instead of the scene's view and the pose at each event.
+    pub motion_box: Option<framing::PlaneBox>,
+}
+
+impl CanvasCamera {
+    /// Fits the view to the mechanism's current pose on the next frame (F, double-click,
+    /// the menus); a loaded scene starts from its view hints instead.
+    pub fn refit(&mut self) {
+        self.fit_requested = true;
+    }
+}
