@@ -42,8 +42,10 @@ const ENERGY_MIN_SPAN: f64 = 1e-6;
 /// left out as a logarithm of zero.
 const R_FLOOR: f64 = 1e-16;
 
-#[derive(Resource, Default)]
+#[derive(Resource)]
 pub struct PlotState {
+    /// Seconds of history visible in the plots while running.
+    pub window: f64,
     /// Keep rolling with the simulation even while paused.
     pub follow_when_paused: bool,
     /// The plots rolled in the last pass: when they stop, the time axis is set once.
@@ -61,12 +63,27 @@ pub struct PlotState {
     lines: LineCache,
 }
 
+impl Default for PlotState {
+    fn default() -> Self {
+        Self {
+            window: 10.0,
+            follow_when_paused: false,
+            rolled: false,
+            epoch: None,
+            layout: None,
+            set_time_axis: None,
+            lines: LineCache::default(),
+        }
+    }
+}
+
 impl PlotState {
     /// Called once per egui pass before the plots. Rolling, the plots set their time axis
     /// every frame. When they stop rolling (a pause, an auto-pause at an event), or the
     /// history starts again or is cut back while paused (load, reset, "go to"), the time
     /// axis is set once to the last window of data; then it is the user's to drag and zoom.
-    pub fn begin_pass(&mut self, live: &Live, window: f64, layout: PlotLayout) {
+    pub fn begin_pass(&mut self, live: &Live, layout: PlotLayout) {
+        let window = self.window;
         let session = &live.session;
         let rolling = !session.is_paused() || self.follow_when_paused;
         self.lines.sweep();
@@ -171,7 +188,7 @@ fn plots_header(
 ) {
     // Wraps in a narrow panel (1280 x 720 at a larger interface scale).
     ui.horizontal_wrapped(|ui| {
-        window_control(ui, view);
+        window_control(ui, state);
         ui.checkbox(&mut view.compare_bases, "both bases");
         ui.checkbox(&mut state.follow_when_paused, "follow when paused");
         if ui.button("Export CSV…").clicked() {
@@ -248,10 +265,10 @@ fn plot_specs(view: &ViewState) -> [PlotSpec; 5] {
 const MIN_PLOT_HEIGHT: f32 = 90.0;
 
 /// The seconds of history shown while running.
-pub fn window_control(ui: &mut Ui, view: &mut ViewState) {
+pub fn window_control(ui: &mut Ui, state: &mut PlotState) {
     ui.label("Window");
     ui.add(
-        egui::DragValue::new(&mut view.plot_window)
+        egui::DragValue::new(&mut state.window)
             .range(0.1..=600.0)
             .speed(0.1)
             .suffix(" s"),
@@ -344,7 +361,8 @@ fn show_plot(
         plot = plot.label_formatter(|_| None).show_x(false).show_y(false);
     }
     plot.show(ui, |plot_ui| {
-        let (t_min, t_max, rolls) = time_span(plot_ui, state, rolling, session, view.plot_window);
+        let window = state.window;
+        let (t_min, t_max, rolls) = time_span(plot_ui, state, rolling, session, window);
         let columns = plot_ui.response().rect.width().max(50.0) as usize;
         // Rolling, the buckets lie on a grid fixed in time, so that the decimated lines
         // are kept from frame to frame ([`LineCache`]) and do not shimmer as the window
@@ -352,7 +370,7 @@ fn show_plot(
         let grid = if rolls {
             Grid {
                 origin: 0.0,
-                width: view.plot_window / columns as f64,
+                width: window / columns as f64,
             }
         } else {
             Grid::over(t_min, t_max, columns)

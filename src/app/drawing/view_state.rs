@@ -66,8 +66,6 @@ pub struct ViewState {
     pub push: PushControls,
     /// The scene the motion choice was made on.
     pub(super) motion_choice_generation: Option<u64>,
-    /// Seconds of history visible in the plots while running.
-    pub plot_window: f64,
     /// The picture of a video (`singulab record`): what a student should see, no controls,
     /// timeline, plot controls or key hints.
     pub video: bool,
@@ -114,7 +112,6 @@ impl Default for ViewState {
             reactions: None,
             push: PushControls::default(),
             motion_choice_generation: None,
-            plot_window: 10.0,
             canvas_area: None,
             video: false,
             presenting: false,

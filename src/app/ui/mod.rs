@@ -125,7 +125,7 @@ fn layout(
         (true, false) => PlotLayout::Panel,
         (true, true) => PlotLayout::SideBySide,
     };
-    plot_state.begin_pass(&live, view.plot_window, layout);
+    plot_state.begin_pass(&live, layout);
     let panels = Panels {
         live: &live,
         catalog: &catalog,
@@ -334,7 +334,7 @@ fn side_by_side(
                 // the plots stay level).
                 ui.horizontal(|ui| match basis {
                     BasisMode::Traditional => {
-                        plots::window_control(ui, view);
+                        plots::window_control(ui, plot_state);
                         ui.checkbox(&mut plot_state.follow_when_paused, "follow when paused");
                     }
                     BasisMode::Continued => {
