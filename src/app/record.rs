@@ -76,9 +76,12 @@ struct Recording {
     was_running: bool,
     /// In the app, while paused: since when, and the video frames that stretch gave.
     paused: Option<(Instant, u64)>,
-    /// In the app, while paused: the pose of the last frame, and the video frames given
-    /// since it last changed (an idle pause is cut to [`IDLE_SECONDS`]).
-    still: Option<(nalgebra::DVector<f64>, u64)>,
+    /// In the app, while paused: the pose and the view's choices of the last frame, and the
+    /// video frames given since either last changed (an idle pause is cut to
+    /// [`IDLE_SECONDS`]).
+    still: Option<(nalgebra::DVector<f64>, u64, u64)>,
+    /// The view's choices this frame ([`ViewState::picture_key`]).
+    picture: u64,
     /// `singulab record`: the simulated time of the last frame.
     t_last: Option<f64>,
     /// In the app, the part of the window recorded: the canvas under the banner, in
@@ -223,6 +226,7 @@ impl Recording {
             was_running: false,
             paused: None,
             still: None,
+            picture: 0,
             t_last,
             crop: None,
             error: None,
@@ -262,7 +266,8 @@ fn drive(
         return;
     };
     if recording.interactive() {
-        recording.crop = view.and_then(|view| view.canvas_area);
+        recording.crop = view.as_ref().and_then(|view| view.canvas_area);
+        recording.picture = view.as_ref().map_or(0, |view| view.picture_key());
     }
     match recording.phase {
         Phase::Settling(0) => {
@@ -455,17 +460,19 @@ fn paused_copies(recording: &mut Recording) -> u64 {
 /// spends choosing what to do next, with nothing moving, is not the students' time.
 const IDLE_SECONDS: f64 = 1.0;
 
-/// `copies` video frames of a paused stretch, fewer once the pose has not changed for
-/// [`IDLE_SECONDS`] of video (a drag while paused is recorded in full).
+/// `copies` video frames of a paused stretch, fewer once neither the pose nor the view's
+/// choices (the motion chosen, the motions drawn) have changed for [`IDLE_SECONDS`] of video:
+/// a drag while paused is recorded in full, and so is each choice made before acting.
 fn idle_cut(recording: &mut Recording, live: &Live, copies: u64) -> u64 {
     let x = live.session.simulation().positions();
+    let picture = recording.picture;
     let given = match &recording.still {
-        Some((pose, given)) if pose == x => *given,
+        Some((pose, shown, given)) if pose == x && *shown == picture => *given,
         _ => 0,
     };
     let cap = (IDLE_SECONDS * f64::from(recording.plan.fps)).ceil() as u64;
     let copies = copies.min(cap.saturating_sub(given));
-    recording.still = Some((x.clone(), given + copies));
+    recording.still = Some((x.clone(), picture, given + copies));
     copies
 }
 

@@ -141,6 +141,25 @@ impl ViewState {
         }
     }
 
+    /// A number that changes with what the choices show on the canvas (the motion chosen,
+    /// the motions drawn and hidden, the one pointed at, the basis, the layout, the theme, the
+    /// reactions): a recording's idle pause is the time neither it nor the pose changes.
+    pub fn picture_key(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (
+            self.push.motion,
+            self.all_motions,
+            &self.hidden_motions,
+            self.highlighted_motion,
+            self.basis == BasisMode::Continued,
+            (self.side_by_side, self.show_motions, self.light),
+            (self.show_reactions, self.reaction_mode),
+        )
+            .hash(&mut hasher);
+        hasher.finish()
+    }
+
     /// Keeps the chosen motion one of those `listed` at an event: the first (the motion the
     /// mechanism had) on a newly opened scene, the last listed where the list is shorter
     /// than the choice (another event, another basis). Every frame, before anything reads it.
