@@ -11,8 +11,9 @@ use bevy_egui::input::EguiWantsInput;
 use super::SingulabSystems;
 use super::actions::chosen_action;
 use super::commands::AppCommand;
-use super::drawing::{CanvasCamera, ViewState, Zoom, shown_motions};
+use super::drawing::{CanvasCamera, ViewState, shown_motions};
 use super::simulation::{Live, modified_time};
+use super::window_layout::{WindowLayout, Zoom};
 use crate::solver::BasisMode;
 
 /// Keyboard shortcuts turned into [`AppCommand`]s and view changes, while egui does not
@@ -23,6 +24,7 @@ impl Plugin for ShortcutsPlugin {
     fn build(&self, app: &mut App) {
         // F fits the canvas' view: the camera is the drawing's, which a headless app leaves out.
         app.init_resource::<CanvasCamera>()
+            .init_resource::<WindowLayout>()
             .add_systems(Update, shortcuts.in_set(SingulabSystems::Input));
     }
 }
@@ -62,6 +64,7 @@ fn shortcuts(
     mut held: Local<Modifiers>,
     mut view: ResMut<ViewState>,
     mut camera: ResMut<CanvasCamera>,
+    mut window: ResMut<WindowLayout>,
     live: Option<Res<Live>>,
     mut writer: MessageWriter<AppCommand>,
 ) {
@@ -80,8 +83,8 @@ fn shortcuts(
                     (Some(live), false) => motion_key(key, shift, live, &mut view),
                     _ => None,
                 };
-                if let Some(command) =
-                    command.unwrap_or_else(|| shortcut(key, ctrl, &mut view, &mut camera))
+                if let Some(command) = command
+                    .unwrap_or_else(|| shortcut(key, ctrl, &mut view, &mut camera, &mut window))
                 {
                     writer.write(command);
                 }
@@ -152,6 +155,7 @@ pub fn shortcut(
     ctrl: bool,
     view: &mut ViewState,
     camera: &mut CanvasCamera,
+    window: &mut WindowLayout,
 ) -> Option<AppCommand> {
     match (key, ctrl) {
         (KeyCode::Space, _) => Some(AppCommand::TogglePlay),
@@ -167,13 +171,19 @@ pub fn shortcut(
         (KeyCode::KeyR, true) => Some(AppCommand::ToggleRecording),
         (KeyCode::KeyP, false) => Some(AppCommand::TogglePresentation),
         _ => {
-            toggle_view(key, ctrl, view, camera);
+            toggle_view(key, ctrl, view, camera, window);
             None
         }
     }
 }
 
-fn toggle_view(key: KeyCode, ctrl: bool, view: &mut ViewState, camera: &mut CanvasCamera) {
+fn toggle_view(
+    key: KeyCode,
+    ctrl: bool,
+    view: &mut ViewState,
+    camera: &mut CanvasCamera,
+    window: &mut WindowLayout,
+) {
     match (key, ctrl) {
         (KeyCode::KeyB, _) => {
             view.basis = match view.basis {
@@ -187,9 +197,9 @@ fn toggle_view(key: KeyCode, ctrl: bool, view: &mut ViewState, camera: &mut Canv
         (KeyCode::KeyA, false) => view.show_body_axes = !view.show_body_axes,
         (KeyCode::KeyJ, _) => view.show_reactions = !view.show_reactions,
         (KeyCode::KeyF, _) => camera.refit(),
-        (KeyCode::Equal | KeyCode::NumpadAdd, true) => view.pending_zoom = Some(Zoom::In),
-        (KeyCode::Minus | KeyCode::NumpadSubtract, true) => view.pending_zoom = Some(Zoom::Out),
-        (KeyCode::Digit0 | KeyCode::Numpad0, true) => view.pending_zoom = Some(Zoom::Reset),
+        (KeyCode::Equal | KeyCode::NumpadAdd, true) => window.pending_zoom = Some(Zoom::In),
+        (KeyCode::Minus | KeyCode::NumpadSubtract, true) => window.pending_zoom = Some(Zoom::Out),
+        (KeyCode::Digit0 | KeyCode::Numpad0, true) => window.pending_zoom = Some(Zoom::Reset),
         _ => {}
     }
 }
@@ -365,31 +375,27 @@ mod tests {
     #[test]
     fn ctrl_plus_minus_zero_size_the_interface_and_leave_the_speed() {
         let mut view = ViewState::default();
+        let (mut camera, mut window) = (CanvasCamera::default(), WindowLayout::default());
         for (key, zoom) in [
             (KeyCode::Equal, Zoom::In),
             (KeyCode::NumpadAdd, Zoom::In),
             (KeyCode::Minus, Zoom::Out),
             (KeyCode::Digit0, Zoom::Reset),
         ] {
-            view.pending_zoom = None;
+            window.pending_zoom = None;
             assert!(
-                shortcut(key, true, &mut view, &mut CanvasCamera::default()).is_none(),
+                shortcut(key, true, &mut view, &mut camera, &mut window).is_none(),
                 "{key:?}"
             );
-            assert_eq!(view.pending_zoom, Some(zoom), "{key:?}");
+            assert_eq!(window.pending_zoom, Some(zoom), "{key:?}");
         }
         // Without Ctrl, = and - change the speed.
-        view.pending_zoom = None;
+        window.pending_zoom = None;
         assert!(matches!(
-            shortcut(
-                KeyCode::Equal,
-                false,
-                &mut view,
-                &mut CanvasCamera::default()
-            ),
+            shortcut(KeyCode::Equal, false, &mut view, &mut camera, &mut window),
             Some(AppCommand::ChangeSpeed(1))
         ));
-        assert_eq!(view.pending_zoom, None);
+        assert_eq!(window.pending_zoom, None);
     }
 
     #[test]

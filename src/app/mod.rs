@@ -38,6 +38,7 @@ mod simulation;
 mod theme;
 mod ui;
 mod video_folder;
+mod window_layout;
 
 use std::path::{Path, PathBuf};
 
@@ -66,6 +67,7 @@ pub use simulation::{
     SolverFailed,
 };
 pub use ui::PanelsPlugin;
+pub use window_layout::{WindowLayout, Zoom};
 
 /// Ordering of the app's systems in `Update`, configured once in [`SingulabPlugins`].
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
@@ -188,6 +190,7 @@ fn launch(
     }
     let failure = capture.failure_slot();
     let view = ViewState::from_args(&args);
+    let layout = WindowLayout::from_args(&args);
     let mut camera = CanvasCamera::default();
     if args.video {
         let lesson = live.lesson.as_ref().map(|run| &run.player);
@@ -210,6 +213,7 @@ fn launch(
     .insert_resource(capture)
     .insert_resource(view)
     .insert_resource(camera)
+    .insert_resource(layout)
     .insert_resource(FrameStats::since(launched))
     .insert_resource(recorder)
     .insert_resource(Presentation::launched(args.presentation, args.ui_scale))

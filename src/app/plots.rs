@@ -103,6 +103,12 @@ impl PlotState {
         }
     }
 
+    /// Whether this pass shows plots (its [`PlotLayout`] is not `Hidden`).
+    pub fn shown(&self) -> bool {
+        self.layout
+            .is_some_and(|layout| layout != PlotLayout::Hidden)
+    }
+
     /// Called at the end of the pass: a time axis set in a pass egui shows is not set again;
     /// `keep` when the pass is discarded or drew no plots.
     pub fn end_pass(&mut self, keep: bool) {

@@ -17,8 +17,8 @@ use bevy_egui::egui::{self, RichText, Ui};
 
 use super::SingulabSystems;
 use super::commands::AppCommand;
-use super::drawing::ViewState;
 use super::simulation::Live;
+use super::window_layout::WindowLayout;
 
 /// How much larger the type is in presentation mode, the first time, in a window
 /// [`PROJECTOR_HEIGHT`] pixels tall: body text of about 25 px, which a 1080p projector shows
@@ -81,10 +81,12 @@ pub struct PresentationPlugin;
 
 impl Plugin for PresentationPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Presentation>().add_systems(
-            Update,
-            (toggle, apply).chain().in_set(SingulabSystems::Output),
-        );
+        app.init_resource::<Presentation>()
+            .init_resource::<WindowLayout>()
+            .add_systems(
+                Update,
+                (toggle, apply).chain().in_set(SingulabSystems::Output),
+            );
     }
 }
 
@@ -100,12 +102,12 @@ fn toggle(mut reader: MessageReader<AppCommand>, mut presentation: ResMut<Presen
 /// at launch (`--ui-scale`) is in place.
 fn apply(
     mut presentation: ResMut<Presentation>,
-    view: Res<ViewState>,
+    layout: Res<WindowLayout>,
     mut contexts: EguiContexts,
     mut cursors: Query<&mut CursorOptions, With<PrimaryWindow>>,
     windows: Query<&Window, With<PrimaryWindow>>,
 ) -> Result {
-    if presentation.on == presentation.applied || view.pending_ui_scale.is_some() {
+    if presentation.on == presentation.applied || layout.pending_ui_scale.is_some() {
         return Ok(());
     }
     let ctx = contexts.ctx_mut()?;

@@ -31,6 +31,7 @@ use super::record_encode::{CapturedFrame, EncodeSummary, Encoder};
 use super::simulation::{
     FrameStats, Live, Notice, SingularityReached, SolverFailed, WallClockStepping, report,
 };
+use super::window_layout::WindowLayout;
 use crate::lesson::video::lesson_frame;
 use crate::live::PauseReason;
 use crate::live::recording::{
@@ -253,6 +254,7 @@ fn drive(
     mut recorder: ResMut<Recorder>,
     mut live: ResMut<Live>,
     view: Option<Res<ViewState>>,
+    layout: Option<Res<WindowLayout>>,
     capture: Res<CaptureMode>,
     mut commands: Commands,
     mut out: Outcomes,
@@ -266,7 +268,7 @@ fn drive(
         return;
     };
     if recording.interactive() {
-        recording.crop = view.as_ref().and_then(|view| view.canvas_area);
+        recording.crop = layout.as_ref().and_then(|layout| layout.canvas_area);
         recording.picture = view.as_ref().map_or(0, |view| view.picture_key());
     }
     match recording.phase {

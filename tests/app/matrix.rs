@@ -19,6 +19,7 @@ use bevy_egui::{EguiContext, EguiPrimaryContextPass, EguiUserTextures, PrimaryEg
 use singulab::app::{
     AppCommand, CaptureMode, DrawingPlugin, FrameBudget, Live, PanelsPlugin, PlotsPlugin,
     Presentation, PresentationPlugin, RecordPlugin, ShortcutsPlugin, SimulationPlugin, ViewState,
+    WindowLayout,
 };
 use singulab::live::{LiveSession, TracePoint};
 use singulab::scene::load_scene;
@@ -205,11 +206,11 @@ fn every_trace_choice(app: &mut App) {
     view(app).show_trace = false;
     frames(app, FRAMES);
     view(app).show_trace = true;
-    view(app).show_controls = false;
-    view(app).show_plots = false;
+    let mut layout = app.world_mut().resource_mut::<WindowLayout>();
+    (layout.show_controls, layout.show_plots) = (false, false);
     frames(app, FRAMES);
-    view(app).show_controls = true;
-    view(app).show_plots = true;
+    let mut layout = app.world_mut().resource_mut::<WindowLayout>();
+    (layout.show_controls, layout.show_plots) = (true, true);
     frames(app, FRAMES);
 }
 

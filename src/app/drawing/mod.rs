@@ -31,7 +31,7 @@ mod spatial;
 mod view_state;
 
 pub use camera::CanvasCamera;
-pub use view_state::{ViewState, Zoom};
+pub use view_state::ViewState;
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, Pos2, Sense, Shape, Stroke, Ui};

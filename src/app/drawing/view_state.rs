@@ -14,14 +14,6 @@ use crate::app::config::ViewConfig;
 use crate::live::motions::Motion;
 use crate::solver::BasisMode;
 
-/// A step of the interface's size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Zoom {
-    In,
-    Out,
-    Reset,
-}
-
 /// Display choices: none of them touches the physics.
 #[derive(Resource, Clone, Debug)]
 pub struct ViewState {
@@ -74,17 +66,6 @@ pub struct ViewState {
     /// The window is being recorded (Ctrl+R; set by the layout each frame): the canvas is
     /// for viewers, so no key hints, and the view does not jump to fit a pose at an event.
     pub recording: bool,
-    /// Where the canvas and its banner were on the window in the last frame, in physical
-    /// pixels (x, y, width, height): what the app's Record button records.
-    pub canvas_area: Option<[u32; 4]>,
-    /// Side panels shown (hiding them gives the mechanism the whole width on a projector).
-    pub show_controls: bool,
-    pub show_plots: bool,
-    /// Interface scale to apply on the next frame (`--ui-scale`); egui keeps it afterwards
-    /// (Ctrl + / Ctrl - / Ctrl 0 and the View menu change it).
-    pub pending_ui_scale: Option<f32>,
-    /// Ctrl + / Ctrl - / Ctrl 0 pressed: the interface one step larger, smaller, or 100 %.
-    pub pending_zoom: Option<Zoom>,
     pub(super) display_x: DVector<f64>,
 }
 
@@ -112,14 +93,9 @@ impl Default for ViewState {
             reactions: None,
             push: PushControls::default(),
             motion_choice_generation: None,
-            canvas_area: None,
             video: false,
             presenting: false,
             recording: false,
-            show_controls: true,
-            show_plots: true,
-            pending_ui_scale: None,
-            pending_zoom: None,
             display_x: DVector::zeros(0),
         }
     }
@@ -133,10 +109,7 @@ impl ViewState {
             side_by_side: args.side_by_side,
             show_reactions: args.reactions,
             reaction_mode: args.mode.map(|k| k - 1),
-            pending_ui_scale: (args.ui_scale != 1.0).then_some(args.ui_scale),
-            pending_zoom: None,
             video: args.video,
-            show_plots: args.plots,
             ..Self::default()
         }
     }

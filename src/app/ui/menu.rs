@@ -7,18 +7,20 @@ use super::catalog::SceneCatalog;
 use crate::app::commands::AppCommand;
 use crate::app::drawing::{CanvasCamera, ViewState};
 use crate::app::simulation::Live;
+use crate::app::window_layout::WindowLayout;
 
 pub(super) fn menu_bar(
     ui: &mut Ui,
     live: &Live,
     view: &mut ViewState,
     camera: &mut CanvasCamera,
+    window: &mut WindowLayout,
     catalog: &SceneCatalog,
     commands: &mut Vec<AppCommand>,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| file_menu(ui, live, catalog, commands));
-        ui.menu_button("View", |ui| view_menu(ui, view, camera));
+        ui.menu_button("View", |ui| view_menu(ui, view, camera, window));
         ui.menu_button("Help", |ui| {
             ui.label(SHORTCUTS);
         });
@@ -100,7 +102,12 @@ pub(super) fn file_menu(
     }
 }
 
-pub(super) fn view_menu(ui: &mut Ui, view: &mut ViewState, camera: &mut CanvasCamera) {
+pub(super) fn view_menu(
+    ui: &mut Ui,
+    view: &mut ViewState,
+    camera: &mut CanvasCamera,
+    window: &mut WindowLayout,
+) {
     ui.checkbox(&mut view.light, "Light theme  (L)");
     ui.checkbox(&mut view.show_grid, "Grid");
     ui.checkbox(&mut view.show_labels, "Body names");
@@ -113,8 +120,8 @@ pub(super) fn view_menu(ui: &mut Ui, view: &mut ViewState, camera: &mut CanvasCa
         "Side by side: traditional | continued  (C)",
     );
     ui.separator();
-    ui.checkbox(&mut view.show_controls, "Controls panel");
-    ui.checkbox(&mut view.show_plots, "Plots panel");
+    ui.checkbox(&mut window.show_controls, "Controls panel");
+    ui.checkbox(&mut window.show_plots, "Plots panel");
     ui.label("Interface size (for projectors):");
     egui::gui_zoom::zoom_menu_buttons(ui);
     ui.label(format!("{:.0} %", 100.0 * ui.ctx().zoom_factor()));

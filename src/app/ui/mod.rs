@@ -40,6 +40,7 @@ use super::plots::{self, PlotLayout, PlotState};
 use super::presentation::{self, Presentation};
 use super::record::Recorder;
 use super::simulation::{FrameBudget, FrameStats, Live};
+use super::window_layout::WindowLayout;
 use crate::solver::BasisMode;
 use banners::{banner, brief_notice, lesson_caption};
 
@@ -51,6 +52,7 @@ pub struct PanelsPlugin;
 impl Plugin for PanelsPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<SceneCatalog>()
+            .init_resource::<WindowLayout>()
             .add_systems(EguiPrimaryContextPass, layout);
     }
 }
@@ -74,6 +76,7 @@ fn layout(
     live: Res<Live>,
     mut view: ResMut<ViewState>,
     mut camera: ResMut<CanvasCamera>,
+    mut window: ResMut<WindowLayout>,
     mut plot_state: ResMut<PlotState>,
     mut catalog: ResMut<SceneCatalog>,
     mut frame: FrameInfo,
@@ -112,15 +115,15 @@ fn layout(
             .max_rect(ctx.viewport_rect()),
     );
     let view = &mut *view;
-    if let Some(scale) = view.pending_ui_scale.take() {
+    if let Some(scale) = window.pending_ui_scale.take() {
         ctx.set_zoom_factor(scale);
     }
     // The keys are read with the others (egui's own reading of them missed key presses).
     ctx.options_mut(|o| o.zoom_with_keyboard = false);
-    if let Some(zoom) = view.pending_zoom.take() {
+    if let Some(zoom) = window.pending_zoom.take() {
         ctx.set_zoom_factor(super::input::zoomed(ctx.zoom_factor(), zoom));
     }
-    let layout = match (view.show_plots, view.side_by_side) {
+    let layout = match (window.show_plots, view.side_by_side) {
         (false, _) => PlotLayout::Hidden,
         (true, false) => PlotLayout::Panel,
         (true, true) => PlotLayout::SideBySide,
@@ -131,10 +134,17 @@ fn layout(
         catalog: &catalog,
         frame: &frame,
     };
-    panels.show(&mut root, view, &mut camera, &mut plot_state, &mut commands);
+    panels.show(
+        &mut root,
+        view,
+        &mut camera,
+        &mut window,
+        &mut plot_state,
+        &mut commands,
+    );
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
     // A time axis meant for plots that were hidden this pass waits until they are shown.
-    plot_state.end_pass(ctx.will_discard() || !view.show_plots);
+    plot_state.end_pass(ctx.will_discard() || !window.show_plots);
     if !ctx.will_discard() {
         for command in commands {
             writer.write(command);
@@ -165,6 +175,7 @@ impl Panels<'_, '_> {
         root: &mut Ui,
         view: &mut ViewState,
         camera: &mut CanvasCamera,
+        window: &mut WindowLayout,
         plot_state: &mut PlotState,
         commands: &mut Vec<AppCommand>,
     ) {
@@ -184,7 +195,7 @@ impl Panels<'_, '_> {
             presentation::captions(root, live);
         } else {
             egui::Panel::top("menu_and_transport").show(root, |ui| {
-                menu_bar(ui, live, view, camera, self.catalog, commands);
+                menu_bar(ui, live, view, camera, window, self.catalog, commands);
                 transport(ui, live, view, &frame.recorder, commands);
             });
             egui::Panel::bottom("status").show(root, |ui| {
@@ -192,7 +203,7 @@ impl Panels<'_, '_> {
                 status_line(ui, live, &frame.stats, &frame.budget, frame_time);
             });
         }
-        if view.show_controls && !presenting {
+        if window.show_controls && !presenting {
             egui::Panel::left("controls")
                 .resizable(true)
                 .default_size(sizes.controls_width)
@@ -201,7 +212,7 @@ impl Panels<'_, '_> {
         }
         // Side by side, each canvas has its own `qd` plot and the plots panel is left out (its
         // other plots are the same for both bases).
-        if view.show_plots && !view.side_by_side && (!presenting || view.video) {
+        if window.show_plots && !view.side_by_side && (!presenting || view.video) {
             egui::Panel::right("plots")
                 .resizable(true)
                 .default_size(sizes.plots_width)
@@ -220,7 +231,7 @@ impl Panels<'_, '_> {
             let mut canvas = ui.max_rect();
             let pixels = ui.ctx().pixels_per_point();
             let area = canvas * pixels;
-            view.canvas_area = Some(
+            window.canvas_area = Some(
                 [area.min.x, area.min.y, area.width(), area.height()]
                     .map(|v| v.round().max(0.0) as u32),
             );
@@ -307,7 +318,7 @@ fn side_by_side(
     let area = ui.available_rect_before_wrap();
     ui.painter().rect_filled(area, 0.0, ui.visuals().panel_fill);
     // Presenting, the mechanism is what the room looks at: its plots take less room.
-    let plot_height = if !view.show_plots {
+    let plot_height = if !plot_state.shown() {
         0.0
     } else if view.presenting {
         (0.3 * ui.available_height()).clamp(90.0, 240.0)
@@ -329,7 +340,7 @@ fn side_by_side(
                 drawing::draw_canvas(ui, live, view, camera, basis, overstep, commands);
             });
             canvas_bottom = drawn.response.rect.bottom();
-            if view.show_plots && !view.video && !view.presenting {
+            if plot_state.shown() && !view.video && !view.presenting {
                 // The plots panel's controls, split over the two columns (one row each, so
                 // the plots stay level).
                 ui.horizontal(|ui| match basis {
@@ -344,7 +355,7 @@ fn side_by_side(
                     }
                 });
             }
-            if view.show_plots {
+            if plot_state.shown() {
                 plots::show_velocity_plot(ui, live, view, plot_state, basis, plot_height);
             }
         }
