@@ -18,6 +18,9 @@ pub struct CanvasCamera {
     /// A singular event was reached: if the pose runs off the canvas and the user has not
     /// panned or zoomed since the view was set up, fit it on the next frame.
     pub(super) check_pose_visible: bool,
+    /// The session was paused at the last frame: a pause (the user's, or a stop) checks that
+    /// the pose is on the canvas, as a singular event does.
+    pub(super) was_paused: bool,
     /// The user panned or zoomed the planar view since it was last set up or fitted.
     pub(super) moved_by_user: bool,
     /// The layout the view was set up for (side by side, presenting): turning either on or

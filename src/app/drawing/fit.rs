@@ -122,8 +122,9 @@ pub(super) fn fit_orbit(live: &Live) -> OrbitCamera {
 }
 
 /// Sets the view up for a new scene, or a change to or from side by side or presenting (at an
-/// event: fitted to the pose), fits the pose when asked, and after a singular event when the
-/// pose ran off the canvas (not while the window is recorded: no jump in the video).
+/// event: fitted to the pose), fits the pose when asked, and after a singular event or a
+/// pause when the pose ran off the canvas (not while the window is recorded: no jump in the
+/// video).
 pub(super) fn fit_view(
     live: &Live,
     view: &ViewState,
@@ -136,6 +137,12 @@ pub(super) fn fit_view(
         return;
     }
     let layout = (view.side_by_side, view.presenting);
+    // A pause, as a singular event, looks whether the pose still lies on the canvas.
+    let paused = live.session.is_paused();
+    if paused && !camera.was_paused {
+        camera.check_pose_visible = true;
+    }
+    camera.was_paused = paused;
     if camera.fitted_generation != Some(live.generation) {
         camera.planar = Some(fit_planar(live));
         camera.orbit = Some(fit_orbit(live));

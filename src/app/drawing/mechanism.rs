@@ -245,7 +245,12 @@ fn place_bar_name(
         .min_by_key(|(order, r)| (keep_clear.covered(r), *order))
         .map(|(_, r)| r);
     if let Some(rect) = rect {
-        names.push(BodyName { rect, galley });
+        let over_arrows = keep_clear.arrows.iter().any(|a| a.intersects(rect));
+        names.push(BodyName {
+            rect,
+            galley,
+            over_arrows,
+        });
     }
 }
 
@@ -297,9 +302,35 @@ fn draw_hinges(canvas: &Canvas, thickness: &Thickness) {
 
 /// Paints the names on an opaque backing (as the arrows' labels: translucent, it greys the
 /// light theme's white).
-pub(super) fn paint_names(painter: &egui::Painter, names: Vec<BodyName>, palette: &Palette) {
-    for name in names {
+pub(super) fn paint_names(painter: &egui::Painter, names: &[BodyName], palette: &Palette) {
+    for name in names.iter().filter(|name| !name.over_arrows) {
         painter.rect_filled(name.area(), 3.0, palette.background);
-        painter.galley(name.rect.min, name.galley, palette.text);
+        painter.galley(name.rect.min, name.galley.clone(), palette.text);
+    }
+}
+
+/// Paints the names that lie over arrows, after the arrows: each in a halo of the
+/// background, which hides only what is under its letters.
+pub(super) fn paint_names_over_arrows(
+    painter: &egui::Painter,
+    names: &[BodyName],
+    palette: &Palette,
+) {
+    const HALO: f32 = 1.5;
+    for name in names.iter().filter(|name| name.over_arrows) {
+        for (dx, dy) in [
+            (-1, -1),
+            (-1, 0),
+            (-1, 1),
+            (0, -1),
+            (0, 1),
+            (1, -1),
+            (1, 0),
+            (1, 1),
+        ] {
+            let at = name.rect.min + HALO * vec2(dx as f32, dy as f32);
+            painter.galley_with_override_text_color(at, name.galley.clone(), palette.background);
+        }
+        painter.galley(name.rect.min, name.galley.clone(), palette.text);
     }
 }

@@ -501,8 +501,9 @@ fn draw_mechanism_and_motions(
     }
     // The arrows over the names: a name that found no place clear of them (a folded loop)
     // may be crossed by a shaft, but hides no arrow.
-    mechanism::paint_names(canvas.painter, names, canvas.palette);
+    mechanism::paint_names(canvas.painter, &names, canvas.palette);
     let labels = draw_motions(canvas, &shown, arrows, view, &overlay, listed_half);
+    mechanism::paint_names_over_arrows(canvas.painter, &names, canvas.palette);
     arrows::paint_labels(canvas.painter, labels, canvas.palette);
     overlay_height
 }

@@ -40,6 +40,9 @@ pub(super) fn body_point(
 pub(super) struct BodyName {
     pub rect: egui::Rect,
     pub galley: std::sync::Arc<egui::Galley>,
+    /// The name lies over motion arrows (no free place near its bar): it is painted after
+    /// them, in a halo instead of on a box, so that both read.
+    pub over_arrows: bool,
 }
 
 impl BodyName {

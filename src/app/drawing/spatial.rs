@@ -273,7 +273,11 @@ impl RigidView {
                 .into_iter()
                 .find(free)
                 .unwrap_or_else(|| egui::Rect::from_min_size(c + egui::vec2(10.0, 10.0), size));
-            names.push(BodyName { rect, galley });
+            names.push(BodyName {
+                rect,
+                galley,
+                over_arrows: false,
+            });
         }
         names
     }
