@@ -47,35 +47,11 @@
 //! at the floor that still fails is forced too). Every run below has at most one forced step
 //! per singular configuration but one (A02 at dt 9.7e-4: 11 for its 10).
 //!
-//! The alternatives, each measured with the step-size scan below (when accepted states still
-//! had the Euclidean velocity projection), lost more:
-//! - keeping the step size the controller had shrunk to on the way in (2.4e-5 s on the 2x3 at
-//!   dt 1e-3): dozens of forced steps right at the singular point, one landing on it (`rho`
-//!   exactly 0), 1.3e-2 J lost;
-//! - refining down to the smallest step before forcing: 1.0e-3 J on A02;
-//! - stepping over the truncation window: branch switches (36 J on the modified double
-//!   four-bar at dt 1.13e-3 and 7.9e-4, 100 J on the 2x3 at 9.7e-4);
-//! - a lower truncation for Newton and `beta''`: A02 better, but the 2x2 switched branch (98 J).
-//!
-//! Largest `|E - E0|` in J over 10 s with Dopri5 by `dt` (its largest step), default
-//! tolerances (`dopri_rtol` 1e-9, `dopri_atol` 1e-11), forced steps in brackets:
-//! `singulab run SCENE.ron --t-end 10 --integrator dopri5 --dt DT --every 10` (the energy
-//! column, every 10th step):
-//!
-//! | scene | 1e-3 | 9.7e-4 | 1.13e-3 | 7.9e-4 | 1.37e-3 | 2e-3 |
-//! |---|---|---|---|---|---|---|
-//! | double_four_bar (A02) | 8.8e-11 (10) | 5.2e-10 (11) | 1.7e-9 (10) | 7.6e-11 (10) | 3.4e-9 (10) | 6.9e-10 (6) |
-//! | modified_double_four_bar | 1.2e-11 (7) | 1.3e-11 (10) | 7.4e-12 (8) | 5.2e-12 (9) | 1.1e-11 (2) | 2.1e-11 (0) |
-//! | modified_triple_four_bar | 3.6e-11 (9) | 2.2e-11 (9) | 1.1e-11 (7) | 3.0e-11 (9) | 2.9e-11 (3) | 3.0e-11 (0) |
-//! | four_bar | 2.4e-11 (17) | 6.4e-11 (16) | 5.0e-11 (12) | 2.0e-11 (17) | 1.4e-11 (14) | 1.0e-10 (1) |
-//! | modified_2x2 | 5.2e-10 (14) | 5.6e-10 (17) | 9.5e-10 (10) | 4.0e-10 (22) | 2.6e-9 (7) | 2.1e-8 (3) |
-//! | modified_2x3 | 1.5e-9 (15) | 1.3e-9 (19) | 2.8e-9 (13) | 5.6e-10 (23) | 7.9e-9 (12) | 1.2e-7 (3) |
-//!
-//! The table was measured with the stages and the step's end as now (simplified Newton, and
-//! the range space, away from singular configurations). Before the range space the drifts were
-//! of the same sizes, scattered as unevenly (A02: 1.9e-9 J at dt 1e-3 and 2.3e-9 J at
-//! 1.13e-3; the 2x3: 1.7e-9 J and 3.3e-9 J): a crossing's share depends on where the forced
-//! step lands, which round-off changes.
+//! Stepping on with the step size the controller had shrunk to, refining down to the smallest
+//! step before forcing, stepping over the truncation window, or a lower truncation for Newton
+//! and `beta''` all lost more energy or switched branch; those runs and Dopri5's drift over a
+//! step-size scan of the linkages are in `docs/measurements.md` (*Dopri5 across singular
+//! configurations*).
 //!
 //! Against A02's closed-form reduction over 10 s, at the default rtol and dt 1e-3, the tip of
 //! the first crank stays within 1.9e-10 m (`cargo test --test solver a02_dopri5_matches`, which

@@ -86,42 +86,13 @@
 //! crank 2 within 1e-8 rad of its fold). A probe of the generic rank keeps the truncation
 //! strict, as it must stay off the singular configuration it starts from.
 //!
-//! The default was chosen by a step-size scan of A02 over 10 s with RK4: the largest
-//! `|E - E0|` in J (E0 = 35.835 J), on copies of `scenes/double_four_bar.ron` with
-//! `solver: (dt: 1e-3, normal_truncation: NT)`, each measured with
-//! `singulab run COPY.ron --dt DT` (the energy column, every step), the last column with
-//! `--integrator dopri5 --dt 1e-3`:
+//! The default, 1e-4, gave the smallest energy drift at every step size but one in a
+//! step-size scan of A02 with RK4, against 1e-8, 1e-5 and 1e-3 (smaller values keep more of the
+//! near-singular normals, larger ones leave more of `beta''` out); the scan, and the linkages
+//! without a closed-form reduction at the default, are in `docs/measurements.md` (*Normal
+//! truncation*).
 //!
-//! | normal_truncation | dt 1e-3 | 9.7e-4 | 1.13e-3 | 7.9e-4 | 1.37e-3 | 2e-3 | Dopri5 |
-//! |---|---|---|---|---|---|---|---|
-//! | 1e-8 | 1.1e-9 | 6.5e-9 | 4.7e-9 | 1.5e-6 | 1.2e-5 | 1.9e-8 | 9.7e-8 |
-//! | 1e-5 | 1.1e-9 | 6.5e-9 | 4.7e-9 | 2.4e-8 | 5.8e-8 | 1.9e-8 | 9.7e-8 |
-//! | 1e-4 | 1.1e-9 | 3.2e-9 | 4.3e-9 | 2.0e-9 | 2.7e-8 | 1.9e-8 | 2.4e-10 |
-//! | 1e-3 | 1.5e-7 | 4.8e-7 | 5.7e-8 | 1.3e-6 | 3.6e-7 | 7.1e-7 | 2.6e-8 |
-//!
-//! (This scan was made with full Newton at every Runge-Kutta stage. With the stages as now,
-//! unprojected RK4 stages in the range space away from singular configurations and simplified
-//! Newton for Dopri5's and at the step's end, the default's row is 6.6e-10, 3.8e-9, 4.0e-9,
-//! 2.2e-9, 2.7e-8, 1.1e-8 and 8.8e-11 J.)
-//!
-//! 1e-4 gives the smallest drift at every step size but one (1.1e-3 and 9.7e-4 tie with
-//! 1e-8); smaller values keep more of the near-singular normals and cost up to 1.2e-5 J
-//! (1e-8 at dt 1.37e-3), while 1e-3 widens the window and what it leaves out of `beta''`
-//! costs up to 1.3e-6 J. With the Euclidean velocity projection the accepted states had
-//! before the mass-orthogonal one of [`velocity`](super::velocity), the same scan gave up to
-//! 2.0e-6 J at 1e-4 and 1.9 J at 1e-8 (one crossing step of dt 7.9e-4). Every run of the
-//! table finds A02's 10 singular configurations and stays on its parallelogram branch.
-//!
-//! The same scan on the linkages without a closed-form reduction, with the default
-//! truncation (`singulab run SCENE.ron --t-end 10 --dt DT`, DT over the six step sizes above):
-//!
-//! | scene | largest energy drift (J) over the six step sizes |
-//! |---|---|
-//! | four_bar | 4.0e-10 .. 1.0e-8 |
-//! | modified_2x2 | 4.2e-7 .. 1.7e-5 |
-//! | modified_2x3 | 1.1e-6 .. 4.2e-5 |
-//!
-//! `cargo test --test solver step_size_scan` holds these scans within 1e-6 E0, the smallest
+//! `cargo test --test solver step_size_scan` holds such scans within 1e-6 E0, the smallest
 //! span of the app's energy plot, so no crossing shows there as a cliff:
 //! `rk4_step_size_scan_conserves_energy_on_the_other_linkages` the three above over 10 s, and
 //! the `*_step_size_scan*` tests A02 over 5 s and the modified double and triple four-bars
