@@ -105,6 +105,10 @@ fn draw_legend(
     let (painter, rect, palette) = (canvas.painter, canvas.rect, canvas.palette);
     let compact = rect.width() < LEGEND_BESIDE_TIME;
     let mut y = rect.top() + 12.0;
+    // A patch of the background under the legend, set once its extent is known: a trace or
+    // a bar passing under it does not run through its text.
+    let backdrop = painter.add(egui::Shape::Noop);
+    let first = drawn.len();
     let at_event = live.session.current_event().is_some();
     // Posed by hand or come to rest: there was no motion before to continue.
     let at_rest = live.session.simulation().velocities().amax() < AT_REST;
@@ -181,6 +185,20 @@ fn draw_legend(
             ));
             y += 15.0;
         }
+    }
+    let extent = drawn[first..]
+        .iter()
+        .fold(egui::Rect::NOTHING, |a, b| a.union(*b));
+    if extent.is_positive() {
+        let patch = egui::Rect::from_min_max(pos2(rect.left() + 8.0, extent.top()), extent.max);
+        painter.set(
+            backdrop,
+            egui::Shape::rect_filled(
+                patch.expand(3.0),
+                3.0,
+                palette.background.gamma_multiply(0.8),
+            ),
+        );
     }
 }
 
