@@ -422,6 +422,8 @@ fn splice_table(path: &Path, text: &str, lines: &[String]) -> Result<String, Cli
     let (Some(begin), Some(end)) = (begin, end) else {
         return Err(CliError::MarkdownMarkers {
             path: path.to_path_buf(),
+            begin: BENCH_BEGIN,
+            end: BENCH_END,
         });
     };
     let mut out: Vec<&str> = all[..=begin].to_vec();

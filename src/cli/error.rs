@@ -10,7 +10,6 @@ use crate::number_text::{number_text, time_text};
 use crate::scene::{Scene, SceneError};
 use crate::solver::{Setting, SolverError};
 
-use super::bench::{BENCH_BEGIN, BENCH_END};
 use super::seconds;
 
 /// A failed `run`, `bench` or `view` (exit 1, except [`CliError::OutputClosed`]).
@@ -121,11 +120,14 @@ pub enum CliError {
     Markdown { path: PathBuf, source: io::Error },
     /// `bench --markdown FILE`: FILE lacks the lines the table goes between.
     #[error(
-        "{} has no line `{BENCH_BEGIN}` followed by a line `{BENCH_END}`: the table goes \
-         between them",
+        "{} has no line `{begin}` followed by a line `{end}`: the table goes between them",
         .path.display()
     )]
-    MarkdownMarkers { path: PathBuf },
+    MarkdownMarkers {
+        path: PathBuf,
+        begin: &'static str,
+        end: &'static str,
+    },
     /// `bench` without scene files, run away from the repository's root.
     #[error(
         "bench without scene files runs the shipped ones from ./scenes: run it from the \
