@@ -4,8 +4,8 @@
 //! measurement (`--measure-frames`: play, then print the CPU time per frame, as the threads'
 //! CPU clocks count it (`super::cpu_clock`), and exit). The measurement prints the mean over
 //! all frames and, on a second line, over the frames after the first [`WARMUP_FRAMES`]: the
-//! first frame fills the font atlas (`super::font_warmup`, some 30-60 ms of interface time),
-//! which is a start-up cost rather than a frame's. For
+//! first frame fills the font atlas (`super::font_warmup`), which is a start-up cost rather
+//! than a frame's. For
 //! `singulab record` it only applies `--dt` and leaves the frames to the recorder
 //! (`super::record`). While capturing or recording, egui ignores the mouse pointer so that
 //! the pictures do not depend on it.

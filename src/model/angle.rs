@@ -2,7 +2,7 @@
 //!
 //! Every joint at a bar rotates its local points by the bar's angle, and every evaluation at one
 //! state (residual, Jacobian, `dA/dt`, `gamma`) does so again: on the 2x3 a step evaluated the
-//! same ten angles' `sin_cos` about eight times each, 7 % of the step's time. A small
+//! same ten angles' `sin_cos` about eight times each, a visible share of the step. A small
 //! direct-mapped table keyed by the angle's bits returns the values computed for the same
 //! angle before, so the results are bit-identical to calling `sin_cos` (a different angle that
 //! lands in the same slot replaces it). Per thread and fixed in size: no locking, no allocation.

@@ -39,8 +39,8 @@
 //! `projection` for why, and for the choice of the default). The tests of this module measure
 //! what that costs on the exact parallelogram branch of A02 against its closed-form kinematics
 //! (`cargo test --lib dynamics`):
-//! - without truncation the accelerations match the closed form to 1e-8 m/s^2 down to
-//!   `rho` = 3.7e-8 (1.4e-8 m/s^2 there; asserted below 1e-6);
+//! - without truncation the accelerations match the closed form down to `rho` of a few 1e-8
+//!   (asserted below 1e-6 m/s^2);
 //! - with the default truncation nothing changes outside the window, and inside it the dropped
 //!   part changes the accelerations by 78 `rho` m/s^2 at most (asserted below 100 `rho`): it
 //!   vanishes at the singular pose like the distance to it.

@@ -28,9 +28,8 @@
 //!
 //! Tests (`cargo test --test solver NAME`): `follows_the_reduction` (every crossing of A02 and
 //! the modified double and triple four-bars' closed-form reductions over 10 s is one event,
-//! within 9.4e-8, 6.8e-8 and 7.1e-8 s; the test prints them), `a02_coarse_steps` (every one
-//! still found with steps up to 2e-2 s, RK4 and Dopri5, within 2.9e-5 s at the default rank
-//! tolerance), `close_events`
+//! at the time the test asserts and prints), `a02_coarse_steps` (every one still found with
+//! steps up to 2e-2 s, RK4 and Dopri5, at the default rank tolerance), `close_events`
 //! (the 2x3's close pairs, the resting four-bar).
 //!
 //! # The event

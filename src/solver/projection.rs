@@ -14,7 +14,7 @@
 //!
 //! After a step the factorisation is needed at the final positions anyway (with its whole `Q`,
 //! for the tangent bases and the basis predictor), and RK4's defect is so small (O(h^5)) that
-//! Newton usually stops at the first iterate (84 % of the 2x3's steps at dt 1e-3), so the
+//! Newton usually stops at the first iterate (most of the 2x3's steps at dt 1e-3), so the
 //! factorisation at the new positions is its only one. Where the step's stages may be corrected
 //! by simplified Newton (below), so is its end, and `A^T` is factorised once, at the converged
 //! positions; elsewhere Newton refactorises at every iterate. Only the factorisation that ends

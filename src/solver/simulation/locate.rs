@@ -40,7 +40,7 @@
 //! energy at the 2x3's first event), so the velocity is then scaled (it stays tangent) to the
 //! energy of the two steps around the event, interpolated in time. Every event state of every
 //! scene over 3 s is as close to the initial energy as those steps
-//! (`event_states_conserve_energy`; at most 2.1e-9 J on A02 and 2.2e-9 J on the 2x3). The
+//! (`event_states_conserve_energy` asserts it, within 1e-8 J of the steps around it). The
 //! motions are named at the detection tolerance; the bases stored for a return are those at
 //! the rank tolerance.
 

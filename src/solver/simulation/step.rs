@@ -7,9 +7,9 @@
 //! A step never crosses an edge of a pulse load (the scene's, or a push's): it is shortened to
 //! land on the edge, the steps after it go on from there, and a step takes the loads at its
 //! middle. So a pulse is integrated as the piecewise-constant load it is: 20 N m for 0.05 s on
-//! the four-bar's crank is 5.5e-11 rad off its one-degree-of-freedom reduction after 2 s at
-//! dt 1e-3, edges on the step grid or off it (`cargo test --test solver pulses`, which asserts
-//! 1e-9 for RK4 and Dopri5 at dt 1e-3 and 7e-4). A step ends on every edge and takes the
+//! the four-bar's crank follows its one-degree-of-freedom reduction over 2 s, edges on the
+//! step grid or off it (`cargo test --test solver pulses`, which asserts 1e-9 rad for RK4 and
+//! Dopri5 at dt 1e-3 and 7e-4). A step ends on every edge and takes the
 //! loads of its own window, not of its stages' times: a last stage on the edge would see the
 //! half-open pulse as already off. An edge within a rounding error of the run's
 //! end is the end, and Dopri5 keeps the step size it had before a short landing rather than
