@@ -419,7 +419,10 @@ fn configure_plot<'a>(
         .allow_boxed_zoom(!rolling)
         // Wide enough for every label here ("126.72005", "3.2e-15"), so that the linked
         // time axes of the stacked plots line up.
-        .y_axis_min_width(72.0);
+        .y_axis_min_width(72.0)
+        // Room above and below the data: a value label on the top or bottom grid line is
+        // not cut by the frame.
+        .set_margin_fraction(egui::vec2(0.05, 0.12));
     if spec.time_label {
         plot = plot.x_axis_label("t (s)");
     }

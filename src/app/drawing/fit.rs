@@ -45,6 +45,7 @@ fn arrow_room(live: &Live, size: egui::Vec2) -> f32 {
 /// below it, in whichever dimension it reaches first, with a margin of a tenth of that part
 /// on every side (the labels need some room).
 fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
+    let top = top + NAME_ROOM;
     match pose_box(live) {
         Some(pose) => fit_box(pose, size, top, arrow_room(live, size), WINDOW_FILL),
         None => fit_planar(live),
@@ -62,8 +63,9 @@ fn fit_box(
     fill: f64,
 ) -> PlanarView {
     let (w, h) = (hi[0] - lo[0], hi[1] - lo[1]);
-    // The legend may fill most of a short canvas: then fit the whole canvas, under it.
-    let top = if top < 0.5 * size.y { top } else { 0.0 };
+    // The legend may fill most of a short canvas: the pose keeps the lower half at least
+    // (as `pose_on_canvas` asks).
+    let top = top.min(0.5 * size.y);
     let arrows = arrows.min(0.25 * (size.y - top));
     let (canvas_w, free_h) = (
         f64::from(size.x),
@@ -84,6 +86,7 @@ fn fit_box(
 /// (`top` pixels) and clear of the edges by a tenth of the canvas' smaller side, and at an
 /// event of the top and bottom by its arrows' room too.
 fn pose_on_canvas(live: &Live, planar: &PlanarView, rect: egui::Rect, top: f32) -> bool {
+    let top = top + NAME_ROOM;
     let Some([lo, hi]) = pose_box(live) else {
         return true;
     };
@@ -165,7 +168,9 @@ pub(super) fn fit_view(
         camera.planar = Some(fit_pose(live, rect.size(), camera.overlay_height));
         camera.orbit = Some(fit_orbit(live));
         camera.moved_by_user = false;
-    } else if std::mem::take(&mut camera.check_pose_visible)
+    } else if camera.overlay_height > 0.0
+        // (the legend's and the time's extent is known once the canvas was drawn)
+        && std::mem::take(&mut camera.check_pose_visible)
         && !spatial
         && !camera.moved_by_user
         && !view.recording
@@ -193,6 +198,10 @@ fn fit_video(live: &Live, camera: &mut CanvasCamera, motion: framing::PlaneBox, 
     let arrows = 0.08 * size.x.min(size.y);
     camera.planar = Some(fit_box(motion, size, 0.2 * size.y, arrows, VIDEO_FILL));
 }
+
+/// Pixels between the legend and the pose's top for the bars' names written above them (a
+/// name under the legend is left out).
+const NAME_ROOM: f32 = 22.0;
 
 /// The fraction of the canvas a fitted pose fills in the window: a tenth of it free on each
 /// side, for the labels and for the pose to move in before the view refits.

@@ -148,16 +148,22 @@ fn draw_legend(
         } else {
             role_text(&motion.role, at_event, at_rest)
         };
-        let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), vec2(18.0, 10.0));
+        // Presenting, the rows are what the class reads from afar: a size larger.
+        let (size, step, swatch, text_x) = if view.presenting {
+            (16.0, 22.0, vec2(21.0, 12.0), 44.0)
+        } else {
+            (14.0, 19.0, vec2(18.0, 10.0), 40.0)
+        };
+        let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), swatch);
         painter.rect_filled(sw, 2.0, color.gamma_multiply(alpha));
         drawn.push(painter.text(
-            pos2(rect.left() + 40.0, y),
+            pos2(rect.left() + text_x, y),
             Align2::LEFT_TOP,
             format!("{key}{}  {role}", motion.label),
-            FontId::proportional(14.0),
+            FontId::proportional(size),
             palette.text.gamma_multiply(text_alpha),
         ));
-        y += 19.0;
+        y += step;
     }
     // Presenting, the class sees the rows alone: the small print and the keys would run
     // through the mechanism in the presentation's large canvas corner.

@@ -321,7 +321,7 @@ fn side_by_side(
     let plot_height = if !plot_state.shown() {
         0.0
     } else if view.presenting {
-        (0.3 * ui.available_height()).clamp(90.0, 240.0)
+        (0.34 * ui.available_height()).clamp(100.0, 240.0)
     } else {
         (0.36 * ui.available_height()).clamp(120.0, 320.0)
     };
