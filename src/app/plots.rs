@@ -10,26 +10,24 @@
 //! the last one, plus the window's first bucket. Otherwise (paused, dragged, zoomed) the
 //! buckets start at the window's start, so the picture of a paused window depends only on
 //! the data in it (screenshots byte for byte). `singulab view SCENE --measure-frames N`
-//! prints the interface's CPU time per frame; docs/measurements.md has the figures.
-
-use std::cell::Cell;
-use std::rc::Rc;
+//! prints the interface's CPU time per frame; docs/measurements.md has the figures. The
+//! axes' grid steps, labels and the pointer's readout are `axes`; the title rows `legend`.
 
 use bevy::prelude::*;
 use bevy_egui::egui::{self, Ui};
-use egui_plot::{
-    GridInput, HLine, HoverPosition, Line, LineStyle, Plot, PlotPoints, PlotUi, uniform_grid_spacer,
-};
+use egui_plot::{HLine, Line, LineStyle, Plot, PlotPoints, PlotUi};
 
 use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::simulation::Live;
 use super::theme::Palette;
-use crate::live::history::{ChannelKind, Grid, LineCache, Scale};
+use crate::live::history::{ChannelKind, Grid, LineCache};
 use crate::live::{Channel, History, LiveSession};
 use crate::solver::BasisMode;
+use axes::{label_axes, plotted_scale};
 use legend::LegendEntry;
 
+mod axes;
 mod legend;
 
 /// Smallest span of the energy axis, relative to the energy (at least 1 J): larger changes
@@ -40,7 +38,7 @@ const ENERGY_MIN_SPAN: f64 = 1e-6;
 /// Floor of the `R` diagonal plot (relative to `|R_00|`): smaller entries, exact zeros
 /// included (the redundant pendulum's redundant constraint), are drawn on it rather than
 /// left out as a logarithm of zero.
-const R_FLOOR: f64 = 1e-16;
+pub(super) const R_FLOOR: f64 = 1e-16;
 
 #[derive(Resource)]
 pub struct PlotState {
@@ -443,37 +441,6 @@ fn configure_plot<'a>(
     plot
 }
 
-/// Least points between two labels of a value axis: a line of text and a little, so that a
-/// short plot (side by side, presenting) still labels two values.
-const Y_LABEL_SPACING: f64 = 16.0;
-
-/// Grid steps, tick labels and the cursor's readout of a plot, `log` for a log10 value axis.
-/// Every label of an axis carries the decimals of the labelled step the spacer chose (a mark
-/// on a coarser step would print fewer: 179.6025 beside 179.602).
-fn label_axes(plot: Plot<'_>, log: bool) -> Plot<'_> {
-    let (x_step, y_step) = (LabelStep::default(), LabelStep::default());
-    let (x_set, x_get) = (x_step.clone(), x_step);
-    let plot = plot
-        .x_grid_spacer(uniform_grid_spacer(move |input| {
-            x_set.chose(nice_grid_steps(input, 70.0))
-        }))
-        .x_axis_formatter(move |mark, _range| step_label(mark.value, x_get.or(mark.step_size)));
-    let y_read = y_step.clone();
-    let (y_set, y_get) = (y_step.clone(), y_step);
-    let plot = if log {
-        plot.y_grid_spacer(uniform_grid_spacer(move |input| {
-            y_set.chose(log_grid_steps(input, 24.0))
-        }))
-        .y_axis_formatter(move |mark, _range| log_step_label(mark.value, y_get.or(mark.step_size)))
-    } else {
-        plot.y_grid_spacer(uniform_grid_spacer(move |input| {
-            y_set.chose(nice_grid_steps(input, Y_LABEL_SPACING))
-        }))
-        .y_axis_formatter(move |mark, _range| step_label(mark.value, y_get.or(mark.step_size)))
-    };
-    plot.label_formatter(move |position| Some(cursor_readout(position, log, y_read.or(0.0))))
-}
-
 /// Sets the time axis when it is set this frame (rolling, or once when the plots stop) and
 /// returns the span `(t_min, t_max)` to draw: that span, all of the history while the axis
 /// fits itself to the data (paused from the start, or after a double-click reset), else the
@@ -729,272 +696,5 @@ fn value_range(
     range
 }
 
-/// The labelled grid step an axis' spacer chose, read by its formatter in the same frame.
-#[derive(Clone, Default)]
-struct LabelStep(Rc<Cell<f64>>);
-
-impl LabelStep {
-    /// Remembers the labelled (middle) step of `steps` and passes them on.
-    fn chose(&self, steps: [f64; 3]) -> [f64; 3] {
-        self.0.set(steps[1]);
-        steps
-    }
-
-    /// The remembered step, or `fallback` before the spacer ran.
-    fn or(&self, fallback: f64) -> f64 {
-        let step = self.0.get();
-        if step > 0.0 { step } else { fallback }
-    }
-}
-
-/// Grid steps for a linear axis: the smallest 1-2-5 step whose marks are at least
-/// `label_px` pixels apart carries the labels (egui_plot hides x labels closer than 60 px and
-/// y labels closer than 20), with a finer and a coarser step around it. egui_plot's default
-/// powers of ten leave, say, 0.7 s of history on a 360 px plot with a single time label.
-fn nice_grid_steps(input: GridInput, label_px: f64) -> [f64; 3] {
-    // egui_plot passes the plot units spanned by 8 px as the base step.
-    let label_min = input.base_step_size * label_px / 8.0;
-    let decade = 10f64.powf(label_min.log10().floor());
-    let label = [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|f| f * decade)
-        .find(|&step| step >= label_min)
-        .unwrap_or(10.0 * decade);
-    [label / 5.0, label, label * 5.0]
-}
-
-/// A tick label with as many decimals as its grid step needs (egui_plot's default formatter
-/// counts them for powers of ten and repeats labels on a 2 or 5 step); values below 1e-4 in
-/// exponent form with the digits the step needs (`5e-7`, `1.5e-6`, not `0.0000005`).
-fn step_label(value: f64, step: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude < 0.5 * step {
-        // A mark at zero, up to round-off.
-        return "0".to_owned();
-    }
-    if magnitude < 1e-4 {
-        let digits = (magnitude.log10().floor() - (step.log10() + 1e-9).floor()).clamp(0.0, 12.0);
-        return format!("{:.*e}", digits as usize, value);
-    }
-    let decimals = (-step.log10() - 1e-9).ceil().clamp(0.0, 12.0) as usize;
-    // Adding 0.0 turns -0.0 into 0.0.
-    format!("{:.*}", decimals, value + 0.0)
-}
-
-/// Grid steps for a log10 axis, in decades: whole decades (1, 2, 5, 10 ... of them) when
-/// the axis spans enough of them, otherwise the linear 1-2-5 steps of the exponent, so that
-/// a plot spanning a fraction of a decade still has labels.
-fn log_grid_steps(input: GridInput, label_px: f64) -> [f64; 3] {
-    let [fine, label, coarse] = nice_grid_steps(input, label_px);
-    if label >= 1.0 {
-        [fine.max(1.0), label, coarse]
-    } else {
-        [fine, label, coarse]
-    }
-}
-
-/// A tick label on a log10 axis, as the value itself: `1e-3`, `1`, `1e2` on whole decades,
-/// two significant digits in between (`3.2e-5`).
-fn log_step_label(exponent: f64, step: f64) -> String {
-    let rounded = exponent.round();
-    if step >= 1.0 - 1e-9 || (exponent - rounded).abs() < 1e-9 {
-        match rounded as i32 {
-            0 => "1".to_owned(),
-            k => format!("1e{k}"),
-        }
-    } else {
-        format!("{:.1e}", 10f64.powf(exponent))
-    }
-}
-
-/// How a plot draws its values: log10 of them on a log plot, where zero or a negative value
-/// is a gap in the line, except with `floor` (the R diagonal), whose zeros are drawn on
-/// `R_FLOOR`. A missing sample (NaN: a channel not yet there, a jump to a later event) stays
-/// a gap, also with the floor.
-fn plotted_scale(log: bool, floor: bool) -> Scale {
-    match (log, floor) {
-        (true, true) => Scale::LogFloor(R_FLOOR),
-        (true, false) => Scale::Log,
-        (false, _) => Scale::Linear,
-    }
-}
-
-/// The cursor readout: near a data point its series, time to 0.1 ms and value with nine
-/// significant digits (the energy's drift is in its sixth digit), taken back from log10 on
-/// the log plots; elsewhere the pointer's coordinates, labelled as such, the value to a
-/// hundredth of the value axis' labelled step `y_step` (0 before the axis was laid out).
-fn cursor_readout(position: &HoverPosition<'_>, log: bool, y_step: f64) -> String {
-    let value = |y: f64| if log { 10f64.powf(y) } else { y };
-    match position {
-        HoverPosition::NearDataPoint {
-            plot_name,
-            position,
-            ..
-        } => format!(
-            "{plot_name}\nt = {:.4} s\n{}",
-            position.x,
-            significant(value(position.y), 9)
-        ),
-        // Away from the data: the pointer's coordinates, named as such.
-        HoverPosition::Elsewhere { position } => {
-            let y = if log || y_step <= 0.0 {
-                significant(value(position.y), 4)
-            } else {
-                step_label(position.y, 0.01 * y_step)
-            };
-            format!("pointer at\nt = {:.4} s\ny = {y}", position.x)
-        }
-    }
-}
-
-/// `value` with `digits` significant digits, in exponent form outside 1e-3 ..= 1e6.
-fn significant(value: f64, digits: usize) -> String {
-    let magnitude = value.abs();
-    if magnitude != 0.0 && !(1e-3..1e6).contains(&magnitude) {
-        return format!("{:.*e}", digits - 1, value);
-    }
-    let integer_digits = if magnitude < 1.0 {
-        1
-    } else {
-        magnitude.log10().floor() as usize + 1
-    };
-    let decimals = if magnitude < 1.0 && magnitude != 0.0 {
-        digits + (-magnitude.log10()).floor() as usize
-    } else {
-        digits.saturating_sub(integer_digits)
-    };
-    format!("{:.*}", decimals, value)
-}
-
 #[cfg(test)]
-mod tests {
-    use approx::{abs_diff_eq, assert_abs_diff_eq};
-
-    use super::*;
-
-    #[test]
-    fn stopping_shows_the_last_window_of_data() {
-        let times: std::collections::VecDeque<f64> = (0..=714).map(|k| k as f64 * 1e-3).collect();
-        assert_eq!(data_window(&times, 0.714, 10.0), [0.0, 0.714]);
-        assert_eq!(data_window(&times, 0.714, 0.5), [0.714 - 0.5, 0.714]);
-        // After a reset: one sample at t = 0.
-        let one: std::collections::VecDeque<f64> = [0.0].into_iter().collect();
-        assert_eq!(data_window(&one, 0.0, 10.0), [0.0, 10.0]);
-        assert_eq!(data_window(&Default::default(), 0.0, 10.0), [0.0, 10.0]);
-    }
-
-    #[test]
-    fn labelled_steps_are_1_2_5_and_at_least_the_requested_spacing_apart() {
-        // 0.7 s over 360 px: 8 px span 0.7 / 45 s, labels at least 70 px apart need 0.136 s.
-        let input = GridInput {
-            bounds: (0.0, 0.7),
-            base_step_size: 0.7 / 45.0,
-        };
-        let [fine, label, coarse] = nice_grid_steps(input, 70.0);
-        assert!(
-            abs_diff_eq!(label, 0.2, epsilon = 1e-12),
-            "label step {label}"
-        );
-        assert_abs_diff_eq!(fine, 0.04, epsilon = 1e-12);
-        assert_abs_diff_eq!(coarse, 1.0, epsilon = 1e-12);
-        let input = GridInput {
-            bounds: (0.0, 10.0),
-            base_step_size: 0.08,
-        };
-        assert_eq!(nice_grid_steps(input, 70.0)[1], 1.0);
-    }
-
-    #[test]
-    fn labels_carry_the_decimals_of_their_step() {
-        assert_eq!(step_label(126.72005, 5e-5), "126.72005");
-        assert_eq!(step_label(126.71995, 5e-5), "126.71995");
-        assert_eq!(step_label(0.4, 0.2), "0.4");
-        assert_eq!(step_label(-20.0, 20.0), "-20");
-        assert_eq!(step_label(-0.0, 1.0), "0");
-        // The energy axis of a mechanism at rest (E = 0, spanning 1e-6 J).
-        assert_eq!(step_label(5e-7, 5e-7), "5e-7");
-        assert_eq!(step_label(-5e-7, 5e-7), "-5e-7");
-        assert_eq!(step_label(1.5e-6, 5e-7), "1.5e-6");
-        assert_eq!(step_label(1e-6, 2e-7), "1.0e-6");
-        assert_eq!(step_label(3e-22, 5e-7), "0");
-        assert_eq!(step_label(0.0005, 0.0001), "0.0005");
-    }
-
-    #[test]
-    fn log_axes_label_whole_decades_as_powers_of_ten() {
-        // 15 decades over 120 px: 8 px span one decade, labels 24 px apart need 3 decades.
-        let input = GridInput {
-            bounds: (-15.0, 0.0),
-            base_step_size: 1.0,
-        };
-        assert_eq!(log_grid_steps(input, 24.0), [1.0, 5.0, 25.0]);
-        assert_eq!(log_step_label(-3.0, 1.0), "1e-3");
-        assert_eq!(log_step_label(0.0, 2.0), "1");
-        assert_eq!(log_step_label(2.0, 1.0), "1e2");
-        // A fraction of a decade: exponent steps of 0.1, labelled as values.
-        let input = GridInput {
-            bounds: (-0.5, 0.0),
-            base_step_size: 0.02,
-        };
-        let [fine, label, _] = log_grid_steps(input, 24.0);
-        assert!(
-            abs_diff_eq!(label, 0.1, epsilon = 1e-12) && fine < label,
-            "{fine} {label}"
-        );
-        assert_eq!(log_step_label(-0.5, 0.1), "3.2e-1");
-        assert_eq!(log_step_label(-1.0, 0.1), "1e-1");
-    }
-
-    #[test]
-    fn missing_samples_stay_gaps_on_every_plot() {
-        for (log, floor) in [(false, false), (true, false), (true, true)] {
-            assert!(plotted_scale(log, floor).apply(f64::NAN).is_nan());
-        }
-        assert_eq!(plotted_scale(true, true).apply(0.0), -16.0);
-        assert!(!plotted_scale(true, false).apply(0.0).is_finite());
-        assert_eq!(plotted_scale(true, false).apply(1e-3), -3.0);
-        assert_eq!(plotted_scale(false, false).apply(-2.5), -2.5);
-    }
-
-    #[test]
-    fn cursor_readout_keeps_nine_significant_digits() {
-        assert_eq!(significant(35.8350003, 9), "35.8350003");
-        assert_eq!(significant(-0.0123456789, 3), "-0.0123");
-        assert_eq!(significant(3.2e-13, 2), "3.2e-13");
-        assert_eq!(significant(0.0, 3), "0.00");
-        let position = HoverPosition::NearDataPoint {
-            plot_name: "residual",
-            position: egui_plot::PlotPoint::new(0.71444, -13.0),
-            index: 0,
-        };
-        assert_eq!(
-            cursor_readout(&position, true, 1.0),
-            "residual\nt = 0.7144 s\n1.00000000e-13"
-        );
-        let away = HoverPosition::Elsewhere {
-            position: egui_plot::PlotPoint::new(4.46, -3.873),
-        };
-        assert_eq!(
-            cursor_readout(&away, false, 0.5),
-            "pointer at\nt = 4.4600 s\ny = -3.873"
-        );
-        // An energy axis spanning 35.8340 ..= 35.8350, labelled every 2e-4 J: the pointer
-        // reads to 2e-6, not to the four digits of 35.83.
-        let on_energy = HoverPosition::Elsewhere {
-            position: egui_plot::PlotPoint::new(1.0, 35.8345123),
-        };
-        assert_eq!(
-            cursor_readout(&on_energy, false, 2e-4),
-            "pointer at\nt = 1.0000 s\ny = 35.834512"
-        );
-    }
-
-    #[test]
-    fn flat_data_get_a_value_axis_of_their_own_scale() {
-        assert_eq!(flat_span(-9.0, -9.0, false), Some([-10.0, -8.0]));
-        assert_eq!(flat_span(-20.0, -20.0, false), Some([-22.0, -18.0]));
-        assert_eq!(flat_span(0.0, 0.0, false), Some([-1.0, 1.0]));
-        assert_eq!(flat_span(-3.0, -3.0, true), Some([-4.0, -2.0]));
-        assert_eq!(flat_span(-1.0, 1.0, false), None);
-    }
-}
+mod tests;
