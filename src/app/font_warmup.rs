@@ -2,9 +2,9 @@
 //!
 //! egui rasterises a glyph the first time some text needs it, and with sub-pixel binning a
 //! glyph again at each of four horizontal offsets; the atlas texture then gets a partial
-//! update. Under bevy_egui such a frame can draw text with glyphs missing (seen: "achie ed",
-//! "t 0.   0 s" for one frame when the status line's text changed), which a screen
-//! recording shows. So glyphs are placed on whole pixels (one bitmap per glyph: a changing
+//! update. Under bevy_egui such a frame can draw text with glyphs missing (a status line
+//! whose text changed, a caption's first frame in a recording), which a screen recording
+//! shows. So glyphs are placed on whole pixels (one bitmap per glyph: a changing
 //! number needs no new ones) and every printable character is laid out once per font and
 //! size in use at start, and again whenever the interface scale or the theme (whose text
 //! options differ, so egui rebuilds its fonts) changes.

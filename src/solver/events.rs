@@ -14,9 +14,10 @@
 //! minimum it fits a parabola to `rho^2` through the three points. The fit only decides whether to
 //! search: a fitted or sampled minimum below 0.25 starts a search of the interpolated trajectory
 //! around it (`src/solver/simulation/locate.rs`), which refines the minimum down to the event
-//! state's floor. The fit alone is rough with coarse steps, where `rho` bends between samples (A02
-//! at dt 1e-2: the fit says 1.6e-3 where the minimum is below 1e-6), and only as good as a parabola
-//! at dt 1e-3 (7e-7 .. 1.1e-6 s from A02's crossings, against 9.4e-8 s searched).
+//! state's floor. The fit alone is rough with coarse steps, where `rho` bends between samples,
+//! and only as good as a parabola at the default step: the search places A02's events about
+//! ten times closer to its crossings (the runs: `docs/measurements.md`, *Alternatives
+//! measured*).
 //!
 //! A located minimum below `detection_tolerance` (default 1e-3) is a new singular
 //! configuration only if `rho` reached the tolerance since the last one ([`Excursions`]). The

@@ -42,7 +42,8 @@
 //! step is still the Runge-Kutta method applied to one system `y' = f(P(y))` and keeps its
 //! order. Correcting each stage with the factorisation of the stage before (closer to it) gave
 //! each stage its own `P`; the stages' positions then differed from one consistent projection
-//! by O(h^3), and the four-bar's energy drift over 2 s grew from 1.2e-9 to 2.4e-6 J.
+//! by O(h^3), and the four-bar's energy drift grew by three orders of magnitude (the runs:
+//! `docs/measurements.md`, *Alternatives measured*).
 //!
 //! Full Newton stays (every iterate refactorised, as after a step) where the frozen normals
 //! are not close to the stage's own:
@@ -54,10 +55,9 @@
 //! - when the normals turn by more than `SIMPLIFIED_NEWTON_MAX_TURN` (0.02 rad, estimated as
 //!   `h |dA/dt|_F / |A|_F`) over the step: the stage then lands on the manifold as far from
 //!   full Newton's point, along it, as the turn times its distance off. That is still a
-//!   consistent projection, but its error constant is larger: A02 with RK4 at dt 2e-2
-//!   drifted by 4.8e-4 J in 10 s instead of full Newton's 2.2e-4 J, and its events moved by
-//!   up to 1.1e-4 s (`a02_coarse_steps_still_locate_every_singularity` asserts 1e-4 s); with
-//!   the limit, 2.2e-4 J;
+//!   consistent projection, but its error constant is larger: at coarse steps A02 drifted
+//!   twice as much and its events moved (`a02_coarse_steps_still_locate_every_singularity`
+//!   asserts 1e-4 s); with the limit, as full Newton;
 //! - for mechanisms with velocity-level rows (knife edges), which full Newton leaves out;
 //! - and when a correction shrinks the residual by less than 4 times, or 8 corrections do not
 //!   reach the tolerance: full Newton then starts again from the unprojected stage.
@@ -72,13 +72,13 @@
 //! rank tolerance, removes what is left): next to a singular configuration such a normal turns
 //! on the scale of the distance to it, so at a stage a few `h^2` off the path it points partly
 //! along the motion, and removing that component took kinetic energy out of the one step that
-//! crosses (5.9e-2 J on the 2x2 at dt 2e-3, 1.7e-4 J on the 2x3 at dt 1e-3).
+//! crosses (on the stacked scenes, far above the drift of a crossing now).
 //!
 //! A residual can still build up along a normal left out: during a push at a singular
 //! configuration the dynamics see the enlarged tangent space for as long as the push lasts, so
 //! the mechanism moves along such a normal and the constraints' curvature turns that motion
-//! into a residual along it (the four-bar pushed onto its fold: 1.6e-6 m, and crank 2 off its
-//! fold by 6.4e-4 rad; a long push on A02's branch 2: 2.5e-5 m). Newton therefore also checks the full
+//! into a residual along it, far above the tolerance (the four-bar pushed onto its fold, a long
+//! push on A02's branch 2). Newton therefore also checks the full
 //! residual `|c|_inf`: above the tolerance, it corrects along every normal not redundant
 //! (`R` entry above 1e-10), as long as that brings `|c|_inf` within the tolerance by a small
 //! move (at most 1e-3 of the positions' scale), which keeps it on the branch it is on

@@ -28,10 +28,9 @@
 //! after the step ([`velocity`](super::velocity)) removes RK4's O(h^5) defect. Projecting each
 //! stage as well (simplified Newton with the step start's factorisation, then the velocity
 //! projection with a second factorisation, of `A A^T`) cost two thirds of a stage and drifted
-//! more: over 10 s at dt 1e-3 (`singulab bench`), the four-bar 1.5e-9 J against 7.9e-10 J
-//! unprojected, A02 1.4e-9 against 6.5e-10, the 2x2 1.4e-6 against 1.1e-6, the 2x3 3.4e-6
-//! against 2.8e-6, the same events; the step-size scans of [`projection`](super::projection)
-//! are as small or smaller.
+//! more on every linkage, with the same events (`docs/measurements.md`, *Alternatives
+//! measured*); the step-size scans of [`projection`](super::projection) are as small or
+//! smaller.
 //!
 //! Dopri5's stages stay projected: unprojected, its controller crept at its smallest step
 //! towards some singular configurations (the four-bar at dt 1e-3 took 45 steps of 1e-5 s while

@@ -11,9 +11,9 @@
 //! identity (bars: mass 1, inertia 1/12), by `-(q^T M v) c` for a removed component `c` along a
 //! normal `q`. That was invisible on regular motion, where `c` is a rounding error, but not
 //! where a normal turns within a step: A02 left at its first flat pose with the first loop
-//! flat, crossing the second loop's flat poses, lost up to 8.6e-4 J per crossing (1.1e-3 J
-//! in 6 s at dt 1e-3); mass-orthogonal, 8.2e-6 J over the same run
-//! (`cargo test --test solver on_a_branch_that_stays_singular`).
+//! flat, crossing the second loop's flat poses, lost energy at every crossing; mass-orthogonal,
+//! it keeps it within the bound `cargo test --test solver on_a_branch_that_stays_singular`
+//! asserts (the run before and after: `docs/measurements.md`, *Alternatives measured*).
 //!
 //! The Runge-Kutta stages keep the Euclidean projection of
 //! [`Projector::project_stage`](super::projection::Projector::project_stage), which leaves

@@ -10,13 +10,13 @@
 //! event's. The choices, and what they avoid:
 //! - no step runs with the detection tolerance as rank tolerance while the state is placed:
 //!   gravity then acted along the motion being left, and leaving from rest lost part of the
-//!   energy asked for (2.4 % at 1 m/s, 10.6 % at 0.2 m/s);
+//!   energy asked for, the more the slower;
 //! - a placement closer than a step's travel makes the first step start where the
-//!   accelerations vary like `1 / rho` (the four-bar's fold, 0.5 s after leaving: 1.2e-5 J of
-//!   drift from 1e-3 out, 9e-8 J from 5e-3);
+//!   accelerations vary like `1 / rho`, and the energy drifts from there (the runs behind
+//!   both: `docs/measurements.md`, *Alternatives measured*);
 //! - the jump is kept as a step from the event state along the branch, so the first search of
 //!   `rho` covers it: a singular configuration inside it (the 2x3's second flat pose, 2.6e-3 s
-//!   after its first, at dt 5e-3) was otherwise skipped unseen
+//!   after its first, at dt 5e-3) would otherwise be skipped unseen
 //!   (`leaving_the_first_of_two_close_flat_poses_finds_the_second`).
 //!
 //! Leaving the four-bar's fold either way, the energy stays that of the event over the next

@@ -34,10 +34,11 @@
 //! The state handed to the user, which the app pauses at and resumes from, is the cubic Hermite
 //! interpolation of the accepted steps around the minimum, projected onto the manifold:
 //! integrating a partial step onto the singular configuration evaluates accelerations right
-//! where the near-singular normals are truncated (1.2e-3 J of energy error at A02's events).
+//! where the near-singular normals are truncated (a visible energy error at A02's events).
 //! Projecting the interpolated velocity removes its component along the normal that is
-//! vanishing there, which turns fast next to the singular configuration (1.3e-3 J of kinetic
-//! energy at the 2x3's first event), so the velocity is then scaled (it stays tangent) to the
+//! vanishing there, which turns fast next to the singular configuration (kinetic energy lost
+//! at the 2x3's first event; both measured in `docs/measurements.md`, *Alternatives
+//! measured*), so the velocity is then scaled (it stays tangent) to the
 //! energy of the two steps around the event, interpolated in time. Every event state of every
 //! scene over 3 s is as close to the initial energy as those steps
 //! (`event_states_conserve_energy` asserts it, within 1e-8 J of the steps around it). The
