@@ -21,14 +21,13 @@ const CHARACTERS: &str = concat!(
 );
 
 /// Sizes (points) of the text painted on the canvas and of the captions, besides egui's
-/// text styles: every whole size from 8 to 20 (the time and the basis over the canvas take a
-/// whole size that follows the canvas' height), and the captions'.
+/// text styles: the time over the canvas takes a whole monospace size from 11 to 20 that
+/// follows the canvas' height, the basis under it 0.7 of that (8 to 14), the other canvas
+/// text 12 to 16, and the captions theirs.
 fn canvas_fonts() -> impl Iterator<Item = FontId> {
     (8..=20)
-        .flat_map(|size| {
-            let size = size as f32;
-            [FontId::proportional(size), FontId::monospace(size)]
-        })
+        .map(|size| FontId::proportional(size as f32))
+        .chain((11..=20).map(|size| FontId::monospace(size as f32)))
         .chain([FontId::proportional(CAPTION_SIZE)])
 }
 

@@ -52,9 +52,8 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -
     // Massless links of distance constraints and ground symbols first, under the bodies.
     let grounds = draw_links_and_grounds(canvas);
     let keep_clear = KeepClear {
-        arrows: clear.arrows,
+        clear,
         grounds: &grounds,
-        text: clear.text,
     };
     // Names are painted after the bars (`paint_names`), so no bar covers them.
     let mut names: Vec<BodyName> = Vec::new();
@@ -168,12 +167,12 @@ fn draw_links_and_grounds(canvas: &Canvas) -> Vec<egui::Rect> {
     symbols
 }
 
-/// Where a name should not go: arrows (each piece counts once) and ground symbols (each
-/// counts as many pieces as [`GROUND_WEIGHT`]), where the bar has room; text never.
+/// Where a name should not go: `clear`'s arrows (each piece counts once) and the ground
+/// symbols (each counts as many pieces as [`GROUND_WEIGHT`]), where the bar has room;
+/// `clear`'s text never.
 struct KeepClear<'a> {
-    arrows: &'a [egui::Rect],
+    clear: &'a Clearance<'a>,
     grounds: &'a [egui::Rect],
-    text: &'a [egui::Rect],
 }
 
 /// A ground symbol under a name hides which pivot is grounded: a name covers several arrow
@@ -184,7 +183,7 @@ impl KeepClear<'_> {
     /// How much a name at `r` would cover.
     fn covered(&self, r: &egui::Rect) -> usize {
         let count = |rects: &[egui::Rect]| rects.iter().filter(|a| a.intersects(*r)).count();
-        count(self.arrows) + GROUND_WEIGHT * count(self.grounds)
+        count(self.clear.arrows) + GROUND_WEIGHT * count(self.grounds)
     }
 }
 
@@ -236,7 +235,11 @@ fn place_bar_name(
     let taken = |r: &egui::Rect| {
         let kept = r.expand(NAME_GAP);
         names.iter().any(|other| other.area().intersects(kept))
-            || keep_clear.text.iter().any(|text| text.intersects(kept))
+            || keep_clear
+                .clear
+                .text
+                .iter()
+                .any(|text| text.intersects(kept))
     };
     // The first spot covering least (`min_by_key` keeps the first).
     let rect = spots
@@ -245,7 +248,7 @@ fn place_bar_name(
         .min_by_key(|(order, r)| (keep_clear.covered(r), *order))
         .map(|(_, r)| r);
     if let Some(rect) = rect {
-        let over_arrows = keep_clear.arrows.iter().any(|a| a.intersects(rect));
+        let over_arrows = keep_clear.clear.arrows.iter().any(|a| a.intersects(rect));
         names.push(BodyName {
             rect,
             galley,
