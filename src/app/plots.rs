@@ -24,7 +24,7 @@ use super::theme::Palette;
 use crate::live::history::{ChannelKind, Grid, LineCache};
 use crate::live::{Channel, History, LiveSession};
 use crate::solver::BasisMode;
-use axes::{label_axes, plotted_scale};
+use axes::{axes, label_axes, plotted_scale};
 use legend::LegendEntry;
 
 mod axes;
@@ -360,7 +360,7 @@ fn show_plot(
     let height = (height - (title_height - one_line).max(0.0)).max(0.5 * height);
     // For viewers (presenting, a video) no readout follows the hidden pointer.
     let viewer = view.presenting || view.video;
-    let mut plot = configure_plot(spec, height, rolling, session);
+    let mut plot = configure_plot(spec, height, rolling, session, series.palette.text);
     if viewer {
         plot = plot.label_formatter(|_| None).show_x(false).show_y(false);
     }
@@ -393,17 +393,18 @@ fn show_plot(
 }
 
 /// A plot as `spec` asks, `height` points high: axes linked with the other plots, dragged
-/// and zoomed only while not `rolling`, labelled and read as [`label_axes`] says, and the
-/// value axis of the energy at least
-/// [`ENERGY_MIN_SPAN`] tall.
+/// and zoomed only while not `rolling`, labelled in `text` and read as [`label_axes`] says,
+/// and the value axis of the energy at least [`ENERGY_MIN_SPAN`] tall.
 fn configure_plot<'a>(
     spec: &PlotSpec,
     height: f32,
     rolling: bool,
     session: &LiveSession,
+    text: egui::Color32,
 ) -> Plot<'a> {
     let history = session.history();
-    let mut plot = Plot::new(spec.id).height(height);
+    // The axes first: the main axes' width and label below are set on them.
+    let mut plot = axes(Plot::new(spec.id).height(height), text);
     plot = if spec.shared_y.is_empty() {
         plot.link_axis(TIME_AXES, [true, false])
     } else {

@@ -402,8 +402,7 @@ fn capture_lesson_frame(
         }
     }
     if shown.is_some() {
-        // In the video the speed achieved is the one recorded.
-        out.stats.achieved_speed = recording.clock.speed();
+        show_speed(recording, &mut out.stats);
     }
     recording.was_running = shown.is_some();
     recording.t_first.get_or_insert(live.session.time());
@@ -440,11 +439,21 @@ fn advance_running(recording: &mut Recording, live: &mut Live, out: &mut Outcome
         &mut out.reached,
         &mut out.failed,
     );
-    // In the video the speed achieved is the one recorded, whatever the wall clock did.
-    out.stats.achieved_speed = recording.clock.speed();
+    show_speed(recording, &mut out.stats);
     recording.paused = None;
     recording.still = None;
     t
+}
+
+/// The speed the status line shows while recording: `singulab record`'s video shows the
+/// speed it plays at as the speed achieved, whatever the wall clock did; a recording of the
+/// window (Ctrl+R) shows both, the video's and the one the lecturer watches.
+fn show_speed(recording: &Recording, stats: &mut FrameStats) {
+    if recording.interactive() {
+        stats.recording_speed = Some(recording.clock.speed());
+    } else {
+        stats.achieved_speed = recording.clock.speed();
+    }
 }
 
 /// In the app while paused: the video frames the wall clock calls for since the last

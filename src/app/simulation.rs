@@ -87,6 +87,9 @@ pub struct FrameStats {
     /// Simulated seconds per wall-clock second over the last second of running frames; NaN
     /// until a quarter of a second has run since the last pause.
     pub achieved_speed: f64,
+    /// While the window is recorded (Ctrl+R) and runs: the speed of the video, set by the
+    /// recorder on each frame it records.
+    pub recording_speed: Option<f64>,
     /// Simulated time at the start of the last frame.
     sim_time_at_frame: Option<f64>,
     /// (wall clock, simulated time) at the frames of the last second of running.
@@ -103,6 +106,7 @@ impl FrameStats {
     }
 
     fn roll_over(&mut self, now: Instant, sim_time: f64, paused: bool) {
+        self.recording_speed = None;
         if let Some(last) = self.last_frame {
             let frame = now - last;
             // Simulated over wall-clock time across the last second of running frames: a

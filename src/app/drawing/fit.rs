@@ -126,8 +126,8 @@ pub(super) fn fit_orbit(live: &Live) -> OrbitCamera {
 
 /// Sets the view up for a new scene, or a change to or from side by side or presenting (at an
 /// event: fitted to the pose), fits the pose when asked, and after a singular event or a
-/// pause when the pose ran off the canvas (not while the window is recorded: no jump in the
-/// video).
+/// pause when the pose ran off the canvas, and widens it while the pose runs off it (neither
+/// while the window is recorded: no jump in the video, nor once the user panned or zoomed).
 pub(super) fn fit_view(
     live: &Live,
     view: &ViewState,
@@ -140,7 +140,8 @@ pub(super) fn fit_view(
         return;
     }
     let layout = (view.side_by_side, view.presenting);
-    // A pause, as a singular event, looks whether the pose still lies on the canvas.
+    // A pause, as a singular event, a new scene and a new layout look whether the pose lies
+    // on the canvas, below the legend and the time.
     let paused = live.session.is_paused();
     if paused && !camera.was_paused {
         camera.check_pose_visible = true;
@@ -152,6 +153,7 @@ pub(super) fn fit_view(
         camera.fitted_generation = Some(live.generation);
         camera.fitted_layout = layout;
         camera.moved_by_user = false;
+        camera.check_pose_visible = true;
     } else if camera.fitted_layout != layout {
         // At an event the pose is what the class looks at: fitted as F fits it.
         camera.planar = Some(if live.session.current_event().is_some() {
@@ -162,6 +164,7 @@ pub(super) fn fit_view(
         camera.orbit = Some(fit_orbit(live));
         camera.fitted_layout = layout;
         camera.moved_by_user = false;
+        camera.check_pose_visible = true;
     } else if std::mem::take(&mut camera.fit_requested) {
         // The orbit camera of a spatial scene goes back to its start: the pendulum swings
         // about its pivot, which that view centres.
@@ -181,7 +184,48 @@ pub(super) fn fit_view(
         // The motions at a singular event are drawn on the whole pose: the 2x2's stacked
         // stage leans past its view hint's right edge at its first event.
         camera.planar = Some(fit_pose(live, rect.size(), camera.overlay_height));
+    } else if !paused
+        && !spatial
+        && !camera.moved_by_user
+        && !view.recording
+        && camera.overlay_height > 0.0
+        && let Some(widened) = camera
+            .planar
+            .zip(pose_box(live))
+            .and_then(|(planar, pose)| widen_to_pose(pose, &planar, rect, camera.overlay_height))
+    {
+        camera.planar = Some(widened);
     }
+}
+
+/// While the mechanism runs, a pose (its box `[lo, hi]`) that reaches past the canvas' edges
+/// or under the legend and the time (`top` pixels) widens the view to the part of the plane the canvas showed and
+/// the pose, fitted as F fits a pose. The view only ever zooms out, so a mechanism that
+/// swings beyond its scene's view settles, after a widening or two, in a view that holds its
+/// whole swing; `None` while the pose is in sight.
+fn widen_to_pose(
+    [lo, hi]: framing::PlaneBox,
+    planar: &PlanarView,
+    rect: egui::Rect,
+    top: f32,
+) -> Option<PlanarView> {
+    let top = (top + NAME_ROOM).min(0.5 * rect.height());
+    let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
+    let width = f64::from(rect.width());
+    let (left, right) = (f64::from(rect.left()), f64::from(rect.right()));
+    let (upper, lower) = (f64::from(rect.top() + top), f64::from(rect.bottom()));
+    let [pose_left, pose_upper] = planar.to_screen([lo[0], hi[1]], center, width);
+    let [pose_right, pose_lower] = planar.to_screen([hi[0], lo[1]], center, width);
+    if pose_left >= left && pose_right <= right && pose_upper >= upper && pose_lower <= lower {
+        return None;
+    }
+    let shown_lo = planar.to_world([left, lower], center, width);
+    let shown_hi = planar.to_world([right, upper], center, width);
+    let both = [
+        [lo[0].min(shown_lo[0]), lo[1].min(shown_lo[1])],
+        [hi[0].max(shown_hi[0]), hi[1].max(shown_hi[1])],
+    ];
+    Some(fit_box(both, rect.size(), top, 0.0, WINDOW_FILL))
 }
 
 /// A video's view, on every frame: the box of its whole motion fitted below room for the
@@ -210,3 +254,50 @@ const WINDOW_FILL: f64 = 0.8;
 /// The fraction of the canvas a video's whole motion fills: it never leaves that box, so
 /// only its names and its arrows at the edge need the margin.
 const VIDEO_FILL: f64 = 0.88;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1000 x 500 canvas whose legend and time reach 60 pixels down, showing 4 m across
+    /// about the origin (250 pixels per metre).
+    fn canvas() -> (egui::Rect, PlanarView, f32) {
+        let rect = egui::Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(1000.0, 500.0));
+        let view = PlanarView {
+            center: [0.0, 0.0],
+            width: 4.0,
+        };
+        (rect, view, 60.0)
+    }
+
+    #[test]
+    fn a_pose_in_sight_keeps_the_view() {
+        let (rect, view, top) = canvas();
+        assert_eq!(
+            widen_to_pose([[-1.0, -0.5], [1.0, 0.2]], &view, rect, top),
+            None
+        );
+    }
+
+    /// A crank that swings past the right edge (x = 2.3 m, the canvas ends at 2 m), and one
+    /// that rises under the legend (y = 0.8 m: 50 pixels from the top).
+    #[test]
+    fn a_pose_off_the_canvas_widens_the_view_to_hold_it_and_what_was_shown() {
+        let (rect, view, top) = canvas();
+        for pose in [[[-1.0, -0.5], [2.3, 0.2]], [[-1.0, -0.5], [1.0, 0.8]]] {
+            let wide = widen_to_pose(pose, &view, rect, top).expect("the pose is off the canvas");
+            assert!(wide.width > view.width, "zooms out, never in");
+            assert_eq!(
+                widen_to_pose(pose, &wide, rect, top),
+                None,
+                "{pose:?} in sight"
+            );
+            // Every corner of what was shown (below the legend) is still on the canvas.
+            let (center, width) = ([500.0, 250.0], 1000.0);
+            for corner in [[-2.0, -1.0], [2.0, 0.5]] {
+                let [x, y] = wide.to_screen(corner, center, width);
+                assert!((0.0..=1000.0).contains(&x) && (0.0..=500.0).contains(&y));
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
-//! Where the joints' names go in the reactions view: each name beside its joint, clear of the
-//! joints' markers and of the names placed before it, so that rings drawn close together (the
-//! mobile robot's B, C and W1-W4) can be told apart.
+//! Where the names of points go: the joints' in the reactions view, the traces' at their
+//! ends. Each name beside its point, clear of the points' markers, of the text already on the
+//! canvas and of the names placed before it, so that rings drawn close together (the mobile
+//! robot's B, C and W1-W4) can be told apart.
 
 use bevy_egui::egui::{Pos2, Rect, Vec2, vec2};
 
@@ -18,9 +19,9 @@ const DIRECTIONS: [(f32, f32); 8] = [
 ];
 
 /// One rectangle per label of `sizes`, near `points` (the joints on the screen, one per label),
-/// overlapping no marker of radius `marker` and no other label where the rings and distances
-/// tried allow it; else the first place tried.
-pub fn place_labels(points: &[Pos2], sizes: &[Vec2], marker: f32) -> Vec<Rect> {
+/// overlapping no marker of radius `marker`, no area `taken` and no other label where the
+/// rings and distances tried allow it; else the first place tried.
+pub fn place_labels(points: &[Pos2], sizes: &[Vec2], marker: f32, taken: &[Rect]) -> Vec<Rect> {
     let markers: Vec<Rect> = points
         .iter()
         .map(|&p| Rect::from_center_size(p, Vec2::splat(2.0 * marker)))
@@ -35,6 +36,7 @@ pub fn place_labels(points: &[Pos2], sizes: &[Vec2], marker: f32) -> Vec<Rect> {
         let free = |r: &Rect| {
             markers
                 .iter()
+                .chain(taken)
                 .chain(&placed)
                 .all(|other| !r.intersects(*other))
         };
@@ -86,7 +88,7 @@ mod tests {
         let points = crowded();
         let sizes = vec![vec2(24.0, 15.0); points.len()];
         let marker = 7.0;
-        let labels = place_labels(&points, &sizes, marker);
+        let labels = place_labels(&points, &sizes, marker, &[]);
         for (i, a) in labels.iter().enumerate() {
             assert_eq!(a.size(), sizes[i]);
             for b in &labels[i + 1..] {

@@ -172,13 +172,10 @@ pub fn draw_canvas(
     } else {
         Vec::new()
     };
-    camera.overlay_height =
-        draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
-    // Over the bars: a label under a bar cannot be read.
-    for (at, name, colour) in trace_labels {
-        let font = egui::FontId::proportional(12.0);
-        painter.text(at, egui::Align2::LEFT_BOTTOM, name, font, colour);
-    }
+    let drawn = draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
+    camera.overlay_height = drawn.overlay_height;
+    // Over the bars (a label under a bar cannot be read), clear of the text already there.
+    paint_trace_labels(&painter, trace_labels, &drawn.text);
     draw_spring(&canvas, live);
     view.display_x = x;
     canvas_menu(&response, live, view, camera, commands);
@@ -401,11 +398,31 @@ fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Pos2, String, Color32)> {
                 .add(Shape::line(points, Stroke::new(1.5, colour)));
             // Each trace says which point it follows, at its newest end, in its colour.
             if let Some(name) = trace_name(live, k).filter(|_| several) {
-                labels.push((end + egui::vec2(6.0, -6.0), name, colour));
+                labels.push((end, name, colour));
             }
         }
     }
     labels
+}
+
+/// Each trace's name beside its newest end, in its colour, clear of the text in `taken`
+/// and of the other traces' names.
+fn paint_trace_labels(
+    painter: &egui::Painter,
+    labels: Vec<(Pos2, String, Color32)>,
+    taken: &[egui::Rect],
+) {
+    let font = egui::FontId::proportional(12.0);
+    let points: Vec<Pos2> = labels.iter().map(|(at, _, _)| *at).collect();
+    let galleys: Vec<_> = labels
+        .into_iter()
+        .map(|(_, name, colour)| (painter.layout_no_wrap(name, font.clone(), colour), colour))
+        .collect();
+    let sizes: Vec<_> = galleys.iter().map(|(galley, _)| galley.size()).collect();
+    let places = joint_labels::place_labels(&points, &sizes, 3.0, taken);
+    for ((galley, colour), place) in galleys.into_iter().zip(places) {
+        painter.galley(place.min, galley, colour);
+    }
 }
 
 /// The point trace `k` follows (0: the trace chosen in the Scene panel, then the scene's
@@ -455,7 +472,7 @@ fn draw_mechanism_and_motions(
     basis: BasisMode,
     overstep: f64,
     scale_bar: Option<egui::Rect>,
-) -> f32 {
+) -> Drawn {
     let shown = shown_motions(live, view, basis);
     // This canvas shows the basis the panel lists: pointing at a row there dims the others
     // and shows its ghost here.
@@ -472,11 +489,11 @@ fn draw_mechanism_and_motions(
             draw_mechanism(canvas, view.show_labels, &clear)
         }
     };
-    let legend = if view.show_reactions {
+    let reaction_text = if view.show_reactions {
         reactions::update_reactions(view, live);
         reactions::draw_reactions(canvas, view)
     } else {
-        None
+        Vec::new()
     };
     let t_shown = live.session.display_time(overstep);
     let mut overlay = draw_overlay_text(canvas, t_shown, live, view, basis, &shown);
@@ -495,7 +512,7 @@ fn draw_mechanism_and_motions(
     // The motions' labels keep off the body names and the scale bar too.
     overlay.extend(names.iter().map(|name| name.area()));
     overlay.extend(scale_bar);
-    overlay.extend(legend);
+    overlay.extend(reaction_text);
     if listed_half && canvas.rigid.is_none() {
         ghost::draw_ghost(canvas, &live.session, &shown, view);
     }
@@ -504,8 +521,21 @@ fn draw_mechanism_and_motions(
     mechanism::paint_names(canvas.painter, &names, canvas.palette);
     let labels = draw_motions(canvas, &shown, arrows, view, &overlay, listed_half);
     mechanism::paint_names_over_arrows(canvas.painter, &names, canvas.palette);
+    overlay.extend(labels.iter().map(|label| label.rect));
     arrows::paint_labels(canvas.painter, labels, canvas.palette);
-    overlay_height
+    Drawn {
+        overlay_height,
+        text: overlay,
+    }
+}
+
+/// What [`draw_mechanism_and_motions`] leaves on the canvas for the labels painted after it.
+struct Drawn {
+    /// How far down from the canvas' top the legend and the time reach.
+    overlay_height: f32,
+    /// The areas of every text painted: the legend, the time, the names, the motions' and
+    /// the reactions' labels.
+    text: Vec<egui::Rect>,
 }
 
 /// The canvas' right-click menu.

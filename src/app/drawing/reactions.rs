@@ -80,31 +80,38 @@ pub fn update_reactions(view: &mut ViewState, live: &Live) {
     });
 }
 
-/// Paints the reactions (and the selected mode) and their legend; returns the legend's area.
-pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Option<egui::Rect> {
-    let cache = view.reactions.as_ref()?;
-    let display = cache.display.as_ref().ok()?;
+/// Paints the reactions (and the selected mode), the joints' names and the legend; returns
+/// the areas their text takes (other labels keep off them).
+pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Vec<egui::Rect> {
+    let Some(cache) = view.reactions.as_ref() else {
+        return Vec::new();
+    };
+    let Ok(display) = cache.display.as_ref() else {
+        return Vec::new();
+    };
     let side = canvas.rect.width().min(canvas.rect.height());
     let mode = view.reaction_mode.and_then(|k| display.modes.get(k));
     // With a mode drawn, the reactions step back so that its pattern reads.
     let fade = if mode.is_some() { 0.3 } else { 1.0 };
-    if cache.largest > 0.0 {
-        let scale = FORCE_SPAN * side / cache.largest as f32;
-        for arrow in &display.arrows {
-            let color = if arrow.unique { UNIQUE } else { UNDETERMINED };
-            paint_force(
-                canvas,
-                arrow,
-                scale,
-                color.gamma_multiply(fade),
-                !arrow.unique,
-            );
-        }
+    let scale = if cache.largest > 0.0 {
+        FORCE_SPAN * side / cache.largest as f32
+    } else {
+        0.0
+    };
+    for arrow in &display.arrows {
+        let color = if arrow.unique { UNIQUE } else { UNDETERMINED };
+        paint_force(
+            canvas,
+            arrow,
+            scale,
+            color.gamma_multiply(fade),
+            !arrow.unique,
+        );
     }
     for arrow in &display.arrows {
         paint_marker(canvas, arrow);
     }
-    paint_names(canvas, &display.arrows, &cache.names);
+    let mut taken = paint_names(canvas, &display.arrows, &cache.names, scale);
     if let Some(mode) = mode {
         let largest = mode.iter().map(force_length).fold(0.0, f64::max);
         if largest > 0.0 {
@@ -114,57 +121,112 @@ pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Option<egui::
             }
         }
     }
-    Some(paint_legend(canvas, display, view.reaction_mode, cache))
+    taken.push(paint_legend(canvas, display, view.reaction_mode, cache));
+    taken
 }
 
+/// Joints closer than this (pixels) on the canvas share a marker: one name lists them all.
+const SAME_POINT: f32 = 3.0;
+
 /// Each joint's name beside its marker, clear of the other markers and names, so that a
-/// reaction can be matched to the joint `analyze` and the panel name.
-fn paint_names(canvas: &Canvas, arrows: &[ReactionArrow], names: &[String]) {
+/// reaction can be matched to the joint `analyze` and the panel name. Joints at one point
+/// (a wheel's axle on a link's end) share one name, "C, W2", and each of their arrows is
+/// named at its tip. Returns the areas of the names and the markers.
+fn paint_names(
+    canvas: &Canvas,
+    arrows: &[ReactionArrow],
+    names: &[String],
+    scale: f32,
+) -> Vec<egui::Rect> {
     let font = FontId::proportional(13.0);
+    let on_screen: Vec<(Pos2, &ReactionArrow, &String)> = arrows
+        .iter()
+        .zip(names)
+        .filter_map(|(arrow, name)| Some((canvas.projection.to_screen(arrow.point)?, arrow, name)))
+        .collect();
     let mut points = Vec::new();
-    let mut galleys = Vec::new();
-    for (arrow, name) in arrows.iter().zip(names) {
-        if let Some(p) = canvas.projection.to_screen(arrow.point) {
-            points.push(p);
-            galleys.push(canvas.painter.layout_no_wrap(
-                name.clone(),
-                font.clone(),
-                canvas.palette.text,
-            ));
+    let mut texts: Vec<String> = Vec::new();
+    let mut tips = Vec::new();
+    for (i, &(p, _, _)) in on_screen.iter().enumerate() {
+        let same = |&(q, _, _): &(Pos2, &ReactionArrow, &String)| q.distance(p) <= SAME_POINT;
+        if on_screen[..i].iter().any(same) {
+            continue;
         }
+        let group: Vec<_> = on_screen[i..].iter().filter(|j| same(j)).collect();
+        if group.len() > 1 {
+            tips.extend(group.iter().filter_map(|&&(_, arrow, name)| {
+                let (start, v) = force_vector(canvas, arrow, scale)?;
+                (v.length() > TIP_NAME_FROM).then(|| (start + v + 9.0 * v.normalized(), name))
+            }));
+        }
+        points.push(p);
+        texts.push(
+            group
+                .iter()
+                .map(|(_, _, name)| name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
     }
+    let galleys: Vec<_> = texts
+        .into_iter()
+        .map(|text| {
+            canvas
+                .painter
+                .layout_no_wrap(text, font.clone(), canvas.palette.text)
+        })
+        .collect();
     let sizes: Vec<_> = galleys.iter().map(|g| g.size() + vec2(6.0, 2.0)).collect();
-    let places = place_labels(&points, &sizes, 8.0);
-    for (galley, place) in galleys.into_iter().zip(places) {
-        canvas
-            .painter
-            .rect_filled(place, 3.0, canvas.palette.background.gamma_multiply(0.8));
+    let places = place_labels(&points, &sizes, 8.0, &[]);
+    for (galley, place) in galleys.into_iter().zip(&places) {
+        let backing = canvas.palette.background.gamma_multiply(0.8);
+        canvas.painter.rect_filled(*place, 3.0, backing);
         canvas
             .painter
             .galley(place.min + vec2(3.0, 1.0), galley, canvas.palette.text);
     }
+    let small = FontId::proportional(11.0);
+    let markers = on_screen
+        .iter()
+        .map(|&(p, _, _)| egui::Rect::from_center_size(p, vec2(16.0, 16.0)));
+    let mut taken: Vec<egui::Rect> = places.into_iter().chain(markers).collect();
+    for (at, name) in tips {
+        let area = canvas.painter.text(
+            at,
+            egui::Align2::CENTER_CENTER,
+            name,
+            small.clone(),
+            canvas.palette.text,
+        );
+        taken.push(area);
+    }
+    taken
 }
+
+/// An arrow this long (pixels) or longer from a point shared by several joints carries its
+/// joint's name at its tip.
+const TIP_NAME_FROM: f32 = 24.0;
 
 fn force_length(arrow: &ReactionArrow) -> f64 {
     arrow.force.iter().map(|c| c * c).sum::<f64>().sqrt()
 }
 
+/// Where the force of `arrow` starts on the canvas and its extent there, `scale` pixels per
+/// newton; `None` off the canvas or when shorter than two pixels.
+fn force_vector(canvas: &Canvas, arrow: &ReactionArrow, scale: f32) -> Option<(Pos2, egui::Vec2)> {
+    let projection = canvas.projection;
+    let start = projection.to_screen(arrow.point)?;
+    let tip_world: [f64; 3] = std::array::from_fn(|k| arrow.point[k] + arrow.force[k]);
+    let direction = projection.to_screen(tip_world)? - start;
+    let pixels = scale * force_length(arrow) as f32;
+    (direction.length() >= 1e-6 && pixels >= 2.0).then(|| (start, direction.normalized() * pixels))
+}
+
 /// The force of `arrow` from its point, `scale` pixels per newton.
 fn paint_force(canvas: &Canvas, arrow: &ReactionArrow, scale: f32, color: Color32, dashed: bool) {
-    let projection = canvas.projection;
-    let Some(start) = projection.to_screen(arrow.point) else {
+    let Some((start, v)) = force_vector(canvas, arrow, scale) else {
         return;
     };
-    let tip_world: [f64; 3] = std::array::from_fn(|k| arrow.point[k] + arrow.force[k]);
-    let Some(tip_direction) = projection.to_screen(tip_world) else {
-        return;
-    };
-    let direction = tip_direction - start;
-    let pixels = scale * force_length(arrow) as f32;
-    if direction.length() < 1e-6 || pixels < 2.0 {
-        return;
-    }
-    let v = direction.normalized() * pixels;
     let tip = start + v;
     let stroke = Stroke::new(2.5, color);
     if dashed {

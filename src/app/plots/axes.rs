@@ -5,7 +5,8 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use egui_plot::{GridInput, HoverPosition, Plot, uniform_grid_spacer};
+use bevy_egui::egui;
+use egui_plot::{AxisHints, GridInput, HoverPosition, Plot, uniform_grid_spacer};
 
 use super::R_FLOOR;
 use crate::live::history::Scale;
@@ -13,6 +14,27 @@ use crate::live::history::Scale;
 /// Least points between two labels of a value axis: a line of text and a little, so that a
 /// short plot (side by side, presenting) still labels two values.
 pub(super) const Y_LABEL_SPACING: f64 = 16.0;
+
+/// Least points between two labels of the time axis: room for "12.35".
+const X_LABEL_SPACING: f64 = 70.0;
+
+/// The plot's axes, labelled in `text`: egui_plot would paint its labels in the theme's
+/// weak text colour, fading those less than 30 points (time: 80) apart and leaving out those
+/// less than 20 (60) apart; here every label of the step the spacer chose is painted at full
+/// strength (a projector's back row reads them), the finer steps' are not.
+pub(super) fn axes(plot: Plot<'_>, text: egui::Color32) -> Plot<'_> {
+    let spacing = |px: f64| (0.8 * px) as f32..=px as f32;
+    plot.custom_x_axes(vec![
+        AxisHints::new_x()
+            .label_spacing(spacing(X_LABEL_SPACING))
+            .tick_label_color(text),
+    ])
+    .custom_y_axes(vec![
+        AxisHints::new_y()
+            .label_spacing(spacing(Y_LABEL_SPACING))
+            .tick_label_color(text),
+    ])
+}
 
 /// Grid steps, tick labels and the cursor's readout of a plot, `log` for a log10 value axis.
 /// Every label of an axis carries the decimals of the labelled step the spacer chose (a mark
@@ -22,7 +44,7 @@ pub(super) fn label_axes(plot: Plot<'_>, log: bool) -> Plot<'_> {
     let (x_set, x_get) = (x_step.clone(), x_step);
     let plot = plot
         .x_grid_spacer(uniform_grid_spacer(move |input| {
-            x_set.chose(nice_grid_steps(input, 70.0))
+            x_set.chose(nice_grid_steps(input, X_LABEL_SPACING))
         }))
         .x_axis_formatter(move |mark, _range| step_label(mark.value, x_get.or(mark.step_size)));
     let y_read = y_step.clone();

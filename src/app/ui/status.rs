@@ -132,6 +132,16 @@ pub(super) fn speed_field(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: 
     let limit = pace(session.speed(), stats.achieved_speed, session.is_behind());
     if session.is_paused() {
         status_field(ui, format!("paused (speed {requested})"));
+    } else if let Some(video) = stats.recording_speed {
+        // Encoding the frames slows the window, not the video.
+        status_field(
+            ui,
+            format!(
+                "recording at {} ({} live)",
+                speed_text(video),
+                achieved_text(stats.achieved_speed)
+            ),
+        );
     } else if limit != Pace::Kept {
         let why = if limit == Pace::SolverLimited {
             format!(
