@@ -81,6 +81,7 @@
 
 #[cfg(feature = "app")]
 pub mod app;
+pub mod atlas;
 pub mod cli;
 pub mod lesson;
 pub mod linalg;

@@ -38,6 +38,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Record a scene's run to an MP4, a GIF or PNG frames, at a fixed simulated time per frame
     Record(RecordArgs),
+    /// Trace a scene's configuration set, every branch through its singular points, as CSV
+    Atlas(AtlasArgs),
 }
 
 /// What `singulab run --help` says about its two CSV files.
@@ -162,6 +164,44 @@ pub struct AnalyzeArgs {
     /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
+}
+
+/// What `singulab atlas --help` says about its output.
+const ATLAS_CSV_COLUMNS: &str = "\
+The configuration set is that of the scene's holonomic rows that do not depend on time: a knife \
+edge's velocity-level rows and a driver's row are left out (the summary line says how many). A \
+set of more than one dimension is traced in sections, all but one coordinate held (--hold, or \
+by default the angles that move most at the assembled pose, held there; the summary says which).
+
+Atlas CSV (--out): a row per traced point: curve (0, 1, ...), s (arclength along the curve in \
+the coordinates, m and rad mixed; the curve through the assembled pose has s = 0 there), rank \
+(at the detection tolerance: lower at and next to singular points, and along a curve that stays \
+singular), then the body columns as `singulab run` writes the positions (NAME.x, NAME.y, \
+NAME.theta; NAME.x..NAME.e3 for spatial rigid bodies).
+
+Singular points CSV (--singular): point (0, 1, ...), rank (at the detection tolerance), curves \
+(the curves that meet there, separated by spaces), then the same body columns.";
+
+/// Options of `singulab atlas`.
+#[derive(Args, Clone, Debug, PartialEq)]
+#[command(after_help = ATLAS_CSV_COLUMNS)]
+pub struct AtlasArgs {
+    /// The scene file
+    #[arg(value_name = "SCENE.ron")]
+    pub scene: PathBuf,
+    /// The traced points as CSV
+    #[arg(long, value_name = "FILE.csv")]
+    pub out: PathBuf,
+    /// The singular points as CSV
+    #[arg(long, value_name = "FILE.csv")]
+    pub singular: Option<PathBuf>,
+    /// Hold a coordinate at each of these values in turn (a section per value; repeat for
+    /// more coordinates), e.g. crank1.theta=0,0.5,1
+    #[arg(long, value_name = "BODY.COORD=V1,V2,...")]
+    pub hold: Vec<String>,
+    /// The most points traced in all
+    #[arg(long, value_name = "N", default_value = "20000")]
+    pub max_points: usize,
 }
 
 /// Options of `singulab bench`.

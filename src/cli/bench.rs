@@ -130,20 +130,20 @@ fn thread_cpu_time() -> Option<Duration> {
 
 /// Time spent by the calling thread from its start: CPU time where the system gives it (the
 /// machine's other work then counts less), wall time otherwise.
-struct Clock {
+pub(super) struct Clock {
     cpu: Option<Duration>,
     wall: Instant,
 }
 
 impl Clock {
-    fn start() -> Self {
+    pub(super) fn start() -> Self {
         Self {
             cpu: thread_cpu_time(),
             wall: Instant::now(),
         }
     }
 
-    fn elapsed(&self) -> Duration {
+    pub(super) fn elapsed(&self) -> Duration {
         match (self.cpu, thread_cpu_time()) {
             (Some(start), Some(now)) => now.saturating_sub(start),
             _ => self.wall.elapsed(),

@@ -140,6 +140,20 @@ pub enum CliError {
         seconds(*.t_end)
     )]
     BenchTooLong { t_end: f64 },
+    /// `singulab atlas --hold`: a coordinate or value that does not parse or name a body's
+    /// coordinate.
+    #[error("{file}: --hold {hold}: {why}")]
+    Hold {
+        file: String,
+        hold: String,
+        why: String,
+    },
+    /// `singulab atlas`: the set cannot be traced from the assembled pose.
+    #[error("{file}: atlas: {source}")]
+    Atlas {
+        file: String,
+        source: crate::atlas::AtlasError,
+    },
     /// `singulab view` in a build without the `app` feature.
     #[error("this build has no visualizer (built without the `app` feature); use `singulab run`")]
     NoVisualizer,

@@ -13,6 +13,7 @@
 
 pub mod analyze;
 pub mod args;
+pub mod atlas;
 pub mod bench;
 mod csv_files;
 mod energy_check;
@@ -122,6 +123,7 @@ fn execute(command: Option<Command>) -> Result<(), CliError> {
             run::stdout_output(error::Stream::Table)?;
             analyze::analyze(&analyze)
         }
+        Some(Command::Atlas(atlas_args)) => atlas::atlas(&atlas_args),
         Some(Command::Bench(bench)) => {
             // The table goes to stdout: refused up front if stdout is closed.
             run::stdout_output(error::Stream::Table)?;

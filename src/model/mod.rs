@@ -230,6 +230,16 @@ impl Mechanism {
         }
     }
 
+    /// The rows that define the configuration set `{x : c(x) = 0}`: the position-level rows
+    /// that do not depend on time (not a knife edge's velocity-level rows, not a driver's).
+    pub fn configuration_rows(&self) -> Vec<usize> {
+        self.constraints
+            .iter()
+            .filter(|p| !p.constraint.is_velocity_level() && p.constraint.law().is_none())
+            .flat_map(|p| p.row..p.row + p.constraint.rows())
+            .collect()
+    }
+
     /// Whether some constraint depends on time (a driver whose law moves).
     pub fn is_rheonomic(&self) -> bool {
         self.rheonomic

@@ -141,53 +141,22 @@ pub fn branches(mechanism: &Mechanism, event: &SingularEvent) -> BranchSearch {
     basis.columns_mut(0, k_cont).copy_from(&continued);
     basis.columns_mut(k_cont, k - k_cont).copy_from(&new);
 
-    let forms = second_order_forms(mechanism, event, &basis);
-    let scale = forms.iter().map(DMatrix::norm).fold(0.0, f64::max);
-    if scale == 0.0 {
-        return BranchSearch::default();
-    }
-    let mut found: Vec<DVector<f64>> = Vec::new();
-    let mut seed: u64 = 0x5EED;
-    for _ in 0..STARTS {
-        let start = DVector::from_fn(k, |_, _| uniform(&mut seed) - 0.5);
-        let Some(mut alpha) = common_zero(&forms, start) else {
-            continue;
-        };
-        let residual = forms
-            .iter()
-            .map(|q| quadratic(q, &alpha).abs())
-            .fold(0.0, f64::max);
-        let leaves = alpha.rows(k_cont, k - k_cont).norm() >= LEAVES_CONTINUATION;
-        if residual > ZERO * scale || !leaves {
-            continue;
-        }
-        // One sign per line: the largest coefficient positive.
-        let largest = alpha
-            .iter()
-            .fold(0.0f64, |a, &b| if b.abs() > a.abs() { b } else { a });
-        if largest < 0.0 {
-            alpha.neg_mut();
-        }
-        if !found.iter().any(|b| (b - &alpha).norm() < SAME_BRANCH) {
-            found.push(alpha);
-        }
-    }
-    // Deterministic order: by the coefficients, the first one first.
-    found.sort_by(|a, b| {
-        a.iter()
-            .zip(b.iter())
-            .map(|(x, y)| y.total_cmp(x))
-            .find(|o| o.is_ne())
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    let mut a = DMatrix::zeros(m, n);
+    mechanism.jacobian(&event.x, &mut a);
+    let curvature = |t: &DVector<f64>, out: &mut DVector<f64>| {
+        mechanism.gamma(event.t, &event.x, t, out);
+    };
+    let forms = second_order_forms(&a, event.rank, &basis, curvature);
+    let found: Vec<DVector<f64>> = common_zero_lines(&forms)
+        .into_iter()
+        .filter(|alpha| alpha.rows(k_cont, k - k_cont).norm() >= LEAVES_CONTINUATION)
+        .collect();
     // Isolated common zeros of quadrics in k coefficients are at most 2^(k-1) lines
     // (Bezout); more distinct ones mean the zeros fill surfaces, found at scattered points
     // of them. (A tangential zero, like the fold of A02's second loop that keeps the first
     // loop flat, is isolated but found to only about 1e-6: its points merge into one.)
     let families = found.len() > 1 << (k - 1);
-    if families {
-        found.clear();
-    }
+    let found = if families { Vec::new() } else { found };
     let mut branches: Vec<Branch> = found
         .into_iter()
         .map(|alpha| oriented(mechanism, event, &basis, alpha))
@@ -196,22 +165,22 @@ pub fn branches(mechanism: &Mechanism, event: &SingularEvent) -> BranchSearch {
     BranchSearch { branches, families }
 }
 
-/// `Q_j[a][b] = u_j^T gamma(x; N_a, N_b)` for each left null vector `u_j` of `A` at the
-/// event state, by polarisation of the quadratic `gamma(x, t)`.
-fn second_order_forms(
-    mechanism: &Mechanism,
-    event: &SingularEvent,
+/// `Q_j[a][b] = u_j^T gamma(x; N_a, N_b)` for each left null vector `u_j` of the Jacobian
+/// `a` of rank `rank` (the `m - rank` eigenvectors of `A A^T` of the smallest eigenvalues),
+/// `N` the columns of `basis`, by polarisation of the quadratic `gamma(x, t)` that
+/// `curvature(t, out)` writes (a driver's `d''(t)` is the same in every call and cancels).
+pub(crate) fn second_order_forms(
+    a: &DMatrix<f64>,
+    rank: usize,
     basis: &DMatrix<f64>,
+    mut curvature: impl FnMut(&DVector<f64>, &mut DVector<f64>),
 ) -> Vec<DMatrix<f64>> {
-    let (n, m) = (mechanism.n(), mechanism.m());
+    let m = a.nrows();
     let k = basis.ncols();
-    let mut a = DMatrix::zeros(m, n);
-    mechanism.jacobian(&event.x, &mut a);
-    // Left null space: eigenvectors of A A^T for its m - rank smallest eigenvalues.
-    let eigen = SymmetricEigen::new(&a * a.transpose());
+    let eigen = SymmetricEigen::new(a * a.transpose());
     let mut order: Vec<usize> = (0..m).collect();
     order.sort_by(|&i, &j| eigen.eigenvalues[i].total_cmp(&eigen.eigenvalues[j]));
-    let null_count = m.saturating_sub(event.rank);
+    let null_count = m.saturating_sub(rank);
     let mut gamma_plus = DVector::zeros(m);
     let mut gamma_minus = DVector::zeros(m);
     // gamma of every pair, shared by all forms.
@@ -220,9 +189,8 @@ fn second_order_forms(
         for q in p..k {
             let plus = basis.column(p) + basis.column(q);
             let minus = basis.column(p) - basis.column(q);
-            // A driver's d''(t) is the same in both and cancels.
-            mechanism.gamma(event.t, &event.x, &plus, &mut gamma_plus);
-            mechanism.gamma(event.t, &event.x, &minus, &mut gamma_minus);
+            curvature(&plus, &mut gamma_plus);
+            curvature(&minus, &mut gamma_minus);
             pairs[p * k + q] = (&gamma_plus - &gamma_minus) * 0.25;
         }
     }
@@ -236,6 +204,50 @@ fn second_order_forms(
             })
         })
         .collect()
+}
+
+/// The lines through the origin on which every form of `forms` vanishes (the branch tangents,
+/// as unit coefficient vectors, each with its largest coefficient positive), distinct and in
+/// a deterministic order (by their coefficients, the first one first): found by Gauss-Newton
+/// from [`STARTS`] deterministic starts. Empty when every form is zero.
+pub(crate) fn common_zero_lines(forms: &[DMatrix<f64>]) -> Vec<DVector<f64>> {
+    let scale = forms.iter().map(DMatrix::norm).fold(0.0, f64::max);
+    let Some(k) = forms.first().map(DMatrix::ncols).filter(|_| scale > 0.0) else {
+        return Vec::new();
+    };
+    let mut found: Vec<DVector<f64>> = Vec::new();
+    let mut seed: u64 = 0x5EED;
+    for _ in 0..STARTS {
+        let start = DVector::from_fn(k, |_, _| uniform(&mut seed) - 0.5);
+        let Some(mut alpha) = common_zero(forms, start) else {
+            continue;
+        };
+        let residual = forms
+            .iter()
+            .map(|q| quadratic(q, &alpha).abs())
+            .fold(0.0, f64::max);
+        if residual > ZERO * scale {
+            continue;
+        }
+        // One sign per line: the largest coefficient positive.
+        let largest = alpha
+            .iter()
+            .fold(0.0f64, |a, &b| if b.abs() > a.abs() { b } else { a });
+        if largest < 0.0 {
+            alpha.neg_mut();
+        }
+        if !found.iter().any(|b| (b - &alpha).norm() < SAME_BRANCH) {
+            found.push(alpha);
+        }
+    }
+    found.sort_by(|a, b| {
+        a.iter()
+            .zip(b.iter())
+            .map(|(x, y)| y.total_cmp(x))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    found
 }
 
 /// `alpha^T Q alpha`.

@@ -44,6 +44,7 @@ mod velocity;
 
 pub use basis::{BasisStats, ColumnLabel, ColumnOrigin, TangentBasis};
 pub use branches::{Branch, BranchSearch, branches};
+pub(crate) use branches::{common_zero_lines, second_order_forms};
 pub use drag::{GrabPoint, pick};
 pub use error::SolverError;
 pub use events::{EventDetector, LocatedMinimum, SingularEvent, parabola_minimum};
