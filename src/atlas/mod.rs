@@ -309,9 +309,11 @@ fn jacobian_rows(
     qr
 }
 
-/// The default sections of a set of `dimension >= 2`: the `dimension - 1` planar angles
-/// that move most in the tangent space at `x0` (the largest row norms of the null-space
-/// basis), each held at its value in `x0`. Empty for a one-dimensional set.
+/// The default sections of a set of `dimension >= 2`: `dimension - 1` coordinates held at
+/// their values in `x0`, chosen greedily from the null-space basis `N` at `x0`: the
+/// coordinate whose row of `N` is longest (a planar angle first, when one moves), then that
+/// direction is taken out of `N` and the next is chosen, so that holding them leaves one
+/// dimension. Empty for a one-dimensional set.
 pub fn default_holds(mechanism: &Mechanism, x0: &DVector<f64>, rank_tolerance: f64) -> Vec<Hold> {
     let rows = mechanism.configuration_rows();
     let mut qr = jacobian_rows(mechanism, &rows, x0);
@@ -321,19 +323,31 @@ pub fn default_holds(mechanism: &Mechanism, x0: &DVector<f64>, rank_tolerance: f
     if dimension < 2 {
         return Vec::new();
     }
-    let null = qr.q_columns(rank);
+    let mut null: DMatrix<f64> = qr.q_columns(rank).into_owned();
     let angles = angle_coordinates(mechanism);
-    let mut candidates: Vec<(usize, f64)> = (0..mechanism.n())
-        .filter(|&i| angles[i])
-        .map(|i| (i, null.row(i).norm()))
-        .collect();
-    candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    candidates
-        .into_iter()
-        .take(dimension - 1)
-        .map(|(coordinate, _)| Hold {
+    let mut holds = Vec::new();
+    for _ in 0..dimension - 1 {
+        let moves = |i: usize| null.row(i).norm();
+        let Some(coordinate) = (0..mechanism.n())
+            .filter(|&i| moves(i) > MOVES)
+            .max_by(|&i, &j| {
+                (angles[i], moves(i))
+                    .partial_cmp(&(angles[j], moves(j)))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(j.cmp(&i))
+            })
+        else {
+            break;
+        };
+        let direction = null.row(coordinate).transpose() / moves(coordinate);
+        null -= &null * &direction * direction.transpose();
+        holds.push(Hold {
             coordinate,
             values: vec![x0[coordinate]],
-        })
-        .collect()
+        });
+    }
+    holds
 }
+
+/// A coordinate whose row of the null-space basis is shorter than this does not move.
+const MOVES: f64 = 1e-6;

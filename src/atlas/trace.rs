@@ -186,7 +186,7 @@ impl<'a, 'b> Tracer<'a, 'b> {
                 }
                 continue;
             };
-            let moved = distance(&self.trial, &self.x, &[]);
+            let moved = (&self.trial - &self.x).norm();
             s += moved;
             self.x.copy_from(&self.trial);
             self.t.copy_from(&self.tangent);
@@ -207,12 +207,13 @@ impl<'a, 'b> Tracer<'a, 'b> {
                 self.end_at(&mut curve, point, &x);
                 return Ok(curve);
             }
-            if matches!(from, CurveEnd::Start) && s > 4.0 * MAX_STEP {
-                let back = distance(&self.x, &self.origin, self.angles);
-                if back < 0.75 * h.max(moved) {
-                    curve.end = CurveEnd::Closed;
-                    return Ok(curve);
-                }
+            if matches!(from, CurveEnd::Start) && s > 4.0 * MAX_STEP && self.closes(h) {
+                // The assembled pose, in the curve's coordinates (whole turns on).
+                let s = s + self.trial.norm();
+                self.x += &self.trial;
+                push(&mut curve, s, first_rank, &self.x);
+                curve.end = CurveEnd::Closed;
+                return Ok(curve);
             }
             if self.x.amax() > LIMIT {
                 curve.end = CurveEnd::Limits;
@@ -226,6 +227,25 @@ impl<'a, 'b> Tracer<'a, 'b> {
                 h
             };
         }
+    }
+
+    /// Whether the assembled pose lies ahead within a step of `h`; if so `trial` is the way
+    /// to it (angles wrapped to the nearest turn).
+    fn closes(&mut self, h: f64) -> bool {
+        for i in 0..self.x.len() {
+            let d = self.origin[i] - self.x[i];
+            self.trial[i] = if self.angles[i] {
+                let wrapped = d.rem_euclid(std::f64::consts::TAU);
+                if wrapped > std::f64::consts::PI {
+                    wrapped - std::f64::consts::TAU
+                } else {
+                    wrapped
+                }
+            } else {
+                d
+            };
+        }
+        self.trial.norm() <= h && self.trial.dot(&self.t) > 0.0
     }
 
     /// Ends `curve` at singular point `point`, located at `x` (in the curve's coordinates: a
@@ -248,7 +268,7 @@ impl<'a, 'b> Tracer<'a, 'b> {
             curve.x.truncate(curve.x.len() - n);
         }
         let last = DVector::from_column_slice(curve.point(curve.len() - 1));
-        let s = curve.s[curve.len() - 1] + distance(x, &last, &[]);
+        let s = curve.s[curve.len() - 1] + (x - last).norm();
         curve.end = CurveEnd::Singular(point);
         push(curve, s, self.singular[point].rank, x);
     }

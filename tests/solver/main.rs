@@ -11,6 +11,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod atlas;
 mod branches;
 mod close_events;
 mod continuation;

@@ -1,0 +1,215 @@
+//! The configuration-space atlas against the closed forms of the loop closures.
+//!
+//! Four-bar of unit cranks, coupler and ground (`four_bar.ron`): with crank angles `a` (left,
+//! pivot at the origin) and `b` (right, pivot at (1, 0)), the coupler closes when
+//! `(cos a - cos b - 1)^2 + (sin a - sin b)^2 = 1`, that is
+//! `1 - cos(a - b) - cos a + cos b = 0`, whose solutions are three curves on the torus:
+//! `a = b` (the parallelogram), `a = 0` (the left crank lies on the ground, its tip on the
+//! right pivot, and the right crank and the coupler fold together) and `b = pi`. They cross
+//! pairwise at `(0, 0)`, `(pi, pi)` and `(0, pi)`: three singular points, each on two curves,
+//! so six curves between them.
+//!
+//! A02 is two such loops sharing the middle crank: `(a1, a2)` and `(a2, a3)` each on their
+//! three curves, so six curves in `(a1, a2, a3)`: `a1 = a2 = a3`, `(s, s, pi)`, `(0, s, s)`,
+//! `(0, 0, s)`, `(0, s, pi)` and `(s, pi, pi)`, crossing three at a time at `(0, 0, 0)`,
+//! `(pi, pi, pi)`, `(0, 0, pi)` and `(0, pi, pi)`: four singular points, twelve curves.
+//! Along `(0, 0, s)` the first loop stays flat and along `(s, pi, pi)` the second: the
+//! mechanism is singular there, one rank below the generic 14.
+
+use std::f64::consts::PI;
+use std::sync::atomic::AtomicBool;
+
+use nalgebra::DVector;
+use singulab::atlas::{Atlas, AtlasSettings, trace_atlas};
+use singulab::scene::Scene;
+
+use crate::common::scene;
+
+fn atlas_of(scene: &Scene) -> Atlas {
+    let settings = AtlasSettings {
+        max_points: 20_000,
+        detection_tolerance: scene.settings.detection_tolerance,
+        rank_tolerance: scene.settings.rank_tolerance,
+        normal_truncation: scene.settings.normal_truncation,
+        newton_tolerance: scene.settings.newton_tolerance,
+        holds: Vec::new(),
+    };
+    trace_atlas(
+        &scene.mechanism,
+        &scene.x0,
+        &settings,
+        &AtomicBool::new(false),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", scene.file))
+}
+
+/// `a - b` wrapped into (-pi, pi].
+fn angle_gap(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(2.0 * PI);
+    if d > PI { d - 2.0 * PI } else { d }
+}
+
+/// The crank angles of a point, by body name.
+fn angles(scene: &Scene, x: &[f64], names: &[&str]) -> Vec<f64> {
+    names
+        .iter()
+        .map(|name| {
+            let body = scene.mechanism.body_index(name).expect(name);
+            x[scene.mechanism.bodies()[body].offset + 2]
+        })
+        .collect()
+}
+
+fn residual(scene: &Scene, x: &[f64]) -> f64 {
+    let mut c = DVector::zeros(scene.mechanism.m());
+    scene
+        .mechanism
+        .residual(0.0, &DVector::from_column_slice(x), &mut c);
+    c.amax()
+}
+
+/// How far (rad) a point's crank angles are from the nearest of `curves` (each a predicate
+/// distance on the angles).
+fn off_curves(a: &[f64], curves: &[&dyn Fn(&[f64]) -> f64]) -> f64 {
+    curves.iter().map(|f| f(a)).fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn the_four_bars_atlas_is_its_three_closure_curves_crossing_at_three_points() {
+    let scene = scene("four_bar");
+    let atlas = atlas_of(&scene);
+    assert_eq!(atlas.singular.len(), 3, "singular points");
+    assert_eq!(atlas.curves.len(), 6, "curves");
+    let names = ["crank1", "crank2"];
+    let curves: [&dyn Fn(&[f64]) -> f64; 3] = [
+        &|a| angle_gap(a[0], a[1]).abs(),
+        &|a| angle_gap(a[0], 0.0).abs(),
+        &|a| angle_gap(a[1], PI).abs(),
+    ];
+    let mut worst = 0.0f64;
+    for curve in &atlas.curves {
+        for k in 0..curve.len() {
+            let x = curve.point(k);
+            assert!(residual(&scene, x) <= 1e-12, "off the constraints");
+            worst = worst.max(off_curves(&angles(&scene, x, &names), &curves));
+        }
+    }
+    // Every traced point is on a closure curve to the Newton tolerance's reach.
+    assert!(worst < 1e-6, "{worst:e} rad off the closed form");
+    let mut expected = vec![[0.0, 0.0], [PI, PI], [0.0, PI]];
+    for point in &atlas.singular {
+        let a = angles(&scene, point.x.as_slice(), &names);
+        let found = expected
+            .iter()
+            .position(|e| angle_gap(a[0], e[0]).abs() < 1e-6 && angle_gap(a[1], e[1]).abs() < 1e-6)
+            .unwrap_or_else(|| panic!("singular point at {a:?} is none of the crossings"));
+        expected.remove(found);
+        assert_eq!(point.rank, 7, "rank at a crossing (generic 8)");
+        assert_eq!(point.lines, 2, "two curves cross");
+    }
+}
+
+#[test]
+fn a02s_atlas_is_six_curves_crossing_three_at_a_time_at_four_points() {
+    let scene = scene("double_four_bar");
+    let atlas = atlas_of(&scene);
+    assert_eq!(atlas.singular.len(), 4, "singular points");
+    assert_eq!(atlas.curves.len(), 12, "curves");
+    let names = ["crank1", "crank2", "crank3"];
+    let g = |a: f64, b: f64| angle_gap(a, b).abs();
+    let regular: [&dyn Fn(&[f64]) -> f64; 4] = [
+        &|a| g(a[0], a[1]).max(g(a[1], a[2])),
+        &|a| g(a[0], a[1]).max(g(a[2], PI)),
+        &|a| g(a[0], 0.0).max(g(a[1], a[2])),
+        &|a| g(a[0], 0.0).max(g(a[2], PI)),
+    ];
+    let singular: [&dyn Fn(&[f64]) -> f64; 2] = [&|a| g(a[0], 0.0).max(g(a[1], 0.0)), &|a| {
+        g(a[1], PI).max(g(a[2], PI))
+    }];
+    let (mut singular_curves, mut worst) = (0, 0.0f64);
+    for curve in &atlas.curves {
+        let inner = 1..curve.len() - 1;
+        let stays_singular = inner.clone().all(|k| curve.rank[k] == 13);
+        if stays_singular {
+            singular_curves += 1;
+        } else {
+            // Away from its ends a regular curve has the generic rank.
+            let middle = curve.len() / 2;
+            assert_eq!(curve.rank[middle], 14);
+        }
+        let on: &[&dyn Fn(&[f64]) -> f64] = if stays_singular { &singular } else { &regular };
+        for k in 0..curve.len() {
+            let x = curve.point(k);
+            assert!(residual(&scene, x) <= 1e-12, "off the constraints");
+            worst = worst.max(off_curves(&angles(&scene, x, &names), on));
+        }
+    }
+    assert_eq!(
+        singular_curves, 4,
+        "(0, 0, s) and (s, pi, pi), each in two halves"
+    );
+    assert!(worst < 1e-6, "{worst:e} rad off the closed form");
+    for (k, point) in atlas.singular.iter().enumerate() {
+        assert_eq!(point.rank, 12, "two loops flat at once");
+        assert_eq!(point.lines, 3, "three curves cross");
+        assert_eq!(
+            atlas.curves_at(k).len(),
+            6,
+            "each crossing curve in two halves"
+        );
+    }
+}
+
+/// The atlas' singular points are where the dynamics stop: A02's first event (all bars flat,
+/// t = 0.7144 s) is the crossing at (0, 0, 0).
+#[test]
+fn a02s_first_event_is_an_atlas_singular_point() {
+    let scene = scene("double_four_bar");
+    let atlas = atlas_of(&scene);
+    let mut sim = scene.simulation().unwrap();
+    let event = loop {
+        sim.step().unwrap();
+        if let Some(event) = sim.step_events().first() {
+            break event.clone();
+        }
+    };
+    let names = ["crank1", "crank2", "crank3"];
+    let at_event = angles(&scene, event.x.as_slice(), &names);
+    let nearest = atlas
+        .singular
+        .iter()
+        .map(|p| {
+            let a = angles(&scene, p.x.as_slice(), &names);
+            (0..3)
+                .map(|i| angle_gap(a[i], at_event[i]).abs())
+                .fold(0.0, f64::max)
+        })
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        nearest < 1e-6,
+        "event {nearest:e} rad from the nearest singular point"
+    );
+}
+
+#[test]
+fn a_pendulums_atlas_is_one_closed_circle() {
+    for name in ["planar_pendulum", "redundant_pendulum"] {
+        let scene = scene(name);
+        let atlas = atlas_of(&scene);
+        assert_eq!(atlas.singular.len(), 0, "{name}");
+        assert_eq!(atlas.curves.len(), 1, "{name}");
+        let curve = &atlas.curves[0];
+        assert_eq!(curve.end, singulab::atlas::CurveEnd::Closed, "{name}");
+        let radius = |x: &[f64]| x[0].hypot(x[1]);
+        let length = radius(scene.x0.as_slice());
+        for k in 0..curve.len() {
+            assert!((radius(curve.point(k)) - length).abs() < 1e-12, "{name}");
+        }
+        // Once round: the arclength of a circle of that radius, to the chords' shortfall.
+        let s = curve.s[curve.len() - 1] - curve.s[0];
+        assert!(
+            s > 0.95 * 2.0 * PI * length && s < 2.0 * PI * length,
+            "{name}: {s}"
+        );
+    }
+}
