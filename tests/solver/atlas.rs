@@ -68,9 +68,12 @@ fn residual(scene: &Scene, x: &[f64]) -> f64 {
     c.amax()
 }
 
+/// A closure curve: how far (rad) crank angles are from it.
+type ClosureCurve<'a> = &'a dyn Fn(&[f64]) -> f64;
+
 /// How far (rad) a point's crank angles are from the nearest of `curves` (each a predicate
 /// distance on the angles).
-fn off_curves(a: &[f64], curves: &[&dyn Fn(&[f64]) -> f64]) -> f64 {
+fn off_curves(a: &[f64], curves: &[ClosureCurve]) -> f64 {
     curves.iter().map(|f| f(a)).fold(f64::INFINITY, f64::min)
 }
 
@@ -81,7 +84,7 @@ fn the_four_bars_atlas_is_its_three_closure_curves_crossing_at_three_points() {
     assert_eq!(atlas.singular.len(), 3, "singular points");
     assert_eq!(atlas.curves.len(), 6, "curves");
     let names = ["crank1", "crank2"];
-    let curves: [&dyn Fn(&[f64]) -> f64; 3] = [
+    let curves: [ClosureCurve; 3] = [
         &|a| angle_gap(a[0], a[1]).abs(),
         &|a| angle_gap(a[0], 0.0).abs(),
         &|a| angle_gap(a[1], PI).abs(),
@@ -117,13 +120,13 @@ fn a02s_atlas_is_six_curves_crossing_three_at_a_time_at_four_points() {
     assert_eq!(atlas.curves.len(), 12, "curves");
     let names = ["crank1", "crank2", "crank3"];
     let g = |a: f64, b: f64| angle_gap(a, b).abs();
-    let regular: [&dyn Fn(&[f64]) -> f64; 4] = [
+    let regular: [ClosureCurve; 4] = [
         &|a| g(a[0], a[1]).max(g(a[1], a[2])),
         &|a| g(a[0], a[1]).max(g(a[2], PI)),
         &|a| g(a[0], 0.0).max(g(a[1], a[2])),
         &|a| g(a[0], 0.0).max(g(a[2], PI)),
     ];
-    let singular: [&dyn Fn(&[f64]) -> f64; 2] = [&|a| g(a[0], 0.0).max(g(a[1], 0.0)), &|a| {
+    let singular: [ClosureCurve; 2] = [&|a| g(a[0], 0.0).max(g(a[1], 0.0)), &|a| {
         g(a[1], PI).max(g(a[2], PI))
     }];
     let (mut singular_curves, mut worst) = (0, 0.0f64);
@@ -137,7 +140,7 @@ fn a02s_atlas_is_six_curves_crossing_three_at_a_time_at_four_points() {
             let middle = curve.len() / 2;
             assert_eq!(curve.rank[middle], 14);
         }
-        let on: &[&dyn Fn(&[f64]) -> f64] = if stays_singular { &singular } else { &regular };
+        let on: &[ClosureCurve] = if stays_singular { &singular } else { &regular };
         for k in 0..curve.len() {
             let x = curve.point(k);
             assert!(residual(&scene, x) <= 1e-12, "off the constraints");
