@@ -600,12 +600,11 @@ fn finish(
 fn describe(summary: &EncodeSummary, plan: &RecordPlan, t_first: f64) -> String {
     let seconds = summary.video_frames as f64 / f64::from(plan.fps);
     format!(
-        "recorded {} frames ({seconds:.3} s at {} fps, {}x{}, from t = {} s at {}x) to {}",
+        "recorded {} frames ({seconds:.3} s at {} fps, {}x{}, from t = {t_first:.4} s at {}x) to {}",
         summary.video_frames,
         plan.fps,
         summary.width,
         summary.height,
-        crate::number_text::number_text(t_first),
         crate::number_text::number_text(plan.speed),
         summary.out.display()
     )

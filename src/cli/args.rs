@@ -386,11 +386,10 @@ impl From<&RecordArgs> for crate::app::config::ViewConfig {
             side_by_side: args.side_by_side,
             size: args.size,
             dt: args.dt,
+            // Presentation's type follows the picture's height, as on a projector of that
+            // size (`app::presentation::LARGE_TYPE`).
             presentation: !args.interface,
             video: !args.interface,
-            // Presentation's type is sized for 1080 rows: a smaller video scales it down with
-            // its height, so the mechanism keeps its share of the picture.
-            ui_scale: (args.size.1 as f32 / 1080.0).clamp(0.5, 1.0),
             plots: args.interface || args.plots,
             ..Self::default()
         }

@@ -94,6 +94,12 @@ impl Span {
                 None => {
                     let centre = mechanism.centre(body, x);
                     self.add([centre.x, centre.y]);
+                    // A plate reaches as far as the points its joints hold (the mobile
+                    // robot's wheel carriers).
+                    for point in mechanism.joints().iter().filter_map(|j| j.held_point(body)) {
+                        let p = mechanism.planar_point(body, &point, x);
+                        self.add([p.x, p.y]);
+                    }
                 }
             }
         }

@@ -21,6 +21,11 @@ pub struct CanvasCamera {
     /// The session was paused at the last frame: a pause (the user's, or a stop) checks that
     /// the pose is on the canvas, as a singular event does.
     pub(super) was_paused: bool,
+    /// The poses of the last running frames (`fit::RECENT_FRAMES`), brought into sight
+    /// together when the pose runs off the canvas.
+    pub(super) recent: std::collections::VecDeque<framing::PlaneBox>,
+    /// The canvas' size in the last frame.
+    pub(super) canvas_size: Option<bevy_egui::egui::Vec2>,
     /// The user panned or zoomed the planar view since it was last set up or fitted.
     pub(super) moved_by_user: bool,
     /// The layout the view was set up for (side by side, presenting): turning either on or

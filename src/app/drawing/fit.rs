@@ -47,18 +47,25 @@ fn arrow_room(live: &Live, size: egui::Vec2) -> f32 {
 fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
     let top = top + NAME_ROOM;
     match pose_box(live) {
-        Some(pose) => fit_box(pose, size, top, arrow_room(live, size), WINDOW_FILL),
+        Some(pose) => fit_box(
+            pose,
+            size,
+            [top, GROUND_ROOM],
+            arrow_room(live, size),
+            WINDOW_FILL,
+        ),
         None => fit_planar(live),
     }
 }
 
-/// The view in which `[lo, hi]` fills the canvas as [`fit_pose`] fills it with the pose,
-/// `arrows` pixels left free above and below it, filling the fraction `fill` of the width or
-/// the height it reaches first.
+/// The view in which `[lo, hi]` fills the canvas as [`fit_pose`] fills it with the pose:
+/// `top` and `bottom` pixels of the canvas left to the legend and the scale bar, `arrows`
+/// pixels free above and below the box, which fills the fraction `fill` of the width or the
+/// height it reaches first.
 fn fit_box(
     [lo, hi]: framing::PlaneBox,
     size: egui::Vec2,
-    top: f32,
+    [top, bottom]: [f32; 2],
     arrows: f32,
     fill: f64,
 ) -> PlanarView {
@@ -66,16 +73,17 @@ fn fit_box(
     // The legend may fill most of a short canvas: the pose keeps the lower half at least
     // (as `pose_on_canvas` asks).
     let top = top.min(0.5 * size.y);
-    let arrows = arrows.min(0.25 * (size.y - top));
+    let bottom = bottom.min(0.25 * (size.y - top));
+    let arrows = arrows.min(0.25 * (size.y - top - bottom));
     let (canvas_w, free_h) = (
         f64::from(size.x),
-        f64::from((size.y - top - 2.0 * arrows).max(1.0)),
+        f64::from((size.y - top - bottom - 2.0 * arrows).max(1.0)),
     );
     // A single point (or a pose with no extent) still gets a sensible scale.
     let needed = w.max(h * canvas_w / free_h).max(1e-3);
     let width = needed / fill;
-    // The free part's centre is `top / 2` pixels below the canvas centre.
-    let below = 0.5 * f64::from(top) * width / canvas_w;
+    // The free part's centre is `(top - bottom) / 2` pixels below the canvas centre.
+    let below = 0.5 * f64::from(top - bottom) * width / canvas_w;
     PlanarView {
         center: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]) + below],
         width,
@@ -99,7 +107,7 @@ fn pose_on_canvas(live: &Live, planar: &PlanarView, rect: egui::Rect, top: f32) 
     left >= f64::from(rect.left()) + margin
         && right <= f64::from(rect.right()) - margin
         && upper >= f64::from(rect.top() + top.min(0.5 * rect.height())) + margin + arrows
-        && lower <= f64::from(rect.bottom()) - margin - arrows
+        && lower <= f64::from(rect.bottom() - GROUND_ROOM) - margin - arrows
 }
 
 /// The bounding box (`[lo, hi]` in the plane) of the current pose ([`framing::pose_box`]).
@@ -126,8 +134,9 @@ pub(super) fn fit_orbit(live: &Live) -> OrbitCamera {
 
 /// Sets the view up for a new scene, or a change to or from side by side or presenting (at an
 /// event: fitted to the pose), fits the pose when asked, and after a singular event or a
-/// pause when the pose ran off the canvas, and widens it while the pose runs off it (neither
-/// while the window is recorded: no jump in the video, nor once the user panned or zoomed).
+/// pause when the pose ran off the canvas (not while the window is recorded: no jump in the
+/// video at an event), and pans or widens it while the pose runs off it (also recorded: a
+/// jump is better than a mechanism out of the video), none once the user panned or zoomed.
 pub(super) fn fit_view(
     live: &Live,
     view: &ViewState,
@@ -147,6 +156,11 @@ pub(super) fn fit_view(
         camera.check_pose_visible = true;
     }
     camera.was_paused = paused;
+    // So does a canvas of a new size (the window's first frames have another).
+    if camera.canvas_size != Some(rect.size()) {
+        camera.canvas_size = Some(rect.size());
+        camera.check_pose_visible = true;
+    }
     if camera.fitted_generation != Some(live.generation) {
         camera.planar = Some(fit_planar(live));
         camera.orbit = Some(fit_orbit(live));
@@ -154,6 +168,7 @@ pub(super) fn fit_view(
         camera.fitted_layout = layout;
         camera.moved_by_user = false;
         camera.check_pose_visible = true;
+        camera.recent.clear();
     } else if camera.fitted_layout != layout {
         // At an event the pose is what the class looks at: fitted as F fits it.
         camera.planar = Some(if live.session.current_event().is_some() {
@@ -187,24 +202,48 @@ pub(super) fn fit_view(
     } else if !paused
         && !spatial
         && !camera.moved_by_user
-        && !view.recording
         && camera.overlay_height > 0.0
         && let Some(widened) = camera
             .planar
             .zip(pose_box(live))
-            .and_then(|(planar, pose)| widen_to_pose(pose, &planar, rect, camera.overlay_height))
+            .and_then(|(planar, pose)| {
+                let recent = camera.recent.iter().fold(pose, |a, b| union(a, *b));
+                widen_to_pose(pose, recent, &planar, rect, camera.overlay_height)
+            })
     {
         camera.planar = Some(widened);
     }
+    if !paused && let Some(pose) = pose_box(live) {
+        if camera.recent.len() >= RECENT_FRAMES {
+            camera.recent.pop_front();
+        }
+        camera.recent.push_back(pose);
+    }
 }
 
+/// The box holding both boxes.
+fn union([lo, hi]: framing::PlaneBox, [lo2, hi2]: framing::PlaneBox) -> framing::PlaneBox {
+    [
+        [lo[0].min(lo2[0]), lo[1].min(lo2[1])],
+        [hi[0].max(hi2[0]), hi[1].max(hi2[1])],
+    ]
+}
+
+/// The running frames whose poses the view brings back into sight together (two seconds at
+/// 60 frames a second, canvases side by side counting twice): a mechanism that swings off
+/// the canvas is framed on its whole swing, not panned to and fro on every one.
+const RECENT_FRAMES: usize = 120;
+
 /// While the mechanism runs, a pose (its box `[lo, hi]`) that reaches past the canvas' edges
-/// or under the legend and the time (`top` pixels) widens the view to the part of the plane the canvas showed and
-/// the pose, fitted as F fits a pose. The view only ever zooms out, so a mechanism that
-/// swings beyond its scene's view settles, after a widening or two, in a view that holds its
-/// whole swing; `None` while the pose is in sight.
+/// or under the legend and the time (`top` pixels) moves the view to the `recent` poses' box:
+/// panned to centre it (a vehicle driving away is followed at its scale), or, when it does
+/// not fit at this scale, widened to the part of the plane the canvas showed and the
+/// pose, fitted as F fits a pose (a mechanism that swings beyond its scene's view settles,
+/// after a widening or two, in a view that holds its whole swing); `None` while the pose is
+/// in sight.
 fn widen_to_pose(
     [lo, hi]: framing::PlaneBox,
+    recent: framing::PlaneBox,
     planar: &PlanarView,
     rect: egui::Rect,
     top: f32,
@@ -219,13 +258,25 @@ fn widen_to_pose(
     if pose_left >= left && pose_right <= right && pose_upper >= upper && pose_lower <= lower {
         return None;
     }
+    let [lo, hi] = recent;
+    let [pose_left, pose_upper] = planar.to_screen([lo[0], hi[1]], center, width);
+    let [pose_right, pose_lower] = planar.to_screen([hi[0], lo[1]], center, width);
+    // Centred where it fits: a vehicle then drives half the canvas before the next pan.
+    let shift = |from: f64, to: f64, low: f64, high: f64| {
+        (to - from <= high - low).then_some(0.5 * (low + high) - 0.5 * (from + to))
+    };
+    if let (Some(dx), Some(dy)) = (
+        shift(pose_left, pose_right, left, right),
+        shift(pose_upper, pose_lower, upper, lower),
+    ) {
+        let mut panned = *planar;
+        panned.pan([dx, dy], width);
+        return Some(panned);
+    }
     let shown_lo = planar.to_world([left, lower], center, width);
     let shown_hi = planar.to_world([right, upper], center, width);
-    let both = [
-        [lo[0].min(shown_lo[0]), lo[1].min(shown_lo[1])],
-        [hi[0].max(shown_hi[0]), hi[1].max(shown_hi[1])],
-    ];
-    Some(fit_box(both, rect.size(), top, 0.0, WINDOW_FILL))
+    let both = union(recent, [shown_lo, shown_hi]);
+    Some(fit_box(both, rect.size(), [top, 0.0], 0.0, WINDOW_FILL))
 }
 
 /// A video's view, on every frame: the box of its whole motion fitted below room for the
@@ -240,8 +291,18 @@ fn fit_video(live: &Live, camera: &mut CanvasCamera, motion: framing::PlaneBox, 
     }
     let size = rect.size();
     let arrows = 0.08 * size.x.min(size.y);
-    camera.planar = Some(fit_box(motion, size, 0.2 * size.y, arrows, VIDEO_FILL));
+    camera.planar = Some(fit_box(
+        motion,
+        size,
+        [0.2 * size.y, 0.0],
+        arrows,
+        VIDEO_FILL,
+    ));
 }
+
+/// Pixels at the canvas' bottom a fitted pose leaves to the ground symbols under its pivots
+/// and the scale bar in the corner.
+const GROUND_ROOM: f32 = 36.0;
 
 /// Pixels between the legend and the pose's top for the bars' names written above them (a
 /// name under the legend is left out).
@@ -274,30 +335,52 @@ mod tests {
     fn a_pose_in_sight_keeps_the_view() {
         let (rect, view, top) = canvas();
         assert_eq!(
-            widen_to_pose([[-1.0, -0.5], [1.0, 0.2]], &view, rect, top),
+            widen_to_pose(
+                [[-1.0, -0.5], [1.0, 0.2]],
+                [[-1.0, -0.5], [1.0, 0.2]],
+                &view,
+                rect,
+                top
+            ),
             None
         );
     }
 
     /// A crank that swings past the right edge (x = 2.3 m, the canvas ends at 2 m), and one
-    /// that rises under the legend (y = 0.8 m: 50 pixels from the top).
+    /// that rises under the legend (y = 0.8 m: 50 pixels from the top): the view pans, at
+    /// its scale, until the pose is in sight.
     #[test]
-    fn a_pose_off_the_canvas_widens_the_view_to_hold_it_and_what_was_shown() {
+    fn a_pose_off_the_canvas_that_fits_it_pans_the_view() {
         let (rect, view, top) = canvas();
         for pose in [[[-1.0, -0.5], [2.3, 0.2]], [[-1.0, -0.5], [1.0, 0.8]]] {
-            let wide = widen_to_pose(pose, &view, rect, top).expect("the pose is off the canvas");
-            assert!(wide.width > view.width, "zooms out, never in");
+            let moved =
+                widen_to_pose(pose, pose, &view, rect, top).expect("the pose is off the canvas");
+            assert_eq!(moved.width, view.width, "the same scale");
             assert_eq!(
-                widen_to_pose(pose, &wide, rect, top),
+                widen_to_pose(pose, pose, &moved, rect, top),
                 None,
                 "{pose:?} in sight"
             );
-            // Every corner of what was shown (below the legend) is still on the canvas.
-            let (center, width) = ([500.0, 250.0], 1000.0);
-            for corner in [[-2.0, -1.0], [2.0, 0.5]] {
-                let [x, y] = wide.to_screen(corner, center, width);
-                assert!((0.0..=1000.0).contains(&x) && (0.0..=500.0).contains(&y));
-            }
+        }
+    }
+
+    /// A pose wider than the canvas at this scale (5 m on a 4 m view) widens the view to
+    /// hold it and what was shown.
+    #[test]
+    fn a_pose_too_large_for_the_canvas_widens_the_view_to_hold_it_and_what_was_shown() {
+        let (rect, view, top) = canvas();
+        let pose = [[-2.5, -0.5], [2.5, 0.2]];
+        let wide = widen_to_pose(pose, pose, &view, rect, top).expect("the pose is off the canvas");
+        assert!(wide.width > view.width, "zooms out, never in");
+        assert_eq!(
+            widen_to_pose(pose, pose, &wide, rect, top),
+            None,
+            "in sight"
+        );
+        let (center, width) = ([500.0, 250.0], 1000.0);
+        for corner in [[-2.0, -1.0], [2.0, 0.5]] {
+            let [x, y] = wide.to_screen(corner, center, width);
+            assert!((0.0..=1000.0).contains(&x) && (0.0..=500.0).contains(&y));
         }
     }
 }

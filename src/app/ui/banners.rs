@@ -85,9 +85,39 @@ pub(super) fn notice_and_pause_banners(
             format!("Stopped at t = {:.4} s as requested.", session.time()),
             palette.banner_event,
         )),
+        None => {
+            if let Some(event) = just_passed(session) {
+                banners.push((
+                    format!(
+                        "Passing a singular configuration at t = {:.4} s: rank {} of {} (deficiency {}).",
+                        event.t,
+                        event.rank,
+                        event.rank + event.deficiency,
+                        event.deficiency
+                    ),
+                    palette.banner_event,
+                ));
+            }
+        }
         _ => {}
     }
     banners
+}
+
+/// Simulated seconds after a singular event the run passed without pausing (pause at
+/// singularities off, a lesson's run along a branch that keeps meeting them) during which the
+/// banner says so: a tenth of a second, 0.4 s of a video at a quarter speed.
+const PASSED_SHOWN: f64 = 0.1;
+
+/// The singular event the running session passed in the last [`PASSED_SHOWN`] seconds.
+fn just_passed(session: &LiveSession) -> Option<&SingularEvent> {
+    let now = session.time();
+    session
+        .events()
+        .iter()
+        .rev()
+        .find(|event| event.t <= now && now - event.t <= PASSED_SHOWN)
+        .filter(|_| !session.is_paused())
 }
 
 /// What the session found at a singular event, and (unless `presenting`: the panels are

@@ -251,7 +251,10 @@ impl Panels<'_, '_> {
                 drawing::draw_canvas(ui, live, view, camera, basis, overstep, commands);
             }
             if !presenting {
-                brief_notice(ui, live, canvas);
+                // Advice and file notes are the operator's, not the video's.
+                if !view.recording {
+                    brief_notice(ui, live, canvas);
+                }
                 // Presenting, the captions area shows it.
                 lesson_caption(ui, live, canvas);
             }

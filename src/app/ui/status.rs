@@ -84,7 +84,7 @@ pub(super) fn rank_text(live: &Live, narrow: bool) -> String {
                 )
             }
         })
-        .unwrap_or_default();
+        .unwrap_or_else(|| singular_here(live, narrow));
     let grubler = n as i64 - m as i64;
     if narrow {
         format!(
@@ -97,6 +97,30 @@ pub(super) fn rank_text(live: &Live, narrow: bool) -> String {
             "n {n}  m {m}  rank {rank} (generic {}{at_event})  dof {}{dof_at_event}  Grübler n-m {grubler}",
             sim.generic_rank(),
             n - rank,
+        )
+    }
+}
+
+/// Away from an event, the rank at the detection tolerance where it is below the generic
+/// rank: on a branch that stays singular (A02's branch 2 keeps its first loop flat, its `R`
+/// entry near 1e-7) the rank at the rank tolerance is the generic one, and only this says
+/// the mechanism is singular there. Empty elsewhere.
+fn singular_here(live: &Live, narrow: bool) -> (String, String) {
+    let sim = live.session.simulation();
+    let n = sim.mechanism().n();
+    let rank = live.session.rank_at_detection();
+    if rank >= sim.generic_rank() {
+        return Default::default();
+    }
+    if narrow {
+        (
+            format!(" (singular {rank})"),
+            format!(" (singular {})", n - rank),
+        )
+    } else {
+        (
+            format!(", {rank} at the detection tolerance"),
+            format!(" ({} there)", n - rank),
         )
     }
 }
