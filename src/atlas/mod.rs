@@ -40,7 +40,9 @@
 //! singular point it leaves). A minimum of `rho` between three points is located by
 //! golden-section search in arclength (on the chord between the outer two, each trial point
 //! corrected onto the set); a minimum below the scene's detection tolerance is a singular
-//! point. There, the branches through it are the common zeros of the second-order forms
+//! point, refined to round-off by Gauss-Newton on the constraints and the vanishing block of
+//! `A`'s singular values (`atlas::refine`: the search alone resolves it only to the Newton
+//! tolerance's square root, about 1e-6 rad). There, the branches through it are the common zeros of the second-order forms
 //! `u^T gamma(x; N alpha, N alpha)` on the null space `N` (`u` the left null vectors of `A`),
 //! as at a singular event ([`crate::solver::branches`]); each is traced both ways. The
 //! direction a curve arrived in is marked traced, so every branch is traced once.
@@ -52,10 +54,11 @@
 //! # Cost
 //!
 //! Every traced point is one or two Newton iterations and one factorisation with `Q` in
-//! workspaces sized once per section ([`section`]); the points are stored in vectors reserved
+//! workspaces sized once per section (`atlas::section`); the points are stored in vectors reserved
 //! for the whole budget. The branch search at a singular point allocates (it runs once per
 //! point). `singulab atlas` prints the points and the CPU time.
 
+mod refine;
 mod section;
 mod trace;
 

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use nalgebra::{DMatrix, DVector};
 
+use super::refine::refine;
 use super::section::{Corrector, Section};
 use super::{AtlasError, Curve, CurveEnd, SingularPoint};
 use crate::linalg::PivotedQr;
@@ -341,6 +342,11 @@ impl<'a, 'b> Tracer<'a, 'b> {
         if rho >= self.detection {
             return Ok(None);
         }
+        self.section.factorize(&x);
+        let low = self.section.qr.rank(self.detection);
+        let x = refine(&mut self.section, &x, low, self.generic_rank).unwrap_or(x);
+        self.section.factorize(&x);
+        let rho = self.section.relative_entry(rank.max(1) - 1);
         Ok(Some((self.singular_point(x.clone(), rho), x)))
     }
 

@@ -63,14 +63,18 @@ fn summary(
     defaulted: bool,
     cpu: f64,
 ) -> String {
+    // The thread's CPU clock advances in scheduler ticks: a pendulum's circle takes less.
+    let time = if cpu < 1e-3 {
+        "under 1 ms CPU".to_owned()
+    } else {
+        format!("{cpu:.3} s CPU ({:.0} points/s)", atlas.points as f64 / cpu)
+    };
     let mut line = format!(
-        "singulab: atlas of {}: {} curves, {} singular points, {} points in {:.3} s CPU ({:.0} points/s)",
+        "singulab: atlas of {}: {} curves, {} singular points, {} points in {time}",
         scene.file,
         atlas.curves.len(),
         atlas.singular.len(),
         atlas.points,
-        cpu,
-        atlas.points as f64 / cpu.max(1e-9)
     );
     if atlas.left_out > 0 {
         line.push_str(&format!(
