@@ -7,6 +7,7 @@
 //! | [`DrawingPlugin`] | the mechanism canvas: cameras, grid, bars, joints, trace, admissible-motion arrows |
 //! | [`PanelsPlugin`] | the egui layout: menu and transport bar, scene/solver/motion panels, status line |
 //! | [`PlotsPlugin`] | the egui_plot panel over the session's history, CSV export |
+//! | [`AtlasViewPlugin`] | the scene's configuration-space atlas, traced on a thread when it loads, and its plot |
 //! | [`SceneFileInputPlugin`] | `.ron` files dropped on the window, reload when the scene file changes ([`ScenePollInterval`]) |
 //! | [`ShortcutsPlugin`] | keyboard shortcuts (while egui does not have the keyboard focus) |
 //! | [`FilesPlugin`] | rfd open/save dialogs on tasks, CSV export, screenshots on request |
@@ -19,6 +20,7 @@
 //! draws the whole layout from one system, because egui 0.36 panels nest in one root `Ui`.
 
 mod actions;
+mod atlas_view;
 mod capture;
 mod commands;
 pub mod config;
@@ -53,6 +55,7 @@ use crate::live::LiveSession;
 use crate::live::recording::{RecordPlan, prepare_output};
 use lesson::LessonRun;
 
+pub use atlas_view::{AtlasView, AtlasViewPlugin};
 pub use capture::{CaptureMode, CapturePlugin};
 pub use commands::AppCommand;
 pub use config::{ViewConfig, ViewStop};
@@ -89,6 +92,7 @@ impl PluginGroup for SingulabPlugins {
             .add(SimulationPlugin)
             .add(DrawingPlugin)
             .add(PlotsPlugin)
+            .add(AtlasViewPlugin)
             .add(PanelsPlugin)
             .add(SceneFileInputPlugin)
             .add(ShortcutsPlugin)

@@ -17,6 +17,7 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Ui};
 use egui_plot::{HLine, Line, LineStyle, Plot, PlotPoints, PlotUi};
 
+use super::atlas_view::{AtlasView, show_configuration_plot};
 use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::simulation::Live;
@@ -24,7 +25,8 @@ use super::theme::Palette;
 use crate::live::history::{ChannelKind, Grid, LineCache};
 use crate::live::{Channel, History, LiveSession};
 use crate::solver::BasisMode;
-use axes::{axes, label_axes, plotted_scale};
+use axes::plotted_scale;
+pub(super) use axes::{axes, label_axes};
 use legend::LegendEntry;
 
 mod axes;
@@ -164,10 +166,15 @@ pub fn show_plots(
     live: &Live,
     view: &mut ViewState,
     state: &mut PlotState,
+    atlas: &mut AtlasView,
     commands: &mut Vec<AppCommand>,
 ) {
     if !view.video {
         plots_header(ui, live.session.history(), view, state, commands);
+        ui.checkbox(
+            &mut atlas.shown,
+            "configuration space (the atlas of the scene)",
+        );
     }
     let (qd, q) = basis_channels(view.basis);
     let specs = plot_specs(view);
@@ -176,6 +183,11 @@ pub fn show_plots(
     // and scroll.
     let height = ((ui.available_height() - 5.0 * 22.0 - 18.0) / 5.0).max(MIN_PLOT_HEIGHT);
     egui::ScrollArea::vertical().show(ui, |ui| {
+        // The configuration space first, two plots tall: the global picture of the branches
+        // beside the time plots of the run on them.
+        if !view.video && atlas.shown {
+            show_configuration_plot(ui, live, atlas, 2.0 * height, view.light);
+        }
         for spec in specs {
             show_plot(ui, live, view, state, &spec, [qd, q], height);
         }

@@ -68,13 +68,19 @@ impl Presentation {
     pub fn switched_zoom(&mut self, current: f32, height: f32) -> f32 {
         if self.on {
             self.zoom_before = Some(current);
-            let large = (LARGE_TYPE * height / PROJECTOR_HEIGHT).max(1.0);
-            self.zoom_presenting.unwrap_or(current * large)
+            self.zoom_presenting
+                .unwrap_or(current * presenting_zoom(height))
         } else {
             self.zoom_presenting = Some(current);
             self.zoom_before.take().unwrap_or(1.0)
         }
     }
+}
+
+/// The interface size presentation starts at in a window `height` physical pixels tall (and
+/// that Ctrl+0 gives back while presenting).
+pub fn presenting_zoom(height: f32) -> f32 {
+    (LARGE_TYPE * height / PROJECTOR_HEIGHT).max(1.0)
 }
 
 pub struct PresentationPlugin;

@@ -180,7 +180,9 @@ singular), then the body columns as `singulab run` writes the positions (NAME.x,
 NAME.theta; NAME.x..NAME.e3 for spatial rigid bodies).
 
 Singular points CSV (--singular): point (0, 1, ...), rank (at the detection tolerance), curves \
-(the curves that meet there, separated by spaces), then the same body columns.";
+(the curves that start or end there, separated by spaces), then the same body columns, angles in \
+(-pi, pi] (along a curve they run on continuously). The summary line counts the rows of the \
+atlas CSV.";
 
 /// Options of `singulab atlas`.
 #[derive(Args, Clone, Debug, PartialEq)]

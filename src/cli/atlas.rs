@@ -10,6 +10,7 @@ use super::args::AtlasArgs;
 use super::bench::Clock;
 use super::error::{CliError, Stream};
 use crate::atlas::{Atlas, AtlasSettings, Hold, default_holds, trace_atlas};
+use crate::number_text::{csv_header_cell, push_csv_number};
 use crate::scene::{Scene, load_scene};
 
 pub fn atlas(args: &AtlasArgs) -> Result<(), CliError> {
@@ -67,14 +68,19 @@ fn summary(
     let time = if cpu < 1e-3 {
         "under 1 ms CPU".to_owned()
     } else {
-        format!("{cpu:.3} s CPU ({:.0} points/s)", atlas.points as f64 / cpu)
+        format!(
+            "{cpu:.3} s CPU ({:.0} points traced a second)",
+            atlas.points as f64 / cpu
+        )
     };
+    // The rows of the atlas CSV: the traced points and each curve's ends (a singular point
+    // or the assembled pose it closes on).
+    let rows: usize = atlas.curves.iter().map(|c| c.len()).sum();
     let mut line = format!(
-        "singulab: atlas of {}: {} curves, {} singular points, {} points in {time}",
+        "singulab: atlas of {}: {} curves, {} singular points, {rows} points in {time}",
         scene.file,
         atlas.curves.len(),
         atlas.singular.len(),
-        atlas.points,
     );
     if atlas.left_out > 0 {
         line.push_str(&format!(
@@ -172,7 +178,7 @@ fn body_columns(scene: &Scene) -> Vec<String> {
         .flat_map(|b| {
             b.coordinate_names()
                 .iter()
-                .map(move |c| format!("{}.{c}", b.name))
+                .map(move |c| csv_header_cell(&format!("{}.{c}", b.name)).into_owned())
         })
         .collect()
 }
@@ -208,9 +214,9 @@ fn write_points(scene: &Scene, atlas: &Atlas, path: &Path) -> Result<(), CliErro
         for point in 0..curve.len() {
             record.clear();
             record.push(k.to_string());
-            record.push(curve.s[point].to_string());
+            record.push(number(curve.s[point]));
             record.push(curve.rank[point].to_string());
-            record.extend(curve.point(point).iter().map(f64::to_string));
+            record.extend(curve.point(point).iter().copied().map(number));
             out.write_record(&record).map_err(fail)?;
         }
     }
@@ -226,10 +232,41 @@ fn write_singular(scene: &Scene, atlas: &Atlas, path: &Path) -> Result<(), CliEr
     for (k, point) in atlas.singular.iter().enumerate() {
         let curves: Vec<String> = atlas.curves_at(k).iter().map(usize::to_string).collect();
         let mut record = vec![k.to_string(), point.rank.to_string(), curves.join(" ")];
-        record.extend(point.x.iter().map(f64::to_string));
+        let angles = angle_coordinates(scene);
+        record.extend(
+            point
+                .x
+                .iter()
+                .zip(&angles)
+                .map(|(&v, &angle)| number(if angle { wrapped(v) } else { v })),
+        );
         out.write_record(&record).map_err(fail)?;
     }
     finish(out)
+}
+
+/// A number as `singulab run` writes them: the shortest text that reads back the same.
+fn number(value: f64) -> String {
+    let mut text = String::new();
+    push_csv_number(&mut text, value);
+    text
+}
+
+/// Whether each coordinate is a planar angle.
+fn angle_coordinates(scene: &Scene) -> Vec<bool> {
+    let mechanism = &scene.mechanism;
+    let mut angles = vec![false; mechanism.n()];
+    for body in mechanism.bodies().iter().filter(|b| b.has_angle()) {
+        angles[body.offset + 2] = true;
+    }
+    angles
+}
+
+/// An angle in (-pi, pi]: a singular point is written once, whichever curve found it.
+fn wrapped(angle: f64) -> f64 {
+    use std::f64::consts::{PI, TAU};
+    let w = angle.rem_euclid(TAU);
+    if w > PI { w - TAU } else { w }
 }
 
 fn finish(out: csv::Writer<BufWriter<File>>) -> Result<(), CliError> {

@@ -17,9 +17,9 @@ use bevy_egui::egui;
 use bevy_egui::input::EguiWantsInput;
 use bevy_egui::{EguiContext, EguiPrimaryContextPass, EguiUserTextures, PrimaryEguiContext};
 use singulab::app::{
-    AppCommand, CaptureMode, DrawingPlugin, FrameBudget, Live, PanelsPlugin, PlotsPlugin,
-    Presentation, PresentationPlugin, RecordPlugin, ShortcutsPlugin, SimulationPlugin, ViewState,
-    WindowLayout,
+    AppCommand, AtlasView, AtlasViewPlugin, CaptureMode, DrawingPlugin, FrameBudget, Live,
+    PanelsPlugin, PlotsPlugin, Presentation, PresentationPlugin, RecordPlugin, ShortcutsPlugin,
+    SimulationPlugin, ViewState, WindowLayout,
 };
 use singulab::live::{LiveSession, TracePoint};
 use singulab::scene::load_scene;
@@ -117,6 +117,7 @@ fn ui_app(path: &Path) -> App {
             SimulationPlugin,
             DrawingPlugin,
             PlotsPlugin,
+            AtlasViewPlugin,
             PanelsPlugin,
             ShortcutsPlugin,
             RecordPlugin,
@@ -231,12 +232,35 @@ fn sweep_for_ghost(app: &mut App) -> bool {
     false
 }
 
+/// Runs frames until the scene's atlas, traced on its thread, is in the plot (at most a
+/// minute: the mobile robot's takes its whole budget of points), and checks it has one.
+fn atlas_traced(app: &mut App, path: &Path) {
+    let started = std::time::Instant::now();
+    while app.world().resource::<AtlasView>().traced().is_none() {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "{}: no atlas after a minute",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+        frames(app, 1);
+    }
+    let traced = app.world().resource::<AtlasView>().traced();
+    assert_eq!(traced, Some(true), "{}: the atlas failed", path.display());
+}
+
 /// The view of one file through its start, while running, and at its first stop, there
 /// also in the smallest window.
 fn exercise(path: &Path) -> Option<bool> {
     let mut app = ui_app(path);
     frames(&mut app, 3);
+    atlas_traced(&mut app, path);
     every_key_toggle(&mut app);
+    // The configuration-space plot off and on again.
+    app.world_mut().resource_mut::<AtlasView>().shown = false;
+    frames(&mut app, FRAMES);
+    app.world_mut().resource_mut::<AtlasView>().shown = true;
+    frames(&mut app, FRAMES);
     every_trace_choice(&mut app);
     let at_event = {
         let mut live = app.world_mut().resource_mut::<Live>();

@@ -617,3 +617,38 @@ fn names_with_commas_and_quotes_are_quoted_in_the_csv() {
     assert_eq!(event_rows, plain_event_rows);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `atlas --hold` names what is wrong in it, with the scene file, and writes nothing.
+#[test]
+fn atlas_hold_errors_name_the_body_or_coordinate_at_fault() {
+    let dir = scratch("atlas-hold");
+    let out = dir.join("atlas.csv");
+    let scene = crate::common::scene_path("four_bar");
+    let scene = scene.to_str().expect("a UTF-8 path");
+    for (hold, expected) in [
+        ("crank9.theta=1", "the scene has no body `crank9`"),
+        (
+            "crank1.phi=1",
+            "body `crank1` has the coordinates x, y, theta",
+        ),
+        ("crank1.theta=one", "`one` is not a number"),
+        ("crank1.theta", "expected BODY.COORD=V1,V2,..."),
+    ] {
+        let output = singulab(&[
+            "atlas",
+            scene,
+            "--out",
+            out.to_str().expect("a UTF-8 path"),
+            "--hold",
+            hold,
+        ]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{hold}: {stderr}");
+        assert!(
+            stderr.contains("four_bar.ron") && stderr.contains(expected),
+            "{hold}: {stderr}"
+        );
+        assert!(!out.exists(), "{hold}: a file was written");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

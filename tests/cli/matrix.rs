@@ -1,4 +1,4 @@
-//! Every headless command over every shipped scene and lesson: exit 0, no panic, one prefix on
+//! Every headless command (`run`, `analyze`, `atlas`) over every shipped scene and lesson: exit 0, no panic, one prefix on
 //! every stderr line, and outputs that parse (CSV: a header, every row the header's width, every
 //! field a finite number but the events' `kind` word; JSON: one object serde_json reads).
 //!
@@ -209,6 +209,41 @@ fn analyze_variants(scene: &str) -> Vec<Failure> {
     failures
 }
 
+/// `atlas` with both files (its budget cut to keep the matrix quick): the summary line counts
+/// the points CSV's rows.
+fn atlas_variant(dir: &Path, scene: &str) -> Vec<Failure> {
+    let (out, singular) = (dir.join("atlas.csv"), dir.join("singular.csv"));
+    let args = [
+        "atlas",
+        scene,
+        "--out",
+        path_str(&out),
+        "--singular",
+        path_str(&singular),
+        "--max-points",
+        "2000",
+    ];
+    let output = match run_clean(&args) {
+        Ok(output) => output,
+        Err(failure) => return vec![failure],
+    };
+    let mut failures = Vec::new();
+    let command = format!("singulab {}", args.join(" "));
+    match check_csv(&out, None, false) {
+        Ok(rows) => {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if !stderr.contains(&format!(", {rows} points in ")) {
+                failures.push(format!("{command}: {rows} rows, summary {stderr}"));
+            }
+        }
+        Err(why) => failures.push(format!("{command}: atlas CSV: {why}")),
+    }
+    if let Err(why) = check_csv(&singular, Some("curves"), false) {
+        failures.push(format!("{command}: singular points CSV: {why}"));
+    }
+    failures
+}
+
 /// Fails with every failure found.
 fn report(failures: Vec<Failure>) {
     assert!(
@@ -227,6 +262,7 @@ fn every_command_on_every_shipped_scene_exits_0_with_parsable_outputs() {
         let scene = path_str(&scene);
         failures.extend(run_variants(&dir, scene));
         failures.extend(analyze_variants(scene));
+        failures.extend(atlas_variant(&dir, scene));
     }
     let _ = std::fs::remove_dir_all(&dir);
     report(failures);

@@ -157,7 +157,11 @@ pub(super) fn fit_view(
     }
     camera.was_paused = paused;
     // So does a canvas of a new size (the window's first frames have another).
-    if camera.canvas_size != Some(rect.size()) {
+    // (Side by side the two halves may differ by a pixel: that is no new size.)
+    if camera
+        .canvas_size
+        .is_none_or(|size| (size - rect.size()).length() > 2.0)
+    {
         camera.canvas_size = Some(rect.size());
         camera.check_pose_visible = true;
     }

@@ -132,13 +132,10 @@ fn draw_legend(
     }
     for (k, motion) in shown.iter().enumerate() {
         let color = palette.motion(k);
-        // A motion not drawn stays as readable in the list (its key draws it): its swatch
-        // alone is faint (a faded name read 2.9:1 on the light theme's backdrop).
-        let alpha = if view.motion_drawn(k, motion, at_event) {
-            1.0
-        } else {
-            0.35
-        };
+        // A motion not drawn stays as readable in the list (its key draws it): its swatch is
+        // an outline in its colour (a faded name read 2.9:1 on the light theme's backdrop,
+        // a faded swatch near black on the dark one).
+        let drawn_here = view.motion_drawn(k, motion, at_event);
         // At an event the keys 1 to 9 draw and choose a motion.
         let key = match k {
             0..9 if at_event => format!("{}  ", k + 1),
@@ -156,7 +153,16 @@ fn draw_legend(
             (14.0, 19.0, vec2(18.0, 10.0), 40.0)
         };
         let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), swatch);
-        painter.rect_filled(sw, 2.0, color.gamma_multiply(alpha));
+        if drawn_here {
+            painter.rect_filled(sw, 2.0, color);
+        } else {
+            painter.rect_stroke(
+                sw.shrink(1.0),
+                2.0,
+                egui::Stroke::new(2.0, color),
+                egui::StrokeKind::Inside,
+            );
+        }
         drawn.push(painter.text(
             pos2(rect.left() + text_x, y),
             Align2::LEFT_TOP,

@@ -31,6 +31,7 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Ui};
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass};
 
+use super::atlas_view::AtlasView;
 use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::cpu_clock::CpuClock;
@@ -40,7 +41,7 @@ use super::plots::{self, PlotLayout, PlotState};
 use super::presentation::{self, Presentation};
 use super::record::Recorder;
 use super::simulation::{FrameBudget, FrameStats, Live};
-use super::window_layout::WindowLayout;
+use super::window_layout::{WindowLayout, Zoom};
 use crate::solver::BasisMode;
 use banners::{banner, brief_notice, lesson_caption};
 
@@ -69,6 +70,13 @@ struct FrameInfo<'w> {
     recorder: Res<'w, Recorder>,
 }
 
+/// The plots panel's state: the time plots' and the configuration space's.
+#[derive(SystemParam)]
+struct PlotResources<'w> {
+    state: ResMut<'w, PlotState>,
+    atlas: ResMut<'w, AtlasView>,
+}
+
 /// The egui pass: the whole layout from one root `Ui`; what the user asked for is sent once
 /// the pass is known to be shown.
 fn layout(
@@ -77,7 +85,7 @@ fn layout(
     mut view: ResMut<ViewState>,
     mut camera: ResMut<CanvasCamera>,
     mut window: ResMut<WindowLayout>,
-    mut plot_state: ResMut<PlotState>,
+    mut plots: PlotResources,
     mut catalog: ResMut<SceneCatalog>,
     mut frame: FrameInfo,
     mut writer: MessageWriter<AppCommand>,
@@ -121,14 +129,22 @@ fn layout(
     // The keys are read with the others (egui's own reading of them missed key presses).
     ctx.options_mut(|o| o.zoom_with_keyboard = false);
     if let Some(zoom) = window.pending_zoom.take() {
-        ctx.set_zoom_factor(super::input::zoomed(ctx.zoom_factor(), zoom));
+        // Presenting, Ctrl+0 goes back to the room's size, not to the desk's.
+        let next = match zoom {
+            Zoom::Reset if frame.presentation.on => {
+                let height = ctx.content_rect().height() * ctx.pixels_per_point();
+                presentation::presenting_zoom(height)
+            }
+            _ => super::input::zoomed(ctx.zoom_factor(), zoom),
+        };
+        ctx.set_zoom_factor(next);
     }
     let layout = match (window.show_plots, view.side_by_side) {
         (false, _) => PlotLayout::Hidden,
         (true, false) => PlotLayout::Panel,
         (true, true) => PlotLayout::SideBySide,
     };
-    plot_state.begin_pass(&live, layout);
+    plots.state.begin_pass(&live, layout);
     let panels = Panels {
         live: &live,
         catalog: &catalog,
@@ -139,12 +155,15 @@ fn layout(
         view,
         &mut camera,
         &mut window,
-        &mut plot_state,
+        &mut plots.state,
+        &mut plots.atlas,
         &mut commands,
     );
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
     // A time axis meant for plots that were hidden this pass waits until they are shown.
-    plot_state.end_pass(ctx.will_discard() || !window.show_plots);
+    plots
+        .state
+        .end_pass(ctx.will_discard() || !window.show_plots);
     if !ctx.will_discard() {
         for command in commands {
             writer.write(command);
@@ -177,6 +196,7 @@ impl Panels<'_, '_> {
         camera: &mut CanvasCamera,
         window: &mut WindowLayout,
         plot_state: &mut PlotState,
+        atlas: &mut AtlasView,
         commands: &mut Vec<AppCommand>,
     ) {
         let (live, frame) = (self.live, self.frame);
@@ -218,7 +238,7 @@ impl Panels<'_, '_> {
                 .default_size(sizes.plots_width)
                 .size_range(sizes.plots_range)
                 .show(root, |ui| {
-                    plots::show_plots(ui, live, view, plot_state, commands);
+                    plots::show_plots(ui, live, view, plot_state, atlas, commands);
                 });
         }
         // Presenting, the cursor is hidden: the timeline and its Undo are keys (Ctrl+Z).

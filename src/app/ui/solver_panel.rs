@@ -17,7 +17,7 @@ pub(super) fn solver_panel(
     commands: &mut Vec<AppCommand>,
 ) {
     egui::CollapsingHeader::new("Solver")
-        .default_open(true)
+        .default_open(false)
         .show(ui, |ui| {
             let before = live.session.settings().clone();
             let mut s: Settings = before.clone();
