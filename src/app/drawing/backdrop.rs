@@ -2,7 +2,7 @@
 //! and axes of the spatial view.
 
 use bevy::prelude::*;
-use bevy_egui::egui::{self, Align2, FontId, Stroke, pos2, vec2};
+use bevy_egui::egui::{self, Align2, FontId, Pos2, Stroke, pos2, vec2};
 
 use super::projection::Projection;
 use super::spatial::{Floor, floor_fill};
@@ -11,7 +11,8 @@ use crate::app::theme::Palette;
 use crate::live::PlanarView;
 use crate::model::BodyShape;
 
-/// Draws the grid and the scale bar; returns the scale bar's area.
+/// Draws the grid and the scale bar (clear of `avoid`, the mechanism's box on the screen,
+/// where it can be); returns the scale bar's area.
 pub(super) fn draw_grid(
     painter: &egui::Painter,
     rect: egui::Rect,
@@ -19,6 +20,7 @@ pub(super) fn draw_grid(
     center: [f64; 2],
     width: f64,
     palette: &Palette,
+    avoid: Option<egui::Rect>,
 ) -> egui::Rect {
     let step = view.grid_step(width, 70.0);
     let lo = view.to_world(
@@ -53,9 +55,30 @@ pub(super) fn draw_grid(
         );
         k += 1;
     }
-    // Scale bar, bottom left.
     let px = (step * view.scale(width)) as f32;
-    let a = pos2(rect.left() + 16.0, rect.bottom() - 18.0);
+    draw_scale_bar(painter, rect, px, step, palette, avoid)
+}
+
+/// The scale bar, `px` pixels for `step` metres, in the canvas' bottom left corner, or the
+/// bottom right where the left one would lie on the mechanism (its box on the screen,
+/// `avoid`); returns its area.
+fn draw_scale_bar(
+    painter: &egui::Painter,
+    rect: egui::Rect,
+    px: f32,
+    step: f64,
+    palette: &Palette,
+    avoid: Option<egui::Rect>,
+) -> egui::Rect {
+    let area = |a: Pos2| egui::Rect::from_two_pos(a - vec2(2.0, 24.0), a + vec2(px + 2.0, 6.0));
+    let left = pos2(rect.left() + 16.0, rect.bottom() - 18.0);
+    let right = pos2(rect.right() - 16.0 - px, rect.bottom() - 18.0);
+    let covers = |a: Pos2| avoid.is_some_and(|pose| area(a).intersects(pose));
+    let a = if covers(left) && !covers(right) {
+        right
+    } else {
+        left
+    };
     let b = a + vec2(px, 0.0);
     let s = Stroke::new(2.0, palette.text);
     painter.line_segment([a, b], s);

@@ -306,7 +306,7 @@ fn fit_video(live: &Live, camera: &mut CanvasCamera, motion: framing::PlaneBox, 
 
 /// Pixels at the canvas' bottom a fitted pose leaves to the ground symbols under its pivots
 /// and the scale bar in the corner.
-const GROUND_ROOM: f32 = 36.0;
+const GROUND_ROOM: f32 = 56.0;
 
 /// Pixels between the legend and the pose's top for the bars' names written above them (a
 /// name under the legend is left out).

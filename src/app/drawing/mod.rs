@@ -364,14 +364,27 @@ fn draw_backdrop(canvas: &Canvas, live: &Live) -> Option<egui::Rect> {
             view,
             center,
             width,
-        } => Some(draw_grid(
-            canvas.painter,
-            canvas.rect,
-            view,
-            *center,
-            *width,
-            canvas.palette,
-        )),
+        } => {
+            // The mechanism's box on the screen, with its ground symbols under the pivots.
+            let pose = crate::live::framing::pose_box(canvas.mech, canvas.x).map(|[lo, hi]| {
+                let a = view.to_screen(lo, *center, *width);
+                let b = view.to_screen(hi, *center, *width);
+                egui::Rect::from_two_pos(
+                    egui::pos2(a[0] as f32, a[1] as f32),
+                    egui::pos2(b[0] as f32, b[1] as f32),
+                )
+                .expand(16.0)
+            });
+            Some(draw_grid(
+                canvas.painter,
+                canvas.rect,
+                view,
+                *center,
+                *width,
+                canvas.palette,
+                pose,
+            ))
+        }
     }
 }
 
