@@ -286,7 +286,7 @@ fn combinations(holds: &[Hold]) -> Vec<Vec<(usize, f64)>> {
 }
 
 /// Which coordinates are planar angles (compared modulo 2 pi).
-fn angle_coordinates(mechanism: &Mechanism) -> Vec<bool> {
+pub fn angle_coordinates(mechanism: &Mechanism) -> Vec<bool> {
     let mut angles = vec![false; mechanism.n()];
     for body in mechanism.bodies().iter().filter(|b| b.has_angle()) {
         angles[body.offset + 2] = true;

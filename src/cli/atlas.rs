@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use super::args::AtlasArgs;
 use super::bench::Clock;
 use super::error::{CliError, Stream};
-use crate::atlas::{Atlas, AtlasSettings, Hold, default_holds, trace_atlas};
+use crate::atlas::{Atlas, AtlasSettings, Hold, angle_coordinates, default_holds, trace_atlas};
 use crate::number_text::{csv_header_cell, push_csv_number};
 use crate::scene::{Scene, load_scene};
 
@@ -232,7 +232,7 @@ fn write_singular(scene: &Scene, atlas: &Atlas, path: &Path) -> Result<(), CliEr
     for (k, point) in atlas.singular.iter().enumerate() {
         let curves: Vec<String> = atlas.curves_at(k).iter().map(usize::to_string).collect();
         let mut record = vec![k.to_string(), point.rank.to_string(), curves.join(" ")];
-        let angles = angle_coordinates(scene);
+        let angles = angle_coordinates(&scene.mechanism);
         record.extend(
             point
                 .x
@@ -250,16 +250,6 @@ fn number(value: f64) -> String {
     let mut text = String::new();
     push_csv_number(&mut text, value);
     text
-}
-
-/// Whether each coordinate is a planar angle.
-fn angle_coordinates(scene: &Scene) -> Vec<bool> {
-    let mechanism = &scene.mechanism;
-    let mut angles = vec![false; mechanism.n()];
-    for body in mechanism.bodies().iter().filter(|b| b.has_angle()) {
-        angles[body.offset + 2] = true;
-    }
-    angles
 }
 
 /// An angle in (-pi, pi]: a singular point is written once, whichever curve found it.
