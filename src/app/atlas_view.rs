@@ -1,30 +1,21 @@
-//! The configuration-space plot: the scene's atlas ([`crate::atlas`]) computed on a thread of
-//! its own when a scene loads (the frames go on meanwhile; a new scene cancels it), drawn at
-//! the bottom of the plots panel as its curves projected on two coordinates the user picks,
-//! the singular points marked (named after the run's event there, when the run met one), and
-//! the current state as a dot with the path the run took over the curves.
+//! The scene's configuration-space atlas ([`crate::atlas`]), computed on a thread of its own
+//! when a scene loads (the frames go on meanwhile; a new scene cancels it), and what its plot
+//! (`plots::configuration`) shows: the axes and the run's path.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bevy::prelude::*;
-use bevy_egui::egui::{self, Color32, Ui};
-use egui_plot::{
-    HoverPosition, Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Text,
-};
-use nalgebra::DVector;
 
-use super::plots::{axes as themed_axes, label_axes};
 use super::simulation::Live;
-use super::theme::Palette;
 use crate::atlas::{Atlas, AtlasSettings, default_holds, trace_atlas};
 use crate::model::Mechanism;
 
 /// Points traced at most for the window's plot (the mobile robot's free platform stops there).
 const MAX_POINTS: usize = 20_000;
 /// Samples of the run's path kept for the plot.
-const PATH_SAMPLES: usize = 4000;
+pub(in crate::app) const PATH_SAMPLES: usize = 4000;
 
 /// The atlas of the open scene, the job computing it, and what the plot shows.
 #[derive(Resource)]
@@ -33,12 +24,12 @@ pub struct AtlasView {
     pub shown: bool,
     generation: Option<u64>,
     job: Option<Job>,
-    atlas: Option<Result<Arc<Atlas>, String>>,
+    pub(in crate::app) atlas: Option<Result<Arc<Atlas>, String>>,
     /// The coordinates on the plot's axes.
-    axes: Option<[usize; 2]>,
+    pub(in crate::app) axes: Option<[usize; 2]>,
     /// The run's path on the plot's axes since the scene loaded or the run jumped.
-    path: VecDeque<[f64; 2]>,
-    path_key: Option<(u64, u64, [usize; 2])>,
+    pub(in crate::app) path: VecDeque<[f64; 2]>,
+    pub(in crate::app) path_key: Option<(u64, u64, [usize; 2])>,
 }
 
 impl Default for AtlasView {
@@ -160,192 +151,10 @@ fn default_axes(atlas: &Atlas, mechanism: &Mechanism) -> [usize; 2] {
     [first.min(second), first.max(second)]
 }
 
-/// The plot, `height` points tall, at the bottom of the plots panel.
-pub fn show_configuration_plot(
-    ui: &mut Ui,
-    live: &Live,
-    view: &mut AtlasView,
-    height: f32,
-    light: bool,
-) {
-    let palette = Palette::for_theme(light);
-    let atlas = match &view.atlas {
-        None => {
-            ui.label("tracing the configuration set…");
-            return;
-        }
-        Some(Err(why)) => {
-            ui.label(format!("no atlas: {why}"));
-            return;
-        }
-        Some(Ok(atlas)) => atlas.clone(),
-    };
-    let names = coordinate_names(&live.session.scene().mechanism);
-    let mut axes = view
-        .axes
-        .unwrap_or([0, 1.min(names.len().saturating_sub(1))]);
-    ui.horizontal(|ui| {
-        for (k, label) in ["x", "y"].into_iter().enumerate() {
-            egui::ComboBox::from_id_salt(("atlas axis", k))
-                .selected_text(format!(
-                    "{label}: {}",
-                    names.get(axes[k]).map_or("", String::as_str)
-                ))
-                .show_ui(ui, |ui| {
-                    for (i, name) in names.iter().enumerate() {
-                        ui.selectable_value(&mut axes[k], i, name);
-                    }
-                });
-        }
-    });
-    view.axes = Some(axes);
-    follow_path(view, live, axes);
-    let x = live.session.simulation().positions();
-    let events = live.session.events();
-    let mechanism = &live.session.scene().mechanism;
-    let angles = [is_angle(mechanism, axes[0]), is_angle(mechanism, axes[1])];
-    // The axes as the other plots': labels at full strength, decimals of the step.
-    let plot = label_axes(themed_axes(Plot::new("plot_atlas"), palette.text), false);
-    let (x_name, y_name) = (names[axes[0]].clone(), names[axes[1]].clone());
-    plot.height(height)
-        .data_aspect(1.0)
-        .label_formatter(move |position| {
-            let p = match position {
-                HoverPosition::NearDataPoint { position, .. }
-                | HoverPosition::Elsewhere { position } => position,
-            };
-            Some(format!("{x_name} {:.4}\n{y_name} {:.4}", p.x, p.y))
-        })
-        .x_axis_label(names[axes[0]].clone())
-        .y_axis_label(names[axes[1]].clone())
-        .show(ui, |plot_ui| {
-            for curve in &atlas.curves {
-                let generic = curve.rank.iter().copied().max().unwrap_or(0);
-                let singular = curve.len() > 2 && curve.rank[curve.len() / 2] < generic;
-                let points = (0..curve.len())
-                    .map(|k| curve.point(k))
-                    .map(|p| [p[axes[0]], p[axes[1]]]);
-                for piece in wrapped_pieces(points, angles) {
-                    let line = Line::new("", PlotPoints::from(piece)).width(2.0);
-                    plot_ui.line(if singular {
-                        line.color(palette.motions[0])
-                            .style(LineStyle::dashed_dense())
-                    } else {
-                        line.color(palette.text.gamma_multiply(0.8))
-                    });
-                }
-            }
-            for (k, point) in atlas.singular.iter().enumerate() {
-                let at = wrap([point.x[axes[0]], point.x[axes[1]]], angles);
-                plot_ui.points(
-                    Points::new("", vec![at])
-                        .shape(MarkerShape::Diamond)
-                        .radius(6.0)
-                        .color(palette.motions[0]),
-                );
-                let name = match events.iter().find(|e| same_pose(&e.x, &point.x)) {
-                    Some(event) => format!("S{} (t = {:.4} s)", k + 1, event.t),
-                    None => format!("S{}", k + 1),
-                };
-                plot_ui.text(
-                    Text::new("", PlotPoint::new(at[0], at[1]), name)
-                        .color(palette.text)
-                        .anchor(egui::Align2::LEFT_BOTTOM),
-                );
-            }
-            for piece in wrapped_pieces(view.path.iter().copied(), angles) {
-                plot_ui.line(
-                    Line::new("", PlotPoints::from(piece))
-                        .color(palette.motions[1])
-                        .width(2.0),
-                );
-            }
-            plot_ui.points(
-                Points::new("", vec![wrap([x[axes[0]], x[axes[1]]], angles)])
-                    .radius(5.0)
-                    .filled(true)
-                    .color(Color32::from_rgb(230, 60, 60)),
-            );
-        });
-}
-
 /// Whether coordinate `index` is a planar body's angle.
-fn is_angle(mechanism: &Mechanism, index: usize) -> bool {
+pub(in crate::app) fn is_angle(mechanism: &Mechanism, index: usize) -> bool {
     mechanism
         .bodies()
         .iter()
         .any(|b| b.has_angle() && b.offset + 2 == index)
-}
-
-/// A point with its angle coordinates (`angles`) wrapped into [-pi/2, 3 pi/2): the flat
-/// poses of the linkages, at 0 and pi (where their singular points lie), fall inside the
-/// plot, not on its edges where round-off would put them at one edge or the other.
-fn wrap(p: [f64; 2], angles: [bool; 2]) -> [f64; 2] {
-    use std::f64::consts::{FRAC_PI_2, TAU};
-    let one = |v: f64, angle: bool| {
-        if angle {
-            (v + FRAC_PI_2).rem_euclid(TAU) - FRAC_PI_2
-        } else {
-            v
-        }
-    };
-    [one(p[0], angles[0]), one(p[1], angles[1])]
-}
-
-/// A polyline with its angles wrapped, cut where a wrapped angle jumps by more than pi (the
-/// curve leaves one side of the plot and comes in at the other).
-fn wrapped_pieces(points: impl Iterator<Item = [f64; 2]>, angles: [bool; 2]) -> Vec<Vec<[f64; 2]>> {
-    let mut pieces: Vec<Vec<[f64; 2]>> = vec![Vec::new()];
-    for p in points.map(|p| wrap(p, angles)) {
-        let current = pieces.last_mut().expect("one piece at least");
-        let jumps = current.last().is_some_and(|q: &[f64; 2]| {
-            (0..2).any(|i| angles[i] && (p[i] - q[i]).abs() > std::f64::consts::PI)
-        });
-        if jumps {
-            pieces.push(vec![p]);
-        } else {
-            current.push(p);
-        }
-    }
-    pieces
-}
-
-/// Appends the current state to the run's path (restarted when the scene, the axes or the
-/// run's history jumps).
-fn follow_path(view: &mut AtlasView, live: &Live, axes: [usize; 2]) {
-    let key = (live.generation, live.session.jump_epoch(), axes);
-    if view.path_key != Some(key) {
-        view.path.clear();
-        view.path_key = Some(key);
-    }
-    let x = live.session.simulation().positions();
-    let here = [x[axes[0]], x[axes[1]]];
-    if view.path.back() != Some(&here) {
-        if view.path.len() >= PATH_SAMPLES {
-            view.path.pop_front();
-        }
-        view.path.push_back(here);
-    }
-}
-
-/// Two poses the same configuration: every coordinate within 1e-4 (angles modulo 2 pi).
-fn same_pose(a: &DVector<f64>, b: &DVector<f64>) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b.iter()).all(|(p, q)| {
-            let d = (p - q).rem_euclid(std::f64::consts::TAU);
-            d.min(std::f64::consts::TAU - d) < 1e-4 || (p - q).abs() < 1e-4
-        })
-}
-
-/// `NAME.COORD` of every coordinate, as the CSV columns name them.
-fn coordinate_names(mechanism: &Mechanism) -> Vec<String> {
-    mechanism
-        .bodies()
-        .iter()
-        .flat_map(|b| {
-            b.coordinate_names()
-                .iter()
-                .map(move |c| format!("{}.{c}", b.name))
-        })
-        .collect()
 }

@@ -17,7 +17,7 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Ui};
 use egui_plot::{HLine, Line, LineStyle, Plot, PlotPoints, PlotUi};
 
-use super::atlas_view::{AtlasView, show_configuration_plot};
+use super::atlas_view::AtlasView;
 use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::simulation::Live;
@@ -25,11 +25,12 @@ use super::theme::Palette;
 use crate::live::history::{ChannelKind, Grid, LineCache};
 use crate::live::{Channel, History, LiveSession};
 use crate::solver::BasisMode;
-use axes::plotted_scale;
-pub(super) use axes::{axes, label_axes};
+use axes::{axes, label_axes, plotted_scale};
+use configuration::show_configuration_plot;
 use legend::LegendEntry;
 
 mod axes;
+mod configuration;
 mod legend;
 
 /// Smallest span of the energy axis, relative to the energy (at least 1 J): larger changes

@@ -22,7 +22,7 @@ const X_LABEL_SPACING: f64 = 70.0;
 /// weak text colour, fading those less than 30 points (time: 80) apart and leaving out those
 /// less than 20 (60) apart; here every label of the step the spacer chose is painted at full
 /// strength (a projector's back row reads them), the finer steps' are not.
-pub(in crate::app) fn axes(plot: Plot<'_>, text: egui::Color32) -> Plot<'_> {
+pub(super) fn axes(plot: Plot<'_>, text: egui::Color32) -> Plot<'_> {
     let spacing = |px: f64| (0.8 * px) as f32..=px as f32;
     plot.custom_x_axes(vec![
         AxisHints::new_x()
@@ -39,7 +39,7 @@ pub(in crate::app) fn axes(plot: Plot<'_>, text: egui::Color32) -> Plot<'_> {
 /// Grid steps, tick labels and the cursor's readout of a plot, `log` for a log10 value axis.
 /// Every label of an axis carries the decimals of the labelled step the spacer chose (a mark
 /// on a coarser step would print fewer: 179.6025 beside 179.602).
-pub(in crate::app) fn label_axes(plot: Plot<'_>, log: bool) -> Plot<'_> {
+pub(super) fn label_axes(plot: Plot<'_>, log: bool) -> Plot<'_> {
     let (x_step, y_step) = (LabelStep::default(), LabelStep::default());
     let (x_set, x_get) = (x_step.clone(), x_step);
     let plot = plot
