@@ -54,9 +54,11 @@
 //! # Cost
 //!
 //! Every traced point is one or two Newton iterations and one factorisation with `Q` in
-//! workspaces sized once per section (`atlas::section`); the points are stored in vectors reserved
-//! for the whole budget. The branch search at a singular point allocates (it runs once per
-//! point). `singulab atlas` prints the points and the CPU time.
+//! workspaces sized once per section (`atlas::section`), and so is every trial point of the
+//! search for a minimum of `rho`; the points are stored in vectors reserved for the whole
+//! budget. Only a singular point found allocates (its refinement and its branch search run
+//! once per point). `tests/alloc` checks that a budget twice as long allocates no more;
+//! `singulab atlas` prints the points and the CPU time.
 
 mod refine;
 mod section;

@@ -51,8 +51,11 @@ pub(super) struct Tracer<'a, 'b> {
     /// For each singular point, the unit directions already traced out of it.
     used: Vec<Vec<DVector<f64>>>,
     queue: VecDeque<(usize, DVector<f64>)>,
-    // Workspace of one step.
+    // Workspace of one step, and of the search for a singular point.
     origin: DVector<f64>,
+    base: DVector<f64>,
+    chord: DVector<f64>,
+    probe: DVector<f64>,
     x: DVector<f64>,
     t: DVector<f64>,
     trial: DVector<f64>,
@@ -88,6 +91,9 @@ impl<'a, 'b> Tracer<'a, 'b> {
             used: Vec::new(),
             queue: VecDeque::new(),
             origin: DVector::zeros(n),
+            base: DVector::zeros(n),
+            chord: DVector::zeros(n),
+            probe: DVector::zeros(n),
             x: DVector::zeros(n),
             t: DVector::zeros(n),
             trial: DVector::zeros(n),
@@ -170,7 +176,7 @@ impl<'a, 'b> Tracer<'a, 'b> {
         let mut h = FIRST_STEP;
         let mut s = 0.0;
         // rho at the last two points, for a minimum between them.
-        let mut history: Vec<(f64, f64)> = Vec::with_capacity(3);
+        let mut history: Vec<(f64, f64)> = Vec::with_capacity(4);
         loop {
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(AtlasError::Cancelled);
@@ -187,7 +193,13 @@ impl<'a, 'b> Tracer<'a, 'b> {
                 }
                 continue;
             };
-            let moved = (&self.trial - &self.x).norm();
+            let moved = self
+                .trial
+                .iter()
+                .zip(self.x.iter())
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>()
+                .sqrt();
             s += moved;
             self.x.copy_from(&self.trial);
             self.t.copy_from(&self.tangent);
@@ -300,48 +312,55 @@ impl<'a, 'b> Tracer<'a, 'b> {
     ) -> Result<Option<(usize, DVector<f64>)>, AtlasError> {
         let n = self.section.n();
         let base_index = curve.s.iter().position(|&s| s == from).unwrap_or(0);
-        let base = DVector::from_column_slice(&curve.x[base_index * n..(base_index + 1) * n]);
-        let chord = DVector::from_column_slice(&curve.x[curve.x.len() - n..]) - &base;
-        let length = chord.norm();
+        let last = curve.len() - 1;
+        for i in 0..n {
+            self.base[i] = curve.x[base_index * n + i];
+            self.chord[i] = curve.x[last * n + i] - self.base[i];
+        }
+        let length = self.chord.norm();
         if length == 0.0 {
             return Ok(None);
         }
-        let direction = chord / length;
-        let at = |sigma: f64, this: &mut Self| -> Option<(f64, DVector<f64>)> {
-            let mut x = &base + sigma * &direction;
-            this.section.correct(&mut x, &this.corrector)?;
-            this.section.factorize(&x);
-            Some((this.section.relative_entry(rank.max(1) - 1), x))
+        self.chord /= length;
+        // `rho` at arclength `sigma` along the chord, the point corrected onto the set into
+        // `probe` (the workspace: the search allocates nothing).
+        let at = |sigma: f64, this: &mut Self| -> Option<f64> {
+            this.probe.copy_from(&this.base);
+            this.probe.axpy(sigma, &this.chord, 1.0);
+            this.section.correct(&mut this.probe, &this.corrector)?;
+            this.section.factorize(&this.probe);
+            Some(this.section.relative_entry(rank.max(1) - 1))
         };
         let golden = 0.5 * (5f64.sqrt() - 1.0);
         let (mut lo, mut hi) = (0.0, length);
         let mut a = hi - golden * (hi - lo);
         let mut b = lo + golden * (hi - lo);
-        let Some(mut fa) = at(a, self) else {
-            return Ok(None);
-        };
-        let Some(mut fb) = at(b, self) else {
+        let (Some(mut fa), Some(mut fb)) = (at(a, self), at(b, self)) else {
             return Ok(None);
         };
         for _ in 0..LOCATE_ITERATIONS {
-            if fa.0 <= fb.0 {
+            if fa <= fb {
                 hi = b;
                 b = a;
+                fb = fa;
                 a = hi - golden * (hi - lo);
                 let Some(next) = at(a, self) else { break };
-                fb = std::mem::replace(&mut fa, next);
+                fa = next;
             } else {
                 lo = a;
                 a = b;
+                fa = fb;
                 b = lo + golden * (hi - lo);
                 let Some(next) = at(b, self) else { break };
-                fa = std::mem::replace(&mut fb, next);
+                fb = next;
             }
         }
-        let (rho, x) = if fa.0 <= fb.0 { fa } else { fb };
-        if rho >= self.detection {
-            return Ok(None);
+        let best = if fa <= fb { a } else { b };
+        match at(best, self) {
+            Some(rho) if rho < self.detection => {}
+            _ => return Ok(None),
         }
+        let x = self.probe.clone();
         self.section.factorize(&x);
         let low = self.section.qr.rank(self.detection);
         let x = refine(&mut self.section, &x, low, self.generic_rank).unwrap_or(x);

@@ -12,6 +12,10 @@
 //! (one `Vec::with_capacity`, one `vec![0; n]`, one growing `reserve`, another thread's
 //! allocations) so that the test cannot pass vacuously.
 //!
+//! The configuration-space atlas' tracer is held to the same rule per traced point: traced to
+//! two budgets of points on a curve with no singular point, it allocates the same number of
+//! times (the planar pendulum, and the spin top's section).
+//!
 //! It also measures the heap a checkpoint (a clone of the simulation, kept by the live
 //! session's timeline) allocates, and checks `Checkpoint::bytes`, which the timeline's memory
 //! budget counts, against it (0.8 to 1.5 times; measured 0.92 to 1.02).
@@ -257,6 +261,48 @@ fn run(case: &Case) -> Result<String, String> {
     Ok(summary)
 }
 
+/// The atlas' tracer allocates nothing per traced point: traced to a budget of `short` and of
+/// `long` points, on a curve that neither closes nor meets a singular point within them, it
+/// allocates the same number of times.
+fn atlas_per_point(name: &str, short: usize, long: usize) -> Result<String, String> {
+    use singulab::atlas::{AtlasSettings, default_holds, trace_atlas};
+    let scene = load(name)?;
+    let settings = |max_points| AtlasSettings {
+        max_points,
+        detection_tolerance: scene.settings.detection_tolerance,
+        rank_tolerance: scene.settings.rank_tolerance,
+        normal_truncation: scene.settings.normal_truncation,
+        newton_tolerance: scene.settings.newton_tolerance,
+        holds: default_holds(&scene.mechanism, &scene.x0, scene.settings.rank_tolerance),
+    };
+    let cancel = AtomicBool::new(false);
+    let mut counts = Vec::new();
+    for budget in [short, long] {
+        let settings = settings(budget);
+        let (atlas, count) =
+            counted(|| trace_atlas(&scene.mechanism, &scene.x0, &settings, &cancel));
+        let atlas = atlas.map_err(|e| format!("atlas of {name}: {e}"))?;
+        if atlas.points != budget || !atlas.singular.is_empty() {
+            return Err(format!(
+                "atlas of {name}: {} points, {} singular points at a budget of {budget}",
+                atlas.points,
+                atlas.singular.len()
+            ));
+        }
+        counts.push(count);
+    }
+    if counts[0] != counts[1] {
+        return Err(format!(
+            "atlas of {name}: {} allocations for {short} points, {} for {long}",
+            counts[0], counts[1]
+        ));
+    }
+    Ok(format!(
+        "atlas of {name}: {} allocations for {short} points and for {long}",
+        counts[0]
+    ))
+}
+
 fn main() {
     let mut failures = Vec::new();
     check_counter(&mut failures);
@@ -341,6 +387,16 @@ fn main() {
                 } else {
                     format!("{}: {why}", case.label)
                 };
+                println!("alloc: FAIL {why}");
+                failures.push(why);
+            }
+        }
+    }
+
+    for (name, short, long) in [("planar_pendulum", 30, 60), ("spin_top", 40, 100)] {
+        match atlas_per_point(name, short, long) {
+            Ok(summary) => println!("alloc: ok   {summary}"),
+            Err(why) => {
                 println!("alloc: FAIL {why}");
                 failures.push(why);
             }
