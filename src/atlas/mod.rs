@@ -48,7 +48,8 @@
 //! direction a curve arrived in is marked traced, so every branch is traced once.
 //!
 //! A curve ends where it meets a singular point (found before or new), where a curve from the
-//! assembled pose returns to it (angles compared modulo 2 pi: a closed curve), where a
+//! assembled pose returns to it (angles compared modulo 2 pi, Euler parameters up to their
+//! sign: a closed curve), where a
 //! coordinate leaves the scene's limits (1e6), or when the budget of points runs out.
 //!
 //! # Cost
@@ -249,6 +250,12 @@ pub fn trace_atlas(
             budget,
             cancel,
         );
+        tracer.quaternions = mechanism
+            .bodies()
+            .iter()
+            .filter(|b| b.is_rigid())
+            .map(|b| b.offset + 3)
+            .collect();
         tracer.trace(&start)?;
         let offset = atlas.singular.len();
         atlas.points += tracer.points;

@@ -42,6 +42,8 @@ pub(super) struct Tracer<'a, 'b> {
     pub generic_rank: usize,
     /// Which coordinates are planar angles (compared modulo 2 pi).
     pub angles: &'b [bool],
+    /// Where each rigid body's Euler parameters start (`e` and `-e` are one orientation).
+    pub quaternions: Vec<usize>,
     pub section_index: usize,
     pub budget: usize,
     pub points: usize,
@@ -82,6 +84,7 @@ impl<'a, 'b> Tracer<'a, 'b> {
             rank_tolerance,
             generic_rank: 0,
             angles,
+            quaternions: Vec::new(),
             section_index,
             budget,
             points: 0,
@@ -258,6 +261,18 @@ impl<'a, 'b> Tracer<'a, 'b> {
                 d
             };
         }
+        // A rigid body turned once round has the opposite Euler parameters: the same pose.
+        for &q in &self.quaternions {
+            let (plus, minus) = (0..4).fold((0.0, 0.0), |(p, m), k| {
+                let (o, x) = (self.origin[q + k], self.x[q + k]);
+                (p + (o - x) * (o - x), m + (o + x) * (o + x))
+            });
+            if minus < plus {
+                for k in 0..4 {
+                    self.trial[q + k] = -self.origin[q + k] - self.x[q + k];
+                }
+            }
+        }
         self.trial.norm() <= h && self.trial.dot(&self.t) > 0.0
     }
 
@@ -374,7 +389,8 @@ impl<'a, 'b> Tracer<'a, 'b> {
     fn singular_point(&mut self, x: DVector<f64>, rho: f64) -> usize {
         let arriving = -&self.t;
         if let Some(known) = self.singular.iter().position(|p| {
-            p.section == self.section_index && distance(&p.x, &x, self.angles) < SAME_POINT
+            p.section == self.section_index
+                && distance(&p.x, &x, self.angles, &self.quaternions) < SAME_POINT
         }) {
             self.used[known].push(arriving);
             return known;
@@ -443,11 +459,14 @@ fn push(curve: &mut Curve, s: f64, rank: usize, x: &DVector<f64>) {
     curve.x.extend_from_slice(x.as_slice());
 }
 
-/// The largest coordinate difference, the coordinates flagged in `angles` modulo 2 pi.
-fn distance(a: &DVector<f64>, b: &DVector<f64>, angles: &[bool]) -> f64 {
-    a.iter()
+/// The largest coordinate difference, the coordinates flagged in `angles` modulo 2 pi, each
+/// rigid body's Euler parameters (from the offsets `quaternions`) up to their sign.
+fn distance(a: &DVector<f64>, b: &DVector<f64>, angles: &[bool], quaternions: &[usize]) -> f64 {
+    let coordinate = a
+        .iter()
         .zip(b.iter())
         .enumerate()
+        .filter(|(i, _)| !quaternions.iter().any(|&q| (q..q + 4).contains(i)))
         .map(|(i, (p, q))| {
             let d = p - q;
             if angles.get(i).copied().unwrap_or(false) {
@@ -457,7 +476,15 @@ fn distance(a: &DVector<f64>, b: &DVector<f64>, angles: &[bool]) -> f64 {
                 d.abs()
             }
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, f64::max);
+    quaternions.iter().fold(coordinate, |largest, &q| {
+        let apart = |sign: f64| {
+            (0..4)
+                .map(|k| (a[q + k] - sign * b[q + k]).abs())
+                .fold(0.0, f64::max)
+        };
+        largest.max(apart(1.0).min(apart(-1.0)))
+    })
 }
 
 /// The curve through the assembled pose: `backward` reversed (negative arclength), then

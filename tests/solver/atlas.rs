@@ -224,3 +224,47 @@ fn a_pendulums_atlas_is_one_closed_circle() {
         );
     }
 }
+
+/// The spatial slider-crank (`slider_crank.ron`): the crank turns about the x axis through
+/// A = (0, 0.1, 0.12), its centre the midpoint of AB (|AB| = 0.08 m), so B = 2 c - A; the
+/// slider's centre C = (s, 0, 0) and the rod |BC| = 0.3 m give the input-output relation
+/// `s^2 + B_y^2 + B_z^2 = 0.09`, `s > 0` on the branch the scene starts on (s = 0.2 m at
+/// theta = 0). Its atlas is that closed curve, once round the crank, and no singular point.
+#[test]
+fn the_slider_cranks_atlas_is_its_input_output_relation_once_round() {
+    let scene = scene("slider_crank");
+    let atlas = atlas_of(&scene);
+    assert_eq!(atlas.singular.len(), 0);
+    assert_eq!(atlas.curves.len(), 1);
+    let curve = &atlas.curves[0];
+    assert_eq!(curve.end, singulab::atlas::CurveEnd::Closed);
+    let offset = |name: &str| {
+        let body = scene.mechanism.body_index(name).expect(name);
+        scene.mechanism.bodies()[body].offset
+    };
+    let (crank, slider) = (offset("crank"), offset("slider"));
+    let a = [0.0, 0.1, 0.12];
+    let mut turned = 0.0;
+    let mut previous: Option<f64> = None;
+    for k in 0..curve.len() {
+        let x = curve.point(k);
+        let c = [x[crank], x[crank + 1], x[crank + 2]];
+        let b: Vec<f64> = (0..3).map(|i| 2.0 * c[i] - a[i]).collect();
+        let s = x[slider];
+        assert!((b[0]).abs() < 1e-9, "B leaves the crank's plane: {b:?}");
+        let radius = (b[1] - a[1]).hypot(b[2] - a[2]);
+        assert!((radius - 0.08).abs() < 1e-9, "|AB| = {radius}");
+        assert!(s > 0.0 && (s * s + b[1] * b[1] + b[2] * b[2] - 0.09).abs() < 1e-9);
+        assert!(x[slider + 1].abs() < 1e-9 && x[slider + 2].abs() < 1e-9);
+        // The crank's angle about x, unwrapped along the curve.
+        let angle = (-(b[1] - a[1])).atan2(b[2] - a[2]);
+        if let Some(p) = previous {
+            turned += angle_gap(angle, p);
+        }
+        previous = Some(angle);
+    }
+    assert!(
+        (turned.abs() - 2.0 * PI).abs() < 0.2,
+        "the crank turned {turned} rad"
+    );
+}
