@@ -11,17 +11,23 @@ use nalgebra::DVector;
 
 use super::axes::{axes as themed_axes, label_axes};
 use crate::app::atlas_view::{AtlasView, PATH_SAMPLES, is_angle};
+use crate::app::commands::AppCommand;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
 use crate::model::Mechanism;
 
-/// The plot, `height` points tall, at the top of the plots panel.
+/// Pixels from a singular point's marker within which a click goes to its event.
+const CLICK_RADIUS: f32 = 10.0;
+
+/// The plot, `height` points tall, at the top of the plots panel; a click on a singular point
+/// the run met sends [`AppCommand::GotoEvent`].
 pub fn show_configuration_plot(
     ui: &mut Ui,
     live: &Live,
     view: &mut AtlasView,
     height: f32,
     light: bool,
+    commands: &mut Vec<AppCommand>,
 ) {
     let palette = Palette::for_theme(light);
     let atlas = match &view.atlas {
@@ -98,10 +104,20 @@ pub fn show_configuration_plot(
                         .radius(6.0)
                         .color(palette.motions[0]),
                 );
-                let name = match events.iter().find(|e| same_pose(&e.x, &point.x)) {
-                    Some(event) => format!("S{} (t = {:.4} s)", k + 1, event.t),
+                let event = events.iter().position(|e| same_pose(&e.x, &point.x));
+                let name = match event {
+                    Some(i) => format!("S{} (t = {:.4} s)", k + 1, events[i].t),
                     None => format!("S{}", k + 1),
                 };
+                // A click on a singular point the run met goes to that event, as the events
+                // list's "go to" does.
+                let on_it = plot_ui.response().hover_pos().is_some_and(|pointer| {
+                    let marker = plot_ui.screen_from_plot(PlotPoint::new(at[0], at[1]));
+                    pointer.distance(marker) <= CLICK_RADIUS
+                });
+                if let Some(i) = event.filter(|_| on_it && plot_ui.response().clicked()) {
+                    commands.push(AppCommand::GotoEvent(i));
+                }
                 plot_ui.text(
                     Text::new("", PlotPoint::new(at[0], at[1]), name)
                         .color(palette.text)
