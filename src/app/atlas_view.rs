@@ -1,8 +1,7 @@
 //! The scene's configuration-space atlas ([`crate::atlas`]), computed on a thread of its own
 //! when a scene loads (the frames go on meanwhile; a new scene cancels it), and what its plot
 //! (`plots::configuration`) shows: the axes and the run's path. Not yet: the ghost of the
-//! mechanism at a pointed curve point, posing it there by a click, the plot in presentation
-//! mode and in recordings.
+//! mechanism at a pointed curve point, the plot in presentation mode and in recordings.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -43,6 +43,9 @@ pub enum AppCommand {
     /// Move the grabbed point's target (world coordinates).
     DragTo([f64; 3]),
     EndDrag,
+    /// Pose the mechanism at these positions, at rest (a point of the configuration-space
+    /// plot clicked).
+    PoseAt(nalgebra::DVector<f64>),
     /// Ask where to save what the user did as a lesson.
     SaveLessonDialog,
     /// Save what the user did as a lesson file.

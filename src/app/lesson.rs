@@ -70,6 +70,7 @@ fn moves_the_mechanism(command: &AppCommand) -> bool {
             | AppCommand::Seek(_)
             | AppCommand::Undo
             | AppCommand::BeginDrag(_)
+            | AppCommand::PoseAt(_)
     )
 }
 
@@ -114,6 +115,7 @@ fn record(live: &mut Live, command: &AppCommand) {
         AppCommand::Seek(_)
         | AppCommand::Undo
         | AppCommand::BeginDrag(_)
+        | AppCommand::PoseAt(_)
         | AppCommand::SingleStep => {
             live.unrecorded = Some(unrecordable(command));
             Ok(())
@@ -131,6 +133,7 @@ fn unrecordable(command: &AppCommand) -> String {
         AppCommand::Seek(_) => "went back on the timeline",
         AppCommand::Undo => "undid an action",
         AppCommand::SingleStep => "stepped the solver by hand",
+        AppCommand::PoseAt(_) => "posed the mechanism from the configuration space",
         _ => "dragged the mechanism",
     }
     .to_owned()

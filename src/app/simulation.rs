@@ -417,6 +417,7 @@ fn apply_command(
             session.drag_to(*target)?;
         }
         AppCommand::EndDrag => session.end_drag(),
+        AppCommand::PoseAt(x) => return session.pose_at(x),
         // Handled by the files, record and presentation plugins.
         AppCommand::SaveLessonDialog
         | AppCommand::OpenDialog

@@ -481,3 +481,54 @@ fn the_four_bar_dragged_flat_and_pushed_along_new_1_folds_as_a_compound_pendulum
         turned(2)
     );
 }
+
+/// A point of the atlas chosen in its plot poses the mechanism there, at rest and paused; on
+/// the fold branch of the four-bar (crank 1 on the ground line, crank 2 at 1 rad: the closed
+/// form `a = 0`, any `b`). Undo puts back the pose the run had before it.
+#[test]
+fn posing_at_an_atlas_point_is_at_rest_on_that_branch_and_undone_as_a_drag() {
+    let mut session = LiveSession::new(scene("four_bar")).unwrap();
+    session.set_stop_time(Some(0.1));
+    session.run_until_paused(1_000_000);
+    session.play();
+    let before: Vec<u64> = session
+        .simulation()
+        .positions()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    let mechanism = session.scene().mechanism.clone();
+    let theta = |name: &str| mechanism.bodies()[mechanism.body_index(name).unwrap()].offset + 2;
+    // The fold at crank 2 = 1 rad: crank 1 flat, its tip on crank 2's pivot (1, 0); the
+    // coupler from there to crank 2's tip.
+    let b = 1.0f64;
+    let tip = [1.0 + b.cos(), b.sin()];
+    let mut x = DVector::zeros(mechanism.n());
+    let put = |x: &mut DVector<f64>, name: &str, c: [f64; 2], angle: f64| {
+        let o = theta(name) - 2;
+        (x[o], x[o + 1], x[o + 2]) = (c[0], c[1], angle);
+    };
+    put(&mut x, "crank1", [0.5, 0.0], 0.0);
+    put(&mut x, "crank2", [1.0 + 0.5 * b.cos(), 0.5 * b.sin()], b);
+    let coupler = (tip[1] - 0.0).atan2(tip[0] - 1.0);
+    put(
+        &mut x,
+        "coupler",
+        [0.5 * (1.0 + tip[0]), 0.5 * tip[1]],
+        coupler,
+    );
+    session.pose_at(&x).unwrap();
+    let sim = session.simulation();
+    assert!(session.is_paused());
+    assert!(residual(sim) <= 1e-12);
+    assert!(sim.velocities().amax() == 0.0, "at rest");
+    assert!((sim.positions() - &x).amax() < 1e-9, "posed where asked");
+    assert!(session.undo().unwrap());
+    let after: Vec<u64> = session
+        .simulation()
+        .positions()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    assert_eq!(after, before);
+}

@@ -20,7 +20,8 @@ use crate::model::Mechanism;
 const CLICK_RADIUS: f32 = 10.0;
 
 /// The plot, `height` points tall, at the top of the plots panel; a click on a singular point
-/// the run met sends [`AppCommand::GotoEvent`].
+/// the run met sends [`AppCommand::GotoEvent`], on a curve [`AppCommand::PoseAt`] its nearest
+/// traced point.
 pub fn show_configuration_plot(
     ui: &mut Ui,
     live: &Live,
@@ -124,6 +125,21 @@ pub fn show_configuration_plot(
                         .anchor(egui::Align2::LEFT_BOTTOM),
                 );
             }
+            // A click on a curve (not on a singular point) poses the mechanism at its
+            // nearest traced point, at rest.
+            if plot_ui.response().clicked()
+                && !commands
+                    .iter()
+                    .any(|c| matches!(c, AppCommand::GotoEvent(_)))
+                && let Some(pointer) = plot_ui.response().hover_pos()
+                && let Some(x) = nearest_point(&atlas, axes, angles, |p| {
+                    plot_ui
+                        .screen_from_plot(PlotPoint::new(p[0], p[1]))
+                        .distance(pointer)
+                })
+            {
+                commands.push(AppCommand::PoseAt(x));
+            }
             for piece in wrapped_pieces(view.path.iter().copied(), angles) {
                 plot_ui.line(
                     Line::new("", PlotPoints::from(piece))
@@ -171,6 +187,27 @@ fn wrapped_pieces(points: impl Iterator<Item = [f64; 2]>, angles: [bool; 2]) -> 
         }
     }
     pieces
+}
+
+/// The traced point of `atlas` whose plotted position is closest to the pointer (`pixels`
+/// gives its distance in pixels), if within [`CLICK_RADIUS`]: its coordinates.
+fn nearest_point(
+    atlas: &crate::atlas::Atlas,
+    axes: [usize; 2],
+    angles: [bool; 2],
+    pixels: impl Fn([f64; 2]) -> f32,
+) -> Option<DVector<f64>> {
+    let mut best: Option<(f32, &[f64])> = None;
+    for curve in &atlas.curves {
+        for k in 0..curve.len() {
+            let p = curve.point(k);
+            let d = pixels(wrap([p[axes[0]], p[axes[1]]], angles));
+            if d <= CLICK_RADIUS && best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, p));
+            }
+        }
+    }
+    best.map(|(_, p)| DVector::from_column_slice(p))
 }
 
 /// Appends the current state to the run's path (restarted when the scene, the axes or the

@@ -93,6 +93,34 @@ impl LiveSession {
         self.timeline.pin(self.moment());
     }
 
+    /// Poses the mechanism at `x` (projected onto its constraints), at rest and paused: a
+    /// point of the configuration-space atlas chosen in its plot. Marked on the timeline and
+    /// undone as a drag is.
+    pub fn pose_at(&mut self, x: &nalgebra::DVector<f64>) -> Result<(), SolverError> {
+        if matches!(self.pause, Some(PauseReason::Failed(_))) || x.len() != self.scene.mechanism.n()
+        {
+            return Ok(());
+        }
+        self.end_drag();
+        self.commit_scrub();
+        self.timeline.begin_action(MarkKind::Drag, self.moment());
+        self.paused_run = None;
+        if let Some(push) = self.push.take() {
+            self.sim.clear_extra_loads();
+            self.sim.set_settings(push.usual)?;
+        }
+        if !self.is_paused() {
+            self.pause = Some(PauseReason::User);
+        }
+        self.sim.set_pose_at_rest(x)?;
+        self.note_pose_event();
+        self.previous_t = self.sim.time();
+        self.previous_x.copy_from(self.sim.positions());
+        self.sample_pose();
+        self.timeline.pin(self.moment());
+        Ok(())
+    }
+
     /// A pose at a singular configuration is an event (listed, with its motions and
     /// branches, paused at); any other pose is not.
     fn note_pose_event(&mut self) {
