@@ -201,8 +201,16 @@ pub(super) fn fit_view(
             .is_some_and(|planar| !pose_on_canvas(live, &planar, rect, camera.overlay_height))
     {
         // The motions at a singular event are drawn on the whole pose: the 2x2's stacked
-        // stage leans past its view hint's right edge at its first event.
-        camera.planar = Some(fit_pose(live, rect.size(), camera.overlay_height));
+        // stage leans past its view hint's right edge at its first event. Brought into sight
+        // at the view's scale (fitting the pose, a compact pose at each pause zoomed in step
+        // by step: four_bar_stopping from a 50 cm scale to 10 cm).
+        camera.planar = match camera.planar.zip(pose_box(live)) {
+            Some((planar, pose)) => {
+                let recent = camera.recent.iter().fold(pose, |a, b| union(a, *b));
+                Some(reframe(recent, &planar, rect, camera.overlay_height))
+            }
+            None => Some(fit_pose(live, rect.size(), camera.overlay_height)),
+        };
     } else if !paused
         && !spatial
         && !camera.moved_by_user
@@ -252,16 +260,33 @@ fn widen_to_pose(
     rect: egui::Rect,
     top: f32,
 ) -> Option<PlanarView> {
-    let top = (top + NAME_ROOM).min(0.5 * rect.height());
+    let below = (top + NAME_ROOM).min(0.5 * rect.height());
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
     let width = f64::from(rect.width());
     let (left, right) = (f64::from(rect.left()), f64::from(rect.right()));
-    let (upper, lower) = (f64::from(rect.top() + top), f64::from(rect.bottom()));
+    let (upper, lower) = (f64::from(rect.top() + below), f64::from(rect.bottom()));
     let [pose_left, pose_upper] = planar.to_screen([lo[0], hi[1]], center, width);
     let [pose_right, pose_lower] = planar.to_screen([hi[0], lo[1]], center, width);
     if pose_left >= left && pose_right <= right && pose_upper >= upper && pose_lower <= lower {
         return None;
     }
+    Some(reframe(recent, planar, rect, top))
+}
+
+/// The view that brings the box `recent` into sight: panned to centre it below the legend
+/// and the time (`top` pixels with the names' room) where it fits at this scale, else widened
+/// to it and the part of the plane the canvas showed. Never a closer view.
+fn reframe(
+    recent: framing::PlaneBox,
+    planar: &PlanarView,
+    rect: egui::Rect,
+    top: f32,
+) -> PlanarView {
+    let top = (top + NAME_ROOM).min(0.5 * rect.height());
+    let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
+    let width = f64::from(rect.width());
+    let (left, right) = (f64::from(rect.left()), f64::from(rect.right()));
+    let (upper, lower) = (f64::from(rect.top() + top), f64::from(rect.bottom()));
     let [lo, hi] = recent;
     let [pose_left, pose_upper] = planar.to_screen([lo[0], hi[1]], center, width);
     let [pose_right, pose_lower] = planar.to_screen([hi[0], lo[1]], center, width);
@@ -275,12 +300,12 @@ fn widen_to_pose(
     ) {
         let mut panned = *planar;
         panned.pan([dx, dy], width);
-        return Some(panned);
+        return panned;
     }
     let shown_lo = planar.to_world([left, lower], center, width);
     let shown_hi = planar.to_world([right, upper], center, width);
     let both = union(recent, [shown_lo, shown_hi]);
-    Some(fit_box(both, rect.size(), [top, 0.0], 0.0, WINDOW_FILL))
+    fit_box(both, rect.size(), [top, 0.0], 0.0, WINDOW_FILL)
 }
 
 /// A video's view, on every frame: the box of its whole motion fitted below room for the
