@@ -187,7 +187,16 @@ pub fn show_plots(
         // The configuration space first, two plots tall: the global picture of the branches
         // beside the time plots of the run on them.
         if !view.video && atlas.shown {
-            show_configuration_plot(ui, live, atlas, 2.0 * height, view.light, commands);
+            let light = view.light;
+            show_configuration_plot(
+                ui,
+                live,
+                atlas,
+                2.0 * height,
+                light,
+                &mut view.atlas_ghost,
+                commands,
+            );
         }
         for spec in specs {
             show_plot(ui, live, view, state, &spec, [qd, q], height);

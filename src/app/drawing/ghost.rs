@@ -20,6 +20,9 @@ use crate::model::BodyShape;
 const SPAN: f64 = 0.5;
 const FRAMES: usize = 30;
 const LOOP: f64 = 2.0;
+/// Pixels above the canvas' bottom of the line that says what a ghost shows: above the scale
+/// bar and its label.
+const GHOST_LINE_ABOVE: f32 = 50.0;
 
 /// A computed preview and what it was computed for.
 #[derive(Clone, Debug)]
@@ -114,12 +117,32 @@ pub(super) fn draw_ghost(
     paint_pose(canvas, &ghost.poses[index], color);
     let t = SPAN * index as f64 / FRAMES as f64;
     canvas.painter.text(
-        canvas.rect.left_bottom() + egui::vec2(12.0, -40.0),
+        canvas.rect.left_bottom() + egui::vec2(12.0, -GHOST_LINE_ABOVE),
         egui::Align2::LEFT_BOTTOM,
         format!(
             "ghost: {}: {t:.2} s later (replaying the next {SPAN} s)",
             ghost.what
         ),
+        FontId::proportional(14.0),
+        color,
+    );
+}
+
+/// The pose the pointer is at in the configuration-space plot, faint in the theme's text
+/// colour, with a line saying what it is (planar bars and point masses).
+pub(super) fn draw_atlas_ghost(canvas: &Canvas, view: &ViewState) {
+    let Some(x) = &view.atlas_ghost else {
+        return;
+    };
+    if x.len() != canvas.mech.n() {
+        return;
+    }
+    let color = canvas.palette.text;
+    paint_pose(canvas, x, color);
+    canvas.painter.text(
+        canvas.rect.left_bottom() + egui::vec2(12.0, -GHOST_LINE_ABOVE),
+        egui::Align2::LEFT_BOTTOM,
+        "ghost: the pose at the pointer in the configuration space (a click poses it there)",
         FontId::proportional(14.0),
         color,
     );

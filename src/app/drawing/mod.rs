@@ -528,6 +528,7 @@ fn draw_mechanism_and_motions(
     overlay.extend(reaction_text);
     if listed_half && canvas.rigid.is_none() {
         ghost::draw_ghost(canvas, &live.session, &shown, view);
+        ghost::draw_atlas_ghost(canvas, view);
     }
     // The arrows over the names: a name that found no place clear of them (a folded loop)
     // may be crossed by a shaft, but hides no arrow.

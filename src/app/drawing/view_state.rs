@@ -41,6 +41,9 @@ pub struct ViewState {
     pub ghost: Option<ghost::Ghost>,
     /// Whether pointing at a motion's row shows its ghost (off while a class predicts).
     pub ghost_preview: bool,
+    /// The pose the pointer is at in the configuration-space plot, drawn as a ghost on the
+    /// canvas (set by the plot each pass it is pointed at).
+    pub atlas_ghost: Option<nalgebra::DVector<f64>>,
     /// The [`Live::generation`](crate::app::simulation::Live::generation) whose lesson's view was applied (a lesson sets the view once
     /// when it opens; then it is the user's).
     pub lesson_view_applied: Option<u64>,
@@ -83,6 +86,7 @@ impl Default for ViewState {
             grabbing: false,
             ghost: None,
             ghost_preview: true,
+            atlas_ghost: None,
             lesson_view_applied: None,
             show_trace: true,
             show_labels: true,

@@ -28,6 +28,7 @@ pub fn show_configuration_plot(
     view: &mut AtlasView,
     height: f32,
     light: bool,
+    ghost: &mut Option<DVector<f64>>,
     commands: &mut Vec<AppCommand>,
 ) {
     let palette = Palette::for_theme(light);
@@ -125,21 +126,24 @@ pub fn show_configuration_plot(
                         .anchor(egui::Align2::LEFT_BOTTOM),
                 );
             }
-            // A click on a curve (not on a singular point) poses the mechanism at its
-            // nearest traced point, at rest.
-            if plot_ui.response().clicked()
-                && !commands
-                    .iter()
-                    .any(|c| matches!(c, AppCommand::GotoEvent(_)))
-                && let Some(pointer) = plot_ui.response().hover_pos()
-                && let Some(x) = nearest_point(&atlas, axes, angles, |p| {
+            // Pointing at a curve shows its pose as a ghost on the canvas; a click (not on
+            // a singular point) poses the mechanism there, at rest.
+            let pointed = plot_ui.response().hover_pos().and_then(|pointer| {
+                nearest_point(&atlas, axes, angles, |p| {
                     plot_ui
                         .screen_from_plot(PlotPoint::new(p[0], p[1]))
                         .distance(pointer)
                 })
+            });
+            if let Some(x) = &pointed
+                && plot_ui.response().clicked()
+                && !commands
+                    .iter()
+                    .any(|c| matches!(c, AppCommand::GotoEvent(_)))
             {
-                commands.push(AppCommand::PoseAt(x));
+                commands.push(AppCommand::PoseAt(x.clone()));
             }
+            *ghost = pointed;
             for piece in wrapped_pieces(view.path.iter().copied(), angles) {
                 plot_ui.line(
                     Line::new("", PlotPoints::from(piece))

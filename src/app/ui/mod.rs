@@ -206,6 +206,8 @@ impl Panels<'_, '_> {
             .current_event()
             .map(|_| drawing::shown_motions(live, view, view.basis).len());
         view.settle_motion_choice(live.generation, listed);
+        // The configuration-space plot sets it again while it is pointed at.
+        view.atlas_ghost = None;
         let sizes = PanelSizes::for_width(root.ctx().content_rect().width());
         // Presentation: the canvas (and its plots side by side) and the captions alone.
         let presenting = frame.presentation.on;
