@@ -1,7 +1,7 @@
 //! The scene's configuration-space atlas ([`crate::atlas`]), computed on a thread of its own
 //! when a scene loads (the frames go on meanwhile; a new scene cancels it), and what its plot
-//! (`plots::configuration`) shows: the axes and the run's path. Not yet: the ghost of the
-//! mechanism at a pointed curve point, the plot in presentation mode and in recordings.
+//! (`plots::configuration`) shows: the axes and the run's path. Presenting, key G puts the
+//! plot beside the canvas; recordings (`singulab record`) do not show it yet.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};

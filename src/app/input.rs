@@ -196,6 +196,7 @@ fn toggle_view(
         (KeyCode::KeyL, _) => view.light = !view.light,
         (KeyCode::KeyA, false) => view.show_body_axes = !view.show_body_axes,
         (KeyCode::KeyJ, _) => view.show_reactions = !view.show_reactions,
+        (KeyCode::KeyG, _) => view.atlas_beside = !view.atlas_beside,
         (KeyCode::KeyF, _) => camera.refit(),
         (KeyCode::Equal | KeyCode::NumpadAdd, true) => window.pending_zoom = Some(Zoom::In),
         (KeyCode::Minus | KeyCode::NumpadSubtract, true) => window.pending_zoom = Some(Zoom::Out),

@@ -204,6 +204,27 @@ pub fn show_plots(
     });
 }
 
+/// The configuration-space plot alone, filling `ui` (presenting, beside the canvas: key G).
+pub fn show_configuration_beside(
+    ui: &mut Ui,
+    live: &Live,
+    view: &mut ViewState,
+    atlas: &mut AtlasView,
+    commands: &mut Vec<AppCommand>,
+) {
+    let height = (ui.available_height() - 60.0).max(MIN_PLOT_HEIGHT);
+    let light = view.light;
+    show_configuration_plot(
+        ui,
+        live,
+        atlas,
+        height,
+        light,
+        &mut view.atlas_ghost,
+        commands,
+    );
+}
+
 /// The plots panel's controls and how much history it holds.
 fn plots_header(
     ui: &mut Ui,

@@ -8,7 +8,8 @@
 //! caption (none: the scene's title) in place of the caption over the canvas, so a caption
 //! shows once. Leaving it restores the interface size and the cursor; a size chosen with
 //! Ctrl + / Ctrl - while presenting is kept for the next time (the lecturer sets it once for
-//! the room). Its key, P, is one of `input`'s shortcuts.
+//! the room). Its key, P, is one of `input`'s shortcuts; G puts the configuration-space plot
+//! beside the canvas.
 
 use bevy::prelude::*;
 use bevy::window::{CursorOptions, PrimaryWindow};

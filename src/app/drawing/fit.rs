@@ -207,7 +207,14 @@ pub(super) fn fit_view(
         camera.planar = match camera.planar.zip(pose_box(live)) {
             Some((planar, pose)) => {
                 let recent = camera.recent.iter().fold(pose, |a, b| union(a, *b));
-                Some(reframe(recent, &planar, rect, camera.overlay_height))
+                let arrows = arrow_room(live, rect.size());
+                Some(reframe(
+                    recent,
+                    &planar,
+                    rect,
+                    camera.overlay_height,
+                    arrows,
+                ))
             }
             None => Some(fit_pose(live, rect.size(), camera.overlay_height)),
         };
@@ -270,23 +277,29 @@ fn widen_to_pose(
     if pose_left >= left && pose_right <= right && pose_upper >= upper && pose_lower <= lower {
         return None;
     }
-    Some(reframe(recent, planar, rect, top))
+    Some(reframe(recent, planar, rect, top, 0.0))
 }
 
 /// The view that brings the box `recent` into sight: panned to centre it below the legend
-/// and the time (`top` pixels with the names' room) where it fits at this scale, else widened
-/// to it and the part of the plane the canvas showed. Never a closer view.
+/// and the time (`top` pixels with the names' room), `arrows` pixels clear of the top and
+/// the bottom (an event's motions), where it fits at this scale, else widened to it and the
+/// part of the plane the canvas showed. Never a closer view.
 fn reframe(
     recent: framing::PlaneBox,
     planar: &PlanarView,
     rect: egui::Rect,
     top: f32,
+    arrows: f32,
 ) -> PlanarView {
     let top = (top + NAME_ROOM).min(0.5 * rect.height());
+    let arrows = arrows.min(0.25 * (rect.height() - top));
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
     let width = f64::from(rect.width());
     let (left, right) = (f64::from(rect.left()), f64::from(rect.right()));
-    let (upper, lower) = (f64::from(rect.top() + top), f64::from(rect.bottom()));
+    let (upper, lower) = (
+        f64::from(rect.top() + top + arrows),
+        f64::from(rect.bottom() - arrows),
+    );
     let [lo, hi] = recent;
     let [pose_left, pose_upper] = planar.to_screen([lo[0], hi[1]], center, width);
     let [pose_right, pose_lower] = planar.to_screen([hi[0], lo[1]], center, width);

@@ -44,6 +44,8 @@ pub struct ViewState {
     /// The pose the pointer is at in the configuration-space plot, drawn as a ghost on the
     /// canvas (set by the plot each pass it is pointed at).
     pub atlas_ghost: Option<nalgebra::DVector<f64>>,
+    /// Presenting, the configuration-space plot beside the canvas (key G).
+    pub atlas_beside: bool,
     /// The [`Live::generation`](crate::app::simulation::Live::generation) whose lesson's view was applied (a lesson sets the view once
     /// when it opens; then it is the user's).
     pub lesson_view_applied: Option<u64>,
@@ -87,6 +89,7 @@ impl Default for ViewState {
             ghost: None,
             ghost_preview: true,
             atlas_ghost: None,
+            atlas_beside: false,
             lesson_view_applied: None,
             show_trace: true,
             show_labels: true,

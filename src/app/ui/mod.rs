@@ -232,6 +232,15 @@ impl Panels<'_, '_> {
                 .size_range(sizes.controls_range)
                 .show(root, |ui| self.controls(ui, view, commands));
         }
+        // Presenting, key G puts the configuration space beside the canvas.
+        if presenting && view.atlas_beside && !view.video {
+            egui::Panel::right("configuration_space")
+                .resizable(false)
+                .exact_size(0.32 * root.available_width())
+                .show(root, |ui| {
+                    plots::show_configuration_beside(ui, live, view, atlas, commands);
+                });
+        }
         // Side by side, each canvas has its own `qd` plot and the plots panel is left out (its
         // other plots are the same for both bases).
         if window.show_plots && !view.side_by_side && (!presenting || view.video) {
