@@ -154,10 +154,10 @@ fn view(app: &mut App) -> Mut<'_, ViewState> {
 }
 
 /// Reactions (J), body axes (A), side by side (C), presentation (P), basis (B), theme (L),
-/// motions (M): each on, then off; then all on at once, with the plots comparing bases and
-/// the first self-stress mode, then all off.
+/// motions (M), the configuration space beside the canvas (G): each on, then off; then all on
+/// at once, with the plots comparing bases and the first self-stress mode, then all off.
 fn every_key_toggle(app: &mut App) {
-    const KEYS: [KeyCode; 7] = [
+    const KEYS: [KeyCode; 8] = [
         KeyCode::KeyJ,
         KeyCode::KeyA,
         KeyCode::KeyC,
@@ -165,6 +165,7 @@ fn every_key_toggle(app: &mut App) {
         KeyCode::KeyB,
         KeyCode::KeyL,
         KeyCode::KeyM,
+        KeyCode::KeyG,
     ];
     for code in KEYS {
         press(app, code);
