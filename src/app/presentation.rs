@@ -84,6 +84,17 @@ pub fn presenting_zoom(height: f32) -> f32 {
     (LARGE_TYPE * height / PROJECTOR_HEIGHT).max(1.0)
 }
 
+/// Points of height presentation keeps at least, whatever Ctrl + asks: the canvas, its plots
+/// side by side and the captions (at 1280x720 three steps of Ctrl + left the plots 5 px tall
+/// and clipped the canvas).
+const LEAST_POINTS_TALL: f32 = 480.0;
+
+/// The largest interface size presenting allows in a window `height` physical pixels tall
+/// (never below the size presentation starts at).
+pub fn largest_presenting_zoom(height: f32) -> f32 {
+    (height / LEAST_POINTS_TALL).max(presenting_zoom(height))
+}
+
 pub struct PresentationPlugin;
 
 impl Plugin for PresentationPlugin {

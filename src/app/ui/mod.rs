@@ -130,11 +130,11 @@ fn layout(
     ctx.options_mut(|o| o.zoom_with_keyboard = false);
     if let Some(zoom) = window.pending_zoom.take() {
         // Presenting, Ctrl+0 goes back to the room's size, not to the desk's.
+        let height = ctx.content_rect().height() * ctx.pixels_per_point();
         let next = match zoom {
-            Zoom::Reset if frame.presentation.on => {
-                let height = ctx.content_rect().height() * ctx.pixels_per_point();
-                presentation::presenting_zoom(height)
-            }
+            Zoom::Reset if frame.presentation.on => presentation::presenting_zoom(height),
+            _ if frame.presentation.on => super::input::zoomed(ctx.zoom_factor(), zoom)
+                .min(presentation::largest_presenting_zoom(height)),
             _ => super::input::zoomed(ctx.zoom_factor(), zoom),
         };
         ctx.set_zoom_factor(next);
