@@ -203,4 +203,14 @@ mod tests {
         }
         assert_eq!(Presentation::new(true).switched_zoom(1.0, 400.0), 1.0);
     }
+
+    /// Ctrl + while presenting stops where the window keeps 480 points of height: 1.5 on a
+    /// 720-row projector, 2.25 on 1080 rows; a short window keeps presentation's own size.
+    #[test]
+    fn presenting_type_grows_only_as_far_as_the_layout_holds() {
+        for (height, largest) in [(720.0, 1.5), (1080.0, 2.25), (400.0, 1.0)] {
+            assert_eq!(largest_presenting_zoom(height), largest, "{height} rows");
+            assert!(largest_presenting_zoom(height) >= presenting_zoom(height));
+        }
+    }
 }
