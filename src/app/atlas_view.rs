@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use bevy::prelude::*;
 
+use super::drawing::ViewState;
 use super::simulation::Live;
 use crate::atlas::{Atlas, AtlasSettings, default_holds, trace_atlas};
 use crate::model::Mechanism;
@@ -69,8 +70,10 @@ impl Plugin for AtlasViewPlugin {
     }
 }
 
-/// A scene loaded: the job of the scene before is cancelled and one for this one starts.
-fn start_on_load(live: Res<Live>, mut view: ResMut<AtlasView>) {
+/// A scene loaded: the job of the scene before is cancelled and one for this one starts; a
+/// video that shows the plot traces it at once, so that its first frame shows it as every
+/// other does (the video stays the same however fast the machine).
+fn start_on_load(live: Res<Live>, shown: Res<ViewState>, mut view: ResMut<AtlasView>) {
     if view.generation == Some(live.generation) {
         return;
     }
@@ -88,6 +91,21 @@ fn start_on_load(live: Res<Live>, mut view: ResMut<AtlasView>) {
         newton_tolerance: scene.settings.newton_tolerance,
         holds: default_holds(&mechanism, &x0, scene.settings.rank_tolerance),
     };
+    if shown.video && shown.atlas_beside {
+        let result = trace_atlas(&mechanism, &x0, &settings, &AtomicBool::new(false));
+        let axes = result
+            .as_ref()
+            .ok()
+            .map(|atlas| default_axes(atlas, &mechanism));
+        *view = AtlasView {
+            shown: view.shown,
+            generation: Some(live.generation),
+            axes,
+            atlas: Some(result.map(Arc::new).map_err(|e| e.to_string())),
+            ..AtlasView::default()
+        };
+        return;
+    }
     let cancel = Arc::new(AtomicBool::new(false));
     let out = Arc::new(Mutex::new(None));
     let (job_cancel, job_out) = (cancel.clone(), out.clone());

@@ -47,6 +47,8 @@ pub struct ViewConfig {
     pub video: bool,
     /// The plots shown (a video leaves them out unless asked).
     pub plots: bool,
+    /// Presenting, the configuration-space plot beside the canvas (`record --atlas`, key G).
+    pub atlas: bool,
 }
 
 impl Default for ViewConfig {
@@ -68,6 +70,7 @@ impl Default for ViewConfig {
             presentation: false,
             video: false,
             plots: true,
+            atlas: false,
         }
     }
 }

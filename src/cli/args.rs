@@ -273,6 +273,10 @@ pub struct RecordArgs {
     /// The generalized velocities' plots in the video too (under each half side by side)
     #[arg(long)]
     pub plots: bool,
+    /// The configuration-space plot beside the canvas (the atlas is traced before the first
+    /// frame, so every frame shows it)
+    #[arg(long, conflicts_with = "interface")]
+    pub atlas: bool,
     /// Tangent basis shown
     #[arg(long, value_name = "BASIS", value_parser = basis_value(), default_value = "continued")]
     pub basis: BasisMode,
@@ -373,6 +377,7 @@ impl From<ViewArgs> for crate::app::config::ViewConfig {
             presentation: args.presentation,
             video: false,
             plots: true,
+            atlas: false,
         }
     }
 }
@@ -393,6 +398,7 @@ impl From<&RecordArgs> for crate::app::config::ViewConfig {
             presentation: !args.interface,
             video: !args.interface,
             plots: args.interface || args.plots,
+            atlas: args.atlas,
             ..Self::default()
         }
     }

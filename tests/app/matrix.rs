@@ -305,7 +305,7 @@ const CLIP_SIZE: (u32, u32) = (320, 240);
 
 /// `singulab record` under a display: the one in `DISPLAY`, or a virtual one from
 /// `xvfb-run` (as `.ci/run` installs it) on a machine without one.
-fn record(file: &Path, out: &Path) -> std::process::Output {
+fn record(file: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     let binary = env!("CARGO_BIN_EXE_singulab");
     let size = format!("{}x{}", CLIP_SIZE.0, CLIP_SIZE.1);
     let args = [
@@ -328,7 +328,7 @@ fn record(file: &Path, out: &Path) -> std::process::Output {
         xvfb.args(["-a", "-s", "-screen 0 640x480x24", binary]);
         xvfb
     };
-    command.args(args).output().unwrap_or_else(|e| {
+    command.args(args).args(extra).output().unwrap_or_else(|e| {
         panic!("no display and no xvfb-run ({e}): install xvfb to record (see .ci/run)")
     })
 }
@@ -342,8 +342,9 @@ fn png_frames(dir: &Path) -> Vec<PathBuf> {
     frames
 }
 
-/// Each shipped scene and lesson recorded as a short clip, to PNG frames and to a GIF: exit
-/// 0, and the frames decode at the size asked for, as many in the GIF as in the folder. A
+/// Each shipped scene and lesson recorded as a short clip, to PNG frames and to a GIF (with
+/// the configuration space beside the canvas): exit 0, and the frames decode at the size
+/// asked for, as many in the GIF as in the folder. A
 /// scene's clip has the frames at t = 0, 0.05 and 0.1 s (20 fps to t = 0.1 s inclusive); a
 /// lesson's at least as many (its own speeds and still frames).
 #[test]
@@ -360,8 +361,9 @@ fn every_shipped_scene_and_lesson_records_a_short_clip() {
         let stem = file.file_stem().unwrap().to_string_lossy();
         let dir = out.join(format!("{stem}/"));
         let gif = out.join(format!("{stem}.gif"));
-        for target in [&dir, &gif] {
-            let output = record(file, target);
+        // The GIF with the configuration space beside the canvas (`--atlas`).
+        for (target, extra) in [(&dir, &[][..]), (&gif, &["--atlas"][..])] {
+            let output = record(file, target, extra);
             assert!(
                 output.status.success(),
                 "record {} --out {}: {}\n{}",

@@ -117,6 +117,7 @@ impl ViewState {
             show_reactions: args.reactions,
             reaction_mode: args.mode.map(|k| k - 1),
             video: args.video,
+            atlas_beside: args.atlas,
             ..Self::default()
         }
     }

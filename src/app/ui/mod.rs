@@ -233,7 +233,7 @@ impl Panels<'_, '_> {
                 .show(root, |ui| self.controls(ui, view, commands));
         }
         // Presenting, key G puts the configuration space beside the canvas.
-        if presenting && view.atlas_beside && !view.video {
+        if presenting && view.atlas_beside {
             egui::Panel::right("configuration_space")
                 .resizable(false)
                 .exact_size(0.32 * root.available_width())
