@@ -13,11 +13,14 @@ use bevy_egui::egui::{self, Color32, FontId};
 
 use super::presentation::CAPTION_SIZE;
 
-/// Printable ASCII and the other characters the interface writes.
+/// Printable ASCII and the other characters the interface writes, and the letter pairs the
+/// text shaping draws as one glyph (a banner's "configuration" and "deficiency" lost their
+/// "fi" in a recording's first frame of them).
 const CHARACTERS: &str = concat!(
     " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`",
     "abcdefghijklmnopqrstuvwxyz{|}~",
-    "ΔΩωθρβγ·×…–—ü°±²√∞▶⏸"
+    "ΔΩωθρβγ·×…–—ü°±²√∞▶⏸",
+    " fi fl ff ffi ffl ft tt"
 );
 
 /// Sizes (points) of the text painted on the canvas and of the captions, besides egui's
