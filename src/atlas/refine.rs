@@ -5,9 +5,9 @@
 //! residual tolerance `eps` leaves the points up to `sqrt(eps / curvature)` off along that
 //! normal (about 1e-6 rad at the default 1e-12). The point itself is the isolated solution
 //! of `c(x) = 0` together with `g(x) = U^T A(x) V = 0`, `U` and `V` the singular vectors of
-//! `A` whose singular values vanish there (those from the rank at the point to the generic
-//! rank: the whole block, as two vanish together at A02's crossings, one of them all along a
-//! curve that stays singular), frozen at each iterate: on the set, `g` changes sign through the point, as the singular value's
+//! `A` whose singular values vanish there (every one from the rank at the point on: the
+//! whole block, as two vanish together at A02's crossings, one of them all along a curve that
+//! stays singular, and a redundant scene's are zero everywhere), frozen at each iterate: on the set, `g` changes sign through the point, as the singular value's
 //! signed twin. Gauss-Newton on `[c; g]` with the pseudo-inverse of `[A; grad g]`: its
 //! gradient `u^T c''(v, e_k)` comes from the section's curvature by polarisation,
 //! `c''(v, w) = -(gamma(v + w) - gamma(v - w)) / 4`. The Jacobian is itself singular at the
@@ -27,9 +27,9 @@ const MAX_MOVE: f64 = 1e-4;
 /// Singular values below this fraction of the largest are left out of the pseudo-inverse.
 const PSEUDO_INVERSE_TOLERANCE: f64 = 1e-12;
 
-/// The singular point near `x` where the singular values `low..high` of the section's
-/// Jacobian (in decreasing order) vanish (`high` the generic rank, `low` the rank at the
-/// point: two at A02's crossings, where both loops lie flat), or `None` when the iteration
+/// The singular point near `x` where the singular values of the section's Jacobian from
+/// `low` on (in decreasing order; `low` the rank at the point, `high` the generic rank: two
+/// vanish at A02's crossings, where both loops lie flat) vanish, or `None` when the iteration
 /// leaves its neighbourhood.
 pub(super) fn refine(
     section: &mut Section,
@@ -38,7 +38,11 @@ pub(super) fn refine(
     high: usize,
 ) -> Option<DVector<f64>> {
     let n = section.n();
-    let count = high.checked_sub(low).filter(|&k| k > 0)?;
+    // With redundant rows the singular values that vanish at the point sit beside those that
+    // are zero everywhere (their `u^T A` is zero: rows of zeros below), and with two nearly
+    // equal neither pair alone is defined: the block takes every one from `low` on.
+    let total = section.c.len().min(n).max(high);
+    let count = total.checked_sub(low).filter(|&k| k > 0)?;
     let extra = count * count;
     let mut point = x.clone();
     let mut gamma_plus = DVector::zeros(section.c.len());
@@ -52,7 +56,7 @@ pub(super) fn refine(
         let (u_all, v_t) = (svd.u.as_ref()?, svd.v_t.as_ref()?);
         let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
         order.sort_by(|&i, &j| svd.singular_values[j].total_cmp(&svd.singular_values[i]));
-        let vanishing = order.get(low..high)?;
+        let vanishing = order.get(low..total)?;
         let mut jacobian = DMatrix::zeros(m + extra, n);
         jacobian.rows_mut(0, m).copy_from(&section.a);
         let mut residual = DVector::zeros(m + extra);

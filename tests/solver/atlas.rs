@@ -268,3 +268,41 @@ fn the_slider_cranks_atlas_is_its_input_output_relation_once_round() {
         "the crank turned {turned} rad"
     );
 }
+
+/// The modified double four-bar (`modified_double_four_bar.ron`, redundant: 12 rows of rank
+/// 11): a coupler of length 2 holds three unit cranks' tips, pivots 1 m apart, at its start,
+/// middle and end. The middle tip is the mean of the outer two, so the mean of the unit
+/// vectors `e_a` and `e_c` is the unit vector `e_b`: all three equal, one circle `a = b = c`.
+/// Its rank drops where the cranks lie flat (0 and pi), with no other branch through them:
+/// two singular points, the circle in two arcs, one line through each.
+#[test]
+fn the_modified_double_four_bars_atlas_is_one_circle_singular_where_flat() {
+    let scene = scene("modified_double_four_bar");
+    let atlas = atlas_of(&scene);
+    assert_eq!(atlas.singular.len(), 2, "singular points");
+    assert_eq!(atlas.curves.len(), 2, "arcs");
+    let names = ["crank1", "crank2", "crank3"];
+    let mut worst = 0.0f64;
+    for curve in &atlas.curves {
+        for k in 0..curve.len() {
+            let x = curve.point(k);
+            assert!(residual(&scene, x) <= 1e-12, "off the constraints");
+            let a = angles(&scene, x, &names);
+            worst = worst
+                .max(angle_gap(a[0], a[1]).abs())
+                .max(angle_gap(a[1], a[2]).abs());
+        }
+    }
+    assert!(worst < 1e-6, "{worst:e} rad off a = b = c");
+    let mut expected = vec![0.0, PI];
+    for (k, point) in atlas.singular.iter().enumerate() {
+        let a = angles(&scene, point.x.as_slice(), &names);
+        let found = expected
+            .iter()
+            .position(|&e| (0..3).all(|i| angle_gap(a[i], e).abs() < 1e-9))
+            .unwrap_or_else(|| panic!("singular point at {a:?} is not a flat pose"));
+        expected.remove(found);
+        assert_eq!(point.lines, 1, "no branch besides the circle");
+        assert_eq!(atlas.curves_at(k).len(), 2, "the two arcs");
+    }
+}
