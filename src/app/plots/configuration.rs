@@ -20,8 +20,8 @@ use crate::model::Mechanism;
 const CLICK_RADIUS: f32 = 10.0;
 
 /// The plot, `height` points tall, at the top of the plots panel; a click on a singular point
-/// the run met sends [`AppCommand::GotoEvent`], on a curve [`AppCommand::PoseAt`] its nearest
-/// traced point.
+/// the run met sends [`AppCommand::GotoEvent`], on another singular point or a curve
+/// [`AppCommand::PoseAt`] it or the curve's nearest traced point.
 pub fn show_configuration_plot(
     ui: &mut Ui,
     live: &Live,
@@ -117,8 +117,13 @@ pub fn show_configuration_plot(
                     let marker = plot_ui.screen_from_plot(PlotPoint::new(at[0], at[1]));
                     pointer.distance(marker) <= CLICK_RADIUS
                 });
-                if let Some(i) = event.filter(|_| on_it && plot_ui.response().clicked()) {
-                    commands.push(AppCommand::GotoEvent(i));
+                if on_it && plot_ui.response().clicked() {
+                    // One the run did not meet: posed there, at rest (a pose at a singular
+                    // configuration is an event).
+                    commands.push(match event {
+                        Some(i) => AppCommand::GotoEvent(i),
+                        None => AppCommand::PoseAt(point.x.clone()),
+                    });
                 }
                 plot_ui.text(
                     Text::new("", PlotPoint::new(at[0], at[1]), name)
@@ -139,7 +144,7 @@ pub fn show_configuration_plot(
                 && plot_ui.response().clicked()
                 && !commands
                     .iter()
-                    .any(|c| matches!(c, AppCommand::GotoEvent(_)))
+                    .any(|c| matches!(c, AppCommand::GotoEvent(_) | AppCommand::PoseAt(_)))
             {
                 commands.push(AppCommand::PoseAt(x.clone()));
             }
