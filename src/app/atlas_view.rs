@@ -1,9 +1,10 @@
 //! The scene's configuration-space atlas ([`crate::atlas`]), computed on a thread of its own
-//! when a scene loads (the frames go on meanwhile; a new scene cancels it), and what its plot
+//! when a scene loads (the frames go on meanwhile; a new scene cancels it; a scene opened again
+//! with the same text takes it from a cache), and what its plot
 //! (`plots::configuration`) shows: the axes and the run's path. Presenting, key G puts the
 //! plot beside the canvas; recordings (`singulab record`) do not show it yet.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -32,6 +33,9 @@ pub struct AtlasView {
     /// The run's path on the plot's axes since the scene loaded or the run jumped.
     pub(in crate::app) path: VecDeque<[f64; 2]>,
     pub(in crate::app) path_key: Option<(u64, u64, [usize; 2])>,
+    /// The atlases traced, by the text of their scene file: opening a scene again (or a
+    /// lesson on it) shows its atlas at once; an edited file is traced anew.
+    cache: HashMap<Arc<str>, Arc<Atlas>>,
 }
 
 impl Default for AtlasView {
@@ -44,6 +48,7 @@ impl Default for AtlasView {
             axes: None,
             path: VecDeque::new(),
             path_key: None,
+            cache: HashMap::new(),
         }
     }
 }
@@ -57,6 +62,8 @@ impl AtlasView {
 }
 
 struct Job {
+    /// The scene file's text, the cache's key.
+    key: Arc<str>,
     cancel: Arc<AtomicBool>,
     out: Arc<Mutex<Option<Result<Atlas, String>>>>,
 }
@@ -80,8 +87,14 @@ fn start_on_load(live: Res<Live>, shown: Res<ViewState>, mut view: ResMut<AtlasV
     if let Some(job) = view.job.take() {
         job.cancel.store(true, Ordering::Relaxed);
     }
+    view.start(live.generation);
     let scene = live.session.scene();
     let mechanism: Arc<Mechanism> = scene.mechanism.clone();
+    let key = scene.source.clone();
+    if let Some(atlas) = view.cache.get(&key).cloned() {
+        view.show(Ok(atlas), &mechanism, None);
+        return;
+    }
     let x0 = scene.x0.clone();
     let settings = AtlasSettings {
         max_points: MAX_POINTS,
@@ -93,17 +106,7 @@ fn start_on_load(live: Res<Live>, shown: Res<ViewState>, mut view: ResMut<AtlasV
     };
     if shown.video && shown.atlas_beside {
         let result = trace_atlas(&mechanism, &x0, &settings, &AtomicBool::new(false));
-        let axes = result
-            .as_ref()
-            .ok()
-            .map(|atlas| default_axes(atlas, &mechanism));
-        *view = AtlasView {
-            shown: view.shown,
-            generation: Some(live.generation),
-            axes,
-            atlas: Some(result.map(Arc::new).map_err(|e| e.to_string())),
-            ..AtlasView::default()
-        };
+        view.show(result.map_err(|e| e.to_string()), &mechanism, Some(key));
         return;
     }
     let cancel = Arc::new(AtomicBool::new(false));
@@ -116,12 +119,38 @@ fn start_on_load(live: Res<Live>, shown: Res<ViewState>, mut view: ResMut<AtlasV
             *slot = Some(result);
         }
     });
-    *view = AtlasView {
-        shown: view.shown,
-        generation: Some(live.generation),
-        job: Some(Job { cancel, out }),
-        ..AtlasView::default()
-    };
+    view.job = Some(Job { key, cancel, out });
+}
+
+impl AtlasView {
+    /// Forgets what was shown for the scene before (not the cache, not the checkbox).
+    fn start(&mut self, generation: u64) {
+        *self = AtlasView {
+            shown: self.shown,
+            generation: Some(generation),
+            cache: std::mem::take(&mut self.cache),
+            ..AtlasView::default()
+        };
+    }
+
+    /// Shows a traced atlas (or why there is none) on its default axes, kept in the cache
+    /// under `key` when given.
+    fn show(
+        &mut self,
+        result: Result<impl Into<Arc<Atlas>>, String>,
+        mechanism: &Mechanism,
+        key: Option<Arc<str>>,
+    ) {
+        let result = result.map(Into::into);
+        self.axes = result
+            .as_ref()
+            .ok()
+            .map(|atlas| default_axes(atlas, mechanism));
+        if let (Some(key), Ok(atlas)) = (key, &result) {
+            self.cache.insert(key, atlas.clone());
+        }
+        self.atlas = Some(result);
+    }
 }
 
 /// Takes the job's atlas when it is done.
@@ -130,14 +159,10 @@ fn collect(live: Res<Live>, mut view: ResMut<AtlasView>) {
         .job
         .as_ref()
         .and_then(|job| job.out.lock().ok().and_then(|mut slot| slot.take()));
-    if let Some(result) = done {
-        view.job = None;
-        let mechanism = &live.session.scene().mechanism;
-        view.axes = result
-            .as_ref()
-            .ok()
-            .map(|atlas| default_axes(atlas, mechanism));
-        view.atlas = Some(result.map(Arc::new));
+    if let Some(result) = done
+        && let Some(job) = view.job.take()
+    {
+        view.show(result, &live.session.scene().mechanism, Some(job.key));
     }
 }
 
