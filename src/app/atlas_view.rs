@@ -12,7 +12,7 @@ use bevy::prelude::*;
 
 use super::drawing::ViewState;
 use super::simulation::Live;
-use crate::atlas::{Atlas, AtlasSettings, default_holds, trace_atlas};
+use crate::atlas::{Atlas, AtlasSettings, angle_coordinates, default_holds, trace_atlas};
 use crate::model::Mechanism;
 
 /// Points traced at most for the window's plot (the mobile robot's free platform stops there).
@@ -180,9 +180,8 @@ fn default_axes(atlas: &Atlas, mechanism: &Mechanism) -> [usize; 2] {
         }
     }
     let spread = |i: usize| range[i].1 - range[i].0;
-    let moving_angles: Vec<usize> = (0..n)
-        .filter(|&i| is_angle(mechanism, i) && spread(i) > 1e-3)
-        .collect();
+    let angles = angle_coordinates(mechanism);
+    let moving_angles: Vec<usize> = (0..n).filter(|&i| angles[i] && spread(i) > 1e-3).collect();
     if let (Some(&first), Some(&last)) = (moving_angles.first(), moving_angles.last())
         && first != last
     {
@@ -193,12 +192,4 @@ fn default_axes(atlas: &Atlas, mechanism: &Mechanism) -> [usize; 2] {
     let first = order.first().copied().unwrap_or(0);
     let second = order.get(1).copied().unwrap_or(first);
     [first.min(second), first.max(second)]
-}
-
-/// Whether coordinate `index` is a planar body's angle.
-pub(in crate::app) fn is_angle(mechanism: &Mechanism, index: usize) -> bool {
-    mechanism
-        .bodies()
-        .iter()
-        .any(|b| b.has_angle() && b.offset + 2 == index)
 }

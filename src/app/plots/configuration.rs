@@ -10,10 +10,11 @@ use egui_plot::{
 use nalgebra::DVector;
 
 use super::axes::{axes as themed_axes, label_axes};
-use crate::app::atlas_view::{AtlasView, PATH_SAMPLES, is_angle};
+use crate::app::atlas_view::{AtlasView, PATH_SAMPLES};
 use crate::app::commands::AppCommand;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
+use crate::atlas::angle_coordinates;
 use crate::model::Mechanism;
 
 /// Pixels from a singular point's marker within which a click goes to its event.
@@ -66,7 +67,8 @@ pub fn show_configuration_plot(
     let x = live.session.simulation().positions();
     let events = live.session.events();
     let mechanism = &live.session.scene().mechanism;
-    let angles = [is_angle(mechanism, axes[0]), is_angle(mechanism, axes[1])];
+    let all_angles = angle_coordinates(mechanism);
+    let angles = [all_angles[axes[0]], all_angles[axes[1]]];
     // The axes as the other plots': labels at full strength, decimals of the step.
     let plot = label_axes(themed_axes(Plot::new("plot_atlas"), palette.text), false);
     let (x_name, y_name) = (names[axes[0]].clone(), names[axes[1]].clone());

@@ -23,15 +23,7 @@ impl LiveSession {
         if matches!(self.pause, Some(PauseReason::Failed(_))) {
             return Ok(());
         }
-        self.end_drag();
-        self.commit_scrub();
-        self.timeline.begin_action(MarkKind::Drag, self.moment());
-        // Posed or pulled, the run goes on from here, not from an interrupted step.
-        self.paused_run = None;
-        if let Some(push) = self.push.take() {
-            self.sim.clear_extra_loads();
-            self.sim.set_settings(push.usual)?;
-        }
+        self.begin_hand_action()?;
         let mode = if self.is_paused() {
             DragMode::Pose
         } else {
@@ -44,6 +36,21 @@ impl LiveSession {
         self.drag = Some(drag);
         // The push it ended changed the loads and settings the next steps take.
         self.timeline.pin(self.moment());
+        Ok(())
+    }
+
+    /// Starts an action by hand on the mechanism (a drag, a pose from the atlas), marked on
+    /// the timeline as a drag: a drag in progress and a push end, and the run goes on from the
+    /// instant shown, not from an interrupted step.
+    fn begin_hand_action(&mut self) -> Result<(), SolverError> {
+        self.end_drag();
+        self.commit_scrub();
+        self.timeline.begin_action(MarkKind::Drag, self.moment());
+        self.paused_run = None;
+        if let Some(push) = self.push.take() {
+            self.sim.clear_extra_loads();
+            self.sim.set_settings(push.usual)?;
+        }
         Ok(())
     }
 
@@ -101,14 +108,7 @@ impl LiveSession {
         {
             return Ok(());
         }
-        self.end_drag();
-        self.commit_scrub();
-        self.timeline.begin_action(MarkKind::Drag, self.moment());
-        self.paused_run = None;
-        if let Some(push) = self.push.take() {
-            self.sim.clear_extra_loads();
-            self.sim.set_settings(push.usual)?;
-        }
+        self.begin_hand_action()?;
         if !self.is_paused() {
             self.pause = Some(PauseReason::User);
         }
