@@ -62,36 +62,20 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -
     let grounded: Vec<bool> = (0..mech.bodies().len())
         .map(|index| mech.joints().iter().any(|j| j.pinned_body() == Some(index)))
         .collect();
-    let order = (0..mech.bodies().len())
+    let order: Vec<usize> = (0..mech.bodies().len())
         .filter(|&i| grounded[i])
-        .chain((0..mech.bodies().len()).filter(|&i| !grounded[i]));
-    for index in order {
-        let body = &mech.bodies()[index];
-        match body.shape() {
+        .chain((0..mech.bodies().len()).filter(|&i| !grounded[i]))
+        .collect();
+    let bars = bars_on_screen(canvas, &thickness, &order, &grounded);
+    for &index in &order {
+        match mech.bodies()[index].shape() {
             BodyShape::Bar { .. } => {
-                let Some([a, b]) = mech.bar_ends(index, canvas.x).map(|e| e.map(Into::into)) else {
-                    continue;
-                };
-                let projection = canvas.projection;
-                let (Some(pa), Some(pb)) = (projection.to_screen(a), projection.to_screen(b))
-                else {
-                    continue;
-                };
-                let radius = 0.5
-                    * thickness.at(projection, a)
-                    * if grounded[index] { 1.0 } else { COUPLER_WIDTH };
-                canvas.painter.add(Shape::convex_polygon(
-                    stadium(pa, pb, radius),
-                    canvas.palette.bar_fill,
-                    Stroke::new(1.5, canvas.palette.bar_edge),
-                ));
-                if labels {
-                    let bar = BarOnScreen {
-                        index,
-                        ends: [pa, pb],
-                        radius,
-                    };
-                    place_bar_name(canvas, &bar, &keep_clear, &mut names);
+                if let Some(bar) = bars.iter().find(|bar| bar.index == index) {
+                    canvas.painter.add(Shape::convex_polygon(
+                        stadium(bar.ends[0], bar.ends[1], bar.radius),
+                        canvas.palette.bar_fill,
+                        Stroke::new(1.5, canvas.palette.bar_edge),
+                    ));
                 }
             }
             BodyShape::Plate => {
@@ -102,6 +86,11 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -
             BodyShape::PointMass { .. } => draw_point_mass(canvas, index, labels),
             // Drawn by the `spatial` module.
             BodyShape::Solid => {}
+        }
+    }
+    if labels {
+        for bar in &bars {
+            place_bar_name(canvas, bar, &bars, &keep_clear, &mut names);
         }
     }
     super::plates::draw_planar_joints(canvas);
@@ -133,6 +122,30 @@ impl Thickness {
     fn at(&self, projection: &Projection, p: [f64; 3]) -> f32 {
         ((0.08 * self.typical * projection.scale_at(p)) as f32).max(7.0)
     }
+}
+
+/// The bars on the screen, in drawing order (`order`: cranks first), each with its half
+/// width: a coupler narrower than a crank, so one lying on the other leaves both visible.
+fn bars_on_screen(
+    canvas: &Canvas,
+    thickness: &Thickness,
+    order: &[usize],
+    grounded: &[bool],
+) -> Vec<BarOnScreen> {
+    let projection = canvas.projection;
+    order
+        .iter()
+        .filter_map(|&index| {
+            let [a, b] = canvas.mech.bar_ends(index, canvas.x)?.map(Into::into);
+            let ends = [projection.to_screen(a)?, projection.to_screen(b)?];
+            let width = if grounded[index] { 1.0 } else { COUPLER_WIDTH };
+            Some(BarOnScreen {
+                index,
+                ends,
+                radius: 0.5 * thickness.at(projection, a) * width,
+            })
+        })
+        .collect()
 }
 
 /// The massless links of distance constraints with the ground symbols at their anchors,
@@ -187,11 +200,33 @@ impl KeepClear<'_> {
     }
 }
 
+/// Whether a name centred at `at` lies nearer another bar than `bar` (by more than a few
+/// pixels), so a reader would take it for that bar's: where bars cross or fold, the spot
+/// beside one can be on the other. Bars lying on each other (a coupler on a crank) are
+/// equally near, whatever their widths: either side names both.
+fn reads_as_another_bar(at: Pos2, bar: &BarOnScreen, bars: &[BarOnScreen]) -> bool {
+    /// Pixels by which another bar must be nearer.
+    const MARGIN: f32 = 3.0;
+    let own = bar.axis_distance(at);
+    bars.iter()
+        .any(|other| other.index != bar.index && other.axis_distance(at) + MARGIN < own)
+}
+
 /// A bar as drawn: its body index, its ends on the screen and its half width.
 struct BarOnScreen {
     index: usize,
     ends: [Pos2; 2],
     radius: f32,
+}
+
+impl BarOnScreen {
+    /// Pixels from `p` to the segment between the bar's ends.
+    fn axis_distance(&self, p: Pos2) -> f32 {
+        let [a, b] = self.ends;
+        let ab = b - a;
+        let along = ((p - a).dot(ab) / ab.length_sq().max(f32::EPSILON)).clamp(0.0, 1.0);
+        (p - (a + along * ab)).length()
+    }
 }
 
 /// The name of `bar`: the first spot along it, on its side then on the other, next to it
@@ -203,6 +238,7 @@ struct BarOnScreen {
 fn place_bar_name(
     canvas: &Canvas,
     bar: &BarOnScreen,
+    bars: &[BarOnScreen],
     keep_clear: &KeepClear,
     names: &mut Vec<BodyName>,
 ) {
@@ -234,7 +270,8 @@ fn place_bar_name(
     });
     let taken = |r: &egui::Rect| {
         let kept = r.expand(NAME_GAP);
-        names.iter().any(|other| other.area().intersects(kept))
+        reads_as_another_bar(r.center(), bar, bars)
+            || names.iter().any(|other| other.area().intersects(kept))
             || keep_clear
                 .clear
                 .text
