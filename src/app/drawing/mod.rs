@@ -504,7 +504,8 @@ fn draw_mechanism_and_motions(
     };
     let reaction_text = if view.show_reactions {
         reactions::update_reactions(view, live);
-        reactions::draw_reactions(canvas, view)
+        let body_names: Vec<_> = names.iter().map(|name| name.area()).collect();
+        reactions::draw_reactions(canvas, view, &body_names)
     } else {
         Vec::new()
     };

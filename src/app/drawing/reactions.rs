@@ -82,7 +82,11 @@ pub fn update_reactions(view: &mut ViewState, live: &Live) {
 
 /// Paints the reactions (and the selected mode), the joints' names and the legend; returns
 /// the areas their text takes (other labels keep off them).
-pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Vec<egui::Rect> {
+pub(super) fn draw_reactions(
+    canvas: &Canvas,
+    view: &ViewState,
+    body_names: &[egui::Rect],
+) -> Vec<egui::Rect> {
     let Some(cache) = view.reactions.as_ref() else {
         return Vec::new();
     };
@@ -111,7 +115,7 @@ pub(super) fn draw_reactions(canvas: &Canvas, view: &ViewState) -> Vec<egui::Rec
     for arrow in &display.arrows {
         paint_marker(canvas, arrow);
     }
-    let mut taken = paint_names(canvas, &display.arrows, &cache.names, scale);
+    let mut taken = paint_names(canvas, &display.arrows, &cache.names, scale, body_names);
     if let Some(mode) = mode {
         let largest = mode.iter().map(force_length).fold(0.0, f64::max);
         if largest > 0.0 {
@@ -131,12 +135,14 @@ const SAME_POINT: f32 = 3.0;
 /// Each joint's name beside its marker, clear of the other markers and names, so that a
 /// reaction can be matched to the joint `analyze` and the panel name. Joints at one point
 /// (a wheel's axle on a link's end) share one name, "C, W2", and each of their arrows is
-/// named at its tip. Returns the areas of the names and the markers.
+/// named at its tip. The names keep off `body_names`. Returns the areas of the names and the
+/// markers.
 fn paint_names(
     canvas: &Canvas,
     arrows: &[ReactionArrow],
     names: &[String],
     scale: f32,
+    body_names: &[egui::Rect],
 ) -> Vec<egui::Rect> {
     let font = FontId::proportional(13.0);
     let on_screen: Vec<(Pos2, &ReactionArrow, &String)> = arrows
@@ -177,10 +183,12 @@ fn paint_names(
         })
         .collect();
     let sizes: Vec<_> = galleys.iter().map(|g| g.size() + vec2(6.0, 2.0)).collect();
-    let places = place_labels(&points, &sizes, 8.0, &[]);
+    let places = place_labels(&points, &sizes, 8.0, body_names);
     for (galley, place) in galleys.into_iter().zip(&places) {
-        let backing = canvas.palette.background.gamma_multiply(0.8);
-        canvas.painter.rect_filled(*place, 3.0, backing);
+        // Opaque: a wheel or bar seen through the backing greys the name out.
+        canvas
+            .painter
+            .rect_filled(*place, 3.0, canvas.palette.background);
         canvas
             .painter
             .galley(place.min + vec2(3.0, 1.0), galley, canvas.palette.text);
