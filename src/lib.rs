@@ -89,4 +89,5 @@ pub mod live;
 pub mod model;
 mod number_text;
 pub mod scene;
+pub mod sketch;
 pub mod solver;

@@ -17,5 +17,6 @@ mod motion_orientation;
 mod preview;
 mod push_meaning;
 mod recording;
+mod sketch;
 mod stale_events;
 mod timeline;

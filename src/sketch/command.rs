@@ -1,0 +1,47 @@
+//! The edits of a sketch, as data: the window turns gestures into these, a test or a lesson
+//! writes them.
+
+use serde::{Deserialize, Serialize};
+
+/// Where an edit puts or finds a point.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub enum Place {
+    /// The existing point of that name.
+    Point(String),
+    /// A new point there (m).
+    At(f64, f64),
+    /// A new point on bar `bar`, `along` metres from its start.
+    OnBar { bar: String, along: f64 },
+}
+
+/// One edit. Each is applied whole or refused with a [`super::SketchError`].
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub enum SketchCommand {
+    /// A new ground point (a pivot), named `O1`, `O2`, ...
+    GroundPivot { at: (f64, f64) },
+    /// A bar from one place to another (`bar1`, `bar2`, ... unless named); its length is the
+    /// distance between them.
+    Bar {
+        from: Place,
+        to: Place,
+        #[serde(default)]
+        name: Option<String>,
+    },
+    /// Fixes a point to the ground, or frees it.
+    Ground { point: String, ground: bool },
+    /// Moves a point; the mechanism re-assembles around it (a ground point moves its pivot).
+    Move { point: String, to: (f64, f64) },
+    /// Changes a bar's length, its start point held; the mechanism re-assembles.
+    Length { bar: String, length: f64 },
+    /// Changes a bar's mass (kg).
+    Mass { bar: String, mass: f64 },
+    /// Sets (or clears) a bar's initial angular velocity (rad/s).
+    Omega { bar: String, omega: Option<f64> },
+    /// Gives a point or a bar another name.
+    Rename { from: String, to: String },
+    /// Deletes a point (with the bars through its ends) or a bar (with the points only it
+    /// held).
+    Delete { name: String },
+    /// The scene's title.
+    Title { title: String },
+}
