@@ -69,4 +69,34 @@ pub enum AppCommand {
     /// The points of rigid bodies whose paths are traced: body and point in body axes.
     SetTracedPoints(Vec<(usize, nalgebra::Vector3<f64>)>),
     ClearTrace,
+    /// Edit mode: the sketcher's requests ([`SketchRequest`]).
+    Sketch(SketchRequest),
+}
+
+/// What the user asks of the sketcher (edit mode).
+#[derive(Clone, Debug)]
+pub enum SketchRequest {
+    /// Edit the scene shown (planar bars, pivots and revolute joints).
+    EditScene,
+    /// Start from an empty sketch.
+    New,
+    /// One edit of the sketch.
+    Edit(crate::sketch::SketchCommand),
+    /// One step of a gesture (a point dragged, a value dragged): the whole gesture is one
+    /// undo step.
+    Continue(crate::sketch::SketchCommand),
+    /// The gesture is over.
+    EndGesture,
+    Undo,
+    Redo,
+    /// Leave edit mode and run the drawn mechanism from its pose.
+    Play,
+    /// Leave edit mode, the drawn mechanism at rest.
+    Leave,
+    /// Ask where to save the sketch as a scene file.
+    SaveDialog,
+    /// Save the sketch as a scene file here.
+    Save(PathBuf),
+    /// Save it in the scenes folder under a new name, no dialog.
+    SaveHere,
 }

@@ -17,7 +17,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use egui_file::FileDialog;
 
 use super::SingulabSystems;
-use super::commands::AppCommand;
+use super::commands::{AppCommand, SketchRequest};
 use super::simulation::{Live, Notice};
 use crate::live::recording::TakenNames;
 
@@ -74,6 +74,8 @@ enum Purpose {
     /// The CSV text captured when the export was asked for.
     Export(String),
     SaveLesson,
+    /// The drawn mechanism, as a scene file.
+    SaveSketch,
 }
 
 /// Dialogs in flight: the system's, and the picker drawn in the window when there is none.
@@ -170,6 +172,24 @@ fn start_requests(
                 });
                 dialogs.system.push((Purpose::SaveLesson, dialog));
             }
+            AppCommand::Sketch(SketchRequest::SaveDialog)
+                if !dialogs.asked(|p| matches!(p, Purpose::SaveSketch)) =>
+            {
+                // In edit mode the session's file is where Save writes.
+                let dir = scene_dir(&live.path);
+                let name = file_name(&live.path);
+                let dialog = SystemDialog::spawn(async move {
+                    rfd::AsyncFileDialog::new()
+                        .set_title("Save the drawn mechanism as a scene")
+                        .add_filter("Singulab scene", &["ron"])
+                        .set_directory(dir)
+                        .set_file_name(name)
+                        .save_file()
+                        .await
+                        .map(|f| f.path().to_path_buf())
+                });
+                dialogs.system.push((Purpose::SaveSketch, dialog));
+            }
             AppCommand::ExportCsvHere => {
                 let path = PathBuf::from(format!("singulab_{}_history.csv", stem(&live.path)));
                 let csv = live.session.history().to_csv();
@@ -239,6 +259,10 @@ fn in_window_picker(purpose: &Purpose, dir: &Path, scene: &Path) -> FileDialog {
             .title("Save what you did as a lesson")
             .default_filename(file_name(&lesson))
             .show_files_filter(only("ron")),
+        Purpose::SaveSketch => FileDialog::save_file()
+            .title("Save the drawn mechanism as a scene")
+            .default_filename(file_name(scene))
+            .show_files_filter(only("ron")),
     };
     let mut dialog = dialog
         .initial_path(absolute(&dir))
@@ -290,6 +314,9 @@ fn act_on(
         }
         Purpose::SaveLesson => {
             writer.write(AppCommand::SaveLesson(path.with_extension("ron")));
+        }
+        Purpose::SaveSketch => {
+            writer.write(AppCommand::Sketch(SketchRequest::Save(path)));
         }
         Purpose::Export(csv) => {
             let mut path = path;

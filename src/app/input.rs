@@ -10,7 +10,7 @@ use bevy_egui::input::EguiWantsInput;
 
 use super::SingulabSystems;
 use super::actions::chosen_action;
-use super::commands::AppCommand;
+use super::commands::{AppCommand, SketchRequest};
 use super::drawing::{CanvasCamera, ViewState, shown_motions};
 use super::simulation::{Live, modified_time};
 use super::window_layout::{WindowLayout, Zoom};
@@ -66,8 +66,10 @@ fn shortcuts(
     mut camera: ResMut<CanvasCamera>,
     mut window: ResMut<WindowLayout>,
     live: Option<Res<Live>>,
+    sketcher: Option<ResMut<crate::app::sketcher::Sketcher>>,
     mut writer: MessageWriter<AppCommand>,
 ) {
+    let mut sketcher = sketcher;
     for press in presses.read() {
         let down = press.state == ButtonState::Pressed;
         match press.key_code {
@@ -78,6 +80,12 @@ fn shortcuts(
             key if down && !press.repeat && !egui_wants.wants_any_keyboard_input() => {
                 let ctrl = held.ctrl_left || held.ctrl_right;
                 let shift = held.shift_left || held.shift_right;
+                if let Some(sketcher) = sketcher.as_deref_mut()
+                    && let Some(request) = sketch_key(key, ctrl, shift, sketcher)
+                {
+                    writer.write(AppCommand::Sketch(request));
+                    continue;
+                }
                 // The motions' keys act on the session shown (none without one).
                 let command = match (&live, ctrl) {
                     (Some(live), false) => motion_key(key, shift, live, &mut view),
@@ -91,6 +99,40 @@ fn shortcuts(
             }
             _ => {}
         }
+    }
+}
+
+/// The sketcher's keys: E enters or leaves edit mode; in it Space plays, Ctrl+Z and Ctrl+Y
+/// (or Ctrl+Shift+Z) undo and redo, Delete removes the selection, Ctrl+S saves, Escape
+/// drops the selection. `None` for the other keys, which keep their meaning.
+fn sketch_key(
+    key: KeyCode,
+    ctrl: bool,
+    shift: bool,
+    sketcher: &mut crate::app::sketcher::Sketcher,
+) -> Option<SketchRequest> {
+    if !sketcher.active {
+        return (key == KeyCode::KeyE && !ctrl).then_some(SketchRequest::EditScene);
+    }
+    match (key, ctrl) {
+        (KeyCode::KeyE, false) => Some(SketchRequest::Leave),
+        (KeyCode::Space, _) => Some(SketchRequest::Play),
+        (KeyCode::KeyZ, true) if shift => Some(SketchRequest::Redo),
+        (KeyCode::KeyZ, true) => Some(SketchRequest::Undo),
+        (KeyCode::KeyY, true) => Some(SketchRequest::Redo),
+        (KeyCode::KeyS, true) => Some(SketchRequest::SaveHere),
+        (KeyCode::Delete | KeyCode::Backspace, false) => {
+            let name = sketcher.selected.take()?;
+            Some(SketchRequest::Edit(crate::sketch::SketchCommand::Delete {
+                name,
+            }))
+        }
+        (KeyCode::Escape, _) => {
+            sketcher.selected = None;
+            sketcher.gesture = None;
+            None
+        }
+        _ => None,
     }
 }
 

@@ -14,6 +14,7 @@
 //! | [`CapturePlugin`] | `view --screenshot`: run to the stop, let frames render, save the PNG, exit |
 //! | [`RecordPlugin`] | `singulab record` and the Record button: a fixed simulated time per frame, each frame's screenshot to an encoder thread (MP4 through ffmpeg, GIF, PNG) |
 //! | [`PresentationPlugin`] | presentation mode (P, `--presentation`): no panels, large type, captions, no cursor |
+//! | [`SketcherPlugin`] | edit mode (E, File > New mechanism): the [`Sketcher`] and its requests, the drawn mechanism shown at rest |
 //!
 //! Schedules: `FixedUpdate` steps the solver; in `Update` the sets of [`SingulabSystems`] run
 //! in the order configured here (input, then commands, then files and capture); the egui pass
@@ -37,6 +38,7 @@ mod record;
 mod record_encode;
 mod shown;
 mod simulation;
+mod sketcher;
 mod theme;
 mod ui;
 mod video_folder;
@@ -69,6 +71,7 @@ pub use simulation::{
     FrameBudget, FrameStats, Live, Notice, SceneLoaded, SimulationPlugin, SingularityReached,
     SolverFailed,
 };
+pub use sketcher::{Sketcher, SketcherPlugin};
 pub use ui::PanelsPlugin;
 pub use window_layout::{WindowLayout, Zoom};
 
@@ -100,6 +103,7 @@ impl PluginGroup for SingulabPlugins {
             .add(CapturePlugin)
             .add(RecordPlugin)
             .add(PresentationPlugin)
+            .add(SketcherPlugin)
     }
 }
 

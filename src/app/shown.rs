@@ -80,6 +80,18 @@ impl Live {
         }
     }
 
+    /// Shows `session` (of a scene not read from a file: the sketcher's) as if loaded from
+    /// `path`: no lesson, a fresh recorder, a new generation.
+    pub fn replace_session(&mut self, session: LiveSession, path: PathBuf) {
+        self.recorder = recorder_for(&session);
+        self.unrecorded = None;
+        self.lesson = None;
+        self.session = session;
+        self.modified = modified_time(&path);
+        self.path = path;
+        self.generation += 1;
+    }
+
     /// Loads a scene or lesson file; on failure keeps the current session and explains why.
     pub fn load(&mut self, path: &Path) -> bool {
         let loaded = if is_lesson_file(path) {

@@ -305,14 +305,20 @@ fn speed_index(speed: f64) -> usize {
         .map_or(6, |(i, _)| i)
 }
 
-fn apply_commands(
+pub(super) fn apply_commands(
     mut commands: MessageReader<AppCommand>,
+    sketcher: Option<Res<super::sketcher::Sketcher>>,
     mut live: ResMut<Live>,
     mut loaded: MessageWriter<SceneLoaded>,
     mut reached: MessageWriter<SingularityReached>,
     mut failed: MessageWriter<SolverFailed>,
 ) {
+    let editing = sketcher.is_some_and(|s| s.active);
     for command in commands.read() {
+        // In edit mode the session shows the sketch at rest: the sketcher plays it.
+        if editing && moves_the_session(command) {
+            continue;
+        }
         if before_command(&mut live, command) {
             continue;
         }
@@ -321,6 +327,25 @@ fn apply_commands(
             live.notice = Some(Notice::lasting(error.to_string(), true));
         }
     }
+}
+
+/// The commands that run or pose the session (ignored in edit mode).
+fn moves_the_session(command: &AppCommand) -> bool {
+    matches!(
+        command,
+        AppCommand::TogglePlay
+            | AppCommand::SingleStep
+            | AppCommand::Reset
+            | AppCommand::Seek(_)
+            | AppCommand::Undo
+            | AppCommand::BeginDrag(_)
+            | AppCommand::DragTo(_)
+            | AppCommand::EndDrag
+            | AppCommand::PoseAt(_)
+            | AppCommand::Push { .. }
+            | AppCommand::Leave { .. }
+            | AppCommand::GotoEvent(_)
+    )
 }
 
 /// Applies one command to the session; a solver error is the user's to see.
@@ -425,7 +450,8 @@ fn apply_command(
         | AppCommand::ExportCsvHere
         | AppCommand::SaveScreenshot
         | AppCommand::ToggleRecording
-        | AppCommand::TogglePresentation => {}
+        | AppCommand::TogglePresentation
+        | AppCommand::Sketch(_) => {}
     }
     Ok(())
 }

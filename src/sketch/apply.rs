@@ -28,6 +28,10 @@ impl Sketch {
                 let index = next.point(point)?;
                 next = assemble::moved(&next, index, finite_point(*to)?)?;
             }
+            SketchCommand::Drag { point, toward } => {
+                let index = next.point(point)?;
+                next = assemble::dragged(&next, index, finite_point(*toward)?)?;
+            }
             SketchCommand::Length { bar, length } => {
                 let index = next.bar(bar)?;
                 if !length.is_finite() || *length <= SAME_POINT {

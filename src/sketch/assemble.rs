@@ -61,38 +61,121 @@ fn reassembled(
 ) -> Result<Sketch, SketchError> {
     let unknowns = Unknowns::of(&sketch);
     let mut x = unknowns.gather(&sketch);
-    let equations = |x: &DVector<f64>| residuals(&sketch, &unknowns, x, hold);
-    let mut r = equations(&x);
-    for _ in 0..MAX_ITERATIONS {
-        if r.amax() <= ASSEMBLED {
-            break;
-        }
-        let j = jacobian(&sketch, &unknowns, &x, hold);
-        let Ok(step) = j.svd(true, true).solve(&-&r, 1e-12) else {
-            break;
-        };
-        // Halve the step until the residual goes down (a long drag in one command).
-        let mut factor = 1.0;
-        let before = r.norm();
-        while factor > 1e-4 {
-            let trial = &x + factor * &step;
-            let tried = equations(&trial);
-            if tried.norm() < before {
-                x = trial;
-                r = tried;
-                break;
-            }
-            factor *= 0.5;
-        }
-        if factor <= 1e-4 {
-            break;
-        }
-    }
-    if r.amax() > ASSEMBLED {
+    if !solve(&sketch, &unknowns, &mut x, hold) {
         return Err(misfit(&sketch, &unknowns, &x, what));
     }
     unknowns.scatter(&mut sketch, &x);
     Ok(sketch)
+}
+
+/// Gauss-Newton with minimum-norm steps from `x` (left at the last iterate); whether the
+/// equations hold there.
+fn solve(
+    sketch: &Sketch,
+    unknowns: &Unknowns,
+    x: &mut DVector<f64>,
+    hold: Option<(usize, Vector2<f64>)>,
+) -> bool {
+    let equations = |x: &DVector<f64>| residuals(sketch, unknowns, x, hold);
+    let mut r = equations(x);
+    for _ in 0..MAX_ITERATIONS {
+        if r.amax() <= ASSEMBLED {
+            return true;
+        }
+        let j = jacobian(sketch, unknowns, x, hold);
+        let Ok(step) = j.svd(true, true).solve(&-&r, 1e-12) else {
+            return false;
+        };
+        // Halve the step until the residual goes down (a long move in one command).
+        let before = r.norm();
+        let mut factor = 1.0;
+        loop {
+            let trial = &*x + factor * &step;
+            let tried = equations(&trial);
+            if tried.norm() < before {
+                *x = trial;
+                r = tried;
+                break;
+            }
+            factor *= 0.5;
+            if factor < 1e-4 {
+                return r.amax() <= ASSEMBLED;
+            }
+        }
+    }
+    r.amax() <= ASSEMBLED
+}
+
+/// `sketch` with point `point` pulled toward `toward`, the mechanism assembled all along:
+/// the point goes as near as the bars let it, as a drag in run mode does (a ground point
+/// moves its pivot there, or not at all). Each step moves the point toward the target in
+/// least squares with the bars' equations weighted to hold (to first order), then puts
+/// the pose back on them; a step that does not bring the point nearer ends the drag.
+pub(super) fn dragged(
+    sketch: &Sketch,
+    point: usize,
+    toward: Vector2<f64>,
+) -> Result<Sketch, SketchError> {
+    if sketch.points[point].ground {
+        return moved(sketch, point, toward);
+    }
+    let mut next = sketch.clone();
+    let unknowns = Unknowns::of(&next);
+    let mut x = unknowns.gather(&next);
+    let slot = unknowns.slot[point].expect("a moving point is unknown");
+    let gap = |x: &DVector<f64>| toward - Vector2::new(x[slot], x[slot + 1]);
+    // The longest step (m): a tenth of the typical bar, so a step cannot jump a branch.
+    let longest = 0.1
+        * next
+            .bars
+            .iter()
+            .map(|b| b.length)
+            .fold(0.0, f64::max)
+            .max(1e-3);
+    for _ in 0..MAX_ITERATIONS {
+        let e = gap(&x);
+        if e.norm() <= ASSEMBLED {
+            break;
+        }
+        let Some(step) = drag_step(&next, &unknowns, &x, slot, e, longest) else {
+            break;
+        };
+        let mut trial = &x + step;
+        if !solve(&next, &unknowns, &mut trial, None) || gap(&trial).norm() > e.norm() {
+            break;
+        }
+        x = trial;
+    }
+    unknowns.scatter(&mut next, &x);
+    Ok(next)
+}
+
+/// The least-squares move of the point at `slot` by `e`, the bars' equations holding to
+/// first order (weighted far above the point's), cut to `longest`.
+fn drag_step(
+    sketch: &Sketch,
+    unknowns: &Unknowns,
+    x: &DVector<f64>,
+    slot: usize,
+    e: Vector2<f64>,
+    longest: f64,
+) -> Option<DVector<f64>> {
+    /// Weight of the bars' equations over the point's pull.
+    const KEEP: f64 = 1e6;
+    let c = residuals(sketch, unknowns, x, None);
+    let jc = jacobian(sketch, unknowns, x, None);
+    let rows = c.len();
+    let mut j = DMatrix::zeros(rows + 2, unknowns.count);
+    j.rows_mut(0, rows).copy_from(&(KEEP * jc));
+    j[(rows, slot)] = 1.0;
+    j[(rows + 1, slot + 1)] = 1.0;
+    let mut rhs = DVector::zeros(rows + 2);
+    rhs.rows_mut(0, rows).copy_from(&(-KEEP * c));
+    rhs[rows] = e.x;
+    rhs[rows + 1] = e.y;
+    let step = j.svd(true, true).solve(&rhs, 1e-12).ok()?;
+    let norm = step.amax();
+    (norm > 0.0).then(|| step * (longest / norm).min(1.0))
 }
 
 /// Which points move (every point off the ground, the held one too) and where their two

@@ -29,8 +29,12 @@ pub enum SketchCommand {
     },
     /// Fixes a point to the ground, or frees it.
     Ground { point: String, ground: bool },
-    /// Moves a point; the mechanism re-assembles around it (a ground point moves its pivot).
+    /// Moves a point there exactly; the mechanism re-assembles around it (a ground point
+    /// moves its pivot), or the move is refused naming the joint that would open.
     Move { point: String, to: (f64, f64) },
+    /// Pulls a point toward a place, as a drag does: it goes as near as the bars let it,
+    /// the mechanism assembled all along (a ground point moves its pivot there).
+    Drag { point: String, toward: (f64, f64) },
     /// Changes a bar's length, its start point held; the mechanism re-assembles.
     Length { bar: String, length: f64 },
     /// Changes a bar's mass (kg).

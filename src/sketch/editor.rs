@@ -12,6 +12,8 @@ pub struct SketchEditor {
     sketch: Sketch,
     undo: Vec<Sketch>,
     redo: Vec<Sketch>,
+    /// A gesture (a point dragged) is under way and its start is on the undo history.
+    continuing: bool,
 }
 
 impl SketchEditor {
@@ -20,6 +22,7 @@ impl SketchEditor {
             sketch,
             undo: Vec::new(),
             redo: Vec::new(),
+            continuing: false,
         }
     }
 
@@ -29,6 +32,28 @@ impl SketchEditor {
 
     /// Applies `command`; a refused one changes nothing, the history included.
     pub fn apply(&mut self, command: &SketchCommand) -> Result<(), SketchError> {
+        self.continuing = false;
+        self.apply_step(command)
+    }
+
+    /// Applies `command` as a step of a gesture: the gesture's steps undo together, back to
+    /// the sketch before its first.
+    pub fn apply_continuing(&mut self, command: &SketchCommand) -> Result<(), SketchError> {
+        if !self.continuing {
+            self.apply_step(command)?;
+            self.continuing = true;
+            return Ok(());
+        }
+        self.sketch = self.sketch.applied(command)?;
+        Ok(())
+    }
+
+    /// The gesture is over: the next edit is an undo step of its own.
+    pub fn end_gesture(&mut self) {
+        self.continuing = false;
+    }
+
+    fn apply_step(&mut self, command: &SketchCommand) -> Result<(), SketchError> {
         let next = self.sketch.applied(command)?;
         if next == self.sketch {
             return Ok(());
@@ -43,6 +68,7 @@ impl SketchEditor {
 
     /// Goes back one edit; false when there is none.
     pub fn undo(&mut self) -> bool {
+        self.continuing = false;
         let Some(previous) = self.undo.pop() else {
             return false;
         };
@@ -53,6 +79,7 @@ impl SketchEditor {
 
     /// Applies again the edit last undone; false when there is none.
     pub fn redo(&mut self) -> bool {
+        self.continuing = false;
         let Some(next) = self.redo.pop() else {
             return false;
         };

@@ -25,11 +25,13 @@ mod apply;
 mod assemble;
 mod command;
 mod editor;
+mod import;
 mod write;
 
 pub use analysis::{SketchAnalysis, analyse, sketch_scene};
 pub use command::{Place, SketchCommand};
 pub use editor::SketchEditor;
+pub use import::{ImportError, sketch_of_scene};
 pub use write::scene_text;
 
 use nalgebra::Vector2;

@@ -2,9 +2,10 @@
 //! shipped scene files (the reference: the same mechanism written by hand), undo and redo,
 //! refused edits, and every saved file loading back.
 
+use singulab::cli::analyze::analysis_of;
 use singulab::scene::{Scene, load_scene, parse_scene};
 use singulab::sketch::{
-    Place, Sketch, SketchCommand, SketchEditor, SketchError, analyse, scene_text,
+    Place, Sketch, SketchCommand, SketchEditor, SketchError, analyse, scene_text, sketch_of_scene,
 };
 
 fn at(x: f64, y: f64) -> Place {
@@ -226,6 +227,26 @@ fn a_point_moved_within_reach_takes_the_mechanism_with_it() {
 }
 
 #[test]
+fn a_dragged_point_goes_as_near_as_the_bars_let_it() {
+    let mut editor = SketchEditor::default();
+    apply_all(&mut editor, &four_bar_commands());
+    // Crank 1's tip A stays on the unit circle about O1 = (0, 0): pulled toward (0.7, 0.9)
+    // it ends at the circle's point nearest to it, (0.7, 0.9) / |(0.7, 0.9)|.
+    editor
+        .apply(&SketchCommand::Drag {
+            point: "A".into(),
+            toward: (0.7, 0.9),
+        })
+        .expect("a drag is never refused");
+    let sketch = editor.sketch();
+    let a = sketch.points[sketch.point_index("A").unwrap()].at;
+    let nearest = nalgebra::Vector2::new(0.7, 0.9).normalize();
+    assert!((a - nearest).norm() < 1e-6, "{a} vs {nearest}");
+    assert_assembled(sketch, 1e-9);
+    saved(sketch);
+}
+
+#[test]
 fn a_move_no_pose_allows_is_refused_naming_the_joint() {
     let mut editor = SketchEditor::default();
     apply_all(&mut editor, &four_bar_commands());
@@ -333,4 +354,172 @@ fn names_are_unique_and_readable() {
         .expect("rename");
     let scene = saved(editor.sketch());
     assert!(scene.mechanism.body_index("rocker link").is_some());
+}
+
+/// The shipped linkages the sketcher can draw (bars, pins and revolute joints only).
+const DRAWABLE_SCENES: [&str; 6] = [
+    "four_bar",
+    "double_four_bar",
+    "modified_double_four_bar",
+    "modified_triple_four_bar",
+    "modified_2x2",
+    "modified_2x3",
+];
+
+fn shipped(stem: &str) -> Scene {
+    load_scene(format!("scenes/{stem}.ron").as_ref()).expect("shipped scene")
+}
+
+fn imported(scene: &Scene) -> Sketch {
+    sketch_of_scene(scene).unwrap_or_else(|e| panic!("{}: {e}", scene.file))
+}
+
+#[test]
+fn the_shipped_linkages_import_and_save_back_with_their_counts_and_pose() {
+    for stem in DRAWABLE_SCENES {
+        let scene = shipped(stem);
+        let sketch = imported(&scene);
+        let counts = analyse(&sketch).expect("analysis");
+        let reference = analysis_of(&scene, None).expect("analysis");
+        assert_eq!(
+            (counts.n, counts.m, counts.rank),
+            (reference.n, reference.m, reference.rank),
+            "{stem}"
+        );
+        let back = saved(&sketch);
+        assert_eq!(back.title, scene.title, "{stem}");
+        let gap = (&back.x0 - &scene.x0).amax();
+        assert!(gap <= 1e-12, "{stem}: x0 moved by {gap:e}");
+        let gap = (&back.xd0 - &scene.xd0).amax();
+        assert!(gap <= 1e-12, "{stem}: xd0 moved by {gap:e}");
+    }
+}
+
+#[test]
+fn the_four_bar_imports_as_drawn_and_saves_back_bit_for_bit() {
+    let scene = shipped("four_bar");
+    let sketch = imported(&scene);
+    let names: Vec<&str> = sketch.points.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["O1", "O2", "A", "B"]);
+    let ground: Vec<bool> = sketch.points.iter().map(|p| p.ground).collect();
+    assert_eq!(ground, [true, true, false, false]);
+    let omegas: Vec<Option<f64>> = sketch.bars.iter().map(|b| b.omega).collect();
+    assert_eq!(omegas, [Some(4.0), Some(0.0), Some(4.0)]);
+    let mut editor = SketchEditor::default();
+    apply_all(&mut editor, &four_bar_commands());
+    assert_eq!(
+        scene_text(&sketch),
+        scene_text(editor.sketch()).replace("Drawn mechanism", "Four-bar linkage")
+    );
+    let back = saved(&sketch);
+    let bits = |v: &nalgebra::DVector<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&back.x0), bits(&scene.x0));
+    assert_eq!(bits(&back.xd0), bits(&scene.xd0));
+}
+
+#[test]
+fn joints_at_one_place_make_one_point_and_middle_joints_points_along() {
+    let sketch = imported(&shipped("modified_2x2"));
+    let coupler1 = &sketch.bars[sketch.bar_index("coupler1").expect("coupler1")];
+    // A1 (crank1's end on coupler1's start) and C1 (crank4's start there): one point.
+    let a1 = sketch.point_index("A1").expect("A1");
+    assert_eq!(coupler1.start, a1);
+    assert_eq!(sketch.bars_at(a1).len(), 3);
+    assert!(sketch.point_index("C1").is_none());
+    let a2 = sketch.point_index("A2").expect("A2");
+    assert_eq!(coupler1.along, [(a2, 1.0)]);
+    assert_eq!(sketch.bars_at(a2).len(), 3);
+    assert_eq!(sketch.points.len(), 9);
+}
+
+#[test]
+fn a_crank_written_past_a_turn_comes_back_within_one() {
+    // four_bar_stopping writes its cranks at 3 pi / 2; the sketch keeps points, so the saved
+    // file writes the same pose at -pi / 2.
+    let scene = shipped("four_bar_stopping");
+    let back = saved(&imported(&scene));
+    let turns = (&back.x0 - &scene.x0) / std::f64::consts::TAU;
+    assert!((turns[2] + 1.0).abs() <= 1e-12, "{}", turns[2]);
+    let wrapped = turns.map(|t| t - t.round());
+    assert!(wrapped.amax() <= 1e-12);
+    assert!((&back.xd0 - &scene.xd0).amax() <= 1e-12);
+}
+
+#[test]
+fn scenes_the_sketcher_cannot_draw_are_refused_naming_the_culprit() {
+    let cases = [
+        ("mobile_robot", "body \"platform\" is a plate"),
+        ("slider_crank", "body \"crank\" is a rigid body"),
+        ("spin_top", "body \"top\" is a rigid body"),
+        ("planar_pendulum", "body \"bob\" is a point mass"),
+        ("redundant_pendulum", "body \"bob\" is a point mass"),
+        ("spatial_pendulum", "body \"bob\" is a point mass"),
+    ];
+    for (stem, culprit) in cases {
+        let error = sketch_of_scene(&shipped(stem)).expect_err(stem);
+        let message = error.to_string();
+        assert!(message.contains(culprit), "{stem}: {message}");
+    }
+}
+
+/// The shipped four-bar's text with `from` replaced by `to`, loaded; only crank1's rate
+/// stated unless `from` is another's.
+fn four_bar_with(from: &str, to: &str) -> Scene {
+    let mut text = std::fs::read_to_string("scenes/four_bar.ron").expect("shipped scene");
+    assert!(text.contains(from), "{from}");
+    text = text.replace(from, to);
+    for rate in ["coupler\", omega: 0.0", "crank2\", omega: 4.0"] {
+        text = text.replace(&format!("        (body: \"{rate}),\n"), "");
+    }
+    parse_scene("edited.ron", &text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+#[test]
+fn joints_loads_and_gravity_the_sketcher_lacks_are_refused() {
+    let prismatic = four_bar_with(
+        "Revolute(name: \"B\", a: \"crank2\", at_a: End, b: \"coupler\", at_b: End)",
+        "Prismatic(name: \"H\", a: \"crank2\", at_a: End, b: \"coupler\", at_b: End, axis: (1.0, 0.0))",
+    );
+    let cases = [
+        (prismatic, "joint \"H\" is a prismatic joint"),
+        (
+            four_bar_with("at_b: End)", "at_b: Offset(0.5, 0.25))"),
+            "joint \"B\" holds bar \"coupler\" off its axis",
+        ),
+        (
+            four_bar_with(
+                "velocities: [",
+                "loads: [Torque(name: \"motor\", body: \"crank1\", torque: 1.0)],\n    velocities: [",
+            ),
+            "bar \"crank1\" carries a torque",
+        ),
+        (
+            four_bar_with("gravity: [0.0, -9.81]", "gravity: [0.0, 0.0]"),
+            "this scene's is (0, 0)",
+        ),
+    ];
+    for (scene, culprit) in cases {
+        let message = sketch_of_scene(&scene).expect_err(culprit).to_string();
+        assert!(message.contains(culprit), "{message}");
+    }
+}
+
+#[test]
+fn a_stated_bar_speed_the_sketch_cannot_hold_gives_every_bar_its_rate() {
+    let scene = four_bar_with(
+        "(body: \"coupler\", omega: 0.0)",
+        "(body: \"coupler\", vx: -4.0)",
+    );
+    let sketch = imported(&scene);
+    assert!(sketch.bars.iter().all(|b| b.omega.is_some()));
+    let back = saved(&sketch);
+    assert!((&back.xd0 - &scene.xd0).amax() <= 1e-12);
+}
+
+#[test]
+fn a_saved_sketch_imports_back_as_itself() {
+    let mut editor = SketchEditor::default();
+    apply_all(&mut editor, &four_bar_commands());
+    let sketch = editor.sketch();
+    assert_eq!(&imported(&saved(sketch)), sketch);
 }

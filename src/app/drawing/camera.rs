@@ -46,4 +46,16 @@ impl CanvasCamera {
     pub fn refit(&mut self) {
         self.fit_requested = true;
     }
+
+    /// A new session of the same drawing (an edit in the sketcher): the view stays as it is.
+    pub fn keep_view(&mut self, generation: u64) {
+        self.fitted_generation = Some(generation);
+        self.check_pose_visible = false;
+    }
+
+    /// Shows this area (centre and width, m) from now on, as the user had panned there.
+    pub fn show_area(&mut self, center: [f64; 2], width: f64) {
+        self.planar = Some(crate::live::PlanarView { center, width });
+        self.moved_by_user = true;
+    }
 }

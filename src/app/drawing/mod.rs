@@ -26,6 +26,7 @@ mod plates;
 mod projection;
 pub mod reactions;
 mod shapes;
+mod sketch_overlay;
 mod solids;
 mod spatial;
 mod view_state;
@@ -41,6 +42,7 @@ use super::SingulabSystems;
 use super::actions::leave_buttons;
 use super::commands::AppCommand;
 use super::simulation::{Live, SceneLoaded, SingularityReached};
+use super::sketcher::Sketcher;
 use super::theme::Palette;
 use crate::lesson::Way;
 use crate::lesson::choices::{leave_direction, listed_motions};
@@ -54,6 +56,7 @@ use fit::{fit_orbit, fit_planar, fit_view};
 use mechanism::{Clearance, draw_mechanism};
 use overlay::draw_overlay_text;
 use projection::Projection;
+use sketch_overlay::{SketchFrame, draw_sketch, sketch_input};
 use spatial::{Floor, RigidView};
 
 /// Owns [`ViewState`] and the camera egui renders through; shows the motions at events.
@@ -131,6 +134,7 @@ pub fn draw_canvas(
     camera: &mut CanvasCamera,
     basis: BasisMode,
     overstep: f64,
+    sketcher: &mut Sketcher,
     commands: &mut Vec<AppCommand>,
 ) {
     let palette = Palette::for_theme(view.light);
@@ -143,7 +147,17 @@ pub fn draw_canvas(
         camera.refit();
     }
     fit_view(live, view, camera, rect, spatial);
-    if spatial || !grab(&response, live, view, camera, commands) {
+    let sketching = sketcher.active && !spatial;
+    let sketch_frame = |camera: &CanvasCamera| SketchFrame {
+        view: camera.planar.unwrap_or_else(|| fit_planar(live)),
+        rect,
+    };
+    let handled = if sketching {
+        sketch_input(&response, &sketch_frame(camera), sketcher, commands)
+    } else {
+        !spatial && grab(&response, live, view, camera, commands)
+    };
+    if !handled {
         navigate(ui, &response, live, camera, spatial);
     }
     let projection = canvas_projection(live, camera, rect, spatial);
@@ -167,16 +181,27 @@ pub fn draw_canvas(
     } else {
         None
     };
-    let trace_labels = if view.show_trace {
-        draw_trace(&canvas, live)
-    } else {
-        Vec::new()
-    };
-    let drawn = draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
-    camera.overlay_height = drawn.overlay_height;
-    // Over the bars (a label under a bar cannot be read), clear of the text already there.
-    paint_trace_labels(&painter, trace_labels, &drawn.text);
-    draw_spring(&canvas, live);
+    // Edit mode before the first bar (or a sketch that does not load): the sketch alone.
+    if !sketching || sketcher.shows_mechanism {
+        let trace_labels = if view.show_trace {
+            draw_trace(&canvas, live)
+        } else {
+            Vec::new()
+        };
+        let drawn = draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
+        camera.overlay_height = drawn.overlay_height;
+        // Over the bars (a label under a bar cannot be read), clear of the text already there.
+        paint_trace_labels(&painter, trace_labels, &drawn.text);
+        draw_spring(&canvas, live);
+    }
+    if sketching {
+        draw_sketch(
+            &canvas,
+            &sketch_frame(camera),
+            sketcher,
+            response.hover_pos(),
+        );
+    }
     view.display_x = x;
     canvas_menu(&response, live, view, camera, commands);
 }

@@ -4,9 +4,10 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, RichText, Ui};
 
 use super::catalog::SceneCatalog;
-use crate::app::commands::AppCommand;
+use crate::app::commands::{AppCommand, SketchRequest};
 use crate::app::drawing::{CanvasCamera, ViewState};
 use crate::app::simulation::Live;
+use crate::app::sketcher::Sketcher;
 use crate::app::window_layout::WindowLayout;
 
 pub(super) fn menu_bar(
@@ -16,10 +17,15 @@ pub(super) fn menu_bar(
     camera: &mut CanvasCamera,
     window: &mut WindowLayout,
     catalog: &SceneCatalog,
+    sketcher: &Sketcher,
     commands: &mut Vec<AppCommand>,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
-        ui.menu_button("File", |ui| file_menu(ui, live, catalog, commands));
+        ui.menu_button("File", |ui| {
+            sketch_menu(ui, sketcher, commands);
+            ui.separator();
+            file_menu(ui, live, catalog, commands);
+        });
         ui.menu_button("View", |ui| view_menu(ui, view, camera, window));
         ui.menu_button("Help", |ui| {
             ui.label(SHORTCUTS);
@@ -32,6 +38,25 @@ pub(super) fn menu_bar(
                 .color(ui.visuals().weak_text_color()),
         );
     });
+}
+
+/// The sketcher's entries: a new mechanism, editing the one shown, saving a drawn one.
+fn sketch_menu(ui: &mut Ui, sketcher: &Sketcher, commands: &mut Vec<AppCommand>) {
+    let mut item = |ui: &mut Ui, text: &str, request: SketchRequest| {
+        if ui.button(text).clicked() {
+            commands.push(AppCommand::Sketch(request));
+            ui.close();
+        }
+    };
+    item(ui, "New mechanism (draw it)", SketchRequest::New);
+    if sketcher.active {
+        item(ui, "Save mechanism  (Ctrl+S)", SketchRequest::SaveHere);
+        item(ui, "Save mechanism as…", SketchRequest::SaveDialog);
+        item(ui, "Play the mechanism  (Space)", SketchRequest::Play);
+        item(ui, "Leave edit mode  (E)", SketchRequest::Leave);
+    } else {
+        item(ui, "Edit this mechanism  (E)", SketchRequest::EditScene);
+    }
 }
 
 pub(super) fn file_menu(
@@ -142,6 +167,7 @@ C  side by side: traditional | continued
 M  show / hide the columns of T
 L  light / dark theme
 P  presentation (no panels, large type, captions)
+E  edit mode: draw or edit a planar mechanism (File > New mechanism)
 Ctrl+R  record the window to a video (again: stop)
 F  fit the view
 Ctrl+O  open a scene,  F5  reload

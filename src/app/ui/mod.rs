@@ -41,6 +41,8 @@ use super::plots::{self, PlotLayout, PlotState};
 use super::presentation::{self, Presentation};
 use super::record::Recorder;
 use super::simulation::{FrameBudget, FrameStats, Live};
+use super::sketcher::Sketcher;
+use super::sketcher::panel::sketch_panel;
 use super::window_layout::{WindowLayout, Zoom};
 use crate::solver::BasisMode;
 use banners::{banner, brief_notice, lesson_caption};
@@ -77,6 +79,13 @@ struct PlotResources<'w> {
     atlas: ResMut<'w, AtlasView>,
 }
 
+/// What the File menu and edit mode work on: the scene catalogue and the sketch.
+#[derive(SystemParam)]
+struct Files<'w> {
+    catalog: ResMut<'w, SceneCatalog>,
+    sketcher: ResMut<'w, Sketcher>,
+}
+
 /// The egui pass: the whole layout from one root `Ui`; what the user asked for is sent once
 /// the pass is known to be shown.
 fn layout(
@@ -86,7 +95,7 @@ fn layout(
     mut camera: ResMut<CanvasCamera>,
     mut window: ResMut<WindowLayout>,
     mut plots: PlotResources,
-    mut catalog: ResMut<SceneCatalog>,
+    files: Files,
     mut frame: FrameInfo,
     mut writer: MessageWriter<AppCommand>,
     mut warmed: Local<Warmed>,
@@ -108,6 +117,10 @@ fn layout(
         );
     }
     apply_lesson_view(&live, &mut view);
+    let Files {
+        mut catalog,
+        mut sketcher,
+    } = files;
     if catalog
         .scanned
         .is_none_or(|t| t.elapsed().as_secs_f64() > 3.0)
@@ -157,6 +170,7 @@ fn layout(
         &mut window,
         &mut plots.state,
         &mut plots.atlas,
+        &mut sketcher,
         &mut commands,
     );
     // egui may run this pass twice in a frame (a discarded layout pass): send once.
@@ -197,9 +211,15 @@ impl Panels<'_, '_> {
         window: &mut WindowLayout,
         plot_state: &mut PlotState,
         atlas: &mut AtlasView,
+        sketcher: &mut Sketcher,
         commands: &mut Vec<AppCommand>,
     ) {
         let (live, frame) = (self.live, self.frame);
+        // Edit mode draws on one canvas, the plots and the timeline put away.
+        let editing = sketcher.active;
+        if editing {
+            view.side_by_side = false;
+        }
         // At an event the chosen motion is the one drawn: it must be one of those listed.
         let listed = live
             .session
@@ -217,7 +237,16 @@ impl Panels<'_, '_> {
             presentation::captions(root, live);
         } else {
             egui::Panel::top("menu_and_transport").show(root, |ui| {
-                menu_bar(ui, live, view, camera, window, self.catalog, commands);
+                menu_bar(
+                    ui,
+                    live,
+                    view,
+                    camera,
+                    window,
+                    self.catalog,
+                    sketcher,
+                    commands,
+                );
                 transport(ui, live, view, &frame.recorder, commands);
             });
             egui::Panel::bottom("status").show(root, |ui| {
@@ -230,7 +259,13 @@ impl Panels<'_, '_> {
                 .resizable(true)
                 .default_size(sizes.controls_width)
                 .size_range(sizes.controls_range)
-                .show(root, |ui| self.controls(ui, view, commands));
+                .show(root, |ui| {
+                    if editing {
+                        sketch_panel(ui, live, sketcher, commands);
+                    } else {
+                        self.controls(ui, view, commands);
+                    }
+                });
         }
         // Presenting, key G puts the configuration space beside the canvas.
         if presenting && view.atlas_beside {
@@ -243,7 +278,7 @@ impl Panels<'_, '_> {
         }
         // Side by side, each canvas has its own `qd` plot and the plots panel is left out (its
         // other plots are the same for both bases).
-        if window.show_plots && !view.side_by_side && (!presenting || view.video) {
+        if window.show_plots && !view.side_by_side && (!presenting || view.video) && !editing {
             egui::Panel::right("plots")
                 .resizable(true)
                 .default_size(sizes.plots_width)
@@ -253,7 +288,7 @@ impl Panels<'_, '_> {
                 });
         }
         // Presenting, the cursor is hidden: the timeline and its Undo are keys (Ctrl+Z).
-        if !view.video && !presenting {
+        if !view.video && !presenting && !editing {
             egui::Panel::bottom("timeline").show(root, |ui| {
                 timeline_bar(ui, live, view, commands);
             });
@@ -276,10 +311,12 @@ impl Panels<'_, '_> {
             );
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
-                canvas.max.y = side_by_side(ui, live, view, camera, plot_state, overstep, commands);
+                canvas.max.y = side_by_side(
+                    ui, live, view, camera, plot_state, overstep, sketcher, commands,
+                );
             } else {
                 let basis = view.basis;
-                drawing::draw_canvas(ui, live, view, camera, basis, overstep, commands);
+                drawing::draw_canvas(ui, live, view, camera, basis, overstep, sketcher, commands);
             }
             if !presenting {
                 // Advice and file notes are the operator's, not the video's.
@@ -346,6 +383,7 @@ fn side_by_side(
     camera: &mut CanvasCamera,
     plot_state: &mut PlotState,
     overstep: f64,
+    sketcher: &mut Sketcher,
     commands: &mut Vec<AppCommand>,
 ) -> f32 {
     // The central panel has no fill of its own: the gaps and the plots get the panels' one.
@@ -371,7 +409,7 @@ fn side_by_side(
                 (ui.available_height() - plot_height).max(0.0),
             );
             let drawn = ui.allocate_ui(canvas, |ui| {
-                drawing::draw_canvas(ui, live, view, camera, basis, overstep, commands);
+                drawing::draw_canvas(ui, live, view, camera, basis, overstep, sketcher, commands);
             });
             canvas_bottom = drawn.response.rect.bottom();
             if plot_state.shown() && !view.video && !view.presenting {

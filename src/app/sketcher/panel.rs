@@ -1,0 +1,262 @@
+//! The Sketch panel (edit mode's left panel): how to draw, the live counts, the selected
+//! point or bar with its numbers to type, and the buttons to play, save and undo.
+
+use bevy_egui::egui::{self, Color32, DragValue, RichText, Ui};
+
+use super::Sketcher;
+use crate::app::commands::{AppCommand, SketchRequest};
+use crate::app::simulation::Live;
+use crate::sketch::{Sketch, SketchAnalysis, SketchCommand};
+
+const HOW_TO: &str = "Click: a ground pivot. Drag: a bar, from a point, a bar or anywhere, to \
+another. Shift+drag a point: move it (the mechanism follows). Click a point or bar to select \
+it. Delete removes the selection; Ctrl+Z / Ctrl+Y undo and redo; Space plays. Middle or \
+right drag pans, the wheel zooms.";
+
+pub fn sketch_panel(
+    ui: &mut Ui,
+    live: &Live,
+    sketcher: &mut Sketcher,
+    commands: &mut Vec<AppCommand>,
+) {
+    let mut send = |request| commands.push(AppCommand::Sketch(request));
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        ui.heading("Edit mode");
+        ui.label(RichText::new(HOW_TO).small());
+        let step = "grid";
+        ui.checkbox(&mut sketcher.snap, format!("Snap to the {step}"));
+        ui.separator();
+        counts(ui, &sketcher.analysis);
+        if let Some(refusal) = &sketcher.refusal {
+            ui.label(RichText::new(refusal).color(Color32::from_rgb(240, 90, 80)));
+        }
+        ui.separator();
+        let sketch = sketcher.sketch().clone();
+        match sketcher.selected.clone() {
+            Some(name) if sketch.point_index(&name).is_some() => {
+                point_fields(ui, &sketch, &name, &mut send)
+            }
+            Some(name) if sketch.bar_index(&name).is_some() => {
+                bar_fields(ui, &sketch, &name, &mut send)
+            }
+            _ => {
+                ui.label(RichText::new("Nothing selected: click a point or a bar.").weak());
+            }
+        }
+        ui.separator();
+        ui.horizontal_wrapped(|ui| {
+            if ui.button("▶ Play  (Space)").clicked() {
+                send(SketchRequest::Play);
+            }
+            if ui.button("Undo").on_hover_text("Ctrl+Z").clicked() {
+                send(SketchRequest::Undo);
+            }
+            if ui.button("Redo").on_hover_text("Ctrl+Y").clicked() {
+                send(SketchRequest::Redo);
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            if ui.button("Save  (Ctrl+S)").clicked() {
+                send(SketchRequest::SaveHere);
+            }
+            if ui.button("Save as…").clicked() {
+                send(SketchRequest::SaveDialog);
+            }
+            if ui.button("Leave  (E)").clicked() {
+                send(SketchRequest::Leave);
+            }
+        });
+        ui.label(
+            RichText::new(format!("File: {}", live.path.display()))
+                .small()
+                .weak(),
+        );
+    });
+}
+
+/// The counts a lecturer reads beside the drawing.
+fn counts(ui: &mut Ui, analysis: &Result<SketchAnalysis, String>) {
+    let a = match analysis {
+        Ok(a) => a,
+        Err(e) => {
+            ui.label(RichText::new(e).color(Color32::from_rgb(240, 90, 80)));
+            return;
+        }
+    };
+    let big = |text: String| RichText::new(text).size(16.0).strong();
+    ui.label(big(format!("n {}   m {}   rank {}", a.n, a.m, a.rank)));
+    ui.label(big(format!(
+        "dof {}   Grübler n − m {}   p {}",
+        a.dof, a.grubler, a.redundancy
+    )));
+    if a.redundancy > 0 {
+        let modes = if a.redundancy == 1 { "mode" } else { "modes" };
+        ui.label(format!(
+            "Redundant: {} constraint {} the others imply (p = {}); its self-stress {modes} \
+             drawn on the mechanism (reactions view).",
+            a.redundancy,
+            if a.redundancy == 1 { "row" } else { "rows" },
+            a.redundancy
+        ));
+    }
+    if a.singular {
+        ui.label("Singular pose: the admissible motions are drawn on the mechanism.");
+    }
+}
+
+/// A number field that edits as it is dragged (one undo step a drag) or typed.
+fn number_field(
+    ui: &mut Ui,
+    value: f64,
+    speed: f64,
+    suffix: &str,
+    send: &mut impl FnMut(SketchRequest),
+    command: impl Fn(f64) -> SketchCommand,
+) {
+    let mut v = value;
+    let response = ui.add(
+        DragValue::new(&mut v)
+            .speed(speed)
+            .max_decimals(4)
+            .suffix(suffix)
+            .update_while_editing(false),
+    );
+    if response.changed() && v != value {
+        if response.dragged() {
+            send(SketchRequest::Continue(command(v)));
+        } else {
+            send(SketchRequest::Edit(command(v)));
+        }
+    }
+    if response.drag_stopped() {
+        send(SketchRequest::EndGesture);
+    }
+}
+
+/// A name field: the rename is sent when the field loses focus or Enter is pressed.
+fn name_field(ui: &mut Ui, name: &str, send: &mut impl FnMut(SketchRequest)) {
+    let id = ui.id().with(("sketch_name", name));
+    let mut text = ui
+        .data_mut(|d| d.get_temp::<String>(id))
+        .unwrap_or_else(|| name.to_owned());
+    let response = ui.add(egui::TextEdit::singleline(&mut text).desired_width(120.0));
+    if response.lost_focus() && text != name {
+        send(SketchRequest::Edit(SketchCommand::Rename {
+            from: name.to_owned(),
+            to: text.clone(),
+        }));
+        ui.data_mut(|d| d.remove::<String>(id));
+    } else if response.has_focus() {
+        ui.data_mut(|d| d.insert_temp(id, text));
+    } else {
+        ui.data_mut(|d| d.remove::<String>(id));
+    }
+}
+
+fn point_fields(ui: &mut Ui, sketch: &Sketch, name: &str, send: &mut impl FnMut(SketchRequest)) {
+    let point = &sketch.points[sketch.point_index(name).expect("selected point")];
+    ui.label(RichText::new("Point").strong());
+    ui.horizontal(|ui| {
+        ui.label("name");
+        name_field(ui, name, send);
+    });
+    let at = point.at;
+    let moved = |x: f64, y: f64| SketchCommand::Move {
+        point: name.to_owned(),
+        to: (x, y),
+    };
+    ui.horizontal(|ui| {
+        ui.label("x");
+        number_field(ui, at.x, 0.01, " m", send, |x| moved(x, at.y));
+        ui.label("y");
+        number_field(ui, at.y, 0.01, " m", send, |y| moved(at.x, y));
+    });
+    let mut ground = point.ground;
+    if ui
+        .checkbox(&mut ground, "on the ground (a pivot)")
+        .changed()
+    {
+        send(SketchRequest::Edit(SketchCommand::Ground {
+            point: name.to_owned(),
+            ground,
+        }));
+    }
+    if ui
+        .button("Delete point (and the bars ending at it)")
+        .clicked()
+    {
+        send(SketchRequest::Edit(SketchCommand::Delete {
+            name: name.to_owned(),
+        }));
+    }
+}
+
+fn bar_fields(ui: &mut Ui, sketch: &Sketch, name: &str, send: &mut impl FnMut(SketchRequest)) {
+    let bar = &sketch.bars[sketch.bar_index(name).expect("selected bar")];
+    let (start, end) = (
+        sketch.points[bar.start].clone(),
+        sketch.points[bar.end].clone(),
+    );
+    ui.label(RichText::new(format!("Bar from {} to {}", start.name, end.name)).strong());
+    ui.horizontal(|ui| {
+        ui.label("name");
+        name_field(ui, name, send);
+    });
+    let owned = name.to_owned();
+    ui.horizontal(|ui| {
+        ui.label("length");
+        number_field(ui, bar.length, 0.01, " m", send, |length| {
+            SketchCommand::Length {
+                bar: owned.clone(),
+                length,
+            }
+        });
+    });
+    let d = end.at - start.at;
+    let angle = d.y.atan2(d.x).to_degrees();
+    let length = bar.length;
+    ui.horizontal(|ui| {
+        ui.label("angle");
+        number_field(ui, angle, 0.5, "°", send, |degrees| {
+            let a = degrees.to_radians();
+            SketchCommand::Move {
+                point: end.name.clone(),
+                to: (start.at.x + length * a.cos(), start.at.y + length * a.sin()),
+            }
+        });
+    });
+    ui.horizontal(|ui| {
+        ui.label("mass");
+        number_field(ui, bar.mass, 0.01, " kg", send, |mass| {
+            SketchCommand::Mass {
+                bar: owned.clone(),
+                mass,
+            }
+        });
+    });
+    let mut stated = bar.omega.is_some();
+    ui.horizontal(|ui| {
+        if ui.checkbox(&mut stated, "initial ω").changed() {
+            send(SketchRequest::Edit(SketchCommand::Omega {
+                bar: owned.clone(),
+                omega: stated.then_some(1.0),
+            }));
+        }
+        if let Some(omega) = bar.omega {
+            number_field(ui, omega, 0.05, " rad/s", send, |w| SketchCommand::Omega {
+                bar: owned.clone(),
+                omega: Some(w),
+            });
+        }
+    });
+    ui.label(
+        RichText::new("The other bars' rates are completed from the stated ones.")
+            .small()
+            .weak(),
+    );
+    if ui.button("Delete bar").clicked() {
+        send(SketchRequest::Edit(SketchCommand::Delete {
+            name: owned.clone(),
+        }));
+    }
+}
