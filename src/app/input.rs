@@ -102,7 +102,7 @@ fn shortcuts(
     }
 }
 
-/// The sketcher's keys: E enters or leaves edit mode; in it Space plays, Ctrl+Z and Ctrl+Y
+/// The sketcher's keys: Ctrl+N draws a new mechanism, E enters or leaves edit mode; in it Space plays, Ctrl+Z and Ctrl+Y
 /// (or Ctrl+Shift+Z) undo and redo, Delete removes the selection, Ctrl+S saves, Escape
 /// drops the selection. `None` for the other keys, which keep their meaning.
 fn sketch_key(
@@ -111,6 +111,9 @@ fn sketch_key(
     shift: bool,
     sketcher: &mut crate::app::sketcher::Sketcher,
 ) -> Option<SketchRequest> {
+    if key == KeyCode::KeyN && ctrl {
+        return Some(SketchRequest::New);
+    }
     if !sketcher.active {
         return (key == KeyCode::KeyE && !ctrl).then_some(SketchRequest::EditScene);
     }

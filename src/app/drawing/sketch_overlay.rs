@@ -5,7 +5,7 @@
 //! the mechanism re-assembling as it goes. Positions snap to a grid unless the Sketch panel
 //! turns it off; a middle or right drag pans, the wheel zooms.
 
-use bevy_egui::egui::{self, Align2, Color32, FontId, Pos2, Stroke, pos2, vec2};
+use bevy_egui::egui::{self, Color32, FontId, Pos2, Stroke, pos2, vec2};
 use nalgebra::Vector2;
 
 use super::Canvas;
@@ -274,13 +274,10 @@ pub(super) fn draw_sketch(
         let selected = sketcher.selected.as_deref() == Some(point.name.as_str());
         let ring = if selected { accent } else { palette.text };
         painter.circle(p, 5.0, palette.background, Stroke::new(2.0, ring));
-        painter.text(
-            p + vec2(8.0, -8.0),
-            Align2::LEFT_BOTTOM,
-            &point.name,
-            FontId::proportional(13.0),
-            palette.text,
-        );
+        // The reactions view (a self-stress mode shown) names the joints itself.
+        if !sketcher.names_joints {
+            point_name(canvas, p, &point.name);
+        }
     }
     if let Some(bar) = sketcher
         .selected
@@ -307,6 +304,21 @@ pub(super) fn draw_sketch(
     if let Some(Gesture::Bar { from, at }) = &sketcher.gesture {
         draw_bar_in_progress(canvas, frame, sketcher, from, *at, pointer);
     }
+}
+
+/// A point's name below left of it, on a backing (a bar's name may be near).
+fn point_name(canvas: &Canvas, p: Pos2, name: &str) {
+    let galley = canvas.painter.layout_no_wrap(
+        name.to_owned(),
+        FontId::proportional(13.0),
+        canvas.palette.text,
+    );
+    let at = p + vec2(-8.0 - galley.size().x, 7.0);
+    let rect = egui::Rect::from_min_size(at, galley.size()).expand(2.0);
+    canvas
+        .painter
+        .rect_filled(rect, 3.0, canvas.palette.background);
+    canvas.painter.galley(at, galley, canvas.palette.text);
 }
 
 /// The bar being drawn: a line to where it would end, its length and angle beside it.

@@ -45,6 +45,8 @@ pub struct Sketcher {
     pub file: Option<PathBuf>,
     /// What the pointer is doing on the canvas.
     pub gesture: Option<Gesture>,
+    /// The reactions view is on (a self-stress mode shown): it names the joints.
+    pub names_joints: bool,
     /// The reactions view was turned on to show a self-stress mode.
     showing_mode: bool,
 }
@@ -73,6 +75,7 @@ impl Default for Sketcher {
             snap: true,
             file: None,
             gesture: None,
+            names_joints: false,
             showing_mode: false,
         }
     }
@@ -247,6 +250,7 @@ fn refresh(sketcher: &mut Sketcher, affected: &mut Affected) {
         affected.view.show_reactions = false;
         affected.view.reaction_mode = None;
     }
+    sketcher.names_joints = affected.view.show_reactions && sketcher.shows_mechanism;
 }
 
 /// The session of the sketch's scene, posed at rest (so a singular pose is an event).

@@ -74,6 +74,30 @@ pub fn sketch_panel(
     });
 }
 
+/// The banner over the canvas in edit mode: what is drawn and how to go on, or why the
+/// last edit was refused.
+pub fn edit_banner_text(sketcher: &Sketcher) -> String {
+    if let Some(refusal) = &sketcher.refusal {
+        return format!("Refused: {refusal}");
+    }
+    let sketch = sketcher.sketch();
+    let counts = match &sketcher.analysis {
+        Ok(a) if !sketch.bars.is_empty() => format!(
+            "{} bars, dof {}, redundancy p = {}{}. ",
+            sketch.bars.len(),
+            a.dof,
+            a.redundancy,
+            if a.singular { ", singular pose" } else { "" }
+        ),
+        Ok(_) => String::new(),
+        Err(e) => format!("{e}. "),
+    };
+    format!(
+        "Edit mode: {}. {counts}Click places a ground pivot, a drag draws a bar, Shift+drag          pulls a point; Space plays, E leaves.",
+        sketch.title
+    )
+}
+
 /// The counts a lecturer reads beside the drawing.
 fn counts(ui: &mut Ui, analysis: &Result<SketchAnalysis, String>) {
     let a = match analysis {

@@ -12,9 +12,27 @@ use crate::solver::SingularEvent;
 
 /// The banners over the canvas; for a `viewer` (presenting, recording) without the keys and
 /// panels to use, and in a `video` the idle line names what it shows.
-pub(super) fn banner(ui: &mut Ui, live: &Live, viewer: bool, video: bool) {
+pub(super) fn banner(ui: &mut Ui, live: &Live, viewer: bool, video: bool, editing: Option<String>) {
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
-    let mut banners = notice_and_pause_banners(live, palette, viewer);
+    let mut banners = match editing {
+        // Edit mode: a lasting notice (a save that failed), then what the sketcher says.
+        Some(text) => live
+            .notice
+            .as_ref()
+            .filter(|n| n.shown_until.is_none())
+            .map(|n| {
+                let fill = if n.error {
+                    palette.banner_error
+                } else {
+                    palette.banner_event
+                };
+                (n.text.clone(), fill)
+            })
+            .into_iter()
+            .chain([(text, ui.visuals().widgets.noninteractive.bg_fill)])
+            .collect(),
+        None => notice_and_pause_banners(live, palette, viewer),
+    };
     if banners.is_empty() {
         // The slot stays, with what the simulation is doing.
         // Opaque: `faint_bg_color` is additive and would show the dark window behind the

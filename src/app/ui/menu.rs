@@ -48,7 +48,7 @@ fn sketch_menu(ui: &mut Ui, sketcher: &Sketcher, commands: &mut Vec<AppCommand>)
             ui.close();
         }
     };
-    item(ui, "New mechanism (draw it)", SketchRequest::New);
+    item(ui, "New mechanism (draw it)  (Ctrl+N)", SketchRequest::New);
     if sketcher.active {
         item(ui, "Save mechanism  (Ctrl+S)", SketchRequest::SaveHere);
         item(ui, "Save mechanism as…", SketchRequest::SaveDialog);
@@ -167,7 +167,7 @@ C  side by side: traditional | continued
 M  show / hide the columns of T
 L  light / dark theme
 P  presentation (no panels, large type, captions)
-E  edit mode: draw or edit a planar mechanism (File > New mechanism)
+E  edit mode: edit the planar mechanism shown;  Ctrl+N  draw a new one
 Ctrl+R  record the window to a video (again: stop)
 F  fit the view
 Ctrl+O  open a scene,  F5  reload

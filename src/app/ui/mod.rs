@@ -251,7 +251,11 @@ impl Panels<'_, '_> {
             });
             egui::Panel::bottom("status").show(root, |ui| {
                 let frame_time = !frame.capture.takes_screenshot();
-                status_line(ui, live, &frame.stats, &frame.budget, frame_time);
+                if editing && !sketcher.shows_mechanism {
+                    ui.label("Edit mode: no bar drawn yet.");
+                } else {
+                    status_line(ui, live, &frame.stats, &frame.budget, frame_time);
+                }
             });
         }
         if window.show_controls && !presenting {
@@ -308,6 +312,7 @@ impl Panels<'_, '_> {
                 live,
                 viewer,
                 view.video || frame.recorder.status().is_some(),
+                editing.then(|| super::sketcher::panel::edit_banner_text(sketcher)),
             );
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
