@@ -59,7 +59,7 @@ use lesson::LessonRun;
 
 pub use atlas_view::{AtlasView, AtlasViewPlugin};
 pub use capture::{CaptureMode, CapturePlugin};
-pub use commands::AppCommand;
+pub use commands::{AppCommand, SketchRequest};
 pub use config::{ViewConfig, ViewStop};
 pub use drawing::{CanvasCamera, DrawingPlugin, ViewState};
 pub use files::FilesPlugin;

@@ -19,10 +19,11 @@ use bevy_egui::{EguiContext, EguiPrimaryContextPass, EguiUserTextures, PrimaryEg
 use singulab::app::{
     AppCommand, AtlasView, AtlasViewPlugin, CaptureMode, DrawingPlugin, FrameBudget, Live,
     PanelsPlugin, PlotsPlugin, Presentation, PresentationPlugin, RecordPlugin, ShortcutsPlugin,
-    SimulationPlugin, ViewState, WindowLayout,
+    SimulationPlugin, SketchRequest, Sketcher, SketcherPlugin, ViewState, WindowLayout,
 };
 use singulab::live::{LiveSession, TracePoint};
 use singulab::scene::load_scene;
+use singulab::sketch::{Place, SketchCommand, sketch_of_scene};
 
 use super::{key, scene_path};
 
@@ -122,6 +123,7 @@ fn ui_app(path: &Path) -> App {
             ShortcutsPlugin,
             RecordPlugin,
             PresentationPlugin,
+            SketcherPlugin,
         ))
         .insert_resource(FrameBudget::new(Duration::from_secs(60)))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
@@ -250,6 +252,87 @@ fn atlas_traced(app: &mut App, path: &Path) {
     assert_eq!(traced, Some(true), "{}: the atlas failed", path.display());
 }
 
+fn sketch(app: &mut App, request: SketchRequest) {
+    command(app, AppCommand::Sketch(request));
+}
+
+fn sketcher(app: &App) -> &Sketcher {
+    app.world().resource::<Sketcher>()
+}
+
+/// Edit mode (key E): a linkage of bars, pivots and revolute joints opens in it; a bar is
+/// added far off, undone and redone, a point pulled, the view keys pressed, and Space plays
+/// it. Any other scene says why it cannot be edited and stays in run mode.
+fn edit_mode(app: &mut App, path: &Path) {
+    let editable = {
+        let live = app.world().resource::<Live>();
+        sketch_of_scene(live.session.scene()).is_ok()
+    };
+    press(app, KeyCode::KeyE);
+    assert_eq!(sketcher(app).active, editable, "{}: E", path.display());
+    if !editable {
+        let live = app.world().resource::<Live>();
+        let notice = live
+            .notice
+            .as_ref()
+            .map(|n| n.text.clone())
+            .unwrap_or_default();
+        assert!(
+            notice.contains("cannot be edited"),
+            "{}: {notice}",
+            path.display()
+        );
+        return;
+    }
+    let bars = sketcher(app).sketch().bars.len();
+    let bar = SketchCommand::Bar {
+        from: Place::At(20.0, 20.0),
+        to: Place::At(21.0, 20.0),
+        name: None,
+    };
+    sketch(app, SketchRequest::Edit(bar));
+    assert_eq!(
+        sketcher(app).sketch().bars.len(),
+        bars + 1,
+        "{}",
+        path.display()
+    );
+    sketch(app, SketchRequest::Undo);
+    assert_eq!(
+        sketcher(app).sketch().bars.len(),
+        bars,
+        "{}",
+        path.display()
+    );
+    sketch(app, SketchRequest::Redo);
+    let free = sketcher(app)
+        .sketch()
+        .points
+        .iter()
+        .find(|p| !p.ground)
+        .cloned();
+    if let Some(point) = free {
+        let toward = (point.at.x + 0.05, point.at.y + 0.05);
+        sketch(
+            app,
+            SketchRequest::Continue(SketchCommand::Drag {
+                point: point.name,
+                toward,
+            }),
+        );
+        sketch(app, SketchRequest::EndGesture);
+    }
+    every_key_toggle(app);
+    press(app, KeyCode::Space);
+    assert!(!sketcher(app).active, "{}: Space plays", path.display());
+    assert!(
+        !app.world().resource::<Live>().session.is_paused(),
+        "{}: the drawn mechanism runs",
+        path.display()
+    );
+    frames(app, FRAMES);
+}
+
 /// The view of one file through its start, while running, and at its first stop, there
 /// also in the smallest window.
 fn exercise(path: &Path) -> Option<bool> {
@@ -273,7 +356,91 @@ fn exercise(path: &Path) -> Option<bool> {
     app.insert_resource(Screen(SMALL_SCREEN));
     every_key_toggle(&mut app);
     app.insert_resource(Screen(SCREEN));
-    at_event.then(|| sweep_for_ghost(&mut app))
+    let ghost = at_event.then(|| sweep_for_ghost(&mut app));
+    edit_mode(&mut app, path);
+    ghost
+}
+
+/// A mechanism drawn from an empty canvas in the window: the counts follow each bar, a third
+/// crank on the coupler's middle makes it redundant, and the drawn four-bar plays.
+#[test]
+fn a_mechanism_drawn_in_the_window_is_counted_and_plays() {
+    let mut app = ui_app(&scene_path("double_four_bar"));
+    frames(&mut app, 3);
+    sketch(&mut app, SketchRequest::New);
+    assert!(sketcher(&app).active);
+    let edits = [
+        SketchCommand::GroundPivot { at: (0.0, 0.0) },
+        SketchCommand::GroundPivot { at: (1.0, 0.0) },
+        SketchCommand::Bar {
+            from: Place::Point("O1".into()),
+            to: Place::At(0.0, 1.0),
+            name: None,
+        },
+        SketchCommand::Bar {
+            from: Place::Point("A".into()),
+            to: Place::At(1.0, 1.0),
+            name: None,
+        },
+        SketchCommand::Bar {
+            from: Place::Point("O2".into()),
+            to: Place::Point("B".into()),
+            name: None,
+        },
+    ];
+    for edit in edits {
+        sketch(&mut app, SketchRequest::Edit(edit));
+    }
+    let counts = sketcher(&app).analysis.clone().expect("counts");
+    assert_eq!(
+        (
+            counts.n,
+            counts.m,
+            counts.rank,
+            counts.dof,
+            counts.redundancy
+        ),
+        (9, 8, 8, 1, 0)
+    );
+    // The shown session is the drawn four-bar.
+    assert_eq!(
+        app.world().resource::<Live>().session.scene().mechanism.n(),
+        9
+    );
+    sketch(
+        &mut app,
+        SketchRequest::Edit(SketchCommand::GroundPivot { at: (0.5, 0.0) }),
+    );
+    let onto_middle = Place::OnBar {
+        bar: "bar2".into(),
+        along: 0.5,
+    };
+    sketch(
+        &mut app,
+        SketchRequest::Edit(SketchCommand::Bar {
+            from: Place::Point("O3".into()),
+            to: onto_middle,
+            name: None,
+        }),
+    );
+    let counts = sketcher(&app).analysis.clone().expect("counts");
+    assert_eq!(counts.redundancy, 1);
+    assert!(
+        view(&mut app).show_reactions,
+        "the self-stress mode is shown"
+    );
+    sketch(&mut app, SketchRequest::Undo);
+    assert_eq!(
+        sketcher(&app).analysis.clone().expect("counts").redundancy,
+        0
+    );
+    sketch(&mut app, SketchRequest::Play);
+    assert!(!sketcher(&app).active);
+    frames(&mut app, 10);
+    assert!(
+        app.world().resource::<Live>().session.time() > 0.0,
+        "it runs"
+    );
 }
 
 #[test]
