@@ -14,6 +14,7 @@
 //! | [`CapturePlugin`] | `view --screenshot`: run to the stop, let frames render, save the PNG, exit |
 //! | [`RecordPlugin`] | `singulab record` and the Record button: a fixed simulated time per frame, each frame's screenshot to an encoder thread (MP4 through ffmpeg, GIF, PNG) |
 //! | [`PresentationPlugin`] | presentation mode (P, `--presentation`): no panels, large type, captions, no cursor |
+//! | `WindowFitPlugin` | a window larger than its monitor takes the monitor's size |
 //! | [`SketcherPlugin`] | edit mode (E, File > New mechanism): the [`Sketcher`] and its requests, the drawn mechanism shown at rest |
 //!
 //! Schedules: `FixedUpdate` steps the solver; in `Update` the sets of [`SingulabSystems`] run
@@ -42,6 +43,7 @@ mod sketcher;
 mod theme;
 mod ui;
 mod video_folder;
+mod window_fit;
 mod window_layout;
 
 use std::path::{Path, PathBuf};
@@ -104,6 +106,7 @@ impl PluginGroup for SingulabPlugins {
             .add(RecordPlugin)
             .add(PresentationPlugin)
             .add(SketcherPlugin)
+            .add(window_fit::WindowFitPlugin)
     }
 }
 
