@@ -73,7 +73,14 @@ pub struct AtlasViewPlugin;
 impl Plugin for AtlasViewPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<AtlasView>()
-            .add_systems(Update, (start_on_load, collect).chain());
+            // After the commands: a scene opened this frame gets its atlas view before the
+            // egui pass draws the plot with it.
+            .add_systems(
+                Update,
+                (start_on_load, collect)
+                    .chain()
+                    .after(super::SingulabSystems::Commands),
+            );
     }
 }
 
@@ -123,6 +130,12 @@ fn start_on_load(live: Res<Live>, shown: Res<ViewState>, mut view: ResMut<AtlasV
 }
 
 impl AtlasView {
+    /// Whether what it shows is of the scene loaded as `generation` (a scene opened this
+    /// frame has not been seen yet).
+    pub fn is_of(&self, generation: u64) -> bool {
+        self.generation == Some(generation)
+    }
+
     /// Forgets what was shown for the scene before (not the cache, not the checkbox).
     fn start(&mut self, generation: u64) {
         *self = AtlasView {

@@ -38,6 +38,8 @@ fn fit_window_to_monitor(
     if width == 0 || height == 0 || fitted == size {
         return;
     }
-    window.resolution.set_physical_resolution(fitted.x, fitted.y);
+    window
+        .resolution
+        .set_physical_resolution(fitted.x, fitted.y);
     window.position = WindowPosition::At(monitor.physical_position);
 }

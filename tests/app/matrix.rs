@@ -361,6 +361,26 @@ fn exercise(path: &Path) -> Option<bool> {
     ghost
 }
 
+/// Trial 6 crashed the window three times out of three opening a smaller scene from the
+/// Scene panel (double four-bar, then four-bar): the plot drew the new scene's positions on
+/// the old atlas' axes (crank3.theta, coordinate 14 of 15, of a 9-coordinate scene). Every
+/// shipped scene opened after the largest planar one, its atlas on the plot.
+#[test]
+fn opening_a_smaller_scene_after_a_larger_one_keeps_the_window() {
+    let largest = scene_path("modified_2x3");
+    let mut app = ui_app(&largest);
+    frames(&mut app, 3);
+    atlas_traced(&mut app, &largest);
+    for path in shipped("scenes") {
+        command(&mut app, AppCommand::OpenScene(path.clone()));
+        frames(&mut app, FRAMES);
+        atlas_traced(&mut app, &path);
+        frames(&mut app, FRAMES);
+        command(&mut app, AppCommand::OpenScene(largest.clone()));
+        frames(&mut app, FRAMES);
+    }
+}
+
 /// A mechanism drawn from an empty canvas in the window: the counts follow each bar, a third
 /// crank on the coupler's middle makes it redundant, and the drawn four-bar plays.
 #[test]

@@ -199,3 +199,48 @@ impl LabelStep {
         if step > 0.0 { step } else { fallback }
     }
 }
+
+/// An angle axis (`x` or y) marked at multiples of pi/2, labelled "pi/2", "pi", "3pi/2" ...:
+/// the flat and folded poses of the linkages lie there, and "3.1" reads as nothing.
+pub(super) fn angle_axis(plot: Plot<'_>, x: bool) -> Plot<'_> {
+    use std::f64::consts::{FRAC_PI_2, PI, TAU};
+    let spacer = uniform_grid_spacer(|_| [FRAC_PI_2, PI, TAU]);
+    let label = |mark: egui_plot::GridMark, _: &std::ops::RangeInclusive<f64>| pi_label(mark.value);
+    if x {
+        plot.x_grid_spacer(spacer).x_axis_formatter(label)
+    } else {
+        plot.y_grid_spacer(spacer).y_axis_formatter(label)
+    }
+}
+
+/// `value` as a multiple of pi/2 ("0", "pi/2", "-pi", "3pi/2", "2pi"), or nothing between.
+fn pi_label(value: f64) -> String {
+    let halves = (value / std::f64::consts::FRAC_PI_2).round();
+    if (value - halves * std::f64::consts::FRAC_PI_2).abs() > 1e-9 {
+        return String::new();
+    }
+    let k = halves as i64;
+    let sign = if k < 0 { "−" } else { "" };
+    match k.abs() {
+        0 => "0".into(),
+        1 => format!("{sign}π/2"),
+        2 => format!("{sign}π"),
+        n if n % 2 == 0 => format!("{sign}{}π", n / 2),
+        n => format!("{sign}{n}π/2"),
+    }
+}
+
+#[cfg(test)]
+mod angle_tests {
+    use super::pi_label;
+    use std::f64::consts::PI;
+
+    #[test]
+    fn angle_marks_read_as_multiples_of_pi() {
+        let labels: Vec<String> = [-PI, -0.5 * PI, 0.0, 0.5 * PI, PI, 1.5 * PI, 2.0 * PI, 1.0]
+            .into_iter()
+            .map(pi_label)
+            .collect();
+        assert_eq!(labels, ["−π", "−π/2", "0", "π/2", "π", "3π/2", "2π", ""]);
+    }
+}

@@ -9,7 +9,7 @@ use egui_plot::{
 };
 use nalgebra::DVector;
 
-use super::axes::{axes as themed_axes, label_axes};
+use super::axes::{angle_axis, axes as themed_axes, label_axes};
 use crate::app::atlas_view::{AtlasView, PATH_SAMPLES};
 use crate::app::commands::AppCommand;
 use crate::app::simulation::Live;
@@ -34,6 +34,11 @@ pub fn show_configuration_plot(
 ) {
     let palette = Palette::for_theme(light);
     let atlas = match &view.atlas {
+        // The atlas and axes of the scene before, for the frame a new one opens in.
+        _ if !view.is_of(live.generation) => {
+            ui.label("tracing the configuration set…");
+            return;
+        }
         None => {
             ui.label("tracing the configuration set…");
             return;
@@ -47,6 +52,7 @@ pub fn show_configuration_plot(
     let names = coordinate_names(&live.session.scene().mechanism);
     let mut axes = view
         .axes
+        .filter(|axes| axes.iter().all(|&a| a < names.len()))
         .unwrap_or([0, 1.min(names.len().saturating_sub(1))]);
     ui.horizontal(|ui| {
         for (k, label) in ["x", "y"].into_iter().enumerate() {
@@ -70,7 +76,12 @@ pub fn show_configuration_plot(
     let all_angles = angle_coordinates(mechanism);
     let angles = [all_angles[axes[0]], all_angles[axes[1]]];
     // The axes as the other plots': labels at full strength, decimals of the step.
-    let plot = label_axes(themed_axes(Plot::new("plot_atlas"), palette.text), false);
+    let mut plot = label_axes(themed_axes(Plot::new("plot_atlas"), palette.text), false);
+    for (k, angle) in angles.into_iter().enumerate() {
+        if angle {
+            plot = angle_axis(plot, k == 0);
+        }
+    }
     let (x_name, y_name) = (names[axes[0]].clone(), names[axes[1]].clone());
     plot.height(height)
         .data_aspect(1.0)
@@ -81,8 +92,8 @@ pub fn show_configuration_plot(
             };
             Some(format!("{x_name} {:.4}\n{y_name} {:.4}", p.x, p.y))
         })
-        .x_axis_label(names[axes[0]].clone())
-        .y_axis_label(names[axes[1]].clone())
+        .x_axis_label(axis_name(&names[axes[0]], angles[0]))
+        .y_axis_label(axis_name(&names[axes[1]], angles[1]))
         .show(ui, |plot_ui| {
             for curve in &atlas.curves {
                 let generic = curve.rank.iter().copied().max().unwrap_or(0);
@@ -100,38 +111,63 @@ pub fn show_configuration_plot(
                     });
                 }
             }
-            for (k, point) in atlas.singular.iter().enumerate() {
-                let at = wrap([point.x[axes[0]], point.x[axes[1]]], angles);
+            let markers: Vec<Marker> = atlas
+                .singular
+                .iter()
+                .enumerate()
+                .map(|(k, point)| Marker {
+                    number: k + 1,
+                    at: wrap([point.x[axes[0]], point.x[axes[1]]], angles),
+                    event: events.iter().position(|e| same_pose(&e.x, &point.x)),
+                })
+                .collect();
+            for marker in &markers {
                 plot_ui.points(
-                    Points::new("", vec![at])
+                    Points::new("", vec![marker.at])
                         .shape(MarkerShape::Diamond)
                         .radius(6.0)
                         .color(palette.motions[0]),
                 );
-                let event = events.iter().position(|e| same_pose(&e.x, &point.x));
-                let name = match event {
-                    Some(i) => format!("S{} (t = {:.4} s)", k + 1, events[i].t),
-                    None => format!("S{}", k + 1),
+            }
+            // Singular points that project onto one place share one label.
+            for (at, group) in same_places(&markers) {
+                let name = group
+                    .iter()
+                    .map(|m| m.name(events))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                plot_ui.text(
+                    Text::new(
+                        "",
+                        PlotPoint::new(at[0], at[1]),
+                        egui::RichText::new(name).size(13.0),
+                    )
+                    .color(palette.text)
+                    .anchor(egui::Align2::LEFT_BOTTOM),
+                );
+            }
+            // A click on a singular point the run met goes to that event, as the events
+            // list's "go to" does; on one it did not meet, poses the mechanism there, at rest
+            // (a pose at a singular configuration is an event). Of several under the
+            // pointer, an event first, then the nearest.
+            if plot_ui.response().clicked()
+                && let Some(pointer) = plot_ui.response().hover_pos()
+            {
+                let distance = |m: &Marker| {
+                    let screen = plot_ui.screen_from_plot(PlotPoint::new(m.at[0], m.at[1]));
+                    pointer.distance(screen)
                 };
-                // A click on a singular point the run met goes to that event, as the events
-                // list's "go to" does.
-                let on_it = plot_ui.response().hover_pos().is_some_and(|pointer| {
-                    let marker = plot_ui.screen_from_plot(PlotPoint::new(at[0], at[1]));
-                    pointer.distance(marker) <= CLICK_RADIUS
-                });
-                if on_it && plot_ui.response().clicked() {
-                    // One the run did not meet: posed there, at rest (a pose at a singular
-                    // configuration is an event).
-                    commands.push(match event {
+                let under = markers
+                    .iter()
+                    .map(|m| (m, distance(m)))
+                    .filter(|(_, d)| *d <= CLICK_RADIUS);
+                let chosen = preferred(under);
+                if let Some(marker) = chosen {
+                    commands.push(match marker.event {
                         Some(i) => AppCommand::GotoEvent(i),
-                        None => AppCommand::PoseAt(point.x.clone()),
+                        None => AppCommand::PoseAt(atlas.singular[marker.number - 1].x.clone()),
                     });
                 }
-                plot_ui.text(
-                    Text::new("", PlotPoint::new(at[0], at[1]), name)
-                        .color(palette.text)
-                        .anchor(egui::Align2::LEFT_BOTTOM),
-                );
             }
             // Pointing at a curve shows its pose as a ghost on the canvas; a click (not on
             // a singular point) poses the mechanism there, at rest.
@@ -165,6 +201,67 @@ pub fn show_configuration_plot(
                     .color(Color32::from_rgb(230, 60, 60)),
             );
         });
+}
+
+/// An axis' title: the coordinate and its unit (an Euler parameter has none).
+fn axis_name(name: &str, angle: bool) -> String {
+    let euler = [".e0", ".e1", ".e2", ".e3"]
+        .iter()
+        .any(|e| name.ends_with(e));
+    if angle {
+        format!("{name} (rad)")
+    } else if euler {
+        name.to_owned()
+    } else {
+        format!("{name} (m)")
+    }
+}
+
+/// A singular point as plotted: its number (S1, S2, ...), where, and the event of the run
+/// at that configuration, if the run met it.
+struct Marker {
+    number: usize,
+    at: [f64; 2],
+    event: Option<usize>,
+}
+
+impl Marker {
+    fn name(&self, events: &[crate::solver::SingularEvent]) -> String {
+        match self.event {
+            Some(i) => format!("S{} (t = {:.4} s)", self.number, events[i].t),
+            None => format!("S{}", self.number),
+        }
+    }
+}
+
+/// Of the singular points under the pointer (with their distances from it), the one a click
+/// means: one the run met (its event) before one it did not, then the nearest.
+fn preferred<'a>(under: impl Iterator<Item = (&'a Marker, f32)>) -> Option<&'a Marker> {
+    under
+        .min_by(|(a, da), (b, db)| {
+            (a.event.is_none(), da)
+                .partial_cmp(&(b.event.is_none(), db))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+        .map(|(m, _)| m)
+}
+
+/// The markers grouped by the place they are plotted at (within 1e-6), in order.
+fn same_places(markers: &[Marker]) -> Vec<([f64; 2], Vec<&Marker>)> {
+    let mut groups: Vec<([f64; 2], Vec<&Marker>)> = Vec::new();
+    for marker in markers {
+        let near = |at: &[f64; 2]| {
+            (at[0] - marker.at[0])
+                .abs()
+                .max((at[1] - marker.at[1]).abs())
+                < 1e-6
+        };
+        match groups.iter_mut().find(|(at, _)| near(at)) {
+            Some((_, group)) => group.push(marker),
+            None => groups.push((marker.at, vec![marker])),
+        }
+    }
+    groups
 }
 
 /// A point with its angle coordinates (`angles`) wrapped into [-pi/2, 3 pi/2): the flat
@@ -259,4 +356,30 @@ fn coordinate_names(mechanism: &Mechanism) -> Vec<String> {
                 .map(move |c| format!("{}.{c}", b.name))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Marker, preferred, same_places};
+
+    fn marker(number: usize, at: [f64; 2], event: Option<usize>) -> Marker {
+        Marker { number, at, event }
+    }
+
+    /// Trial 5 clicked A02's S2 (the event at 0.7144 s) where S3 projects onto the same place
+    /// and was posed at S3: the event wins, whichever is nearer or listed later.
+    #[test]
+    fn a_click_on_coinciding_singular_points_goes_to_the_one_the_run_met() {
+        let s2 = marker(2, [0.0, 0.0], Some(0));
+        let s3 = marker(3, [0.0, 0.0], None);
+        let chosen = preferred([(&s3, 1.0), (&s2, 2.0)].into_iter()).unwrap();
+        assert_eq!(chosen.number, 2);
+        let s4 = marker(4, [0.0, 0.0], None);
+        let chosen = preferred([(&s4, 3.0), (&s3, 1.0)].into_iter()).unwrap();
+        assert_eq!(chosen.number, 3, "else the nearest");
+        let markers = [s2, s3, marker(1, [3.0, 3.0], None)];
+        let groups = same_places(&markers);
+        let sizes: Vec<usize> = groups.iter().map(|(_, g)| g.len()).collect();
+        assert_eq!(sizes, [2, 1]);
+    }
 }
