@@ -115,7 +115,12 @@ fn sketch_key(
         return Some(SketchRequest::New);
     }
     if !sketcher.active {
-        return (key == KeyCode::KeyE && !ctrl).then_some(SketchRequest::EditScene);
+        // A drawn mechanism played before it was saved is saved from run mode too.
+        return match (key, ctrl) {
+            (KeyCode::KeyE, false) => Some(SketchRequest::EditScene),
+            (KeyCode::KeyS, true) if sketcher.unsaved => Some(SketchRequest::SaveHere),
+            _ => None,
+        };
     }
     match (key, ctrl) {
         (KeyCode::KeyE, false) => Some(SketchRequest::Leave),

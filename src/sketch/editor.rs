@@ -66,6 +66,16 @@ impl SketchEditor {
         Ok(())
     }
 
+    /// Replaces the whole sketch (a new drawing), as an edit: undo brings the old one back.
+    pub fn replace(&mut self, sketch: Sketch) {
+        self.continuing = false;
+        if sketch == self.sketch {
+            return;
+        }
+        self.undo.push(std::mem::replace(&mut self.sketch, sketch));
+        self.redo.clear();
+    }
+
     /// Goes back one edit; false when there is none.
     pub fn undo(&mut self) -> bool {
         self.continuing = false;

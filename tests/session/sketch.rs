@@ -523,3 +523,16 @@ fn a_saved_sketch_imports_back_as_itself() {
     let sketch = editor.sketch();
     assert_eq!(&imported(&saved(sketch)), sketch);
 }
+
+#[test]
+fn a_new_drawing_over_an_old_one_is_undone_like_an_edit() {
+    let mut editor = SketchEditor::default();
+    apply_all(&mut editor, &four_bar_commands());
+    let drawn = editor.sketch().clone();
+    editor.replace(Sketch::default());
+    assert!(editor.sketch().bars.is_empty());
+    assert!(editor.undo(), "the old drawing is on the history");
+    assert_eq!(editor.sketch(), &drawn);
+    assert!(editor.redo());
+    assert!(editor.sketch().bars.is_empty());
+}

@@ -15,9 +15,10 @@ use crate::app::sketcher::{Gesture, Sketcher};
 use crate::live::PlanarView;
 use crate::sketch::{Place, Sketch, SketchCommand};
 
-/// Pixels within which the pointer picks a point, then a bar.
+/// Pixels within which the pointer picks a point, then a bar (a click just off a bar, on
+/// its name, selects it rather than placing a pivot beside it).
 const PICK_POINT: f32 = 12.0;
-const PICK_BAR: f32 = 8.0;
+const PICK_BAR: f32 = 14.0;
 /// The snapping grid is the finest of these steps (m) at least this many pixels wide.
 const GRID_STEPS: [f64; 7] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0];
 const GRID_PIXELS: f64 = 15.0;

@@ -45,6 +45,9 @@ pub struct Sketcher {
     pub file: Option<PathBuf>,
     /// What the pointer is doing on the canvas.
     pub gesture: Option<Gesture>,
+    /// The sketch changed since it was last saved (or opened): Ctrl+S saves it, also after
+    /// Play.
+    pub unsaved: bool,
     /// The reactions view is on (a self-stress mode shown): it names the joints.
     pub names_joints: bool,
     /// The reactions view was turned on to show a self-stress mode.
@@ -75,6 +78,7 @@ impl Default for Sketcher {
             snap: true,
             file: None,
             gesture: None,
+            unsaved: false,
             names_joints: false,
             showing_mode: false,
         }
@@ -149,8 +153,14 @@ fn apply(sketcher: &mut Sketcher, request: &SketchRequest, affected: &mut Affect
             }
         },
         SketchRequest::New => {
+            // The drawing before stays on the undo history (Ctrl+Z brings it back).
+            let before = sketcher.active.then(|| sketcher.editor.clone());
             sketcher.file = None;
             start(sketcher, Sketch::default(), affected);
+            if let Some(mut editor) = before {
+                editor.replace(Sketch::default());
+                sketcher.editor = editor;
+            }
             affected.camera.show_area([0.5, 0.5], 5.0);
         }
         SketchRequest::Edit(command) => edit(sketcher, command, false, affected),
@@ -187,6 +197,8 @@ fn start(sketcher: &mut Sketcher, sketch: Sketch, affected: &mut Affected) {
     affected.view.side_by_side = false;
     affected.live.session.pause();
     refresh(sketcher, affected);
+    // A scene opened for editing, or an empty canvas, has nothing to save yet.
+    sketcher.unsaved = false;
 }
 
 fn edit(
@@ -218,6 +230,7 @@ fn edit(
 /// After an edit: the counts, and the session showing the sketch's scene at rest (the
 /// view kept); a singular pose is an event, a redundant sketch shows its self-stress mode.
 fn refresh(sketcher: &mut Sketcher, affected: &mut Affected) {
+    sketcher.unsaved = true;
     let sketch = sketcher.editor.sketch().clone();
     let sketch = &sketch;
     sketcher.analysis = analyse(sketch).map_err(|e| e.to_string());
@@ -372,6 +385,7 @@ fn save(sketcher: &mut Sketcher, path: &Path, live: &mut Live) {
     match std::fs::write(&path, scene_text(sketcher.sketch())) {
         Ok(()) => {
             sketcher.file = Some(path.clone());
+            sketcher.unsaved = false;
             live.path = path.clone();
             live.modified = super::simulation::modified_time(&path);
             live.notice = Some(Notice::brief(format!(

@@ -22,6 +22,7 @@ pub fn sketch_panel(
     let mut send = |request| commands.push(AppCommand::Sketch(request));
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.heading("Edit mode");
+        title_field(ui, &sketcher.sketch().title, &mut send);
         ui.label(RichText::new(HOW_TO).small());
         let step = "grid";
         ui.checkbox(&mut sketcher.snap, format!("Snap to the {step}"));
@@ -93,7 +94,7 @@ pub fn edit_banner_text(sketcher: &Sketcher) -> String {
         Err(e) => format!("{e}. "),
     };
     format!(
-        "Edit mode: {}. {counts}Click places a ground pivot, a drag draws a bar, Shift+drag          pulls a point; Space plays, E leaves.",
+        "Edit mode: {}. {counts}Click places a ground pivot, a drag draws a bar, Shift+drag pulls a point; Space plays, E leaves.",
         sketch.title
     )
 }
@@ -154,6 +155,30 @@ fn number_field(
     }
     if response.drag_stopped() {
         send(SketchRequest::EndGesture);
+    }
+}
+
+/// The mechanism's title (the saved file is named after it).
+fn title_field(ui: &mut Ui, title: &str, send: &mut impl FnMut(SketchRequest)) {
+    let id = ui.id().with("sketch_title");
+    let mut text = ui
+        .data_mut(|d| d.get_temp::<String>(id))
+        .unwrap_or_else(|| title.to_owned());
+    let response = ui
+        .horizontal(|ui| {
+            ui.label("title");
+            ui.add(egui::TextEdit::singleline(&mut text).desired_width(160.0))
+        })
+        .inner;
+    if response.lost_focus() && text != title {
+        send(SketchRequest::Edit(SketchCommand::Title {
+            title: text.clone(),
+        }));
+        ui.data_mut(|d| d.remove::<String>(id));
+    } else if response.has_focus() {
+        ui.data_mut(|d| d.insert_temp(id, text));
+    } else {
+        ui.data_mut(|d| d.remove::<String>(id));
     }
 }
 

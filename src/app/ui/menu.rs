@@ -32,8 +32,14 @@ pub(super) fn menu_bar(
         });
         ui.separator();
         ui.label(RichText::new(&live.session.scene().title).strong());
+        // A drawn mechanism names the file it will be saved to before it is.
+        let saved = if live.path.exists() {
+            ""
+        } else {
+            " (not saved)"
+        };
         ui.label(
-            RichText::new(live.path.display().to_string())
+            RichText::new(format!("{}{saved}", live.path.display()))
                 .small()
                 .color(ui.visuals().weak_text_color()),
         );
@@ -56,6 +62,18 @@ fn sketch_menu(ui: &mut Ui, sketcher: &Sketcher, commands: &mut Vec<AppCommand>)
         item(ui, "Leave edit mode  (E)", SketchRequest::Leave);
     } else {
         item(ui, "Edit this mechanism  (E)", SketchRequest::EditScene);
+        if sketcher.unsaved {
+            item(
+                ui,
+                "Save the drawn mechanism  (Ctrl+S)",
+                SketchRequest::SaveHere,
+            );
+            item(
+                ui,
+                "Save the drawn mechanism as…",
+                SketchRequest::SaveDialog,
+            );
+        }
     }
 }
 
