@@ -6,7 +6,8 @@
 //!
 //! The planar constraints are the point coincidence in the plane (a revolute joint, or a pin
 //! to the ground), the relative angle and the projected offset (a prismatic joint, a driver;
-//! `planar`), the knife edge's velocity-level row (`planar`) and a point mass's squared
+//! `planar`), a point on a fixed line (a slider, `planar`), the knife edge's velocity-level
+//! row (`planar`) and a point mass's squared
 //! distance to an anchor; the spatial ones are the four primitives of `spatial`; a rigid
 //! body's Euler parameters stay a unit quaternion.
 
@@ -15,7 +16,9 @@ use nalgebra::{DMatrix, DVector, Vector2, Vector4};
 use super::body::Body;
 use super::driver::DriverLaw;
 use super::joint::{JointKind, LocalPoint, PlanarFrame, perp};
-use super::planar::{BodyPoint, KnifeEdgeRow, ProjectedOffset, RowEntries, relative_angle_entries};
+use super::planar::{
+    BodyPoint, GroundLineRow, KnifeEdgeRow, ProjectedOffset, RowEntries, relative_angle_entries,
+};
 use super::spatial::{Frames, Primitive};
 
 /// A point fixed in a planar body (with or without an angle).
@@ -63,6 +66,8 @@ pub(crate) enum Constraint {
     },
     /// The knife edge's velocity-level row (1 row, no position-level form).
     KnifeEdge(KnifeEdgeRow),
+    /// A body point on a fixed line (a slider on a ground guide; 1 row).
+    GroundLine(GroundLineRow),
     /// `|r - anchor|^2 - length^2 = 0` for a point mass of `dim` coordinates (1 row).
     SquaredDistance {
         offset: usize,
@@ -164,6 +169,16 @@ impl Constraint {
                 point: body_point(*body, point),
                 normal: *normal,
             })],
+            JointKind::Slider {
+                body,
+                point,
+                origin,
+                axis,
+            } => vec![Self::GroundLine(GroundLineRow {
+                point: body_point(*body, point),
+                origin: *origin,
+                normal: perp(axis),
+            })],
             JointKind::Spatial(spatial) => spatial
                 .primitives
                 .iter()
@@ -227,6 +242,7 @@ impl Constraint {
                 law: Some(law),
             } => c[row] = offset.value(x) - law.at(t)[0],
             Self::KnifeEdge(_) => c[row] = 0.0,
+            Self::GroundLine(line) => c[row] = line.value(x),
             Self::SquaredDistance {
                 offset,
                 dim,
@@ -277,6 +293,7 @@ impl Constraint {
             }
             Self::Offset { offset, .. } => add_entries(&offset.entries(x, rate), row, a),
             Self::KnifeEdge(knife) => add_entries(&knife.entries(x, rate), row, a),
+            Self::GroundLine(line) => add_entries(&line.entries(x, rate), row, a),
             Self::SquaredDistance {
                 offset,
                 dim,
@@ -328,6 +345,7 @@ impl Constraint {
             }
             // -(perp(R n) theta') . r' (Wojtyra and Frączek 2013, eq. 31).
             Self::KnifeEdge(knife) => gamma[row] = -knife.entries(x, Some(xd)).dot(xd),
+            Self::GroundLine(line) => gamma[row] = -line.entries(x, Some(xd)).dot(xd),
             Self::SquaredDistance { offset, dim, .. } => {
                 let mut sq = 0.0;
                 for k in 0..*dim {
@@ -359,6 +377,7 @@ impl Constraint {
                     .map_or(points, |law| points.max(law.magnitude()))
             }
             Self::KnifeEdge(_) => 0.0,
+            Self::GroundLine(line) => line.point.scale(x).max(line.origin.amax()),
             Self::SquaredDistance {
                 offset,
                 dim,

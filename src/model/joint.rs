@@ -64,6 +64,15 @@ pub enum JointKind {
         axis: Vector2<f64>,
         law: DriverLaw,
     },
+    /// Slider on a ground guide: `point` of `body` stays on the fixed line through `origin`
+    /// along `axis` (a unit vector in the world), free to turn there, as a massless block
+    /// sliding in a straight slot and hinged to the body (1 row: the offset across the line).
+    Slider {
+        body: usize,
+        point: LocalPoint,
+        origin: Vector2<f64>,
+        axis: Vector2<f64>,
+    },
     /// Knife edge: the velocity of `point` of `body` along `normal` (a unit vector in body
     /// axes, across the edge) is zero (1 velocity-level row; Wojtyra and Frączek 2013,
     /// eq. 30).
@@ -97,6 +106,7 @@ impl Joint {
             JointKind::Distance { .. }
             | JointKind::Normalization { .. }
             | JointKind::Driver { .. }
+            | JointKind::Slider { .. }
             | JointKind::KnifeEdge { .. } => 1,
             JointKind::Spatial(spatial) => spatial.rows(),
         }
@@ -125,6 +135,7 @@ impl Joint {
                 .map(|p| p.attachment_size())
                 .fold(0.0, f64::max),
             JointKind::KnifeEdge { point, .. } => point.amax(),
+            JointKind::Slider { point, origin, .. } => point.amax().max(origin.amax()),
             JointKind::Normalization { .. } => 0.0,
         }
     }
@@ -220,6 +231,19 @@ impl Joint {
                 point_b,
                 ..
             } => Some(([(*a, *point_a), (*b, *point_b)], true)),
+            _ => None,
+        }
+    }
+
+    /// A slider's body and point, and its guide: a point of the line and its direction.
+    pub fn guide(&self) -> Option<(usize, LocalPoint, Vector2<f64>, Vector2<f64>)> {
+        match &self.kind {
+            JointKind::Slider {
+                body,
+                point,
+                origin,
+                axis,
+            } => Some((*body, *point, *origin, *axis)),
             _ => None,
         }
     }

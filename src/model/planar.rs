@@ -4,6 +4,9 @@
 //!   `a`) to point `Q` (fixed in body `b`) measured along direction `u` fixed in `b`. A
 //!   prismatic joint keeps it zero across the axis and the relative angle constant; a driver
 //!   prescribes it along the axis, `g - d(t) = 0`;
+//! - a point on a fixed line (a slider on a ground guide), `g = (P - O) . n` with `O` on the
+//!   line and `n` across it: `dg/dr = n`, `dg/dtheta = n . perp(rho)`, and the rate of the
+//!   angle entry `-n . rho theta'` (`perp(perp(v)) = -v`), so `gamma = n . rho theta'^2`;
 //! - the knife edge, a velocity-level (Pfaffian) row: the velocity of a body point across the
 //!   edge's direction is zero, `(R n) . (r' + perp(R s) theta') = 0`.
 //!
@@ -133,6 +136,37 @@ impl ProjectedOffset {
         row.push(b, r_b.x);
         row.push(b + 1, r_b.y);
         row.push(b + 2, angle_b);
+        row
+    }
+}
+
+/// `g = (P - O) . n`: point `P` of a body stays on the fixed line through `O` across `n`
+/// (a unit vector in the world).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroundLineRow {
+    pub point: BodyPoint,
+    pub origin: Vector2<f64>,
+    pub normal: Vector2<f64>,
+}
+
+impl GroundLineRow {
+    pub fn value(&self, x: &DVector<f64>) -> f64 {
+        (self.point.position(x) - self.origin).dot(&self.normal)
+    }
+
+    /// The row `[n^T, n . perp(rho)]` at `x`, or its rate `[0, 0, -n . rho theta']`.
+    pub fn entries(&self, x: &DVector<f64>, rate: Option<&DVector<f64>>) -> RowEntries {
+        let o = self.point.offset;
+        let rho = self.point.arm(x);
+        let mut row = RowEntries::new();
+        match rate {
+            None => {
+                row.push(o, self.normal.x);
+                row.push(o + 1, self.normal.y);
+                row.push(o + 2, self.normal.dot(&perp(&rho)));
+            }
+            Some(xd) => row.push(o + 2, -self.normal.dot(&rho) * self.point.angle(xd)),
+        }
         row
     }
 }

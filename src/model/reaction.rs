@@ -57,9 +57,9 @@ impl Mechanism {
             JointKind::Revolute { a, point_a, .. }
             | JointKind::Prismatic { a, point_a, .. }
             | JointKind::Driver { a, point_a, .. } => planar(*a, point_a),
-            JointKind::Pin { body, point, .. } | JointKind::KnifeEdge { body, point, .. } => {
-                planar(*body, point)
-            }
+            JointKind::Pin { body, point, .. }
+            | JointKind::KnifeEdge { body, point, .. }
+            | JointKind::Slider { body, point, .. } => planar(*body, point),
             // A planar point mass stays on the planar path: its two coordinates are no
             // spatial point's three.
             JointKind::Distance { body, .. } if !self.bodies[*body].is_spatial() => {

@@ -312,6 +312,16 @@ pub enum JointSpec {
         #[serde(default)]
         driver: Option<DriverSpec>,
     },
+    /// Planar slider on a ground guide: point `at` of `body` stays on the fixed line through
+    /// `through` along `axis` (world, any length but zero), free to turn there (a massless
+    /// block in a straight slot, hinged to the body).
+    Slider {
+        name: String,
+        body: String,
+        at: PointSpec,
+        through: (f64, f64),
+        axis: (f64, f64),
+    },
     /// Planar knife edge: the velocity of point `at` of `body` along `normal` (in body axes,
     /// any length but zero) is zero (Wojtyra and Frączek 2013, eq. 30).
     KnifeEdge {
@@ -352,6 +362,7 @@ impl JointSpec {
             | Self::Universal { name, .. }
             | Self::Translational { name, .. }
             | Self::Prismatic { name, .. }
+            | Self::Slider { name, .. }
             | Self::KnifeEdge { name, .. } => name,
         }
     }

@@ -104,6 +104,7 @@ fn joint_kind_name(kind: &JointKind) -> &'static str {
         JointKind::Prismatic { .. } => "a prismatic joint",
         JointKind::Driver { .. } => "a driver",
         JointKind::KnifeEdge { .. } => "a knife edge",
+        JointKind::Slider { .. } => "a slider",
         JointKind::Spatial(_) => "a spatial joint",
         JointKind::Normalization { .. } => "a rigid body's normalisation",
     }

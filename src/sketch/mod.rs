@@ -10,14 +10,14 @@
 //! cranks, the bars through a ground point, come first). Points are named as a lecturer
 //! names them on the board (`O1`, `O2`, ... on the ground, `A`, `B`, ... elsewhere) and the
 //! joints take their point's names, so the saved file reads like the shipped ones
-//! ([`write`]).
+//! ([`scene_text`]).
 //!
 //! Every edit keeps the sketch **consistent**: each bar is as long as its stored length, so
 //! the pose written is assembled already. Drawing a bar stores the distance it spans; moving
 //! a point or changing a length re-assembles the mechanism around the change
-//! ([`assemble`]), and an edit that cannot be assembled is refused with the joint that
+//! (`assemble`), and an edit that cannot be assembled is refused with the joint that
 //! would open, leaving the sketch as it was. [`SketchEditor`] keeps the undo and redo
-//! history; [`analysis`] gives the counts a lecturer wants beside the drawing (n, m, rank,
+//! history; [`analyse`] gives the counts a lecturer wants beside the drawing (n, m, rank,
 //! dof, Grübler's count, the redundancy `p` and its self-stress modes).
 
 mod analysis;

@@ -39,6 +39,7 @@ mod rigid_kinematics;
 mod rigid_scenes;
 mod scene_errors;
 mod singular_branches;
+mod slider;
 mod written_orientations;
 // The unit tests' generator, shared by file rather than exported by the library.
 #[expect(dead_code, reason = "these tests use neither `vector` nor `symmetric`")]

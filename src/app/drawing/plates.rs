@@ -94,10 +94,14 @@ fn farthest_pair(points: &[Pos2]) -> (Pos2, Pos2) {
     (best.0, best.1)
 }
 
-/// Knife edges as wheels and prismatic joints as slots.
+/// Knife edges as wheels, prismatic joints as slots, sliders as blocks on their guides.
 pub(super) fn draw_planar_joints(canvas: &Canvas) {
     let (mech, x) = (canvas.mech, canvas.x);
     for joint in mech.joints() {
+        if let Some((body, point, origin, axis)) = joint.guide() {
+            let [px, py, _] = body_point(mech, x, body, &point);
+            draw_guide(canvas, Vector2::new(px, py), origin, axis);
+        }
         if let Some((body, point, normal)) = joint.wheel() {
             let along = Vector2::new(-normal.y, normal.x) * WHEEL_HALF_LENGTH;
             let ends = [point - along, point + along]
@@ -129,6 +133,44 @@ pub(super) fn draw_planar_joints(canvas: &Canvas) {
             }
         }
     }
+}
+
+/// A slider: its guide, a ground line through `origin` along `axis` across the view with
+/// hatching under it, and the block at `at` (world) along it.
+fn draw_guide(canvas: &Canvas, at: Vector2<f64>, origin: Vector2<f64>, axis: Vector2<f64>) {
+    let screen = |p: Vector2<f64>| canvas.projection.to_screen([p.x, p.y, 0.0]);
+    let reach = 1e3;
+    let (Some(a), Some(b), Some(block)) = (
+        screen(origin - reach * axis),
+        screen(origin + reach * axis),
+        screen(at),
+    ) else {
+        return;
+    };
+    let stroke = Stroke::new(2.0, canvas.palette.ground);
+    canvas.painter.line_segment([a, b], stroke);
+    let along = (b - a).normalized();
+    let across = bevy_egui::egui::vec2(along.y, -along.x);
+    // Hatching under the guide near the block, where the eye looks.
+    for k in -6..=6 {
+        let foot = block + along * (12.0 * k as f32);
+        canvas.painter.line_segment(
+            [foot, foot - across * 8.0 - along * 5.0],
+            Stroke::new(1.0, canvas.palette.ground),
+        );
+    }
+    let half = [along * 14.0, across * 8.0];
+    let corners = [
+        block - half[0] - half[1],
+        block + half[0] - half[1],
+        block + half[0] + half[1],
+        block - half[0] + half[1],
+    ];
+    canvas.painter.add(Shape::convex_polygon(
+        corners.to_vec(),
+        canvas.palette.bar_fill,
+        Stroke::new(1.5, canvas.palette.bar_edge),
+    ));
 }
 
 /// The slot between a prismatic joint's two points.

@@ -140,6 +140,13 @@ impl<'a> Builder<'a> {
             JointSpec::KnifeEdge {
                 body, at, normal, ..
             } => self.knife_edge(bodies, name, body, at, *normal)?,
+            JointSpec::Slider {
+                body,
+                at,
+                through,
+                axis,
+                ..
+            } => self.slider(bodies, name, body, at, *through, *axis)?,
             _ => self.spatial_joint(bodies, name, joint)?,
         })
     }

@@ -287,6 +287,29 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// A slider on a ground guide (`JointSpec::Slider`).
+    pub(super) fn slider(
+        &self,
+        bodies: &Bodies,
+        name: &str,
+        body: &str,
+        at: &PointSpec,
+        through: (f64, f64),
+        axis: (f64, f64),
+    ) -> Result<JointKind, SceneError> {
+        let index = self.angled_body(bodies, name, "body", body)?;
+        let axis =
+            unit_direction(axis, "axis").map_err(|m| self.report.joint(name, Some("axis"), m))?;
+        check_bounded(&[through.0, through.1], "the guide's point", LENGTH)
+            .map_err(|m| self.report.joint(name, Some("through"), m))?;
+        Ok(JointKind::Slider {
+            body: index,
+            point: self.planar_point(bodies, name, "at", index, at)?,
+            origin: Vector2::new(through.0, through.1),
+            axis,
+        })
+    }
+
     /// A knife edge (`JointSpec::KnifeEdge`).
     pub(super) fn knife_edge(
         &self,
