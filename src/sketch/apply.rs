@@ -3,7 +3,9 @@
 use nalgebra::Vector2;
 
 use super::command::{Place, SketchCommand};
-use super::{MASS_PER_METRE, SAME_POINT, Sketch, SketchBar, SketchError, SketchPoint, assemble};
+use super::{
+    Guide, MASS_PER_METRE, SAME_POINT, Sketch, SketchBar, SketchError, SketchPoint, assemble,
+};
 
 impl Sketch {
     /// The sketch after `command`, or why it is refused (`self` is unchanged either way).
@@ -17,12 +19,30 @@ impl Sketch {
                     name,
                     at,
                     ground: true,
+                    guide: None,
                 });
             }
             SketchCommand::Bar { from, to, name } => next.add_bar(from, to, name.as_deref())?,
             SketchCommand::Ground { point, ground } => {
                 let index = next.point(point)?;
                 next.points[index].ground = *ground;
+                if *ground {
+                    next.points[index].guide = None;
+                }
+            }
+            SketchCommand::Slide { point, angle } => {
+                let index = next.point(point)?;
+                if angle.is_some_and(|a| !a.is_finite()) {
+                    return Err(SketchError::BadNumber("an angle", ""));
+                }
+                let p = &mut next.points[index];
+                p.guide = angle.map(|angle| Guide {
+                    origin: p.at,
+                    angle,
+                });
+                if p.guide.is_some() {
+                    p.ground = false;
+                }
             }
             SketchCommand::Move { point, to } => {
                 let index = next.point(point)?;
@@ -163,6 +183,7 @@ impl Sketch {
             name,
             at,
             ground: false,
+            guide: None,
         });
         self.points.len() - 1
     }

@@ -1,7 +1,7 @@
 //! Re-assembling a sketch after a move or a new length, on the sketch's own geometry: the
 //! unknowns are the moving points' positions, the equations say that every bar keeps its
 //! length (`|end - start|^2 = L^2`), that the points along a bar stay on it where they were,
-//! and that the point being moved (or the start of the bar being lengthened) is where the
+//! that a sliding point stays on its guide (`(p - O) . n = 0`), and that the point being moved (or the start of the bar being lengthened) is where the
 //! user put it. Gauss-Newton with minimum-norm steps (the pseudo-inverse), so what the edit
 //! does not force stays where it was, as a drag in run mode does.
 //!
@@ -246,6 +246,10 @@ fn residuals(
             rows.extend([off.x, off.y]);
         }
     }
+    for (p, guide) in guides(sketch) {
+        let n = across(guide.axis());
+        rows.push((unknowns.at(sketch, x, p) - guide.origin).dot(&n));
+    }
     if let Some((p, target)) = hold {
         let off = HOLD_WEIGHT * (unknowns.at(sketch, x, p) - target);
         rows.extend([off.x, off.y]);
@@ -287,11 +291,25 @@ fn jacobian(
             row += 2;
         }
     }
+    for (p, guide) in guides(sketch) {
+        put(row, p, across(guide.axis()));
+        row += 1;
+    }
     if let Some((p, _)) = hold {
         put(row, p, Vector2::new(HOLD_WEIGHT, 0.0));
         put(row + 1, p, Vector2::new(0.0, HOLD_WEIGHT));
     }
     j
+}
+
+/// The sliding points with their guides.
+fn guides(sketch: &Sketch) -> impl Iterator<Item = (usize, super::Guide)> + '_ {
+    (0..sketch.points.len()).filter_map(|p| Some((p, sketch.points[p].guide?)))
+}
+
+/// `v` turned a quarter turn: the normal of a guide along `v`.
+fn across(v: Vector2<f64>) -> Vector2<f64> {
+    Vector2::new(-v.y, v.x)
 }
 
 /// The refusal: the bar whose length is most off at the least-squares pose, named with the

@@ -29,6 +29,9 @@ pub enum SketchCommand {
     },
     /// Fixes a point to the ground, or frees it.
     Ground { point: String, ground: bool },
+    /// Makes a point slide on a straight ground guide through where it is, at `angle` (rad
+    /// from +x), or no longer (`None`); a ground point is freed to slide.
+    Slide { point: String, angle: Option<f64> },
     /// Moves a point there exactly; the mechanism re-assembles around it (a ground point
     /// moves its pivot), or the move is refused naming the joint that would open.
     Move { point: String, to: (f64, f64) },

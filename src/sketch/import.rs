@@ -1,5 +1,5 @@
 //! A scene as a sketch, to edit a shipped or saved linkage in the sketcher: a planar scene of
-//! `Bar` bodies, `Pin` joints and `Revolute` joints, at its assembled pose `x0`.
+//! `Bar` bodies, `Pin`, `Revolute` and `Slider` joints, at its assembled pose `x0`.
 //!
 //! The bars' points the joints name (and every bar's two ends) are joined into sketch points
 //! by the joints: a revolute joins its two points, pins at one ground place are one ground
@@ -11,7 +11,7 @@
 use nalgebra::{DVector, Vector2};
 use thiserror::Error;
 
-use super::{SAME_POINT, Sketch, SketchBar, SketchPoint};
+use super::{Guide, SAME_POINT, Sketch, SketchBar, SketchPoint};
 use crate::model::{BodyKind, JointKind, LoadKind, LocalPoint, Mechanism};
 use crate::scene::Scene;
 use crate::scene::format::SceneFile;
@@ -19,9 +19,13 @@ use crate::scene::format::SceneFile;
 /// Why a scene cannot be drawn in the sketcher.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum ImportError {
-    #[error("the sketcher draws bars, ground pivots and revolute joints: body \"{0}\" is {1}")]
+    #[error(
+        "the sketcher draws bars, ground pivots, revolute joints and sliders: body \"{0}\" is {1}"
+    )]
     Body(String, &'static str),
-    #[error("the sketcher draws bars, ground pivots and revolute joints: joint \"{0}\" is {1}")]
+    #[error(
+        "the sketcher draws bars, ground pivots, revolute joints and sliders: joint \"{0}\" is {1}"
+    )]
     Joint(String, &'static str),
     #[error("the sketcher draws no loads: bar \"{0}\" carries {1}")]
     Load(String, &'static str),
@@ -155,6 +159,8 @@ struct Joined {
     nodes: Vec<Node>,
     parent: Vec<usize>,
     joints: Vec<(usize, String, Option<Vector2<f64>>)>,
+    /// The sliders: the node on the guide, and the guide.
+    guides: Vec<(usize, Guide)>,
 }
 
 impl Joined {
@@ -167,6 +173,7 @@ impl Joined {
                 .collect(),
             parent: (0..2 * bars).collect(),
             joints: Vec::new(),
+            guides: Vec::new(),
         };
         for joint in mechanism.joints() {
             let name = &joint.name;
@@ -182,6 +189,23 @@ impl Joined {
                     b,
                     point_b,
                 } => joined.revolute(mechanism, name, (*a, point_a), (*b, point_b))?,
+                JointKind::Slider {
+                    body,
+                    point,
+                    origin,
+                    axis,
+                } => {
+                    let node = joined.node(mechanism, name, (*body, point))?;
+                    joined.joints.push((node, name.clone(), None));
+                    let angle = axis.y.atan2(axis.x);
+                    joined.guides.push((
+                        node,
+                        Guide {
+                            origin: *origin,
+                            angle,
+                        },
+                    ));
+                }
                 kind => return Err(ImportError::Joint(name.clone(), joint_kind_name(kind))),
             }
         }
@@ -271,6 +295,10 @@ impl Joined {
                 sketch.points.push(point);
             }
         }
+        for &(node, guide) in &self.guides {
+            let point = point_of[self.root(node)].expect("every node has a point");
+            sketch.points[point].guide = Some(guide);
+        }
         for (node, n) in self.nodes.iter().enumerate() {
             let point = point_of[self.root(node)].expect("every node has a point");
             let bar = &mut sketch.bars[n.bar];
@@ -316,6 +344,7 @@ impl Joined {
             name,
             at,
             ground: pin.is_some(),
+            guide: None,
         }
     }
 }

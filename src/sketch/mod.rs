@@ -7,7 +7,8 @@
 //! two points, with any number of points along them. What the scene file holds follows from
 //! that: a bar is a `Bar` body, a ground point pins every bar through it (`Pin`), and any
 //! other point shared by bars joins them (`Revolute`, the first bar with each of the others;
-//! cranks, the bars through a ground point, come first). Points are named as a lecturer
+//! cranks, the bars through a ground point, come first). A point may slide on a straight
+//! ground guide instead of being fixed (`Slider`: a slider-crank's block). Points are named as a lecturer
 //! names them on the board (`O1`, `O2`, ... on the ground, `A`, `B`, ... elsewhere) and the
 //! joints take their point's names, so the saved file reads like the shipped ones
 //! ([`scene_text`]).
@@ -37,12 +38,28 @@ pub use write::scene_text;
 use nalgebra::Vector2;
 use thiserror::Error;
 
-/// A point of the sketch: where it is, and whether the ground holds it.
+/// A point of the sketch: where it is, whether the ground holds it, or whether it slides on
+/// a ground guide.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SketchPoint {
     pub name: String,
     pub at: Vector2<f64>,
     pub ground: bool,
+    pub guide: Option<Guide>,
+}
+
+/// A straight ground guide a point slides on (a slider): the line through `origin` at
+/// `angle` (rad from +x).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Guide {
+    pub origin: Vector2<f64>,
+    pub angle: f64,
+}
+
+impl Guide {
+    pub fn axis(&self) -> Vector2<f64> {
+        Vector2::new(self.angle.cos(), self.angle.sin())
+    }
 }
 
 /// A bar from point `start` to point `end` (indices into [`Sketch::points`]), with the points

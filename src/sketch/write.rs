@@ -11,13 +11,15 @@ pub fn scene_text(sketch: &Sketch) -> String {
     let mut out = String::new();
     let pins = pin_lines(sketch);
     let revolutes = revolute_lines(sketch);
+    let sliders = slider_lines(sketch);
     let _ = writeln!(
         out,
-        "// {}: drawn in Singulab's sketcher. {} bars, {} pins, {} revolute joints.",
+        "// {}: drawn in Singulab's sketcher. {} bars, {} pins, {} revolute joints, {} sliders.",
         sketch.title,
         sketch.bars.len(),
         pins.len(),
-        revolutes.len()
+        revolutes.len(),
+        sliders.len()
     );
     let _ = writeln!(out, "// Points: {}.", point_list(sketch));
     out.push_str("Scene(\n");
@@ -29,7 +31,11 @@ pub fn scene_text(sketch: &Sketch) -> String {
         "bodies",
         sketch.bars.iter().map(|bar| body_line(sketch, bar)),
     );
-    list(&mut out, "joints", pins.into_iter().chain(revolutes));
+    list(
+        &mut out,
+        "joints",
+        pins.into_iter().chain(revolutes).chain(sliders),
+    );
     list(
         &mut out,
         "velocities",
@@ -145,6 +151,35 @@ fn revolute_lines(sketch: &Sketch) -> Vec<String> {
     lines
 }
 
+/// A slider for every sliding point on a bar: its first bar on the guide. Named after the
+/// point, or `point.guide` where revolute joints there take the point's name.
+fn slider_lines(sketch: &Sketch) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (p, point) in sketch.points.iter().enumerate() {
+        let (Some(guide), Some(&bar)) = (point.guide, sketch.bars_at(p).first()) else {
+            continue;
+        };
+        let name = if sketch.bars_at(p).len() > 1 {
+            format!("{}.guide", point.name)
+        } else {
+            point.name.clone()
+        };
+        // cos(pi/2) is 6e-17: a vertical guide reads (0.0, 1.0).
+        let axis = guide.axis().map(|c| if c.abs() < 1e-12 { 0.0 } else { c });
+        lines.push(format!(
+            "Slider(name: {}, body: {}, at: {}, through: ({}, {}), axis: ({}, {}))",
+            quoted(&name),
+            quoted(&sketch.bars[bar].name),
+            point_on(sketch, bar, p),
+            number(guide.origin.x),
+            number(guide.origin.y),
+            number(axis.x),
+            number(axis.y),
+        ));
+    }
+    lines
+}
+
 fn point_list(sketch: &Sketch) -> String {
     if sketch.points.is_empty() {
         return "none".to_owned();
@@ -153,7 +188,11 @@ fn point_list(sketch: &Sketch) -> String {
         .points
         .iter()
         .map(|p| {
-            let ground = if p.ground { " on the ground" } else { "" };
+            let ground = match (p.ground, p.guide) {
+                (true, _) => " on the ground".to_owned(),
+                (false, Some(g)) => format!(" sliding at {:.1} degrees", g.angle.to_degrees()),
+                _ => String::new(),
+            };
             format!("{} ({:.3}, {:.3}){ground}", p.name, p.at.x, p.at.y)
         })
         .collect();
