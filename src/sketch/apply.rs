@@ -20,6 +20,7 @@ impl Sketch {
                     at,
                     ground: true,
                     guide: None,
+                    mass: None,
                 });
             }
             SketchCommand::Bar { from, to, name } => next.add_bar(from, to, name.as_deref())?,
@@ -29,6 +30,16 @@ impl Sketch {
                 if *ground {
                     next.points[index].guide = None;
                 }
+            }
+            SketchCommand::PointMass { point, mass } => {
+                let index = next.point(point)?;
+                if mass.is_some_and(|m| !m.is_finite() || m <= 0.0) {
+                    return Err(SketchError::BadNumber("a mass", " above zero"));
+                }
+                if mass.is_some() && next.bars_at(index).is_empty() {
+                    return Err(SketchError::NoBar(point.clone()));
+                }
+                next.points[index].mass = *mass;
             }
             SketchCommand::Slide { point, angle } => {
                 let index = next.point(point)?;
@@ -184,6 +195,7 @@ impl Sketch {
             at,
             ground: false,
             guide: None,
+            mass: None,
         });
         self.points.len() - 1
     }

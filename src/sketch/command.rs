@@ -29,6 +29,8 @@ pub enum SketchCommand {
     },
     /// Fixes a point to the ground, or frees it.
     Ground { point: String, ground: bool },
+    /// Puts a point mass (kg) on a point of a bar, or takes it off (`None`).
+    PointMass { point: String, mass: Option<f64> },
     /// Makes a point slide on a straight ground guide through where it is, at `angle` (rad
     /// from +x), or no longer (`None`); a ground point is freed to slide.
     Slide { point: String, angle: Option<f64> },

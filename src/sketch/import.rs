@@ -49,10 +49,11 @@ pub fn sketch_of_scene(scene: &Scene) -> Result<Sketch, ImportError> {
     check_loads(mechanism)?;
     let joined = Joined::of(mechanism)?;
     let omegas = omegas(scene);
+    let bars = &mechanism.bodies()[..bar_count(mechanism)];
     let mut sketch = Sketch {
         title: scene.title.clone(),
         points: Vec::new(),
-        bars: (mechanism.bodies().iter().zip(omegas))
+        bars: (bars.iter().zip(omegas))
             .map(|(body, omega)| SketchBar {
                 name: body.name.clone(),
                 start: 0,
@@ -68,18 +69,31 @@ pub fn sketch_of_scene(scene: &Scene) -> Result<Sketch, ImportError> {
     Ok(sketch)
 }
 
-/// Every body is a bar.
+/// Every body is a bar, but planar point masses after the bars (as the sketcher writes
+/// them).
 fn check_bodies(mechanism: &Mechanism) -> Result<(), ImportError> {
-    for body in mechanism.bodies() {
+    let bars = bar_count(mechanism);
+    for (index, body) in mechanism.bodies().iter().enumerate() {
         let what = match body.kind {
             BodyKind::Bar { .. } => continue,
+            BodyKind::Point2 if index >= bars => continue,
+            BodyKind::Point2 => "a point mass listed before a bar",
             BodyKind::Plate { .. } => "a plate",
-            BodyKind::Point2 | BodyKind::Point3 => "a point mass",
+            BodyKind::Point3 => "a spatial point mass",
             BodyKind::Rigid { .. } => "a rigid body",
         };
         return Err(ImportError::Body(body.name.clone(), what));
     }
     Ok(())
+}
+
+/// How many bodies are bars: the first ones (a point mass comes after them).
+fn bar_count(mechanism: &Mechanism) -> usize {
+    mechanism
+        .bodies()
+        .iter()
+        .take_while(|b| matches!(b.kind, BodyKind::Bar { .. }))
+        .count()
 }
 
 /// No loads, and the sketcher's gravity.
@@ -116,7 +130,7 @@ fn joint_kind_name(kind: &JointKind) -> &'static str {
 
 /// The stated angular velocities of the bars (see [`sketch_of_scene`]).
 fn omegas(scene: &Scene) -> Vec<Option<f64>> {
-    let bodies = scene.mechanism.bodies();
+    let bodies = &scene.mechanism.bodies()[..bar_count(&scene.mechanism)];
     let from_xd0 = || {
         bodies
             .iter()
@@ -161,12 +175,14 @@ struct Joined {
     joints: Vec<(usize, String, Option<Vector2<f64>>)>,
     /// The sliders: the node on the guide, and the guide.
     guides: Vec<(usize, Guide)>,
+    /// The point masses: the node they are hinged at, and their mass.
+    masses: Vec<(usize, f64)>,
 }
 
 impl Joined {
     /// The nodes (each bar's start and end first) joined by the scene's pins and revolutes.
     fn of(mechanism: &Mechanism) -> Result<Self, ImportError> {
-        let bars = mechanism.bodies().len();
+        let bars = bar_count(mechanism);
         let mut joined = Joined {
             nodes: (0..bars)
                 .flat_map(|bar| [0.0, bar_length(mechanism, bar)].map(|along| Node { bar, along }))
@@ -174,15 +190,30 @@ impl Joined {
             parent: (0..2 * bars).collect(),
             joints: Vec::new(),
             guides: Vec::new(),
+            masses: Vec::new(),
         };
         for joint in mechanism.joints() {
             let name = &joint.name;
             match &joint.kind {
+                JointKind::Pin { body, .. } if *body >= bars => {
+                    return Err(ImportError::Joint(name.clone(), "a pin of a point mass"));
+                }
                 JointKind::Pin {
                     body,
                     point,
                     ground,
                 } => joined.pin(mechanism, name, (*body, point), *ground)?,
+                // A point mass hinged to a bar's point.
+                JointKind::Revolute { a, point_a, b, .. } if *b >= bars && *a < bars => {
+                    let node = joined.node(mechanism, name, (*a, point_a))?;
+                    joined.masses.push((node, mechanism.bodies()[*b].mass));
+                }
+                JointKind::Revolute { a, b, .. } if *a >= bars || *b >= bars => {
+                    return Err(ImportError::Joint(
+                        name.clone(),
+                        "a hinge of a point mass to no bar",
+                    ));
+                }
                 JointKind::Revolute {
                     a,
                     point_a,
@@ -299,6 +330,10 @@ impl Joined {
             let point = point_of[self.root(node)].expect("every node has a point");
             sketch.points[point].guide = Some(guide);
         }
+        for &(node, mass) in &self.masses {
+            let point = point_of[self.root(node)].expect("every node has a point");
+            sketch.points[point].mass = Some(mass);
+        }
         for (node, n) in self.nodes.iter().enumerate() {
             let point = point_of[self.root(node)].expect("every node has a point");
             let bar = &mut sketch.bars[n.bar];
@@ -345,6 +380,7 @@ impl Joined {
             at,
             ground: pin.is_some(),
             guide: None,
+            mass: None,
         }
     }
 }

@@ -8,7 +8,8 @@
 //! that: a bar is a `Bar` body, a ground point pins every bar through it (`Pin`), and any
 //! other point shared by bars joins them (`Revolute`, the first bar with each of the others;
 //! cranks, the bars through a ground point, come first). A point may slide on a straight
-//! ground guide instead of being fixed (`Slider`: a slider-crank's block). Points are named as a lecturer
+//! ground guide instead of being fixed (`Slider`: a slider-crank's block), and carry a point
+//! mass (a `Point` body hinged to the first bar through it). Points are named as a lecturer
 //! names them on the board (`O1`, `O2`, ... on the ground, `A`, `B`, ... elsewhere) and the
 //! joints take their point's names, so the saved file reads like the shipped ones
 //! ([`scene_text`]).
@@ -46,6 +47,8 @@ pub struct SketchPoint {
     pub at: Vector2<f64>,
     pub ground: bool,
     pub guide: Option<Guide>,
+    /// A point mass carried there (kg), hinged to the first bar through the point.
+    pub mass: Option<f64>,
 }
 
 /// A straight ground guide a point slides on (a slider): the line through `origin` at
@@ -190,6 +193,8 @@ pub enum SketchError {
         along: f64,
         length: f64,
     },
+    #[error("a point mass goes on a point of a bar: no bar goes through \"{0}\"")]
+    NoBar(String),
     #[error("bar \"{0}\" already joins these points")]
     DuplicateBar(String),
     #[error("{what}: joint \"{joint}\" would open by {gap:.3e} m; the sketch keeps its last pose")]

@@ -14,27 +14,37 @@ pub fn scene_text(sketch: &Sketch) -> String {
     let sliders = slider_lines(sketch);
     let _ = writeln!(
         out,
-        "// {}: drawn in Singulab's sketcher. {} bars, {} pins, {} revolute joints, {} sliders.",
+        "// {}: drawn in Singulab's sketcher. {} bars, {} pins, {} revolute joints, {} sliders, \
+         {} point masses.",
         sketch.title,
         sketch.bars.len(),
         pins.len(),
         revolutes.len(),
-        sliders.len()
+        sliders.len(),
+        sketch.points.iter().filter(|p| p.mass.is_some()).count()
     );
     let _ = writeln!(out, "// Points: {}.", point_list(sketch));
     out.push_str("Scene(\n");
     let _ = writeln!(out, "    title: {},", quoted(&sketch.title));
     out.push_str("    description: \"Drawn in the sketcher.\",\n");
     out.push_str("    gravity: [0.0, -9.81],\n");
+    let masses = point_masses(sketch);
     list(
         &mut out,
         "bodies",
-        sketch.bars.iter().map(|bar| body_line(sketch, bar)),
+        sketch
+            .bars
+            .iter()
+            .map(|bar| body_line(sketch, bar))
+            .chain(masses.iter().map(|(body, _)| body.clone())),
     );
     list(
         &mut out,
         "joints",
-        pins.into_iter().chain(revolutes).chain(sliders),
+        pins.into_iter()
+            .chain(revolutes)
+            .chain(masses.into_iter().map(|(_, joint)| joint))
+            .chain(sliders),
     );
     list(
         &mut out,
@@ -149,6 +159,35 @@ fn revolute_lines(sketch: &Sketch) -> Vec<String> {
         }
     }
     lines
+}
+
+/// The point masses: each a `Point` body named `<point> mass` after the bars, and the
+/// revolute `<point>.mass` hinging it to the first bar through its point.
+fn point_masses(sketch: &Sketch) -> Vec<(String, String)> {
+    let mut masses = Vec::new();
+    for (p, point) in sketch.points.iter().enumerate() {
+        let (Some(mass), Some(&bar)) = (point.mass, sketch.bars_at(p).first()) else {
+            continue;
+        };
+        let body = format!("{} mass", point.name);
+        masses.push((
+            format!(
+                "Point(name: {}, mass: {}, position: [{}, {}])",
+                quoted(&body),
+                number(mass),
+                number(point.at.x),
+                number(point.at.y),
+            ),
+            format!(
+                "Revolute(name: {}, a: {}, at_a: {}, b: {}, at_b: Center)",
+                quoted(&format!("{}.mass", point.name)),
+                quoted(&sketch.bars[bar].name),
+                point_on(sketch, bar, p),
+                quoted(&body),
+            ),
+        ));
+    }
+    masses
 }
 
 /// A slider for every sliding point on a bar: its first bar on the guide. Named after the
