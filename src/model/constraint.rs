@@ -146,6 +146,20 @@ impl Constraint {
                     angle: *angle,
                 },
             ],
+            JointKind::Slot {
+                a,
+                point_a,
+                b,
+                point_b,
+                axis,
+            } => vec![Self::Offset {
+                offset: ProjectedOffset {
+                    p: body_point(*a, point_a),
+                    q: body_point(*b, point_b),
+                    direction: perp(axis),
+                },
+                law: None,
+            }],
             JointKind::Driver {
                 a,
                 point_a,

@@ -64,6 +64,16 @@ pub enum JointKind {
         axis: Vector2<f64>,
         law: DriverLaw,
     },
+    /// Pin in a slot: point `point_a` of `a` stays on the line through point `point_b` of `b`
+    /// along `axis` (a unit vector in `b`'s axes), free to turn (1 row, the offset across the
+    /// axis: the prismatic joint without its angle row; Wojtyra and Frączek 2013, eq. 42).
+    Slot {
+        a: usize,
+        point_a: LocalPoint,
+        b: usize,
+        point_b: LocalPoint,
+        axis: Vector2<f64>,
+    },
     /// Slider on a ground guide: `point` of `body` stays on the fixed line through `origin`
     /// along `axis` (a unit vector in the world), free to turn there, as a massless block
     /// sliding in a straight slot and hinged to the body (1 row: the offset across the line).
@@ -106,6 +116,7 @@ impl Joint {
             JointKind::Distance { .. }
             | JointKind::Normalization { .. }
             | JointKind::Driver { .. }
+            | JointKind::Slot { .. }
             | JointKind::Slider { .. }
             | JointKind::KnifeEdge { .. } => 1,
             JointKind::Spatial(spatial) => spatial.rows(),
@@ -123,6 +134,9 @@ impl Joint {
                 point_a, point_b, ..
             }
             | JointKind::Driver {
+                point_a, point_b, ..
+            }
+            | JointKind::Slot {
                 point_a, point_b, ..
             } => point_a.amax().max(point_b.amax()),
             JointKind::Pin { point, ground, .. } => point.amax().max(ground.amax()),
@@ -218,6 +232,13 @@ impl Joint {
     pub fn slide(&self) -> Option<([(usize, LocalPoint); 2], bool)> {
         match &self.kind {
             JointKind::Prismatic {
+                a,
+                point_a,
+                b,
+                point_b,
+                ..
+            } => Some(([(*a, *point_a), (*b, *point_b)], false)),
+            JointKind::Slot {
                 a,
                 point_a,
                 b,

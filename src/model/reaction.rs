@@ -56,6 +56,7 @@ impl Mechanism {
         match &self.joints[joint].kind {
             JointKind::Revolute { a, point_a, .. }
             | JointKind::Prismatic { a, point_a, .. }
+            | JointKind::Slot { a, point_a, .. }
             | JointKind::Driver { a, point_a, .. } => planar(*a, point_a),
             JointKind::Pin { body, point, .. }
             | JointKind::KnifeEdge { body, point, .. }

@@ -312,6 +312,16 @@ pub enum JointSpec {
         #[serde(default)]
         driver: Option<DriverSpec>,
     },
+    /// Planar pin in a slot: `at_a` stays on the line through `at_b` along `axis` (in `b`'s
+    /// body axes, any length but zero), free to turn (a prismatic joint without the angle).
+    Slot {
+        name: String,
+        a: String,
+        at_a: PointSpec,
+        b: String,
+        at_b: PointSpec,
+        axis: (f64, f64),
+    },
     /// Planar slider on a ground guide: point `at` of `body` stays on the fixed line through
     /// `through` along `axis` (world, any length but zero), free to turn there (a massless
     /// block in a straight slot, hinged to the body).
@@ -363,6 +373,7 @@ impl JointSpec {
             | Self::Translational { name, .. }
             | Self::Prismatic { name, .. }
             | Self::Slider { name, .. }
+            | Self::Slot { name, .. }
             | Self::KnifeEdge { name, .. } => name,
         }
     }

@@ -123,6 +123,7 @@ fn joint_kind_name(kind: &JointKind) -> &'static str {
         JointKind::Driver { .. } => "a driver",
         JointKind::KnifeEdge { .. } => "a knife edge",
         JointKind::Slider { .. } => "a slider",
+        JointKind::Slot { .. } => "a pin in a slot",
         JointKind::Spatial(_) => "a spatial joint",
         JointKind::Normalization { .. } => "a rigid body's normalisation",
     }

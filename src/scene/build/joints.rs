@@ -136,7 +136,9 @@ impl<'a> Builder<'a> {
                 length,
                 ..
             } => self.distance_joint(bodies, name, body, at.as_ref(), anchor, *length)?,
-            JointSpec::Prismatic { .. } => self.prismatic(bodies, name, joint)?,
+            JointSpec::Prismatic { .. } | JointSpec::Slot { .. } => {
+                self.prismatic(bodies, name, joint)?
+            }
             JointSpec::KnifeEdge {
                 body, at, normal, ..
             } => self.knife_edge(bodies, name, body, at, *normal)?,

@@ -157,9 +157,10 @@ pub fn check_size(report: &Reporter, spec: &SceneFile) -> Result<(), SceneError>
         .iter()
         .map(|joint| match joint {
             JointSpec::Revolute { .. } | JointSpec::Pin { .. } => 2,
-            JointSpec::Distance { .. } | JointSpec::KnifeEdge { .. } | JointSpec::Slider { .. } => {
-                1
-            }
+            JointSpec::Distance { .. }
+            | JointSpec::KnifeEdge { .. }
+            | JointSpec::Slider { .. }
+            | JointSpec::Slot { .. } => 1,
             JointSpec::Prismatic { driver, .. } => 2 + usize::from(driver.is_some()),
             JointSpec::Spherical { .. } => 3,
             JointSpec::Universal { .. } => 4,

@@ -200,23 +200,31 @@ impl<'a> Builder<'a> {
     }
 
     /// A prismatic joint (`JointSpec::Prismatic`): its rows hold the relative angle as
-    /// written.
+    /// written; or a pin in a slot (`JointSpec::Slot`), the same without the angle.
     pub(super) fn prismatic(
         &self,
         bodies: &Bodies,
         name: &str,
         joint: &JointSpec,
     ) -> Result<JointKind, SceneError> {
-        let JointSpec::Prismatic {
+        let (JointSpec::Prismatic {
             a,
             at_a,
             b,
             at_b,
             axis,
             ..
-        } = joint
+        }
+        | JointSpec::Slot {
+            a,
+            at_a,
+            b,
+            at_b,
+            axis,
+            ..
+        }) = joint
         else {
-            unreachable!("only prismatic joints are built here");
+            unreachable!("only prismatic joints and slots are built here");
         };
         let ia = self.angled_body(bodies, name, "a", a)?;
         let ib = self.angled_body(bodies, name, "b", b)?;
@@ -229,11 +237,22 @@ impl<'a> Builder<'a> {
         }
         let axis =
             unit_direction(*axis, "axis").map_err(|m| self.report.joint(name, Some("axis"), m))?;
+        let point_a = self.planar_point(bodies, name, "at_a", ia, at_a)?;
+        let point_b = self.planar_point(bodies, name, "at_b", ib, at_b)?;
+        if matches!(joint, JointSpec::Slot { .. }) {
+            return Ok(JointKind::Slot {
+                a: ia,
+                point_a,
+                b: ib,
+                point_b,
+                axis,
+            });
+        }
         Ok(JointKind::Prismatic {
             a: ia,
-            point_a: self.planar_point(bodies, name, "at_a", ia, at_a)?,
+            point_a,
             b: ib,
-            point_b: self.planar_point(bodies, name, "at_b", ib, at_b)?,
+            point_b,
             axis,
             angle: bodies.written_angle(ia) - bodies.written_angle(ib),
         })
