@@ -21,6 +21,7 @@ impl Sketch {
                     ground: true,
                     guide: None,
                     mass: None,
+                    slot: None,
                 });
             }
             SketchCommand::Bar { from, to, name } => next.add_bar(from, to, name.as_deref())?,
@@ -30,6 +31,10 @@ impl Sketch {
                 if *ground {
                     next.points[index].guide = None;
                 }
+            }
+            SketchCommand::SlideInBar { point, bar } => {
+                let index = next.point(point)?;
+                next = next.slid_in(index, bar.as_deref())?;
             }
             SketchCommand::PointMass { point, mass } => {
                 let index = next.point(point)?;
@@ -118,6 +123,33 @@ impl Sketch {
         }
     }
 
+    /// The sketch with point `point` sliding in bar `bar` (or in none), re-assembled.
+    fn slid_in(&self, point: usize, bar: Option<&str>) -> Result<Sketch, SketchError> {
+        let mut next = self.clone();
+        let Some(bar) = bar else {
+            next.points[point].slot = None;
+            return Ok(next);
+        };
+        let index = self.bar(bar)?;
+        let refuse = |why| SketchError::BadSlot {
+            point: self.points[point].name.clone(),
+            bar: bar.to_owned(),
+            why,
+        };
+        if self.bars[index].carries(point) {
+            return Err(refuse("the point is on that bar already"));
+        }
+        if self.bars_at(point).is_empty() {
+            return Err(refuse("no bar goes through the point to carry the pin"));
+        }
+        let p = &mut next.points[point];
+        p.slot = Some(bar.to_owned());
+        p.ground = false;
+        p.guide = None;
+        let what = format!("\"{}\" cannot reach bar \"{bar}\"'s axis", p.name);
+        assemble::settled(next, what)
+    }
+
     fn point(&self, name: &str) -> Result<usize, SketchError> {
         self.point_index(name)
             .ok_or_else(|| SketchError::UnknownPoint(name.to_owned()))
@@ -196,6 +228,7 @@ impl Sketch {
             ground: false,
             guide: None,
             mass: None,
+            slot: None,
         });
         self.points.len() - 1
     }
@@ -220,6 +253,11 @@ impl Sketch {
         if let Some(point) = self.point_index(from) {
             self.points[point].name = to;
         } else if let Some(bar) = self.bar_index(from) {
+            for point in &mut self.points {
+                if point.slot.as_deref() == Some(from) {
+                    point.slot = Some(to.clone());
+                }
+            }
             self.bars[bar].name = to;
         } else {
             return Err(SketchError::UnknownName(from.to_owned()));
@@ -235,6 +273,11 @@ impl Sketch {
             self.remove_points(|p| p == point);
         } else if let Some(bar) = self.bar_index(name) {
             self.bars.remove(bar);
+            for point in &mut self.points {
+                if point.slot.as_deref() == Some(name) {
+                    point.slot = None;
+                }
+            }
         } else {
             return Err(SketchError::UnknownName(name.to_owned()));
         }

@@ -1,7 +1,8 @@
 //! Re-assembling a sketch after a move or a new length, on the sketch's own geometry: the
 //! unknowns are the moving points' positions, the equations say that every bar keeps its
 //! length (`|end - start|^2 = L^2`), that the points along a bar stay on it where they were,
-//! that a sliding point stays on its guide (`(p - O) . n = 0`), and that the point being moved (or the start of the bar being lengthened) is where the
+//! that a sliding point stays on its guide (`(p - O) . n = 0`) or on the axis of the bar it
+//! slides in (`(p - s) x (e - s) = 0`), and that the point being moved (or the start of the bar being lengthened) is where the
 //! user put it. Gauss-Newton with minimum-norm steps (the pseudo-inverse), so what the edit
 //! does not force stays where it was, as a drag in run mode does.
 //!
@@ -51,6 +52,11 @@ pub(super) fn lengthened(sketch: &Sketch, bar: usize, length: f64) -> Result<Ske
     let what = format!("bar \"{}\" cannot be {length} m long", b.name);
     let at = next.points[start].at;
     reassembled(next, Some((start, at)), what)
+}
+
+/// `sketch` re-assembled from its pose as it is (after a new equation: a slot).
+pub(super) fn settled(sketch: Sketch, what: String) -> Result<Sketch, SketchError> {
+    reassembled(sketch, None, what)
 }
 
 /// Solves the sketch's equations from its current pose, `hold` keeping a point at a place.
@@ -250,6 +256,12 @@ fn residuals(
         let n = across(guide.axis());
         rows.push((unknowns.at(sketch, x, p) - guide.origin).dot(&n));
     }
+    for (p, bar) in slots(sketch) {
+        let b = &sketch.bars[bar];
+        let s = unknowns.at(sketch, x, b.start);
+        let e = unknowns.at(sketch, x, b.end);
+        rows.push(cross(unknowns.at(sketch, x, p) - s, e - s) / b.length);
+    }
     if let Some((p, target)) = hold {
         let off = HOLD_WEIGHT * (unknowns.at(sketch, x, p) - target);
         rows.extend([off.x, off.y]);
@@ -295,6 +307,17 @@ fn jacobian(
         put(row, p, across(guide.axis()));
         row += 1;
     }
+    // d/dp, d/ds, d/de of ((p - s) x (e - s)) / L.
+    for (p, bar) in slots(sketch) {
+        let b = &sketch.bars[bar];
+        let at = |q| unknowns.at(sketch, x, q);
+        let (point, s, e) = (at(p), at(b.start), at(b.end));
+        let (d, r) = (e - s, point - s);
+        put(row, p, Vector2::new(d.y, -d.x) / b.length);
+        put(row, b.end, Vector2::new(-r.y, r.x) / b.length);
+        put(row, b.start, Vector2::new(r.y - d.y, d.x - r.x) / b.length);
+        row += 1;
+    }
     if let Some((p, _)) = hold {
         put(row, p, Vector2::new(HOLD_WEIGHT, 0.0));
         put(row + 1, p, Vector2::new(0.0, HOLD_WEIGHT));
@@ -305,6 +328,19 @@ fn jacobian(
 /// The sliding points with their guides.
 fn guides(sketch: &Sketch) -> impl Iterator<Item = (usize, super::Guide)> + '_ {
     (0..sketch.points.len()).filter_map(|p| Some((p, sketch.points[p].guide?)))
+}
+
+/// The points sliding in a bar's slot, with the bar.
+fn slots(sketch: &Sketch) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (0..sketch.points.len()).filter_map(|p| {
+        let bar = sketch.points[p].slot.as_deref()?;
+        Some((p, sketch.bar_index(bar)?))
+    })
+}
+
+/// The plane's cross product `a.x b.y - a.y b.x`.
+fn cross(a: Vector2<f64>, b: Vector2<f64>) -> f64 {
+    a.x * b.y - a.y * b.x
 }
 
 /// `v` turned a quarter turn: the normal of a guide along `v`.

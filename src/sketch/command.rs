@@ -29,6 +29,9 @@ pub enum SketchCommand {
     },
     /// Fixes a point to the ground, or frees it.
     Ground { point: String, ground: bool },
+    /// Makes a point slide in the slot of bar `bar` (a pin in a slot: it stays on the bar's
+    /// axis, free to turn), or no longer (`None`); the mechanism re-assembles.
+    SlideInBar { point: String, bar: Option<String> },
     /// Puts a point mass (kg) on a point of a bar, or takes it off (`None`).
     PointMass { point: String, mass: Option<f64> },
     /// Makes a point slide on a straight ground guide through where it is, at `angle` (rad

@@ -1,5 +1,6 @@
 //! A scene as a sketch, to edit a shipped or saved linkage in the sketcher: a planar scene of
-//! `Bar` bodies, `Pin`, `Revolute` and `Slider` joints, at its assembled pose `x0`.
+//! `Bar` bodies (with point masses hinged to them), `Pin`, `Revolute`, `Slider` and `Slot`
+//! joints, at its assembled pose `x0`.
 //!
 //! The bars' points the joints name (and every bar's two ends) are joined into sketch points
 //! by the joints: a revolute joins its two points, pins at one ground place are one ground
@@ -178,6 +179,8 @@ struct Joined {
     guides: Vec<(usize, Guide)>,
     /// The point masses: the node they are hinged at, and their mass.
     masses: Vec<(usize, f64)>,
+    /// The pins in slots: the node of the pin, and the bar whose axis is the slot.
+    slots: Vec<(usize, usize)>,
 }
 
 impl Joined {
@@ -192,6 +195,7 @@ impl Joined {
             joints: Vec::new(),
             guides: Vec::new(),
             masses: Vec::new(),
+            slots: Vec::new(),
         };
         for joint in mechanism.joints() {
             let name = &joint.name;
@@ -237,6 +241,20 @@ impl Joined {
                             angle,
                         },
                     ));
+                }
+                JointKind::Slot {
+                    a,
+                    point_a,
+                    b,
+                    point_b,
+                    axis,
+                } => {
+                    if point_b.y.abs() > SAME_POINT || axis.y.abs() > SAME_POINT || *b >= bars {
+                        return Err(ImportError::Joint(name.clone(), "a slot off a bar's axis"));
+                    }
+                    let node = joined.node(mechanism, name, (*a, point_a))?;
+                    joined.joints.push((node, name.clone(), None));
+                    joined.slots.push((node, *b));
                 }
                 kind => return Err(ImportError::Joint(name.clone(), joint_kind_name(kind))),
             }
@@ -331,6 +349,10 @@ impl Joined {
             let point = point_of[self.root(node)].expect("every node has a point");
             sketch.points[point].guide = Some(guide);
         }
+        for &(node, bar) in &self.slots {
+            let point = point_of[self.root(node)].expect("every node has a point");
+            sketch.points[point].slot = Some(sketch.bars[bar].name.clone());
+        }
         for &(node, mass) in &self.masses {
             let point = point_of[self.root(node)].expect("every node has a point");
             sketch.points[point].mass = Some(mass);
@@ -382,6 +404,7 @@ impl Joined {
             ground: pin.is_some(),
             guide: None,
             mass: None,
+            slot: None,
         }
     }
 }

@@ -9,7 +9,8 @@
 //! other point shared by bars joins them (`Revolute`, the first bar with each of the others;
 //! cranks, the bars through a ground point, come first). A point may slide on a straight
 //! ground guide instead of being fixed (`Slider`: a slider-crank's block), and carry a point
-//! mass (a `Point` body hinged to the first bar through it). Points are named as a lecturer
+//! mass (a `Point` body hinged to the first bar through it), or slide in the slot of another
+//! bar (`Slot`: a crank and slotted lever). Points are named as a lecturer
 //! names them on the board (`O1`, `O2`, ... on the ground, `A`, `B`, ... elsewhere) and the
 //! joints take their point's names, so the saved file reads like the shipped ones
 //! ([`scene_text`]).
@@ -49,6 +50,9 @@ pub struct SketchPoint {
     pub guide: Option<Guide>,
     /// A point mass carried there (kg), hinged to the first bar through the point.
     pub mass: Option<f64>,
+    /// The bar (by name) in whose slot the point slides: it stays on that bar's axis, free to
+    /// turn (a pin in a slot, `Slot`).
+    pub slot: Option<String>,
 }
 
 /// A straight ground guide a point slides on (a slider): the line through `origin` at
@@ -195,6 +199,12 @@ pub enum SketchError {
     },
     #[error("a point mass goes on a point of a bar: no bar goes through \"{0}\"")]
     NoBar(String),
+    #[error("\"{point}\" cannot slide in bar \"{bar}\": {why}")]
+    BadSlot {
+        point: String,
+        bar: String,
+        why: &'static str,
+    },
     #[error("bar \"{0}\" already joins these points")]
     DuplicateBar(String),
     #[error("{what}: joint \"{joint}\" would open by {gap:.3e} m; the sketch keeps its last pose")]

@@ -11,7 +11,10 @@ pub fn scene_text(sketch: &Sketch) -> String {
     let mut out = String::new();
     let pins = pin_lines(sketch);
     let revolutes = revolute_lines(sketch);
-    let sliders = slider_lines(sketch);
+    let sliders = slider_lines(sketch)
+        .into_iter()
+        .chain(slot_lines(sketch))
+        .collect::<Vec<_>>();
     let _ = writeln!(
         out,
         "// {}: drawn in Singulab's sketcher. {} bars, {} pins, {} revolute joints, {} sliders, \
@@ -214,6 +217,32 @@ fn slider_lines(sketch: &Sketch) -> Vec<String> {
             number(guide.origin.y),
             number(axis.x),
             number(axis.y),
+        ));
+    }
+    lines
+}
+
+/// A pin in a slot for every point sliding in a bar: its first bar is the pin's, the slot
+/// the bar's axis from its start. Named after the point, or `point.slot` where revolute
+/// joints there take the name.
+fn slot_lines(sketch: &Sketch) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (p, point) in sketch.points.iter().enumerate() {
+        let slot = point.slot.as_deref().and_then(|b| sketch.bar_index(b));
+        let (Some(slot), Some(&bar)) = (slot, sketch.bars_at(p).first()) else {
+            continue;
+        };
+        let name = if sketch.bars_at(p).len() > 1 {
+            format!("{}.slot", point.name)
+        } else {
+            point.name.clone()
+        };
+        lines.push(format!(
+            "Slot(name: {}, a: {}, at_a: {}, b: {}, at_b: Start, axis: (1.0, 0.0))",
+            quoted(&name),
+            quoted(&sketch.bars[bar].name),
+            point_on(sketch, bar, p),
+            quoted(&sketch.bars[slot].name),
         ));
     }
     lines

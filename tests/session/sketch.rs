@@ -670,3 +670,58 @@ fn a_point_mass_on_a_bar_swings_as_the_compound_pendulum() {
     assert_eq!(back.points[back.point_index("A").unwrap()].mass, Some(2.0));
     assert_eq!(back.bars.len(), 1);
 }
+
+/// The crank and slotted lever of `tests/solver/slider.rs`, drawn: the crank's tip made to
+/// slide in the lever. The lever turns to point at the tip (re-assembly), the counts are a
+/// one-degree-of-freedom linkage, and the run keeps the lever on the tip.
+#[test]
+fn a_pin_drawn_in_a_bars_slot_keeps_the_lever_on_the_crank_tip() {
+    let mut editor = SketchEditor::default();
+    apply_all(
+        &mut editor,
+        &[
+            pivot(0.0, 0.0),
+            pivot(0.0, -0.5),
+            bar(point("O1"), at(0.2, 0.0), "crank"),
+            bar(point("O2"), at(0.0, 0.5), "lever"),
+            SketchCommand::SlideInBar {
+                point: "A".into(),
+                bar: Some("lever".into()),
+            },
+            omega("crank", 5.0),
+        ],
+    );
+    let counts = analyse(editor.sketch()).expect("analysis");
+    assert_eq!((counts.n, counts.m, counts.rank, counts.dof), (6, 5, 5, 1));
+    let sketch = editor.sketch();
+    let (tip, pivot) = (sketch.points[2].at, sketch.points[1].at);
+    let lever = &sketch.bars[1];
+    let axis = sketch.points[lever.end].at - pivot;
+    let off = (tip - pivot).perp(&axis) / axis.norm();
+    assert!(off.abs() < 1e-9, "the tip is {off} m off the lever's axis");
+    let scene = saved(sketch);
+    let mut sim = scene.simulation().expect("simulation");
+    for _ in 0..500 {
+        sim.step().expect("step");
+    }
+    let back = sketch_of_scene(&scene).expect("import");
+    assert_eq!(back.points[2].slot.as_deref(), Some("lever"));
+    // A renamed lever keeps its slot; a deleted one frees the pin.
+    editor
+        .apply(&SketchCommand::Rename {
+            from: "lever".into(),
+            to: "slotted lever".into(),
+        })
+        .expect("rename");
+    assert_eq!(
+        editor.sketch().points[2].slot.as_deref(),
+        Some("slotted lever")
+    );
+    saved(editor.sketch());
+    editor
+        .apply(&SketchCommand::Delete {
+            name: "slotted lever".into(),
+        })
+        .expect("delete");
+    assert_eq!(editor.sketch().points[2].slot, None);
+}

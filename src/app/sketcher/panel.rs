@@ -230,6 +230,9 @@ fn point_fields(ui: &mut Ui, sketch: &Sketch, name: &str, send: &mut impl FnMut(
             ground,
         }));
     }
+    mass_field(ui, name, point.mass, send);
+    guide_field(ui, name, point.guide, send);
+    slot_field(ui, sketch, name, point.slot.as_deref(), send);
     if ui
         .button("Delete point (and the bars ending at it)")
         .clicked()
@@ -238,6 +241,88 @@ fn point_fields(ui: &mut Ui, sketch: &Sketch, name: &str, send: &mut impl FnMut(
             name: name.to_owned(),
         }));
     }
+}
+
+/// A point mass at the point (kg), or none.
+fn mass_field(ui: &mut Ui, name: &str, mass: Option<f64>, send: &mut impl FnMut(SketchRequest)) {
+    let mut carries = mass.is_some();
+    ui.horizontal(|ui| {
+        if ui.checkbox(&mut carries, "a point mass").changed() {
+            send(SketchRequest::Edit(SketchCommand::PointMass {
+                point: name.to_owned(),
+                mass: carries.then_some(1.0),
+            }));
+        }
+        if let Some(mass) = mass {
+            number_field(ui, mass, 0.01, " kg", send, |mass| {
+                SketchCommand::PointMass {
+                    point: name.to_owned(),
+                    mass: Some(mass),
+                }
+            });
+        }
+    });
+}
+
+/// The ground guide the point slides on (a slider's block) and its angle, or none.
+fn guide_field(
+    ui: &mut Ui,
+    name: &str,
+    guide: Option<crate::sketch::Guide>,
+    send: &mut impl FnMut(SketchRequest),
+) {
+    let mut slides = guide.is_some();
+    ui.horizontal(|ui| {
+        if ui
+            .checkbox(&mut slides, "slides on a ground guide")
+            .changed()
+        {
+            send(SketchRequest::Edit(SketchCommand::Slide {
+                point: name.to_owned(),
+                angle: slides.then_some(0.0),
+            }));
+        }
+        if let Some(guide) = guide {
+            number_field(ui, guide.angle.to_degrees(), 0.5, "°", send, |degrees| {
+                SketchCommand::Slide {
+                    point: name.to_owned(),
+                    angle: Some(degrees.to_radians()),
+                }
+            });
+        }
+    });
+}
+
+/// The bar whose slot the point slides in (a pin in a slot), chosen among the bars not
+/// through it.
+fn slot_field(
+    ui: &mut Ui,
+    sketch: &Sketch,
+    name: &str,
+    slot: Option<&str>,
+    send: &mut impl FnMut(SketchRequest),
+) {
+    let index = sketch.point_index(name).expect("selected point");
+    ui.horizontal(|ui| {
+        ui.label("slides in the slot of");
+        egui::ComboBox::from_id_salt(("slot", name))
+            .selected_text(slot.unwrap_or("no bar"))
+            .show_ui(ui, |ui| {
+                let mut choose = |ui: &mut Ui, bar: Option<&str>| {
+                    let text = bar.unwrap_or("no bar");
+                    if ui.selectable_label(slot == bar, text).clicked() && slot != bar {
+                        send(SketchRequest::Edit(SketchCommand::SlideInBar {
+                            point: name.to_owned(),
+                            bar: bar.map(str::to_owned),
+                        }));
+                    }
+                };
+                choose(ui, None);
+                for bar in sketch.bars.iter().filter(|b| !b.carries(index)) {
+                    choose(ui, Some(&bar.name));
+                }
+            });
+    });
 }
 
 fn bar_fields(ui: &mut Ui, sketch: &Sketch, name: &str, send: &mut impl FnMut(SketchRequest)) {
