@@ -17,14 +17,16 @@ pub fn scene_text(sketch: &Sketch) -> String {
         .collect::<Vec<_>>();
     let _ = writeln!(
         out,
-        "// {}: drawn in Singulab's sketcher. {} bars, {} pins, {} revolute joints, {} sliders, \
-         {} point masses.",
+        "// {}: drawn in Singulab's sketcher. {}, {}, {}, {}, {}.",
         sketch.title,
-        sketch.bars.len(),
-        pins.len(),
-        revolutes.len(),
-        sliders.len(),
-        sketch.points.iter().filter(|p| p.mass.is_some()).count()
+        counted(sketch.bars.len(), "bar"),
+        counted(pins.len(), "pin"),
+        counted(revolutes.len(), "revolute joint"),
+        counted(sliders.len(), "slider or slot"),
+        counted(
+            sketch.points.iter().filter(|p| p.mass.is_some()).count(),
+            "point mass"
+        ),
     );
     let _ = writeln!(out, "// Points: {}.", point_list(sketch));
     out.push_str("Scene(\n");
@@ -295,6 +297,16 @@ fn view_line(sketch: &Sketch) -> String {
         number(centre.y),
         number(width)
     )
+}
+
+/// "1 bar", "2 bars", "2 point masses", "2 sliders or slots".
+fn counted(count: usize, what: &str) -> String {
+    match count {
+        1 => format!("1 {what}"),
+        _ if what.ends_with("mass") => format!("{count} {what}es"),
+        _ if what.ends_with(" or slot") => format!("{count} sliders or slots"),
+        _ => format!("{count} {what}s"),
+    }
 }
 
 /// `v` as Rust prints an `f64` (round-trips exactly), never `-0.0`.

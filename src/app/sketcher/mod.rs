@@ -125,6 +125,13 @@ fn apply_sketch_requests(
             AppCommand::Sketch(request) => request,
             AppCommand::OpenScene(_) | AppCommand::ReloadScene => {
                 sketcher.active = false;
+                if sketcher.unsaved {
+                    live.notice = Some(Notice::brief(
+                        "The drawn mechanism was not saved: Ctrl+N then Ctrl+Z brings it back \
+                         to edit mode, Ctrl+S saves it."
+                            .into(),
+                    ));
+                }
                 continue;
             }
             _ => continue,
@@ -146,15 +153,15 @@ fn apply(sketcher: &mut Sketcher, request: &SketchRequest, affected: &mut Affect
                 start(sketcher, sketch, affected);
             }
             Err(e) => {
-                affected.live.notice = Some(Notice::lasting(
-                    format!("This scene cannot be edited: {e}. File > New mechanism starts one."),
-                    true,
-                ));
+                affected.live.notice = Some(Notice::brief(format!(
+                    "This scene cannot be edited: {e}. File > New mechanism starts one."
+                )));
             }
         },
         SketchRequest::New => {
-            // The drawing before stays on the undo history (Ctrl+Z brings it back).
-            let before = sketcher.active.then(|| sketcher.editor.clone());
+            // The drawing before stays on the undo history (Ctrl+Z brings it back), also
+            // one played or left unsaved.
+            let before = (sketcher.active || sketcher.unsaved).then(|| sketcher.editor.clone());
             sketcher.file = None;
             start(sketcher, Sketch::default(), affected);
             if let Some(mut editor) = before {
@@ -278,6 +285,21 @@ fn at_rest_session(sketch: &Sketch) -> Result<LiveSession, String> {
 /// Play: the drawn mechanism from its pose with its stated rates, running; Leave: the
 /// same, paused.
 fn leave(sketcher: &mut Sketcher, request: &SketchRequest, affected: &mut Affected) {
+    // Nothing edited: the scene file as it was (its description, settings and view).
+    if let Some(file) = sketcher
+        .file
+        .clone()
+        .filter(|f| !sketcher.unsaved && f.exists())
+    {
+        sketcher.active = false;
+        hide_mode(sketcher, affected.view);
+        affected.live.load(&file);
+        affected.camera.keep_view(affected.live.generation);
+        if matches!(request, SketchRequest::Play) {
+            affected.live.session.toggle();
+        }
+        return;
+    }
     let sketch = sketcher.sketch();
     if sketch.bars.is_empty() {
         sketcher.refusal = Some("Draw a bar first: there is nothing to run.".into());
@@ -295,12 +317,17 @@ fn leave(sketcher: &mut Sketcher, request: &SketchRequest, affected: &mut Affect
             affected.live.replace_session(session, path);
             affected.camera.keep_view(affected.live.generation);
             sketcher.active = false;
-            if std::mem::take(&mut sketcher.showing_mode) {
-                affected.view.show_reactions = false;
-                affected.view.reaction_mode = None;
-            }
+            hide_mode(sketcher, affected.view);
         }
         Err(e) => sketcher.refusal = Some(e),
+    }
+}
+
+/// Turns off the reactions view edit mode turned on to show a self-stress mode.
+fn hide_mode(sketcher: &mut Sketcher, view: &mut ViewState) {
+    if std::mem::take(&mut sketcher.showing_mode) {
+        view.show_reactions = false;
+        view.reaction_mode = None;
     }
 }
 
