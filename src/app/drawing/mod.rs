@@ -84,6 +84,7 @@ fn spawn_camera(mut commands: Commands) {
 fn follow_session_messages(
     mut reached: MessageReader<SingularityReached>,
     mut loaded: MessageReader<SceneLoaded>,
+    mut commands: MessageReader<AppCommand>,
     mut view: ResMut<ViewState>,
     mut camera: ResMut<CanvasCamera>,
 ) {
@@ -91,6 +92,14 @@ fn follow_session_messages(
     for _ in reached.read() {
         camera.check_pose_visible = true;
         view.show_motions = true;
+    }
+    // A pose chosen on the configuration-space plot or in the events list may lie anywhere:
+    // brought into sight as an event's is (trial 5 posed A02 off the canvas).
+    if commands
+        .read()
+        .any(|c| matches!(c, AppCommand::PoseAt(_) | AppCommand::GotoEvent(_)))
+    {
+        camera.check_pose_visible = true;
     }
     // A new scene gets its own view from `draw_canvas` (its generation changed).
     for _ in loaded.read() {
