@@ -17,6 +17,24 @@ pub fn scene_path(name: &str) -> PathBuf {
         .join(format!("{name}.ron"))
 }
 
+/// A planar slider-crank: crank r = 0.1 m on a pivot at the origin, rod l = 0.3 m whose end
+/// B slides along the x axis; the crank starts upright at 6 rad/s.
+pub const PLANAR_SLIDER_CRANK: &str = r#"Scene(
+    title: "Planar slider-crank",
+    gravity: [0.0, -9.81],
+    bodies: [
+        Bar(name: "crank", length: 0.1, mass: 0.12, start: (0.0, 0.0), angle: 1.5707963267948966),
+        Bar(name: "rod", length: 0.3, mass: 0.5, start: (0.0, 0.1), angle: -0.3398369094541219),
+    ],
+    joints: [
+        Pin(name: "O", body: "crank", at: Start, ground: (0.0, 0.0)),
+        Revolute(name: "A", a: "crank", at_a: End, b: "rod", at_b: Start),
+        Slider(name: "B", body: "rod", at: End, through: (0.0, 0.0), axis: (1.0, 0.0)),
+    ],
+    velocities: [(body: "crank", omega: 6.0)],
+    solver: (dt: 1e-4),
+)"#;
+
 /// Loads a shipped scene, panicking with the loader's message if it fails.
 pub fn scene(name: &str) -> Scene {
     load_scene(&scene_path(name)).unwrap_or_else(|e| panic!("{e}"))

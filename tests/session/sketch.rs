@@ -8,6 +8,8 @@ use singulab::sketch::{
     Place, Sketch, SketchCommand, SketchEditor, SketchError, analyse, scene_text, sketch_of_scene,
 };
 
+use crate::common::PLANAR_SLIDER_CRANK;
+
 fn at(x: f64, y: f64) -> Place {
     Place::At(x, y)
 }
@@ -538,24 +540,6 @@ fn a_new_drawing_over_an_old_one_is_undone_like_an_edit() {
     assert!(editor.sketch().bars.is_empty());
 }
 
-/// The planar slider-crank of `tests/solver/slider.rs` (crank 0.1 m, 0.12 kg, upright at
-/// 6 rad/s; rod 0.3 m, 0.5 kg; its end on the x axis), as written by hand.
-const SLIDER_CRANK: &str = r#"Scene(
-    title: "Planar slider-crank",
-    gravity: [0.0, -9.81],
-    bodies: [
-        Bar(name: "crank", length: 0.1, mass: 0.12, start: (0.0, 0.0), angle: 1.5707963267948966),
-        Bar(name: "rod", length: 0.3, mass: 0.5, start: (0.0, 0.1), angle: -0.3398369094541219),
-    ],
-    joints: [
-        Pin(name: "O", body: "crank", at: Start, ground: (0.0, 0.0)),
-        Revolute(name: "A", a: "crank", at_a: End, b: "rod", at_b: Start),
-        Slider(name: "B", body: "rod", at: End, through: (0.0, 0.0), axis: (1.0, 0.0)),
-    ],
-    velocities: [(body: "crank", omega: 6.0)],
-    solver: (dt: 1e-4),
-)"#;
-
 #[test]
 fn a_slider_crank_drawn_with_a_guide_runs_as_the_one_written_by_hand() {
     let mut editor = SketchEditor::default();
@@ -596,7 +580,7 @@ fn a_slider_crank_drawn_with_a_guide_runs_as_the_one_written_by_hand() {
         (6, 5, 5, 1, 0)
     );
     let drawn = saved(editor.sketch());
-    let written = parse_scene("slider_crank.ron", SLIDER_CRANK).expect("scene");
+    let written = parse_scene("slider_crank.ron", PLANAR_SLIDER_CRANK).expect("scene");
     let mut a = drawn
         .simulation_with(written.settings.clone())
         .expect("drawn");

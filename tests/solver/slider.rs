@@ -14,6 +14,7 @@ use nalgebra::{DMatrix, DVector, Vector2};
 use singulab::model::{Body, BodyKind, Joint, JointKind, Mechanism};
 use singulab::scene::parse_scene;
 
+use crate::common::PLANAR_SLIDER_CRANK;
 use crate::planar_joints::{body_point, joint};
 use crate::test_rng::Rng;
 
@@ -85,27 +86,9 @@ fn the_slider_row_its_jacobian_and_gamma_match_their_definitions() {
     }
 }
 
-/// A planar slider-crank: crank r = 0.1 m on a pivot at the origin, rod l = 0.3 m whose end
-/// B slides along the x axis; the crank starts upright at 6 rad/s.
-const SLIDER_CRANK: &str = r#"Scene(
-    title: "Planar slider-crank",
-    gravity: [0.0, -9.81],
-    bodies: [
-        Bar(name: "crank", length: 0.1, mass: 0.12, start: (0.0, 0.0), angle: 1.5707963267948966),
-        Bar(name: "rod", length: 0.3, mass: 0.5, start: (0.0, 0.1), angle: -0.3398369094541219),
-    ],
-    joints: [
-        Pin(name: "O", body: "crank", at: Start, ground: (0.0, 0.0)),
-        Revolute(name: "A", a: "crank", at_a: End, b: "rod", at_b: Start),
-        Slider(name: "B", body: "rod", at: End, through: (0.0, 0.0), axis: (1.0, 0.0)),
-    ],
-    velocities: [(body: "crank", omega: 6.0)],
-    solver: (dt: 1e-4),
-)"#;
-
 #[test]
 fn a_slider_crank_keeps_its_rod_end_on_the_guide_where_the_crank_puts_it() {
-    let scene = parse_scene("slider_crank_planar.ron", SLIDER_CRANK).expect("scene");
+    let scene = parse_scene("slider_crank_planar.ron", PLANAR_SLIDER_CRANK).expect("scene");
     let mechanism = scene.mechanism.clone();
     assert_eq!((mechanism.n(), mechanism.m()), (6, 5));
     let (r, l) = (0.1, 0.3);

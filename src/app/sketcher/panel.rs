@@ -160,46 +160,39 @@ fn number_field(
 
 /// The mechanism's title (the saved file is named after it).
 fn title_field(ui: &mut Ui, title: &str, send: &mut impl FnMut(SketchRequest)) {
-    let id = ui.id().with("sketch_title");
-    let mut text = ui
-        .data_mut(|d| d.get_temp::<String>(id))
-        .unwrap_or_else(|| title.to_owned());
-    let response = ui
-        .horizontal(|ui| {
-            ui.label("title");
-            ui.add(egui::TextEdit::singleline(&mut text).desired_width(160.0))
-        })
-        .inner;
-    if response.lost_focus() && text != title {
-        send(SketchRequest::Edit(SketchCommand::Title {
-            title: text.clone(),
-        }));
-        ui.data_mut(|d| d.remove::<String>(id));
-    } else if response.has_focus() {
-        ui.data_mut(|d| d.insert_temp(id, text));
-    } else {
-        ui.data_mut(|d| d.remove::<String>(id));
-    }
+    ui.horizontal(|ui| {
+        ui.label("title");
+        let typed = text_field(ui, ("sketch_title", ""), title, 160.0);
+        if let Some(title) = typed {
+            send(SketchRequest::Edit(SketchCommand::Title { title }));
+        }
+    });
 }
 
 /// A name field: the rename is sent when the field loses focus or Enter is pressed.
 fn name_field(ui: &mut Ui, name: &str, send: &mut impl FnMut(SketchRequest)) {
-    let id = ui.id().with(("sketch_name", name));
-    let mut text = ui
-        .data_mut(|d| d.get_temp::<String>(id))
-        .unwrap_or_else(|| name.to_owned());
-    let response = ui.add(egui::TextEdit::singleline(&mut text).desired_width(120.0));
-    if response.lost_focus() && text != name {
+    if let Some(to) = text_field(ui, ("sketch_name", name), name, 120.0) {
         send(SketchRequest::Edit(SketchCommand::Rename {
             from: name.to_owned(),
-            to: text.clone(),
+            to,
         }));
-        ui.data_mut(|d| d.remove::<String>(id));
-    } else if response.has_focus() {
-        ui.data_mut(|d| d.insert_temp(id, text));
-    } else {
-        ui.data_mut(|d| d.remove::<String>(id));
     }
+}
+
+/// A one-line text field showing `current`, kept as typed while it has the focus; the text
+/// when the field loses the focus (Enter, a click elsewhere) changed.
+fn text_field(ui: &mut Ui, salt: (&str, &str), current: &str, width: f32) -> Option<String> {
+    let id = ui.id().with(salt);
+    let mut text = ui
+        .data_mut(|d| d.get_temp::<String>(id))
+        .unwrap_or_else(|| current.to_owned());
+    let response = ui.add(egui::TextEdit::singleline(&mut text).desired_width(width));
+    if response.has_focus() {
+        ui.data_mut(|d| d.insert_temp(id, text));
+        return None;
+    }
+    ui.data_mut(|d| d.remove::<String>(id));
+    (response.lost_focus() && text != current).then_some(text)
 }
 
 fn point_fields(ui: &mut Ui, sketch: &Sketch, name: &str, send: &mut impl FnMut(SketchRequest)) {
