@@ -66,7 +66,7 @@ fn shortcuts(
     mut camera: ResMut<CanvasCamera>,
     mut window: ResMut<WindowLayout>,
     live: Option<Res<Live>>,
-    sketcher: Option<ResMut<crate::app::sketcher::Sketcher>>,
+    sketcher: Option<ResMut<crate::app::sketcher::state::Sketcher>>,
     mut writer: MessageWriter<AppCommand>,
 ) {
     let mut sketcher = sketcher;
@@ -109,7 +109,7 @@ fn sketch_key(
     key: KeyCode,
     ctrl: bool,
     shift: bool,
-    sketcher: &mut crate::app::sketcher::Sketcher,
+    sketcher: &mut crate::app::sketcher::state::Sketcher,
 ) -> Option<SketchRequest> {
     if key == KeyCode::KeyN && ctrl {
         return Some(SketchRequest::New);

@@ -307,7 +307,7 @@ fn speed_index(speed: f64) -> usize {
 
 pub(super) fn apply_commands(
     mut commands: MessageReader<AppCommand>,
-    sketcher: Option<Res<super::sketcher::Sketcher>>,
+    sketcher: Option<Res<super::sketcher::state::Sketcher>>,
     mut live: ResMut<Live>,
     mut loaded: MessageWriter<SceneLoaded>,
     mut reached: MessageWriter<SingularityReached>,

@@ -42,7 +42,7 @@ use super::SingulabSystems;
 use super::actions::leave_buttons;
 use super::commands::AppCommand;
 use super::simulation::{Live, SceneLoaded, SingularityReached};
-use super::sketcher::Sketcher;
+use super::sketcher::state::Sketcher;
 use super::theme::Palette;
 use crate::lesson::Way;
 use crate::lesson::choices::{leave_direction, listed_motions};

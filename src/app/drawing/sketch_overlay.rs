@@ -11,7 +11,7 @@ use nalgebra::Vector2;
 use super::Canvas;
 use super::mechanism::ground_symbol;
 use crate::app::commands::{AppCommand, SketchRequest};
-use crate::app::sketcher::{Gesture, Sketcher};
+use crate::app::sketcher::state::{Gesture, Sketcher};
 use crate::live::PlanarView;
 use crate::sketch::{Place, Sketch, SketchCommand};
 

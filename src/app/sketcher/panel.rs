@@ -3,7 +3,7 @@
 
 use bevy_egui::egui::{self, Color32, DragValue, RichText, Ui};
 
-use super::Sketcher;
+use super::state::Sketcher;
 use crate::app::commands::{AppCommand, SketchRequest};
 use crate::app::simulation::Live;
 use crate::sketch::{Sketch, SketchAnalysis, SketchCommand};

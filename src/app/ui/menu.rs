@@ -7,7 +7,7 @@ use super::catalog::SceneCatalog;
 use crate::app::commands::{AppCommand, SketchRequest};
 use crate::app::drawing::{CanvasCamera, ViewState};
 use crate::app::simulation::Live;
-use crate::app::sketcher::Sketcher;
+use crate::app::sketcher::state::Sketcher;
 use crate::app::window_layout::WindowLayout;
 
 pub(super) fn menu_bar(
