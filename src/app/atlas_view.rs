@@ -12,6 +12,7 @@ use bevy::prelude::*;
 
 use super::drawing::ViewState;
 use super::simulation::Live;
+use super::sketcher::state::Sketcher;
 use crate::atlas::{Atlas, AtlasSettings, angle_coordinates, default_holds, trace_atlas};
 use crate::model::Mechanism;
 
@@ -87,8 +88,15 @@ impl Plugin for AtlasViewPlugin {
 /// A scene loaded: the job of the scene before is cancelled and one for this one starts; a
 /// video that shows the plot traces it at once, so that its first frame shows it as every
 /// other does (the video stays the same however fast the machine).
-fn start_on_load(live: Res<Live>, shown: Res<ViewState>, mut view: ResMut<AtlasView>) {
-    if view.generation == Some(live.generation) {
+fn start_on_load(
+    live: Res<Live>,
+    shown: Res<ViewState>,
+    sketcher: Option<Res<Sketcher>>,
+    mut view: ResMut<AtlasView>,
+) {
+    // Edit mode rebuilds the session at every edit (every frame of a drag) and shows no
+    // plot: the drawn mechanism is traced once it is played or left.
+    if view.generation == Some(live.generation) || sketcher.is_some_and(|s| s.active) {
         return;
     }
     if let Some(job) = view.job.take() {

@@ -39,8 +39,13 @@ pub fn analyse(sketch: &Sketch) -> Result<SketchAnalysis, SketchError> {
     if sketch.bars.is_empty() {
         return Ok(SketchAnalysis::default());
     }
-    let scene = sketch_scene(sketch)?;
-    let a = analysis_of(&scene, None).map_err(|e| SketchError::Scene(e.to_string()))?;
+    analyse_scene(&sketch_scene(sketch)?)
+}
+
+/// The counts of a sketch's scene ([`sketch_scene`]), loaded once for the counts and the
+/// window's session.
+pub fn analyse_scene(scene: &Scene) -> Result<SketchAnalysis, SketchError> {
+    let a = analysis_of(scene, None).map_err(|e| SketchError::Scene(e.to_string()))?;
     let self_stress = a
         .self_stress_modes
         .iter()

@@ -31,7 +31,7 @@ mod editor;
 mod import;
 mod write;
 
-pub use analysis::{SketchAnalysis, analyse, sketch_scene};
+pub use analysis::{SketchAnalysis, analyse, analyse_scene, sketch_scene};
 pub use command::{Place, SketchCommand};
 pub use editor::SketchEditor;
 pub use import::{ImportError, sketch_of_scene};
@@ -167,8 +167,7 @@ impl Sketch {
             .expect("some name is free")
     }
 
-    /// Whether a point or a bar has `name`, or a joint would (a point's second pin or
-    /// revolute is `point.bar`).
+    /// Whether a point or a bar has `name`.
     pub fn name_taken(&self, name: &str) -> bool {
         self.points.iter().any(|p| p.name == name) || self.bars.iter().any(|b| b.name == name)
     }

@@ -204,10 +204,14 @@ pub fn draw_canvas(
         draw_spring(&canvas, live);
     }
     if sketching {
+        // The reactions view (a self-stress mode shown) names the joints itself.
+        let names_joints = view.show_reactions && sketcher.shows_mechanism;
+        let frame = sketch_frame(camera);
         draw_sketch(
             &canvas,
-            &sketch_frame(camera),
+            &frame,
             sketcher,
+            !names_joints,
             response.hover_pos(),
         );
     }

@@ -246,12 +246,14 @@ pub(super) fn sketch_input(
 }
 
 /// The sketch over the canvas: its bars as lines when the mechanism is not drawn (no scene
-/// yet), its points (ground ones with the ground symbol), their names, the selection, the
+/// yet), its points (ground ones with the ground symbol), their names (`point_names`: not
+/// where the reactions view names the joints), the selection, the
 /// point under the pointer, and the bar being drawn with its length and angle.
 pub(super) fn draw_sketch(
     canvas: &Canvas,
     frame: &SketchFrame,
     sketcher: &Sketcher,
+    point_names: bool,
     pointer: Option<Pos2>,
 ) {
     let sketch = sketcher.sketch();
@@ -275,8 +277,7 @@ pub(super) fn draw_sketch(
         let selected = sketcher.selected.as_deref() == Some(point.name.as_str());
         let ring = if selected { accent } else { palette.text };
         painter.circle(p, 5.0, palette.background, Stroke::new(2.0, ring));
-        // The reactions view (a self-stress mode shown) names the joints itself.
-        if !sketcher.names_joints {
+        if point_names {
             point_name(canvas, p, &point.name);
         }
     }

@@ -23,7 +23,8 @@ use super::drawing::{CanvasCamera, ViewState};
 use super::simulation::{Live, Notice};
 use crate::live::LiveSession;
 use crate::sketch::{
-    Sketch, SketchCommand, SketchEditor, analyse, scene_text, sketch_of_scene, sketch_scene,
+    Sketch, SketchAnalysis, SketchCommand, SketchEditor, analyse_scene, scene_text,
+    sketch_of_scene, sketch_scene,
 };
 
 pub struct SketcherPlugin;
@@ -174,25 +175,29 @@ fn edit(
 fn refresh(sketcher: &mut Sketcher, affected: &mut Affected) {
     sketcher.unsaved = true;
     let sketch = sketcher.editor.sketch().clone();
-    let sketch = &sketch;
-    sketcher.analysis = analyse(sketch).map_err(|e| e.to_string());
     if let Some(selected) = &sketcher.selected
         && !sketch.name_taken(selected)
     {
         sketcher.selected = None;
     }
     sketcher.shows_mechanism = false;
-    if !sketch.bars.is_empty() {
-        match at_rest_session(sketch) {
-            Ok(session) => {
+    // The scene is loaded once, for the counts and the session.
+    let shown = if sketch.bars.is_empty() {
+        Ok(SketchAnalysis::default())
+    } else {
+        sketch_scene(&sketch)
+            .map_err(|e| e.to_string())
+            .and_then(|scene| {
+                let analysis = analyse_scene(&scene).map_err(|e| e.to_string())?;
+                let session = at_rest_session(scene)?;
                 let path = sketch_path(sketcher, affected.live);
                 affected.live.replace_session(session, path);
                 affected.camera.keep_view(affected.live.generation);
                 sketcher.shows_mechanism = true;
-            }
-            Err(e) => sketcher.analysis = Err(e),
-        }
-    }
+                Ok(analysis)
+            })
+    };
+    sketcher.analysis = shown;
     let redundant = sketcher
         .analysis
         .as_ref()
@@ -201,16 +206,13 @@ fn refresh(sketcher: &mut Sketcher, affected: &mut Affected) {
         affected.view.show_reactions = true;
         affected.view.reaction_mode = Some(0);
         sketcher.showing_mode = true;
-    } else if std::mem::take(&mut sketcher.showing_mode) {
-        affected.view.show_reactions = false;
-        affected.view.reaction_mode = None;
+    } else {
+        hide_mode(sketcher, affected.view);
     }
-    sketcher.names_joints = affected.view.show_reactions && sketcher.shows_mechanism;
 }
 
 /// The session of the sketch's scene, posed at rest (so a singular pose is an event).
-fn at_rest_session(sketch: &Sketch) -> Result<LiveSession, String> {
-    let scene = sketch_scene(sketch).map_err(|e| e.to_string())?;
+fn at_rest_session(scene: crate::scene::Scene) -> Result<LiveSession, String> {
     let x0 = scene.x0.clone();
     let mut session = LiveSession::new(scene).map_err(|e| e.to_string())?;
     session.pose_at(&x0).map_err(|e| e.to_string())?;

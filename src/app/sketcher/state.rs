@@ -32,8 +32,6 @@ pub struct Sketcher {
     /// The sketch changed since it was last saved (or opened): Ctrl+S saves it, also after
     /// Play.
     pub unsaved: bool,
-    /// The reactions view is on (a self-stress mode shown): it names the joints.
-    pub names_joints: bool,
     /// The reactions view was turned on to show a self-stress mode.
     pub(super) showing_mode: bool,
 }
@@ -63,7 +61,6 @@ impl Default for Sketcher {
             file: None,
             gesture: None,
             unsaved: false,
-            names_joints: false,
             showing_mode: false,
         }
     }
