@@ -8,7 +8,7 @@ use singulab::sketch::{
     Place, Sketch, SketchCommand, SketchEditor, SketchError, analyse, scene_text, sketch_of_scene,
 };
 
-use crate::common::PLANAR_SLIDER_CRANK;
+use crate::common::{PLANAR_SLIDER_CRANK, scene};
 
 fn at(x: f64, y: f64) -> Place {
     Place::At(x, y)
@@ -368,10 +368,6 @@ const DRAWABLE_SCENES: [&str; 6] = [
     "modified_2x3",
 ];
 
-fn shipped(stem: &str) -> Scene {
-    load_scene(format!("scenes/{stem}.ron").as_ref()).expect("shipped scene")
-}
-
 fn imported(scene: &Scene) -> Sketch {
     sketch_of_scene(scene).unwrap_or_else(|e| panic!("{}: {e}", scene.file))
 }
@@ -379,7 +375,7 @@ fn imported(scene: &Scene) -> Sketch {
 #[test]
 fn the_shipped_linkages_import_and_save_back_with_their_counts_and_pose() {
     for stem in DRAWABLE_SCENES {
-        let scene = shipped(stem);
+        let scene = scene(stem);
         let sketch = imported(&scene);
         let counts = analyse(&sketch).expect("analysis");
         let reference = analysis_of(&scene, None).expect("analysis");
@@ -399,7 +395,7 @@ fn the_shipped_linkages_import_and_save_back_with_their_counts_and_pose() {
 
 #[test]
 fn the_four_bar_imports_as_drawn_and_saves_back_bit_for_bit() {
-    let scene = shipped("four_bar");
+    let scene = scene("four_bar");
     let sketch = imported(&scene);
     let names: Vec<&str> = sketch.points.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["O1", "O2", "A", "B"]);
@@ -421,7 +417,7 @@ fn the_four_bar_imports_as_drawn_and_saves_back_bit_for_bit() {
 
 #[test]
 fn joints_at_one_place_make_one_point_and_middle_joints_points_along() {
-    let sketch = imported(&shipped("modified_2x2"));
+    let sketch = imported(&scene("modified_2x2"));
     let coupler1 = &sketch.bars[sketch.bar_index("coupler1").expect("coupler1")];
     // A1 (crank1's end on coupler1's start) and C1 (crank4's start there): one point.
     let a1 = sketch.point_index("A1").expect("A1");
@@ -438,7 +434,7 @@ fn joints_at_one_place_make_one_point_and_middle_joints_points_along() {
 fn a_crank_written_past_a_turn_comes_back_within_one() {
     // four_bar_stopping writes its cranks at 3 pi / 2; the sketch keeps points, so the saved
     // file writes the same pose at -pi / 2.
-    let scene = shipped("four_bar_stopping");
+    let scene = scene("four_bar_stopping");
     let back = saved(&imported(&scene));
     let turns = (&back.x0 - &scene.x0) / std::f64::consts::TAU;
     assert!((turns[2] + 1.0).abs() <= 1e-12, "{}", turns[2]);
@@ -459,7 +455,7 @@ fn scenes_the_sketcher_cannot_draw_are_refused_naming_the_culprit() {
         ("spatial_pendulum", "body \"bob\" is a spatial point mass"),
     ];
     for (stem, culprit) in cases {
-        let error = sketch_of_scene(&shipped(stem)).expect_err(stem);
+        let error = sketch_of_scene(&scene(stem)).expect_err(stem);
         let message = error.to_string();
         assert!(message.contains(culprit), "{stem}: {message}");
     }
