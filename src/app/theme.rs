@@ -1,7 +1,12 @@
 //! Colours of the mechanism view on the dark and the light theme, chosen to stay readable on a
 //! projector: saturated motion colours that differ in hue and lightness, muted structure.
 
-use bevy_egui::egui::Color32;
+use bevy_egui::egui::{Color32, FontId};
+
+/// How much larger the canvas' text and the banner are presenting, over the interface's
+/// own presentation size: at 1280x720 a bar's name of 14 points is 18 px tall in the
+/// interface's size, 24 px at this factor.
+pub const PRESENTING_CANVAS_TEXT: f32 = 1.3;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Palette {
@@ -22,6 +27,8 @@ pub struct Palette {
     pub banner_error: Color32,
     /// One colour per admissible motion, in order.
     pub motions: [Color32; 6],
+    /// How much larger than its stated size the canvas' text is painted ([`Palette::font`]).
+    pub text_scale: f32,
 }
 
 pub const DARK: Palette = Palette {
@@ -51,6 +58,7 @@ pub const DARK: Palette = Palette {
         Color32::from_rgb(250, 230, 80),
         Color32::from_rgb(255, 90, 90),
     ],
+    text_scale: 1.0,
 };
 
 /// Every motion colour and the trace have a contrast of at least 4.7:1 with the background
@@ -82,11 +90,33 @@ pub const LIGHT: Palette = Palette {
         Color32::from_rgb(133, 108, 0),
         Color32::from_rgb(210, 30, 30),
     ],
+    text_scale: 1.0,
 };
 
 impl Palette {
     pub fn for_theme(light: bool) -> &'static Palette {
         if light { &LIGHT } else { &DARK }
+    }
+
+    /// The palette of the canvas: presenting, its text is [`PRESENTING_CANVAS_TEXT`] times
+    /// larger than the interface's (a hall reads the bars' names and the banner from the
+    /// back; the canvas has room for them where the panels' layout would not).
+    pub fn for_canvas(light: bool, presenting: bool) -> Palette {
+        let scale = if presenting {
+            PRESENTING_CANVAS_TEXT
+        } else {
+            1.0
+        };
+        Palette {
+            text_scale: scale,
+            ..*Self::for_theme(light)
+        }
+    }
+
+    /// The canvas' font of nominal size `points`, scaled and rounded to a whole size (whole
+    /// sizes up to 20 are in the font atlas from the start: `font_warmup`).
+    pub fn font(&self, points: f32) -> FontId {
+        FontId::proportional((points * self.text_scale).round())
     }
 
     /// Colour of the `index`-th traced path: the traced point's, then each rigid body's

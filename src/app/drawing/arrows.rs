@@ -6,7 +6,7 @@
 //! share on the screen (collinear bars at a flat pose).
 
 use bevy::prelude::*;
-use bevy_egui::egui::{self, Color32, FontId, Pos2, Shape, Stroke, vec2};
+use bevy_egui::egui::{self, Color32, Pos2, Shape, Stroke, vec2};
 use nalgebra::DVector;
 
 use super::{Canvas, ViewState};
@@ -133,7 +133,7 @@ pub(super) fn draw_motions(
         let galley =
             canvas
                 .painter
-                .layout_no_wrap(motion.label.clone(), FontId::proportional(15.0), color);
+                .layout_no_wrap(motion.label.clone(), canvas.palette.font(15.0), color);
         let label_size = galley.size() + vec2(6.0, 6.0);
         let label_spots = paint_arrows(canvas.painter, &screen, &lanes, &style, label_size);
         if let Some((r, anchor)) = place_label(&label_spots, label_size, &placed_labels, rect) {
@@ -337,8 +337,8 @@ pub(super) fn paint_labels(painter: &egui::Painter, labels: Vec<PlacedLabel>, pa
 /// Where a motion's label goes, and the spot it names: beyond the tip of one of its longest
 /// arrows (`spots` holds each arrow's screen length and the point just past its tip),
 /// preferring a spot whose label does not cover one already placed; if every long arrow's
-/// spot is taken, the best spot moved up or down by whole label heights (at most
-/// `MAX_LABEL_SHIFT`) until it is free. Several motions at a singular configuration often
+/// spot is taken, the free place nearest the best spot (up to `MAX_LABEL_SHIFT` label
+/// heights up or down, two widths sideways). Several motions at a singular configuration often
 /// have their longest arrows at the same hinge. Labels are kept inside `bounds` (the
 /// canvas), shifted in from its edges.
 pub(super) fn place_label(
@@ -373,24 +373,26 @@ pub(super) fn place_label(
             return Some((r, *at));
         }
     }
-    // Every long arrow's spot is taken: the nearest free place above, below or beside the
-    // best one, a few label heights (or half widths) at most; failing that, the best spot
-    // itself.
+    // Every long arrow's spot is taken: the free place nearest the best one, up or down by
+    // half label heights (at most `MAX_LABEL_SHIFT` heights), sideways by quarter widths (at
+    // most two); failing that, the best spot itself.
     let anchor = candidates[0].1;
     let best = inside(egui::Rect::from_center_size(anchor, size));
-    for step in 1..=MAX_LABEL_SHIFT {
-        let k = step as f32;
-        for shift in [
-            vec2(0.0, -k * size.y),
-            vec2(0.0, k * size.y),
-            vec2(-0.5 * k * size.x, 0.0),
-            vec2(0.5 * k * size.x, 0.0),
-        ] {
-            let r = inside(best.translate(shift));
-            if free(&r) {
-                return Some((r, anchor));
-            }
-        }
+    let reach = 2 * MAX_LABEL_SHIFT as i32;
+    let mut shifts: Vec<egui::Vec2> = (-reach..=reach)
+        .flat_map(|i| {
+            (-8..=8).map(move |j| vec2(0.25 * j as f32 * size.x, 0.5 * i as f32 * size.y))
+        })
+        .collect();
+    // Stable: of two as near, the one above (a label under the mechanism is nearer the
+    // plots and the edge).
+    shifts.sort_by(|a, b| a.length().total_cmp(&b.length()));
+    if let Some(r) = shifts
+        .into_iter()
+        .map(|shift| inside(best.translate(shift)))
+        .find(free)
+    {
+        return Some((r, anchor));
     }
     Some((best, anchor))
 }
@@ -457,6 +459,30 @@ mod tests {
         assert_eq!(placed[1].center(), pos2(400.0, 100.0));
         assert_eq!(placed[2].center().x, 200.0);
         assert!(placed[2].center().y < 100.0);
+    }
+
+    /// The right half of A02's first event side by side, presenting at 1280x720: the label's
+    /// spot under the canvas' bottom is taken (a bar's name), as is every whole label height
+    /// above it (the bars' names, the legend's last row by 0.3 px) and every half width
+    /// sideways (the scale bar, the other names); a free place remains up and to the right.
+    #[test]
+    fn a_label_finds_the_free_place_between_names_legend_and_scale_bar() {
+        let rect = |x0, y0, x1, y1| egui::Rect::from_min_max(pos2(x0, y0), pos2(x1, y1));
+        let placed = [
+            rect(528.0, 168.9, 613.3, 187.7),
+            rect(599.1, 241.5, 654.5, 264.5),
+            rect(694.3, 241.5, 749.7, 264.5),
+            rect(789.5, 241.5, 844.9, 264.5),
+            rect(685.6, 292.6, 758.4, 315.6),
+            rect(780.8, 292.6, 853.6, 315.6),
+            rect(498.0, 287.2, 597.2, 320.7),
+        ];
+        let bounds = rect(484.0, 68.9, 960.0, 332.7);
+        let size = vec2(122.8, 29.2);
+        let spot = pos2(674.4, 330.0);
+        let (r, _) = place_label(&[(100.0, spot)], size, &placed, bounds).unwrap();
+        assert!(placed.iter().all(|p| !p.intersects(r)), "{r:?}");
+        assert!(bounds.contains_rect(r), "{r:?}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and axes of the spatial view.
 
 use bevy::prelude::*;
-use bevy_egui::egui::{self, Align2, FontId, Pos2, Stroke, pos2, vec2};
+use bevy_egui::egui::{self, Align2, Pos2, Stroke, pos2, vec2};
 
 use super::projection::Projection;
 use super::spatial::{Floor, floor_fill};
@@ -88,7 +88,7 @@ fn draw_scale_bar(
         a + vec2(0.5 * px, -8.0),
         Align2::CENTER_BOTTOM,
         format_length(step),
-        FontId::proportional(13.0),
+        palette.font(13.0),
         palette.text,
     );
     // The area the scale bar takes (the motions' labels keep off it).
@@ -171,7 +171,7 @@ pub(super) fn draw_floor(
             t + 9.0 * along,
             Align2::CENTER_CENTER,
             name,
-            FontId::proportional(15.0),
+            palette.font(15.0),
             color,
         );
     }

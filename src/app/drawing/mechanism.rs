@@ -2,7 +2,7 @@
 //! ground pins with the hatched symbol, point masses and their links.
 
 use bevy::prelude::*;
-use bevy_egui::egui::{self, Align2, FontId, Pos2, Shape, Stroke, pos2, vec2};
+use bevy_egui::egui::{self, Align2, Pos2, Shape, Stroke, pos2, vec2};
 
 use super::Canvas;
 use super::projection::Projection;
@@ -253,7 +253,7 @@ fn place_bar_name(
     let side = if bar.index.is_multiple_of(2) { up } else { -up };
     let galley = canvas.painter.layout_no_wrap(
         canvas.mech.bodies()[bar.index].name.clone(),
-        FontId::proportional(14.0),
+        canvas.palette.font(14.0),
         canvas.palette.text,
     );
     let near = bar.radius + 10.0;
@@ -314,7 +314,7 @@ fn draw_point_mass(canvas: &Canvas, index: usize, labels: bool) {
             q + vec2(r + 6.0, -r - 4.0),
             Align2::LEFT_BOTTOM,
             &canvas.mech.bodies()[index].name,
-            FontId::proportional(14.0),
+            canvas.palette.font(14.0),
             palette.text,
         );
     }

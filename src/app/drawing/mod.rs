@@ -146,7 +146,7 @@ pub fn draw_canvas(
     sketcher: &mut Sketcher,
     commands: &mut Vec<AppCommand>,
 ) {
-    let palette = Palette::for_theme(view.light);
+    let palette = &Palette::for_canvas(view.light, view.presenting);
     let (response, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
     let rect = response.rect;
     painter.rect_filled(rect, 0.0, palette.background);
@@ -200,7 +200,7 @@ pub fn draw_canvas(
         let drawn = draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
         camera.overlay_height = drawn.overlay_height;
         // Over the bars (a label under a bar cannot be read), clear of the text already there.
-        paint_trace_labels(&painter, trace_labels, &drawn.text);
+        paint_trace_labels(&painter, trace_labels, &drawn.text, palette.font(12.0));
         draw_spring(&canvas, live);
     }
     if sketching {
@@ -462,8 +462,8 @@ fn paint_trace_labels(
     painter: &egui::Painter,
     labels: Vec<(Pos2, String, Color32)>,
     taken: &[egui::Rect],
+    font: egui::FontId,
 ) {
-    let font = egui::FontId::proportional(12.0);
     let points: Vec<Pos2> = labels.iter().map(|(at, _, _)| *at).collect();
     let galleys: Vec<_> = labels
         .into_iter()

@@ -4,7 +4,7 @@
 //! contact point; a prismatic joint as its slot, a line from the guide's point along the axis
 //! through the slider's point, with `d(t)` beside it when a driver moves it.
 
-use bevy_egui::egui::{Align2, FontId, Pos2, Shape, Stroke};
+use bevy_egui::egui::{Align2, Pos2, Shape, Stroke};
 use nalgebra::Vector2;
 
 use super::Canvas;
@@ -125,7 +125,7 @@ pub(super) fn draw_planar_joints(canvas: &Canvas) {
                     p + 0.5 * (q - p) + bevy_egui::egui::vec2(8.0, 0.0),
                     Align2::LEFT_CENTER,
                     "d(t)",
-                    FontId::proportional(12.0),
+                    canvas.palette.font(12.0),
                     canvas.palette.text,
                 );
             } else {

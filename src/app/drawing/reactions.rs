@@ -6,7 +6,7 @@
 //! joints, in its own colour and scale (the reactions fade then). A legend in the canvas' lower
 //! right says which is which, and each joint has its name beside it.
 
-use bevy_egui::egui::{self, Color32, FontId, Pos2, Shape, Stroke, vec2};
+use bevy_egui::egui::{self, Color32, Pos2, Shape, Stroke, vec2};
 
 use super::arrows::arrow_head;
 use super::joint_labels::place_labels;
@@ -144,7 +144,7 @@ fn paint_names(
     scale: f32,
     body_names: &[egui::Rect],
 ) -> Vec<egui::Rect> {
-    let font = FontId::proportional(13.0);
+    let font = canvas.palette.font(13.0);
     let on_screen: Vec<(Pos2, &ReactionArrow, &String)> = arrows
         .iter()
         .zip(names)
@@ -193,7 +193,7 @@ fn paint_names(
             .painter
             .galley(place.min + vec2(3.0, 1.0), galley, canvas.palette.text);
     }
-    let small = FontId::proportional(11.0);
+    let small = canvas.palette.font(11.0);
     let markers = on_screen
         .iter()
         .map(|&(p, _, _)| egui::Rect::from_center_size(p, vec2(16.0, 16.0)));
@@ -296,7 +296,7 @@ fn paint_legend(
         ));
     }
     lines.push((None, scale_text(cache.largest, &cache.largest_joint)));
-    let font = FontId::proportional(13.0);
+    let font = canvas.palette.font(13.0);
     let (indent, pad, margin) = (28.0, 6.0, 10.0);
     let wrap = (canvas.rect.width() - 2.0 * margin - indent - pad).max(40.0);
     let galleys: Vec<_> = lines

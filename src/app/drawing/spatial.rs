@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use bevy_egui::egui::{self, Align2, Color32, FontId, Pos2, Stroke};
+use bevy_egui::egui::{self, Align2, Color32, Pos2, Stroke};
 use nalgebra::{DVector, Matrix3, Vector3};
 
 use super::Canvas;
@@ -213,7 +213,7 @@ impl RigidView {
                     t + 8.0 * along,
                     Align2::CENTER_CENTER,
                     name,
-                    FontId::proportional(12.0),
+                    canvas.palette.font(12.0),
                     *color,
                 );
             }
@@ -246,7 +246,7 @@ impl RigidView {
             };
             let galley = canvas.painter.layout_no_wrap(
                 canvas.mech.bodies()[*body].name.clone(),
-                FontId::proportional(14.0),
+                canvas.palette.font(14.0),
                 canvas.palette.text,
             );
             let size = galley.size();

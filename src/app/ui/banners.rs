@@ -2,7 +2,7 @@
 //! lesson's caption and the brief notices under the canvas.
 
 use bevy::prelude::*;
-use bevy_egui::egui::{self, Color32, RichText, Ui};
+use bevy_egui::egui::{self, Color32, FontId, RichText, Ui};
 
 use crate::app::lesson::LessonRun;
 use crate::app::simulation::Live;
@@ -11,8 +11,16 @@ use crate::live::{LiveSession, PauseReason};
 use crate::solver::SingularEvent;
 
 /// The banners over the canvas; for a `viewer` (presenting, recording) without the keys and
-/// panels to use, and in a `video` the idle line names what it shows.
-pub(super) fn banner(ui: &mut Ui, live: &Live, viewer: bool, video: bool, editing: Option<String>) {
+/// panels to use, and in a `video` the idle line names what it shows; their text
+/// `text_scale` times the notices' (the canvas' text scale).
+pub(super) fn banner(
+    ui: &mut Ui,
+    live: &Live,
+    viewer: bool,
+    video: bool,
+    editing: Option<String>,
+    text_scale: f32,
+) {
     let palette = Palette::for_theme(!ui.visuals().dark_mode);
     let mut banners = match editing {
         // Edit mode: a lasting notice (a save that failed), then what the sketcher says.
@@ -60,8 +68,11 @@ pub(super) fn banner(ui: &mut Ui, live: &Live, viewer: bool, video: bool, editin
                 ui.visuals_mut().override_text_color = Some(palette.text);
                 // Two rows at least, as most banners take: the canvas below does not jump
                 // when an event's banner replaces the idle line (screen recordings).
-                ui.set_min_height(2.0 * ui.text_style_height(&egui::TextStyle::Body) + 4.0);
-                at_most_three_rows(ui, &text);
+                let size = (NOTICE_SIZE * text_scale).round();
+                ui.set_min_height(
+                    2.0 * ui.fonts_mut(|f| f.row_height(&FontId::proportional(size))) + 4.0,
+                );
+                at_most_three_rows(ui, &text, size);
             });
     }
 }
@@ -273,19 +284,22 @@ pub(super) fn brief_notice(ui: &mut Ui, live: &Live, canvas: egui::Rect) {
         return;
     };
     canvas_popup(ui, canvas, 720.0, 40.0, |ui| {
-        at_most_three_rows(ui, &notice.text)
+        at_most_three_rows(ui, &notice.text, NOTICE_SIZE)
     });
 }
 
-/// A banner's or notice's text: at most three rows, ending in "…", the whole text on hover
-/// (a wrapped text on a narrow canvas would cover the mechanism).
-pub(super) fn at_most_three_rows(ui: &mut Ui, text: &str) {
+/// Size (points) of a notice's text, and of a banner's outside presentation.
+const NOTICE_SIZE: f32 = 15.0;
+
+/// A banner's or notice's text of `size` points: at most three rows, ending in "…", the
+/// whole text on hover (a wrapped text on a narrow canvas would cover the mechanism).
+pub(super) fn at_most_three_rows(ui: &mut Ui, text: &str, size: f32) {
     let mut job = egui::text::LayoutJob::single_section(
         text.to_owned(),
-        egui::TextFormat::simple(egui::FontId::proportional(15.0), ui.visuals().text_color()),
+        egui::TextFormat::simple(FontId::proportional(size), ui.visuals().text_color()),
     );
     job.wrap.max_rows = 3;
     job.wrap.overflow_character = Some('…');
     ui.add(egui::Label::new(job).wrap())
-        .on_hover_text(RichText::new(text).size(15.0));
+        .on_hover_text(RichText::new(text).size(NOTICE_SIZE));
 }

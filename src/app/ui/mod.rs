@@ -43,6 +43,7 @@ use super::record::Recorder;
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::sketcher::panel::sketch_panel;
 use super::sketcher::state::Sketcher;
+use super::theme::Palette;
 use super::window_layout::{WindowLayout, Zoom};
 use crate::solver::BasisMode;
 use banners::{banner, brief_notice, lesson_caption};
@@ -313,6 +314,7 @@ impl Panels<'_, '_> {
                 viewer,
                 view.video || frame.recorder.status().is_some(),
                 editing.then(|| super::sketcher::panel::edit_banner_text(sketcher)),
+                Palette::for_canvas(view.light, presenting).text_scale,
             );
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
