@@ -42,12 +42,14 @@ pub fn chosen_action(
     Some(if motion.role == MotionRole::Branch {
         let at_rest = live.session.simulation().velocities().amax() < AT_REST;
         AppCommand::Leave {
+            label: motion.label.clone(),
             direction: &motion.column * sign,
             speed: at_rest.then_some(push.delta.abs().max(0.1)),
         }
     } else {
         let delta = sign * push.delta;
         AppCommand::Push {
+            label: motion.label.clone(),
             column: motion.column.clone(),
             delta,
             duration: push.duration,
@@ -81,7 +83,7 @@ pub fn leave_buttons(
     ui: &mut Ui,
     live: &Live,
     delta: f64,
-    direction: &nalgebra::DVector<f64>,
+    (label, direction): (&str, &nalgebra::DVector<f64>),
     commands: &mut Vec<AppCommand>,
 ) {
     // At rest for a lecture's purposes: four_bar_stopping arrives at its flat pose with
@@ -110,6 +112,7 @@ pub fn leave_buttons(
             .clicked()
         {
             commands.push(AppCommand::Leave {
+                label: label.to_owned(),
                 direction: direction * sign,
                 speed,
             });

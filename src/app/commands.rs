@@ -53,6 +53,8 @@ pub enum AppCommand {
     GotoEvent(usize),
     /// Push along a motion (unit vector in `x` space) by about `delta` in velocity.
     Push {
+        /// The motion's name as listed ("T1 continued", "new 2").
+        label: String,
         column: DVector<f64>,
         delta: f64,
         duration: f64,
@@ -62,6 +64,8 @@ pub enum AppCommand {
     /// Leave the current singular event along a direction, with the event's kinetic energy
     /// or at a given speed.
     Leave {
+        /// The branch's name as listed ("branch 1").
+        label: String,
         direction: DVector<f64>,
         speed: Option<f64>,
     },

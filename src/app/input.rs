@@ -415,6 +415,7 @@ mod tests {
                 Some(Some(AppCommand::Leave {
                     direction,
                     speed: None,
+                    ..
                 })) => {
                     assert_eq!(Some(direction), leave_direction(&live.session, 1, way));
                 }

@@ -111,7 +111,9 @@ fn record(live: &mut Live, command: &AppCommand) {
             duration,
             ..
         } => recorder.push(session, column, *delta, *duration),
-        AppCommand::Leave { direction, speed } => recorder.leave(session, direction, *speed),
+        AppCommand::Leave {
+            direction, speed, ..
+        } => recorder.leave(session, direction, *speed),
         AppCommand::Seek(_)
         | AppCommand::Undo
         | AppCommand::BeginDrag(_)

@@ -21,6 +21,9 @@ pub struct Live {
     pub modified: Option<SystemTime>,
     /// A message that is not a solver failure (a scene that failed to load, a saved file).
     pub notice: Option<Notice>,
+    /// What the user last did to the motion (a push, a leave, an undo, a go-to), for a
+    /// class and a video, which see no panel: shown in the banner presenting and recording.
+    pub action: Option<Notice>,
     /// Bumped on every scene (re)load, so views can re-fit.
     pub generation: u64,
     /// The lesson open in the window, if any: it drives the session while it runs.
@@ -42,6 +45,9 @@ pub struct Notice {
 
 /// How long a brief notice stays in the banner.
 const BRIEF_NOTICE: Duration = Duration::from_secs(15);
+/// How long the banner names what the user just did (presenting, recording): long enough to
+/// read, short enough to be gone before the next act.
+const ACTION_SHOWN: Duration = Duration::from_secs(4);
 
 impl Notice {
     pub fn lasting(text: String, error: bool) -> Self {
@@ -61,6 +67,15 @@ impl Notice {
         }
     }
 
+    /// What the user just did, shown for [`ACTION_SHOWN`].
+    pub fn action(text: String) -> Self {
+        Self {
+            text,
+            error: false,
+            shown_until: Some(Instant::now() + ACTION_SHOWN),
+        }
+    }
+
     pub fn is_shown(&self) -> bool {
         self.shown_until.is_none_or(|until| Instant::now() < until)
     }
@@ -71,6 +86,7 @@ impl Live {
         Self {
             modified: modified_time(&path),
             notice: assembly_notice(&session),
+            action: None,
             recorder: recorder_for(&session),
             unrecorded: None,
             session,

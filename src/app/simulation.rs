@@ -396,6 +396,7 @@ fn apply_command(
             return session.goto_event(*index);
         }
         AppCommand::Push {
+            label,
             column,
             delta,
             duration,
@@ -405,8 +406,26 @@ fn apply_command(
             if let Some(note) = note {
                 live.notice = Some(Notice::brief(note.clone()));
             }
+            live.action = Some(Notice::action(format!(
+                "Pushed along {label}: Δv {delta:+.2} over {duration} s, at t = {:.4} s.",
+                session.time()
+            )));
         }
-        AppCommand::Leave { direction, speed } => return session.leave_along(direction, *speed),
+        AppCommand::Leave {
+            label,
+            direction,
+            speed,
+        } => {
+            session.leave_along(direction, *speed)?;
+            let how = match speed {
+                Some(speed) => format!(" at speed {speed:.2} (from rest)"),
+                None => String::new(),
+            };
+            live.action = Some(Notice::action(format!(
+                "Left along {label}{how}, at t = {:.4} s.",
+                session.time()
+            )));
+        }
         AppCommand::SetTrace(point) => session.set_trace_point(*point),
         AppCommand::SetTracedPoints(points) => session.set_traced_points(points),
         AppCommand::ClearTrace => {
@@ -435,6 +454,7 @@ fn apply_command(
                 }
                 _ => "Nothing to undo.".into(),
             };
+            live.action = Some(Notice::action(text.clone()));
             live.notice = Some(Notice::brief(text));
         }
         AppCommand::BeginDrag(point) => return session.begin_drag(*point),

@@ -98,11 +98,12 @@ impl Palette {
         if light { &LIGHT } else { &DARK }
     }
 
-    /// The palette of the canvas: presenting, its text is [`PRESENTING_CANVAS_TEXT`] times
-    /// larger than the interface's (a hall reads the bars' names and the banner from the
-    /// back; the canvas has room for them where the panels' layout would not).
-    pub fn for_canvas(light: bool, presenting: bool) -> Palette {
-        let scale = if presenting {
+    /// The palette of the canvas: `for_viewers` (presenting, recording), its text is
+    /// [`PRESENTING_CANVAS_TEXT`] times larger than the interface's (a hall reads the bars'
+    /// names and the banner from the back, a video's viewer from a laptop; the canvas has
+    /// room for them where the panels' layout would not).
+    pub fn for_canvas(light: bool, for_viewers: bool) -> Palette {
+        let scale = if for_viewers {
             PRESENTING_CANVAS_TEXT
         } else {
             1.0

@@ -101,6 +101,67 @@ fn the_first_singular_event_pauses_and_arrives_as_a_message() {
     assert_eq!(app.world().resource::<Live>().session.time(), t);
 }
 
+/// A class and a video see no panel: a push and a leave at A02's first event leave a line
+/// naming the motion, the velocity given and the instant, for the banner to show presenting
+/// and recording (`banners::banner`).
+#[test]
+fn a_push_and_a_leave_say_what_was_done() {
+    use singulab::app::AppCommand;
+    let path = scene_path("double_four_bar");
+    let scene = load_scene(&path).unwrap();
+    let mut app = headless_app(&scene, path);
+    app.world_mut()
+        .resource_mut::<Live>()
+        .session
+        .run_until_paused(100_000);
+    let column = {
+        let live = app.world().resource::<Live>();
+        let event = live
+            .session
+            .current_event()
+            .expect("A02 pauses at its first flat pose");
+        event.continued().column(0).into_owned()
+    };
+    app.world_mut().write_message(AppCommand::Leave {
+        label: "branch 2".into(),
+        direction: column.clone(),
+        speed: Some(0.5),
+    });
+    app.update();
+    let said = app
+        .world()
+        .resource::<Live>()
+        .action
+        .clone()
+        .expect("a leave is named");
+    assert!(
+        said.text
+            .starts_with("Left along branch 2 at speed 0.50 (from rest), at t = "),
+        "{}",
+        said.text
+    );
+    let t = app.world().resource::<Live>().session.time();
+    app.world_mut().write_message(AppCommand::Push {
+        label: "T1 continued".into(),
+        column,
+        delta: 1.0,
+        duration: 0.05,
+        note: None,
+    });
+    app.update();
+    let said = app.world().resource::<Live>().action.clone().unwrap();
+    let at: f64 = said
+        .text
+        .strip_prefix("Pushed along T1 continued: Δv +1.00 over 0.05 s, at t = ")
+        .and_then(|rest| rest.strip_suffix(" s."))
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("{}", said.text));
+    // The frame's steps come before its commands: the push is at most one frame (in whole
+    // steps) later.
+    let frame = 1.0 / 60.0 + scene.settings.dt;
+    assert!(at >= t && at <= t + frame, "{at} after {t}");
+}
+
 #[derive(Resource, Default)]
 struct Commands(Vec<singulab::app::AppCommand>);
 

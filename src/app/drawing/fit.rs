@@ -206,8 +206,15 @@ pub(super) fn fit_view(
         // by step: four_bar_stopping from a 50 cm scale to 10 cm).
         camera.planar = match camera.planar.zip(pose_box(live)) {
             Some((planar, pose)) => {
-                let recent = camera.recent.iter().fold(pose, |a, b| union(a, *b));
                 let arrows = arrow_room(live, rect.size());
+                // At an event the pose and its arrows are what the class looks at: centred
+                // alone (with the run's recent poses a flat pose reached from upright ones
+                // stayed at the box's bottom, its arrows off the canvas).
+                let recent = if arrows > 0.0 {
+                    pose
+                } else {
+                    camera.recent.iter().fold(pose, |a, b| union(a, *b))
+                };
                 Some(reframe(
                     recent,
                     &planar,
@@ -424,5 +431,63 @@ mod tests {
             let [x, y] = wide.to_screen(corner, center, width);
             assert!((0.0..=1000.0).contains(&x) && (0.0..=500.0).contains(&y));
         }
+    }
+
+    /// A02 run from rest to its first flat pose, presenting side by side at 1280x720 (a
+    /// half canvas of 476 x 264 points, the legend 81 points down): the pause finds the
+    /// flat pose's arrows off the canvas' bottom (the view as the run left it) and brings
+    /// the pose and its arrows into sight, though the run's recent poses (the cranks
+    /// upright, 1 m higher) fit where the view is.
+    #[test]
+    fn an_event_brings_its_pose_and_arrows_into_sight() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/double_four_bar.ron");
+        let scene = crate::scene::load_scene(&path).unwrap();
+        let mut session = crate::live::LiveSession::new(scene).unwrap();
+        let upright = pose_box(&Live::new(session.clone(), path.clone())).unwrap();
+        session.run_until_paused(100_000);
+        let live = Live::new(session, path);
+        assert!(live.session.current_event().is_some());
+        let rect = egui::Rect::from_min_max(egui::pos2(484.0, 68.9), egui::pos2(960.0, 332.7));
+        let view = ViewState::default();
+        let mut camera = CanvasCamera {
+            // The view as the run left it in the window: the flat pose 289 points down.
+            planar: Some(PlanarView {
+                center: [1.0, 0.926],
+                width: 5.0,
+            }),
+            fitted_generation: Some(live.generation),
+            fitted_layout: (view.side_by_side, view.presenting),
+            canvas_size: Some(rect.size()),
+            overlay_height: 81.25,
+            was_paused: false,
+            ..CanvasCamera::default()
+        };
+        camera.recent.push_back(upright);
+        // The arrows' ends, below and above the flat pose, and the room left under them for
+        // their labels (a tenth of the canvas at least).
+        let arrows = f64::from(arrow_room(&live, rect.size()));
+        let room_below = |camera: &CanvasCamera| {
+            let [lo, hi] = pose_box(&live).unwrap();
+            let (center, width) = (
+                [f64::from(rect.center().x), f64::from(rect.center().y)],
+                476.0,
+            );
+            let planar = camera.planar.unwrap();
+            let upper = planar.to_screen([lo[0], hi[1]], center, width)[1] - arrows;
+            let lower = planar.to_screen([hi[0], lo[1]], center, width)[1] + arrows;
+            assert!(
+                upper >= f64::from(rect.top() + 81.25),
+                "arrows under the legend"
+            );
+            f64::from(rect.bottom()) - lower
+        };
+        assert!(
+            room_below(&camera) < 0.1 * 263.8,
+            "the run's view cuts the arrows"
+        );
+        fit_view(&live, &view, &mut camera, rect, false);
+        fit_view(&live, &view, &mut camera, rect, false);
+        assert!(room_below(&camera) >= 0.1 * 263.8);
     }
 }

@@ -146,7 +146,7 @@ pub fn draw_canvas(
     sketcher: &mut Sketcher,
     commands: &mut Vec<AppCommand>,
 ) {
-    let palette = &Palette::for_canvas(view.light, view.presenting);
+    let palette = &Palette::for_canvas(view.light, view.for_viewers());
     let (response, painter) = ui.allocate_painter(ui.available_size(), Sense::click_and_drag());
     let rect = response.rect;
     painter.rect_filled(rect, 0.0, palette.background);
@@ -615,8 +615,9 @@ fn canvas_menu(
                     continue;
                 };
                 ui.horizontal(|ui| {
-                    ui.label(format!("branch {k}"));
-                    leave_buttons(ui, live, view.push.delta, &direction, commands);
+                    let label = format!("branch {k}");
+                    ui.label(&label);
+                    leave_buttons(ui, live, view.push.delta, (&label, &direction), commands);
                 });
             }
         }

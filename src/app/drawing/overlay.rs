@@ -146,8 +146,9 @@ fn draw_legend(
         } else {
             role_text(&motion.role, at_event, at_rest)
         };
-        // Presenting, the rows are what the class reads from afar: a size larger.
-        let (size, step, swatch, text_x) = if view.presenting {
+        // Presenting and recording, the rows are what the class reads from afar: a size
+        // larger.
+        let (size, step, swatch, text_x) = if view.for_viewers() {
             (16.0, 22.0, vec2(21.0, 12.0), 44.0)
         } else {
             (14.0, 19.0, vec2(18.0, 10.0), 40.0)
@@ -172,9 +173,10 @@ fn draw_legend(
         ));
         y += step;
     }
-    // Presenting, the class sees the rows alone: the small print and the keys would run
-    // through the mechanism in the presentation's large canvas corner.
-    if !compact && !view.presenting {
+    // Presenting and recording, the class sees the rows alone: the small print and the keys
+    // would run through the mechanism in the large canvas corner, and read as a smudge in a
+    // video.
+    if !compact && !view.for_viewers() {
         let points = if canvas.rigid.is_some() {
             "velocity of body centres, solid ends and named points"
         } else {
@@ -185,7 +187,7 @@ fn draw_legend(
             format!("{points}; the longest arrow of each motion the same length"),
         ];
         // A recording is for viewers: no keys.
-        if at_event && !view.video && !view.recording {
+        if at_event && !view.video {
             lines.push(MOTION_KEYS.to_owned());
         }
         for line in lines {

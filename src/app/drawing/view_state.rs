@@ -74,6 +74,14 @@ pub struct ViewState {
     pub(super) display_x: DVector<f64>,
 }
 
+impl ViewState {
+    /// The canvas is for a class or a video (presenting, Ctrl+R): its text and the banner's
+    /// in large type, the legend's rows a size larger.
+    pub fn for_viewers(&self) -> bool {
+        self.presenting || self.recording
+    }
+}
+
 impl Default for ViewState {
     fn default() -> Self {
         Self {

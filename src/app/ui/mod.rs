@@ -314,7 +314,7 @@ impl Panels<'_, '_> {
                 viewer,
                 view.video || frame.recorder.status().is_some(),
                 editing.then(|| super::sketcher::panel::edit_banner_text(sketcher)),
-                Palette::for_canvas(view.light, presenting).text_scale,
+                Palette::for_canvas(view.light, view.for_viewers()).text_scale,
             );
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {

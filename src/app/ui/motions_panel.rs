@@ -89,7 +89,13 @@ pub(super) fn motion_rows(
             }
             ui.label(format!("{}{role}", motion.label));
             if motion.role == MotionRole::Branch {
-                leave_buttons(ui, live, view.push.delta, &motion.column, commands);
+                leave_buttons(
+                    ui,
+                    live,
+                    view.push.delta,
+                    (&motion.label, &motion.column),
+                    commands,
+                );
             }
         });
         if ui.rect_contains_pointer(row.response.rect) {
