@@ -170,14 +170,42 @@ pub fn show_configuration_plot(
                 }
             }
             // Pointing at a curve shows its pose as a ghost on the canvas; a click (not on
-            // a singular point) poses the mechanism there, at rest.
-            let pointed = plot_ui.response().hover_pos().and_then(|pointer| {
-                nearest_point(&atlas, axes, angles, |p| {
-                    plot_ui
-                        .screen_from_plot(PlotPoint::new(p[0], p[1]))
-                        .distance(pointer)
-                })
-            });
+            // a singular point) poses the mechanism there, at rest. Where several
+            // configurations project onto the pointer the plot says so, and clicks there go
+            // through them in turn (the ghost shows the one the click poses).
+            let under = plot_ui
+                .response()
+                .hover_pos()
+                .map_or_else(Vec::new, |pointer| {
+                    configurations_under(&atlas, axes, angles, |p| {
+                        plot_ui
+                            .screen_from_plot(PlotPoint::new(p[0], p[1]))
+                            .distance(pointer)
+                    })
+                });
+            let next = next_configuration(&under, live.session.simulation().positions());
+            if let Some(k) = next
+                && under.len() > 1
+            {
+                // At the top of the plot, clear of the pointer's coordinates below it.
+                let bounds = plot_ui.plot_bounds();
+                plot_ui.text(
+                    Text::new(
+                        "",
+                        PlotPoint::new(bounds.center().x, bounds.max()[1]),
+                        egui::RichText::new(format!(
+                            "{} configurations here: a click poses {}",
+                            under.len(),
+                            ordinal(k + 1)
+                        ))
+                        .size(13.0)
+                        .background_color(palette.background),
+                    )
+                    .color(palette.text)
+                    .anchor(egui::Align2::CENTER_TOP),
+                );
+            }
+            let pointed = next.map(|k| under[k].clone());
             if let Some(x) = &pointed
                 && plot_ui.response().clicked()
                 && !commands
@@ -297,25 +325,63 @@ fn wrapped_pieces(points: impl Iterator<Item = [f64; 2]>, angles: [bool; 2]) -> 
     pieces
 }
 
-/// The traced point of `atlas` whose plotted position is closest to the pointer (`pixels`
-/// gives its distance in pixels), if within [`CLICK_RADIUS`]: its coordinates.
-fn nearest_point(
+/// The configurations of `atlas` under the pointer (`pixels` gives a plotted position's
+/// distance from it in pixels, within [`CLICK_RADIUS`]), nearest first: a traced point for
+/// each place of the configuration set that projects there (two branches, or one curve
+/// twice, may pass one point of the plot far apart in the other coordinates).
+fn configurations_under(
     atlas: &crate::atlas::Atlas,
     axes: [usize; 2],
     angles: [bool; 2],
     pixels: impl Fn([f64; 2]) -> f32,
-) -> Option<DVector<f64>> {
-    let mut best: Option<(f32, &[f64])> = None;
+) -> Vec<DVector<f64>> {
+    let mut near: Vec<(f32, &[f64])> = Vec::new();
     for curve in &atlas.curves {
         for k in 0..curve.len() {
             let p = curve.point(k);
             let d = pixels(wrap([p[axes[0]], p[axes[1]]], angles));
-            if d <= CLICK_RADIUS && best.is_none_or(|(b, _)| d < b) {
-                best = Some((d, p));
+            if d <= CLICK_RADIUS {
+                near.push((d, p));
             }
         }
     }
-    best.map(|(_, p)| DVector::from_column_slice(p))
+    near.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut distinct: Vec<DVector<f64>> = Vec::new();
+    for (_, p) in near {
+        let p = DVector::from_column_slice(p);
+        if !distinct.iter().any(|q| near_pose(q, &p, ONE_PLACE)) {
+            distinct.push(p);
+        }
+    }
+    distinct
+}
+
+/// Traced points closer than this in every coordinate (radians or metres; angles modulo 2 pi)
+/// are one place of the configuration set for a click: the points of one curve under the
+/// pointer are closer than this, two branches through one point of the plot further apart.
+const ONE_PLACE: f64 = 0.3;
+
+/// Of the configurations under the pointer, the one a click poses: after the one the
+/// mechanism is at (a click again at one place of the plot goes through them in turn), else
+/// the nearest.
+fn next_configuration(under: &[DVector<f64>], at: &DVector<f64>) -> Option<usize> {
+    let here = under.iter().position(|q| near_pose(q, at, ONE_PLACE));
+    match here {
+        Some(i) => Some((i + 1) % under.len()),
+        None => (!under.is_empty()).then_some(0),
+    }
+}
+
+/// "the 1st", "the 2nd", ...: which of the configurations under the pointer a click poses.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("the {n}{suffix}")
 }
 
 /// Appends the current state to the run's path (restarted when the scene, the axes or the
@@ -338,10 +404,15 @@ fn follow_path(view: &mut AtlasView, live: &Live, axes: [usize; 2]) {
 
 /// Two poses the same configuration: every coordinate within 1e-4 (angles modulo 2 pi).
 fn same_pose(a: &DVector<f64>, b: &DVector<f64>) -> bool {
+    near_pose(a, b, 1e-4)
+}
+
+/// Every coordinate of two poses within `tolerance` (angles modulo 2 pi).
+fn near_pose(a: &DVector<f64>, b: &DVector<f64>, tolerance: f64) -> bool {
     a.len() == b.len()
         && a.iter().zip(b.iter()).all(|(p, q)| {
             let d = (p - q).rem_euclid(std::f64::consts::TAU);
-            d.min(std::f64::consts::TAU - d) < 1e-4 || (p - q).abs() < 1e-4
+            d.min(std::f64::consts::TAU - d) < tolerance || (p - q).abs() < tolerance
         })
 }
 
@@ -360,7 +431,30 @@ fn coordinate_names(mechanism: &Mechanism) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Marker, preferred, same_places};
+    use super::{Marker, ONE_PLACE, next_configuration, ordinal, preferred, same_places};
+    use nalgebra::DVector;
+
+    /// Two configurations of a two-coordinate mechanism under the pointer (the second angle
+    /// pi apart): a click poses the first, the next click at the same place the second,
+    /// the next the first again; the mechanism elsewhere gets the nearest.
+    #[test]
+    fn clicks_where_two_configurations_project_go_through_them_in_turn() {
+        let under = [
+            DVector::from_vec(vec![0.5, 0.0]),
+            DVector::from_vec(vec![0.5, std::f64::consts::PI]),
+        ];
+        let elsewhere = DVector::from_vec(vec![2.0, 1.0]);
+        assert_eq!(next_configuration(&under, &elsewhere), Some(0));
+        let near_first = DVector::from_vec(vec![0.5 + 0.5 * ONE_PLACE, 0.0]);
+        assert_eq!(next_configuration(&under, &near_first), Some(1));
+        // Angles modulo 2 pi: -pi is the second.
+        let second = DVector::from_vec(vec![0.5, -std::f64::consts::PI]);
+        assert_eq!(next_configuration(&under, &second), Some(0));
+        assert_eq!(next_configuration(&[], &elsewhere), None);
+        assert_eq!(ordinal(1), "the 1st");
+        assert_eq!(ordinal(2), "the 2nd");
+        assert_eq!(ordinal(12), "the 12th");
+    }
 
     fn marker(number: usize, at: [f64; 2], event: Option<usize>) -> Marker {
         Marker { number, at, event }
