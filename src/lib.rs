@@ -91,3 +91,4 @@ mod number_text;
 pub mod scene;
 pub mod sketch;
 pub mod solver;
+pub mod source;

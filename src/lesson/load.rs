@@ -4,7 +4,6 @@
 //! fault (`action 3 (Leave)`, counted from 1); the positions come from the scene module's
 //! locator ([`crate::scene::locate`]), which finds the k-th entry of the `actions` list.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -118,7 +117,8 @@ fn field_error(file: &str, source: &str, field: &str, message: String) -> Lesson
 /// whitespace, is `Lesson` (a scene's is `Scene` or `(`). Unreadable files are not lessons;
 /// loading them as scenes says why.
 pub fn is_lesson_file(path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|source| is_lesson_source(&source))
+    crate::source::read_at_most(path, MAX_SCENE_BYTES)
+        .is_ok_and(|bytes| is_lesson_source(&String::from_utf8_lossy(&bytes)))
 }
 
 /// [`is_lesson_file`] on the text.
@@ -165,12 +165,9 @@ fn not_a_scene(written: &str, path: &Path) -> Option<String> {
             "\"{written}\" is not a scene file: a lesson names a scene file ending in .ron"
         ));
     }
-    let mut bytes = Vec::new();
-    let read = std::fs::File::open(path)
-        .and_then(|opened| opened.take(MAX_SCENE_BYTES + 1).read_to_end(&mut bytes));
-    if read.is_err() {
+    let Ok(bytes) = crate::source::read_at_most(path, MAX_SCENE_BYTES) else {
         return None;
-    }
+    };
     let text = String::from_utf8_lossy(&bytes);
     if is_lesson_source(&text) {
         return Some(format!(
@@ -199,9 +196,7 @@ pub fn load_lesson_on(path: &Path, scene: Scene) -> Result<Lesson, LessonError> 
 fn read_lesson(path: &Path) -> Result<(String, String), LessonError> {
     let file = path.display().to_string();
     let error = |message: String| located(&file, "", 0, None, message);
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|opened| opened.take(MAX_SCENE_BYTES + 1).read_to_end(&mut bytes))
+    let bytes = crate::source::read_at_most(path, MAX_SCENE_BYTES)
         .map_err(|e| error(format!("cannot read the file: {e}")))?;
     if bytes.len() as u64 > MAX_SCENE_BYTES {
         return Err(error(format!(

@@ -11,7 +11,6 @@ pub mod format;
 pub mod locate;
 pub mod look;
 
-use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -196,9 +195,7 @@ pub fn load_scene(path: &Path) -> Result<Scene, SceneError> {
         entity: None,
         message,
     };
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|opened| opened.take(MAX_SCENE_BYTES + 1).read_to_end(&mut bytes))
+    let bytes = crate::source::read_at_most(path, MAX_SCENE_BYTES)
         .map_err(|e| error(1, 1, format!("cannot read the file: {e}")))?;
     if bytes.len() as u64 > MAX_SCENE_BYTES {
         return Err(error(
