@@ -38,13 +38,13 @@ pub const SHIPPED: &[(&str, &str)] = &[
     shipped!("scenes/lessons/four_bar_stopping_push.ron"),
 ];
 
-/// The text of the shipped file at `path` (relative to the project's root or the working
-/// directory, `..` and `.` resolved), if it is one.
+/// The text of the shipped file at `path` (`scenes/...` from the project's root, or any path
+/// ending so, `..` and `.` resolved), if it is one.
 pub fn shipped(path: &Path) -> Option<&'static str> {
     let key = normalised(path);
     SHIPPED
         .iter()
-        .find(|(name, _)| Path::new(name) == key)
+        .find(|(name, _)| key.ends_with(name))
         .map(|(_, text)| *text)
 }
 
@@ -138,6 +138,7 @@ mod tests {
         let a02 = shipped(Path::new("scenes/lessons/../double_four_bar.ron")).unwrap();
         assert!(a02.contains("IFToMM A02"));
         assert!(shipped(Path::new("./scenes/four_bar.ron")).is_some());
+        assert!(shipped(Path::new("/work/singulab/scenes/lessons/a02_branches.ron")).is_some());
         assert!(shipped(Path::new("scenes/nothing.ron")).is_none());
     }
 }

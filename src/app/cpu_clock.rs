@@ -13,7 +13,7 @@ pub struct CpuClock {
     #[cfg(unix)]
     start: Duration,
     #[cfg(not(unix))]
-    start: std::time::Instant,
+    start: web_time::Instant,
 }
 
 impl CpuClock {
@@ -22,7 +22,7 @@ impl CpuClock {
             #[cfg(unix)]
             start: thread_cpu_time(),
             #[cfg(not(unix))]
-            start: std::time::Instant::now(),
+            start: web_time::Instant::now(),
         }
     }
 
@@ -56,7 +56,7 @@ mod tests {
         let clock = CpuClock::start();
         std::thread::sleep(Duration::from_millis(30));
         let slept = clock.elapsed();
-        let wall = std::time::Instant::now();
+        let wall = web_time::Instant::now();
         let busy = CpuClock::start();
         let mut x = 0u64;
         while wall.elapsed() < Duration::from_millis(30) {

@@ -8,11 +8,13 @@
 //! the same request goes to a picker drawn in the window (egui_file) instead.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
-use bevy::tasks::{AsyncComputeTaskPool, Task, block_on, poll_once};
+use bevy::tasks::{AsyncComputeTaskPool, ConditionalSendFuture, Task, block_on, poll_once};
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use egui_file::FileDialog;
 
@@ -28,6 +30,32 @@ pub struct TakenFileNames(pub TakenNames);
 /// A system dialog that says "no file" sooner than this after it was opened never showed.
 const NO_DIALOG_SHOWN: Duration = Duration::from_millis(500);
 
+/// The path of the file chosen in a save dialog (a browser's gives none: its files are
+/// offered as downloads).
+fn chosen_path(file: rfd::FileHandle) -> Option<PathBuf> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return Some(file.path().to_path_buf());
+    #[cfg(target_arch = "wasm32")]
+    {
+        drop(file);
+        None
+    }
+}
+
+/// The file chosen in the open dialog: its path on the desktop; in a browser, which gives
+/// its bytes and name only, the name, under which the bytes are kept for the loaders
+/// ([`crate::source::remember`]).
+async fn opened_file(file: rfd::FileHandle) -> Option<PathBuf> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return Some(file.path().to_path_buf());
+    #[cfg(target_arch = "wasm32")]
+    {
+        let name = PathBuf::from(file.file_name());
+        crate::source::remember(&name, file.read().await);
+        Some(name)
+    }
+}
+
 /// A system dialog in flight, and when it was opened.
 struct SystemDialog {
     task: Task<Option<PathBuf>>,
@@ -35,7 +63,7 @@ struct SystemDialog {
 }
 
 impl SystemDialog {
-    fn spawn(future: impl Future<Output = Option<PathBuf>> + Send + 'static) -> Self {
+    fn spawn(future: impl ConditionalSendFuture<Output = Option<PathBuf>> + 'static) -> Self {
         Self {
             task: AsyncComputeTaskPool::get().spawn(future),
             opened: Instant::now(),
@@ -127,13 +155,13 @@ fn start_requests(
             AppCommand::OpenDialog if !dialogs.asked(|p| matches!(p, Purpose::Open)) => {
                 let dir = dialogs.folder(&live.path);
                 let dialog = SystemDialog::spawn(async move {
-                    rfd::AsyncFileDialog::new()
+                    let file = rfd::AsyncFileDialog::new()
                         .set_title("Open a Singulab scene or lesson")
                         .add_filter("Singulab scene or lesson", &["ron"])
                         .set_directory(dir)
                         .pick_file()
-                        .await
-                        .map(|f| f.path().to_path_buf())
+                        .await?;
+                    opened_file(file).await
                 });
                 dialogs.system.push((Purpose::Open, dialog));
             }
@@ -149,7 +177,7 @@ fn start_requests(
                         .set_file_name(name)
                         .save_file()
                         .await
-                        .map(|f| f.path().to_path_buf())
+                        .and_then(chosen_path)
                 });
                 dialogs.system.push((Purpose::Export(csv), dialog));
             }
@@ -168,7 +196,7 @@ fn start_requests(
                         .set_file_name(name)
                         .save_file()
                         .await
-                        .map(|f| f.path().to_path_buf())
+                        .and_then(chosen_path)
                 });
                 dialogs.system.push((Purpose::SaveLesson, dialog));
             }
@@ -186,7 +214,7 @@ fn start_requests(
                         .set_file_name(name)
                         .save_file()
                         .await
-                        .map(|f| f.path().to_path_buf())
+                        .and_then(chosen_path)
                 });
                 dialogs.system.push((Purpose::SaveSketch, dialog));
             }

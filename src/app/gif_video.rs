@@ -382,7 +382,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("video.gif");
         let mut video = GifVideo::create(&path, (W as u32, H as u32), 4).unwrap();
-        let started = std::time::Instant::now();
+        let started = web_time::Instant::now();
         for (k, copies) in frames() {
             video.write(&picture(k), copies).unwrap();
         }

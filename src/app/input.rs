@@ -1,7 +1,9 @@
 //! Keyboard shortcuts (ignored while egui has keyboard focus), `.ron` files dropped on the
 //! window, and automatic reload when the open scene file changes on disk.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use bevy::input::ButtonState;
 use bevy::input::keyboard::KeyboardInput;

@@ -10,7 +10,7 @@
 //! writes, however slow its frames.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use web_time::Instant;
 
 use super::commands::AppCommand;
 pub use super::shown::LessonRun;

@@ -43,6 +43,7 @@ mod sketcher;
 mod theme;
 mod ui;
 mod video_folder;
+pub mod web;
 mod window_fit;
 mod window_layout;
 
@@ -127,7 +128,8 @@ pub(crate) fn configure_sets(app: &mut App) {
 /// working directory or, failing that, the source tree the binary was built from.
 pub fn default_scene_path() -> PathBuf {
     let local = Path::new("scenes").join("double_four_bar.ron");
-    if local.exists() {
+    // A browser has no files: the shipped scene is compiled in under this path.
+    if cfg!(target_arch = "wasm32") || local.exists() {
         return local;
     }
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -164,7 +166,7 @@ fn launch(
     plan: Option<RecordPlan>,
     setup: impl FnOnce(&mut App),
 ) -> Result<(), String> {
-    let launched = std::time::Instant::now();
+    let launched = web_time::Instant::now();
     let mut capture = CaptureMode::from_args(&args);
     if plan.is_some() {
         capture = capture.recording();
@@ -213,6 +215,9 @@ fn launch(
         primary_window: Some(Window {
             title,
             resolution: WindowResolution::from(args.size),
+            // In a browser: the page's canvas, as large as the page gives it.
+            canvas: cfg!(target_arch = "wasm32").then(|| "#singulab".to_owned()),
+            fit_canvas_to_parent: cfg!(target_arch = "wasm32"),
             ..default()
         }),
         ..default()

@@ -17,7 +17,7 @@
 //! plugin).
 
 use std::path::PathBuf;
-use std::time::Instant;
+use web_time::Instant;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};

@@ -3,7 +3,9 @@
 //! opening of a scene or lesson file into one.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
+
+use web_time::Instant;
 
 use bevy::prelude::*;
 

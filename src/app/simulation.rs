@@ -4,7 +4,9 @@
 //! user's [`AppCommand`]s applied to it, and solver events turned into Bevy messages.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use bevy::prelude::*;
 

@@ -32,6 +32,7 @@ use super::run_limits::{MAX_STEPS, RUN_ADVICE};
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum FileIdentity {
     /// An existing regular file: its device and inode, whatever links lead to it.
+    #[cfg(unix)]
     Inode(u64, u64),
     /// A file to be created (or, without inodes, an existing one): its canonical folder and
     /// its name.

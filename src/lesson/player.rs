@@ -29,7 +29,7 @@
 //! still frames).
 
 use std::ops::ControlFlow;
-use std::time::Instant;
+use web_time::Instant;
 
 use super::LessonError;
 use super::choices::{at_rest, leave_direction, listed_motions};

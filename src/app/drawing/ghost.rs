@@ -5,7 +5,7 @@
 //! [`crate::live::preview`]: the real action on a copy of the session, so a motion that is
 //! admissible to first order only shows where the constraints actually take a push.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use bevy_egui::egui::{self, Color32, FontId, Shape, Stroke};
 use nalgebra::DVector;

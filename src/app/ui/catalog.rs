@@ -1,7 +1,7 @@
 //! The scenes and lessons the Scene panel and the File menu list.
 
 use std::path::PathBuf;
-use std::time::Instant;
+use web_time::Instant;
 
 use bevy::prelude::*;
 
