@@ -147,8 +147,9 @@ fn apply(
 }
 
 /// The captions area: one or two rows of large type under the canvas, the lesson's caption
-/// (the canvas then shows none) or the scene's title.
-pub(super) fn captions(root: &mut Ui, live: &Live) {
+/// (the canvas then shows none) or the scene's title; while the window is `recording`, a red
+/// mark in its corner (outside the recorded canvas) tells the lecturer so.
+pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) {
     let caption = live.lesson.as_ref().and_then(|run| run.player.caption());
     let text = caption.map_or_else(|| live.session.scene().title.clone(), |c| c.text.clone());
     // Two rows at least, as most captions take: the canvas above keeps its size when a
@@ -157,6 +158,16 @@ pub(super) fn captions(root: &mut Ui, live: &Live) {
     egui::Panel::bottom("captions")
         .min_size(rows)
         .show(root, |ui| {
+            if recording {
+                let corner = ui.max_rect().right_top() + egui::vec2(-8.0, 4.0);
+                ui.painter().text(
+                    corner,
+                    egui::Align2::RIGHT_TOP,
+                    "⏺ recording (Ctrl+R stops)",
+                    egui::FontId::proportional(12.0),
+                    egui::Color32::from_rgb(230, 60, 60),
+                );
+            }
             ui.add_space(6.0);
             ui.vertical_centered(|ui| {
                 ui.label(RichText::new(text).size(CAPTION_SIZE).strong());

@@ -202,7 +202,9 @@ impl Sink {
     }
 }
 
-/// Scales a frame of another size (the window was resized) to the recording's.
+/// Fits a frame of another size (the window was resized, the canvas' layout changed) into
+/// the recording's: scaled as large as fits with its proportions kept, centred on the
+/// frame's own background (its bottom-left pixel), so nothing in it is stretched.
 fn fit(frame: &mut CapturedFrame, (width, height): (u32, u32)) -> Result<(), String> {
     if (frame.width, frame.height) == (width, height) {
         return Ok(());
@@ -210,9 +212,22 @@ fn fit(frame: &mut CapturedFrame, (width, height): (u32, u32)) -> Result<(), Str
     let pixels = std::mem::take(&mut frame.rgba);
     let image = image::RgbaImage::from_raw(frame.width, frame.height, pixels)
         .ok_or("a captured frame has fewer pixels than its size")?;
-    let scaled =
-        image::imageops::resize(&image, width, height, image::imageops::FilterType::Triangle);
-    frame.rgba = scaled.into_raw();
+    let background = *image.get_pixel(0, frame.height.saturating_sub(1));
+    let scale = (f64::from(width) / f64::from(frame.width))
+        .min(f64::from(height) / f64::from(frame.height));
+    let (w, h) = (
+        ((f64::from(frame.width) * scale).round() as u32).clamp(1, width),
+        ((f64::from(frame.height) * scale).round() as u32).clamp(1, height),
+    );
+    let scaled = image::imageops::resize(&image, w, h, image::imageops::FilterType::Triangle);
+    let mut fitted = image::RgbaImage::from_pixel(width, height, background);
+    image::imageops::overlay(
+        &mut fitted,
+        &scaled,
+        i64::from((width - w) / 2),
+        i64::from((height - h) / 2),
+    );
+    frame.rgba = fitted.into_raw();
     (frame.width, frame.height) = (width, height);
     Ok(())
 }
@@ -313,5 +328,40 @@ impl PngSink {
             self.next += 1;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 200 x 100 frame (a red 20 x 20 square in its middle on grey) put into a 200 x 200
+    /// recording: the square stays square (scaled by 1, not stretched to 20 x 40), centred,
+    /// with the frame's grey above and below.
+    #[test]
+    fn a_frame_of_another_shape_is_letterboxed_not_stretched() {
+        let (grey, red) = ([40, 40, 40, 255], [255, 0, 0, 255]);
+        let image = image::RgbaImage::from_fn(200, 100, |x, y| {
+            image::Rgba(if (90..110).contains(&x) && (40..60).contains(&y) {
+                red
+            } else {
+                grey
+            })
+        });
+        let mut frame = CapturedFrame {
+            index: 0,
+            copies: 1,
+            width: 200,
+            height: 100,
+            rgba: image.into_raw(),
+        };
+        fit(&mut frame, (200, 200)).unwrap();
+        let out = image::RgbaImage::from_raw(200, 200, frame.rgba).unwrap();
+        let red_rows = (0..200).filter(|&y| out.get_pixel(100, y).0 == red).count();
+        let red_columns = (0..200).filter(|&x| out.get_pixel(x, 100).0 == red).count();
+        assert!((19..=21).contains(&red_rows), "{red_rows} rows");
+        assert!((19..=21).contains(&red_columns), "{red_columns} columns");
+        assert_eq!(out.get_pixel(100, 10).0, grey);
+        assert_eq!(out.get_pixel(100, 190).0, grey);
     }
 }

@@ -404,13 +404,19 @@ fn apply_command(
             duration,
             note,
         } => {
+            let t = session.time();
             session.push_along(column, *delta, *duration)?;
-            if let Some(note) = note {
-                live.notice = Some(Notice::brief(note.clone()));
-            }
+            // The advice too, for a class that sees no notice: a push at speed along a new
+            // motion usually leaves the mechanism on its branch.
+            let advice = match note {
+                Some(note) => {
+                    live.notice = Some(Notice::brief(note.clone()));
+                    " Admissible to first order only: a push small next to the motion leaves it on its branch."
+                }
+                None => "",
+            };
             live.action = Some(Notice::action(format!(
-                "Pushed along {label}: Δv {delta:+.2} over {duration} s, at t = {:.4} s.",
-                session.time()
+                "Pushed along {label}: Δv {delta:+.2} over {duration} s, at t = {t:.4} s.{advice}"
             )));
         }
         AppCommand::Leave {
@@ -418,14 +424,14 @@ fn apply_command(
             direction,
             speed,
         } => {
+            let t = session.time();
             session.leave_along(direction, *speed)?;
             let how = match speed {
                 Some(speed) => format!(" at speed {speed:.2} (from rest)"),
                 None => String::new(),
             };
             live.action = Some(Notice::action(format!(
-                "Left along {label}{how}, at t = {:.4} s.",
-                session.time()
+                "Left along {label}{how}, at t = {t:.4} s."
             )));
         }
         AppCommand::SetTrace(point) => session.set_trace_point(*point),

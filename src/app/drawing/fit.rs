@@ -134,9 +134,9 @@ pub(super) fn fit_orbit(live: &Live) -> OrbitCamera {
 
 /// Sets the view up for a new scene, or a change to or from side by side or presenting (at an
 /// event: fitted to the pose), fits the pose when asked, and after a singular event or a
-/// pause when the pose ran off the canvas (not while the window is recorded: no jump in the
-/// video at an event), and pans or widens it while the pose runs off it (also recorded: a
-/// jump is better than a mechanism out of the video), none once the user panned or zoomed.
+/// pause when the pose ran off the canvas, and pans or widens it while the pose runs off it
+/// (recorded too: a jump is better than a mechanism out of the video), none once the user
+/// panned or zoomed.
 pub(super) fn fit_view(
     live: &Live,
     view: &ViewState,
@@ -195,7 +195,6 @@ pub(super) fn fit_view(
         && std::mem::take(&mut camera.check_pose_visible)
         && !spatial
         && !camera.moved_by_user
-        && !view.recording
         && camera
             .planar
             .is_some_and(|planar| !pose_on_canvas(live, &planar, rect, camera.overlay_height))

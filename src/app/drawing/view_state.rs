@@ -69,7 +69,7 @@ pub struct ViewState {
     /// Presentation mode is on (set by the layout each frame): the canvas is for the class.
     pub presenting: bool,
     /// The window is being recorded (Ctrl+R; set by the layout each frame): the canvas is
-    /// for viewers, so no key hints, and the view does not jump to fit a pose at an event.
+    /// for viewers, so no key hints, and text in the presentation's sizes.
     pub recording: bool,
     pub(super) display_x: DVector<f64>,
 }

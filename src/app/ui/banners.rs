@@ -41,12 +41,13 @@ pub(super) fn banner(
             .collect(),
         None => notice_and_pause_banners(live, palette, viewer),
     };
-    // A class and a video see no panel: the banner names what the lecturer just did, unless
-    // it has more to say (a second banner would shrink the canvas under a recording).
-    if let Some(action) = live.action.as_ref().filter(|a| viewer && a.is_shown())
-        && banners.is_empty()
-    {
-        banners.push((action.text.clone(), palette.banner_event));
+    // A class and a video see no panel: the banner names what the lecturer just did, before
+    // what else it says (a second banner would shrink the canvas under a recording).
+    if let Some(action) = live.action.as_ref().filter(|a| viewer && a.is_shown()) {
+        match banners.first_mut() {
+            Some((text, _)) => *text = format!("{} {text}", action.text),
+            None => banners.push((action.text.clone(), palette.banner_event)),
+        }
     }
     if banners.is_empty() {
         // The slot stays, with what the simulation is doing.
