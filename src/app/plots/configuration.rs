@@ -326,28 +326,37 @@ fn wrapped_pieces(points: impl Iterator<Item = [f64; 2]>, angles: [bool; 2]) -> 
 }
 
 /// The configurations of `atlas` under the pointer (`pixels` gives a plotted position's
-/// distance from it in pixels, within [`CLICK_RADIUS`]), nearest first: a traced point for
-/// each place of the configuration set that projects there (two branches, or one curve
-/// twice, may pass one point of the plot far apart in the other coordinates).
+/// distance from it in pixels, within [`CLICK_RADIUS`]), nearest first: for each stretch of a
+/// curve under the pointer its nearest traced point, once for stretches that meet there (two
+/// branches, or one curve passing twice, may cross one point of the plot far apart in the
+/// other coordinates; a curve along which the plotted coordinates stay put is one stretch).
 fn configurations_under(
     atlas: &crate::atlas::Atlas,
     axes: [usize; 2],
     angles: [bool; 2],
     pixels: impl Fn([f64; 2]) -> f32,
 ) -> Vec<DVector<f64>> {
-    let mut near: Vec<(f32, &[f64])> = Vec::new();
+    let mut stretches: Vec<(f32, &[f64])> = Vec::new();
     for curve in &atlas.curves {
-        for k in 0..curve.len() {
-            let p = curve.point(k);
-            let d = pixels(wrap([p[axes[0]], p[axes[1]]], angles));
-            if d <= CLICK_RADIUS {
-                near.push((d, p));
+        let mut nearest: Option<(f32, &[f64])> = None;
+        for k in 0..=curve.len() {
+            let under = (k < curve.len())
+                .then(|| curve.point(k))
+                .map(|p| (pixels(wrap([p[axes[0]], p[axes[1]]], angles)), p))
+                .filter(|(d, _)| *d <= CLICK_RADIUS);
+            match under {
+                Some((d, p)) => {
+                    if nearest.is_none_or(|(best, _)| d < best) {
+                        nearest = Some((d, p));
+                    }
+                }
+                None => stretches.extend(nearest.take()),
             }
         }
     }
-    near.sort_by(|a, b| a.0.total_cmp(&b.0));
+    stretches.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut distinct: Vec<DVector<f64>> = Vec::new();
-    for (_, p) in near {
+    for (_, p) in stretches {
         let p = DVector::from_column_slice(p);
         if !distinct.iter().any(|q| near_pose(q, &p, ONE_PLACE)) {
             distinct.push(p);
@@ -356,9 +365,9 @@ fn configurations_under(
     distinct
 }
 
-/// Traced points closer than this in every coordinate (radians or metres; angles modulo 2 pi)
-/// are one place of the configuration set for a click: the points of one curve under the
-/// pointer are closer than this, two branches through one point of the plot further apart.
+/// Configurations closer than this in every coordinate (radians or metres; angles modulo 2
+/// pi) are one place of the configuration set for a click (curves meeting at a singular
+/// point under the pointer).
 const ONE_PLACE: f64 = 0.3;
 
 /// Of the configurations under the pointer, the one a click poses: after the one the
@@ -431,8 +440,57 @@ fn coordinate_names(mechanism: &Mechanism) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Marker, ONE_PLACE, next_configuration, ordinal, preferred, same_places};
+    use super::{
+        Marker, ONE_PLACE, configurations_under, next_configuration, ordinal, preferred,
+        same_places,
+    };
+    use crate::atlas::{Atlas, Curve, CurveEnd};
     use nalgebra::DVector;
+
+    fn curve(points: &[[f64; 3]]) -> Curve {
+        Curve {
+            section: 0,
+            start: CurveEnd::Start,
+            end: CurveEnd::Budget,
+            s: (0..points.len()).map(|k| k as f64).collect(),
+            rank: vec![2; points.len()],
+            x: points.iter().flatten().copied().collect(),
+        }
+    }
+
+    /// Plotting (x, y) of a three-coordinate set with the pointer at (0, 0) (a plot unit is
+    /// 100 pixels): a curve along z alone (x, y fixed: 22 traced points under the pointer)
+    /// is one stretch, a second curve crossing (0, 0) with z = 2 another, and a third
+    /// passing twice (z = -1, then z = 1.5) two more: 4 configurations, not 24.
+    #[test]
+    fn a_curve_along_the_hidden_coordinate_is_one_configuration_under_the_pointer() {
+        let along_z: Vec<[f64; 3]> = (0..22).map(|k| [0.0, 0.0, 0.1 * f64::from(k)]).collect();
+        let across: Vec<[f64; 3]> = (-3..=3).map(|k| [0.1 * f64::from(k), 0.0, 2.0]).collect();
+        let twice = [
+            [-0.3, 0.0, -1.0],
+            [0.0, 0.0, -1.0],
+            [0.3, 0.0, -1.0],
+            [0.3, 0.5, 0.0],
+            [0.3, 0.0, 1.5],
+            [0.0, 0.0, 1.5],
+        ];
+        let atlas = Atlas {
+            curves: vec![curve(&along_z), curve(&across), curve(&twice)],
+            singular: Vec::new(),
+            sections: vec![Vec::new()],
+            dimension: 1,
+            left_out: 0,
+            points: 0,
+        };
+        let under = configurations_under(&atlas, [0, 1], [false, false], |p| {
+            (100.0 * p[0].hypot(p[1])) as f32
+        });
+        let mut z: Vec<f64> = under.iter().map(|x| x[2]).collect();
+        z.sort_by(f64::total_cmp);
+        assert_eq!(z.len(), 4, "{z:?}");
+        assert_eq!(z[0], -1.0);
+        assert_eq!(z[3], 2.0);
+    }
 
     /// Two configurations of a two-coordinate mechanism under the pointer (the second angle
     /// pi apart): a click poses the first, the next click at the same place the second,
