@@ -36,6 +36,7 @@
 
 use crate::live::pause::{PauseReason, PausedRun, Push};
 use crate::solver::{Checkpoint, GrabPoint};
+use nalgebra::DVector;
 use std::sync::Arc;
 
 /// What a mark on the timeline stands for.
@@ -347,14 +348,18 @@ impl Timeline {
         Some((Arc::unwrap_or_clone(entry.moment), entry.step))
     }
 
-    /// The checkpoint of the run paused at the event located at `t`, if the timeline holds
-    /// it.
-    pub(crate) fn event_checkpoint(&self, t: f64) -> Option<ReplayPlan<'_>> {
+    /// The checkpoint of the run paused at the event located at `t` in the pose `x`, if the
+    /// timeline holds it.
+    pub(crate) fn event_checkpoint(&self, t: f64, x: &DVector<f64>) -> Option<ReplayPlan<'_>> {
         let run_end = self.head.as_ref().map_or(self.step, |(_, s)| *s);
-        let index = self
-            .entries
-            .iter()
-            .rposition(|e| e.moment.event_t == Some(t) && e.moment.checkpoint.time() == t)?;
+        // The event's pose too: a pose set by hand at the instant of an event the run met
+        // (the configuration-space plot posing another singular point) has the same time.
+        let index = self.entries.iter().rposition(|e| {
+            e.moment.event_t == Some(t)
+                && e.moment.checkpoint.time() == t
+                && (e.moment.checkpoint.simulation().positions() - x).amax()
+                    <= 1e-12 * (1.0 + x.amax())
+        })?;
         let entry = &self.entries[index];
         let end_step = self.entries.get(index + 1).map_or(run_end + 1, |e| e.step);
         Some(ReplayPlan {

@@ -532,3 +532,42 @@ fn posing_at_an_atlas_point_is_at_rest_on_that_branch_and_undone_as_a_drag() {
         .collect();
     assert_eq!(after, before);
 }
+
+/// A02 paused at its first flat pose (t = 0.7144 s), then posed by hand (as a click on the
+/// configuration-space plot does) at another singular configuration the atlas traced: the
+/// pose is an event at the same instant. Going to the run's event afterwards gives the
+/// run's pose and motion, not the one set by hand at the same time (trial 8 got the posed
+/// configuration, at rest).
+#[test]
+fn going_to_an_event_after_a_pose_at_its_instant_gives_the_events_state() {
+    use singulab::atlas::{AtlasSettings, default_holds, trace_atlas};
+    let scene = scene("double_four_bar");
+    let mut session = LiveSession::new(scene.clone()).unwrap();
+    session.run_until_paused(100_000);
+    let met = session.current_event().expect("the first flat pose").clone();
+    let speed = session.simulation().velocities().amax();
+    assert!(speed > 1.0, "A02 passes its flat pose moving");
+    let mechanism = &scene.mechanism;
+    let settings = AtlasSettings {
+        max_points: 20_000,
+        detection_tolerance: scene.settings.detection_tolerance,
+        rank_tolerance: scene.settings.rank_tolerance,
+        normal_truncation: scene.settings.normal_truncation,
+        newton_tolerance: scene.settings.newton_tolerance,
+        holds: default_holds(mechanism, &scene.x0, scene.settings.rank_tolerance),
+    };
+    let atlas = trace_atlas(mechanism, &scene.x0, &settings, &Default::default()).unwrap();
+    let other = atlas
+        .singular
+        .iter()
+        .map(|point| &point.x)
+        .find(|x| (*x - &met.x).amax() > 0.5)
+        .expect("a singular configuration other than the one met");
+    session.pose_at(other).unwrap();
+    assert_eq!(session.events().len(), 2, "the pose is an event");
+    assert_eq!(session.events()[1].t, met.t, "at the same instant");
+    session.goto_event(0).unwrap();
+    let sim = session.simulation();
+    assert!((sim.positions() - &met.x).amax() < 1e-9, "the run's pose");
+    assert!((sim.velocities().amax() - speed).abs() < 1e-9, "and its motion");
+}

@@ -235,7 +235,7 @@ impl Panels<'_, '_> {
         view.presenting = presenting;
         view.recording = frame.recorder.status().is_some();
         if presenting {
-            presentation::captions(root, live, view.recording);
+            presentation::captions(root, live, view.recording && !view.video);
         } else {
             egui::Panel::top("menu_and_transport").show(root, |ui| {
                 menu_bar(

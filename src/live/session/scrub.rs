@@ -93,7 +93,7 @@ impl LiveSession {
     /// was paused at there; whether it did. The traces are cut at the event and the plots end
     /// there, as the run goes on from it.
     pub(super) fn seek_event(&mut self, event: &SingularEvent) -> Result<bool, SolverError> {
-        let Some(plan) = self.timeline.event_checkpoint(event.t) else {
+        let Some(plan) = self.timeline.event_checkpoint(event.t, &event.x) else {
             return Ok(false);
         };
         let (moment, step) = (plan.moment.clone(), plan.step);
