@@ -544,7 +544,10 @@ fn going_to_an_event_after_a_pose_at_its_instant_gives_the_events_state() {
     let scene = scene("double_four_bar");
     let mut session = LiveSession::new(scene.clone()).unwrap();
     session.run_until_paused(100_000);
-    let met = session.current_event().expect("the first flat pose").clone();
+    let met = session
+        .current_event()
+        .expect("the first flat pose")
+        .clone();
     let speed = session.simulation().velocities().amax();
     assert!(speed > 1.0, "A02 passes its flat pose moving");
     let mechanism = &scene.mechanism;
@@ -569,5 +572,8 @@ fn going_to_an_event_after_a_pose_at_its_instant_gives_the_events_state() {
     session.goto_event(0).unwrap();
     let sim = session.simulation();
     assert!((sim.positions() - &met.x).amax() < 1e-9, "the run's pose");
-    assert!((sim.velocities().amax() - speed).abs() < 1e-9, "and its motion");
+    assert!(
+        (sim.velocities().amax() - speed).abs() < 1e-9,
+        "and its motion"
+    );
 }

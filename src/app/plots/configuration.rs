@@ -82,6 +82,25 @@ pub fn show_configuration_plot(
             plot = angle_axis(plot, k == 0);
         }
     }
+    // The plot frames the configuration set, not the run's path or the pose: a click that
+    // poses the mechanism elsewhere leaves the axes where they were (the next click lands
+    // where the first did). Double-click gives this frame back after a zoom.
+    if let Some([lo, hi]) = atlas_extent(&atlas, axes, angles) {
+        // Equal scales on both axes (`data_aspect`): the shorter side of the set widens to
+        // the plot's proportions (about: the axes' labels take some of it), so all of it
+        // shows.
+        let size = [ui.available_width() - 60.0, height - 40.0].map(|v| f64::from(v.max(10.0)));
+        let mut half = [
+            0.55 * (hi[0] - lo[0]).max(0.1),
+            0.55 * (hi[1] - lo[1]).max(0.1),
+        ];
+        half[0] = half[0].max(half[1] * size[0] / size[1]);
+        half[1] = half[1].max(half[0] * size[1] / size[0]);
+        let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
+        plot = plot
+            .default_x_bounds(centre[0] - half[0], centre[0] + half[0])
+            .default_y_bounds(centre[1] - half[1], centre[1] + half[1]);
+    }
     let (x_name, y_name) = (names[axes[0]].clone(), names[axes[1]].clone());
     plot.height(height)
         .data_aspect(1.0)
@@ -184,8 +203,16 @@ pub fn show_configuration_plot(
                     })
                 });
             let next = next_configuration(&under, live.session.simulation().positions());
+            // (A click on a singular point goes to it, whatever curves pass there.)
+            let on_marker = plot_ui.response().hover_pos().is_some_and(|pointer| {
+                markers.iter().any(|m| {
+                    let screen = plot_ui.screen_from_plot(PlotPoint::new(m.at[0], m.at[1]));
+                    pointer.distance(screen) <= CLICK_RADIUS
+                })
+            });
             if let Some(k) = next
                 && under.len() > 1
+                && !on_marker
             {
                 // At the top of the plot, clear of the pointer's coordinates below it.
                 let bounds = plot_ui.plot_bounds();
@@ -305,6 +332,30 @@ fn wrap(p: [f64; 2], angles: [bool; 2]) -> [f64; 2] {
         }
     };
     [one(p[0], angles[0]), one(p[1], angles[1])]
+}
+
+/// The box (`[lo, hi]`) of the atlas' curves and singular points on the plot's axes, angles
+/// wrapped as plotted.
+fn atlas_extent(
+    atlas: &crate::atlas::Atlas,
+    axes: [usize; 2],
+    angles: [bool; 2],
+) -> Option<[[f64; 2]; 2]> {
+    let curves = atlas
+        .curves
+        .iter()
+        .flat_map(|curve| (0..curve.len()).map(|k| curve.point(k)));
+    let singular = atlas.singular.iter().map(|point| point.x.as_slice());
+    curves
+        .chain(singular)
+        .map(|p| wrap([p[axes[0]], p[axes[1]]], angles))
+        .fold(None, |extent, p| {
+            let [lo, hi] = extent.unwrap_or([p, p]);
+            Some([
+                [lo[0].min(p[0]), lo[1].min(p[1])],
+                [hi[0].max(p[0]), hi[1].max(p[1])],
+            ])
+        })
 }
 
 /// A polyline with its angles wrapped, cut where a wrapped angle jumps by more than pi (the
