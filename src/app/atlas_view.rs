@@ -119,7 +119,9 @@ fn start_on_load(
         newton_tolerance: scene.settings.newton_tolerance,
         holds: default_holds(&mechanism, &x0, scene.settings.rank_tolerance),
     };
-    if shown.video && shown.atlas_beside {
+    // A video traces before its first frame; a browser has no threads to trace on (the page
+    // waits for the trace once, as a video does).
+    if (shown.video && shown.atlas_beside) || cfg!(target_arch = "wasm32") {
         let result = trace_atlas(&mechanism, &x0, &settings, &AtomicBool::new(false));
         view.show(result.map_err(|e| e.to_string()), &mechanism, Some(key));
         return;

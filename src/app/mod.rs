@@ -94,7 +94,7 @@ pub struct SingulabPlugins;
 
 impl PluginGroup for SingulabPlugins {
     fn build(self) -> PluginGroupBuilder {
-        PluginGroupBuilder::start::<Self>()
+        let group = PluginGroupBuilder::start::<Self>()
             .add(SimulationPlugin)
             .add(DrawingPlugin)
             .add(PlotsPlugin)
@@ -107,7 +107,10 @@ impl PluginGroup for SingulabPlugins {
             .add(RecordPlugin)
             .add(PresentationPlugin)
             .add(SketcherPlugin)
-            .add(window_fit::WindowFitPlugin)
+            .add(window_fit::WindowFitPlugin);
+        #[cfg(target_arch = "wasm32")]
+        let group = group.add(web::WebPagePlugin);
+        group
     }
 }
 

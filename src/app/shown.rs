@@ -69,7 +69,7 @@ impl Notice {
         }
     }
 
-    /// What the user just did, shown for [`ACTION_SHOWN`].
+    /// What the user just did, shown for a few seconds (`ACTION_SHOWN`).
     pub fn action(text: String) -> Self {
         Self {
             text,

@@ -395,6 +395,8 @@ fn apply_command(
             }
         }
         AppCommand::GotoEvent(index) => {
+            // What was done last belongs to the run left behind.
+            live.action = None;
             return session.goto_event(*index);
         }
         AppCommand::Push {

@@ -36,9 +36,46 @@ pub fn config_from_query(query: &str) -> ViewConfig {
     config
 }
 
+/// In a browser: the page's canvas carries the session's state for scripts and tests
+/// (`data-t`, the simulated time; `data-events`, the singular events met; `data-at-event`,
+/// `1` while paused at one).
+#[cfg(target_arch = "wasm32")]
+pub struct WebPagePlugin;
+
+#[cfg(target_arch = "wasm32")]
+impl bevy::prelude::Plugin for WebPagePlugin {
+    fn build(&self, app: &mut bevy::prelude::App) {
+        app.add_systems(bevy::prelude::Last, publish_state);
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn publish_state(live: bevy::prelude::Res<super::simulation::Live>) {
+    let Some(canvas) = web_sys::window()
+        .and_then(|window| window.document())
+        .and_then(|document| document.get_element_by_id("singulab"))
+    else {
+        return;
+    };
+    let session = &live.session;
+    let at_event = if session.current_event().is_some() {
+        "1"
+    } else {
+        "0"
+    };
+    for (name, value) in [
+        ("data-t", format!("{:.4}", session.time())),
+        ("data-events", session.events().len().to_string()),
+        ("data-at-event", at_event.to_owned()),
+    ] {
+        let _ = canvas.set_attribute(name, &value);
+    }
+}
+
 /// The page's entry: opens the app on what the address asks for.
 #[cfg(target_arch = "wasm32")]
 pub fn run_page() {
+    std::panic::set_hook(Box::new(console_error_panic_hook::hook));
     let query = web_sys::window()
         .and_then(|window| window.location().search().ok())
         .unwrap_or_default();

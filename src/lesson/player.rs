@@ -83,6 +83,10 @@ enum Stop {
     Over,
 }
 
+/// Seconds (of wall time at the lesson's speed) a push or leave stays named in the banner:
+/// as long as a short sentence takes to read.
+pub const ACT_NAMED: f64 = 3.0;
+
 /// A lesson being played: the next step and what its trigger counts from.
 #[derive(Clone, Debug)]
 pub struct Player {
@@ -94,6 +98,8 @@ pub struct Player {
     /// Wall-clock seconds waited since the previous step.
     waited: f64,
     push_end: Option<f64>,
+    /// The last push or leave: when (simulated) and what, for a viewer's banner.
+    acted: Option<(f64, String)>,
     caption: Option<ShownCaption>,
     captions: Vec<(f64, String)>,
     /// The next step (a caption) or the end waits until the caption shown has been read.
@@ -131,6 +137,7 @@ impl Player {
             held: false,
             waited: 0.0,
             push_end: None,
+            acted: None,
             caption: None,
             captions: Vec::new(),
             reading: false,
@@ -157,6 +164,16 @@ impl Player {
     /// ([`Lesson::stop_at`]) reached it before the lesson's last step.
     pub fn stopped_before(&self) -> Option<usize> {
         self.stopped_before
+    }
+
+    /// The lesson's last push or leave, while the mechanism is within [`ACT_NAMED`] seconds
+    /// of wall time at `speed` of it (simulated time `now`): a class or a video sees no
+    /// panel, and the banner names what the lesson just did.
+    pub fn act_named(&self, now: f64, speed: f64) -> Option<&str> {
+        self.acted
+            .as_ref()
+            .filter(|(t, _)| now >= *t && now - t <= ACT_NAMED * speed)
+            .map(|(_, text)| text.as_str())
     }
 
     /// The caption to show now, if any.
@@ -517,8 +534,9 @@ impl Player {
                     .goto_event(k - 1)
                     .map_err(|error| self.refused(index, &error))?;
                 self.push_end = None;
-                // The caption described the run left behind.
+                // The caption and the act named described the run left behind.
                 self.caption = None;
+                self.acted = None;
             }
             &Action::SetSpeed(speed) => session.set_speed(speed),
             Action::Caption(text, seconds) => {
@@ -543,10 +561,15 @@ impl Player {
         delta: f64,
         duration: f64,
     ) -> Result<(), LessonError> {
-        let column = self.motion(session, index, motion)?;
+        let (column, label) = self.motion(session, index, motion)?;
+        let t = session.time();
         session
             .push_along(&column, delta, duration)
             .map_err(|error| self.refused(index, &error))?;
+        self.acted = Some((
+            t,
+            format!("Pushed along {label}: Δv {delta:+.2} over {duration} s, at t = {t:.4} s."),
+        ));
         self.push_end = Some(session.time() + duration);
         self.held = false;
         Ok(())
@@ -565,9 +588,19 @@ impl Player {
             let message = "the mechanism is at rest at this event: give the leave a `speed`";
             return Err(self.lesson.step_error(index, None, message.into()));
         }
+        let t = session.time();
         session
             .leave_along(&direction, speed)
             .map_err(|error| self.refused(index, &error))?;
+        let back = if way == super::Way::Back {
+            " (back)"
+        } else {
+            ""
+        };
+        self.acted = Some((
+            t,
+            format!("Left along branch {branch}{back} at t = {t:.4} s."),
+        ));
         self.push_end = None;
         self.held = false;
         Ok(())
@@ -585,10 +618,10 @@ impl Player {
         session: &LiveSession,
         index: usize,
         k: usize,
-    ) -> Result<nalgebra::DVector<f64>, LessonError> {
+    ) -> Result<(nalgebra::DVector<f64>, String), LessonError> {
         let motions = listed_motions(session, self.lesson.spec.basis);
         match motions.get(k - 1) {
-            Some(motion) => Ok(motion.column.clone()),
+            Some(motion) => Ok((motion.column.clone(), motion.label.clone())),
             None => {
                 let labels: Vec<&str> = motions.iter().map(|m| m.label.as_str()).collect();
                 let message = format!(

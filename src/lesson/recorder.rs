@@ -22,7 +22,7 @@
 //! date (UTC), and [`default_lesson_path`] places it next to the scene's lessons.
 
 use std::path::{Component, Path, PathBuf};
-use std::time::SystemTime;
+use web_time::SystemTime;
 
 use nalgebra::DVector;
 

@@ -865,3 +865,44 @@ fn a02s_captions_cover_branch_2_to_the_end() {
         "frames without a caption (frame, t): {bare:?}"
     );
 }
+
+/// The A02 lesson leaves along branch 1, goes back to its first event and leaves along
+/// branch 2: a viewer's banner names each leave from the frame it is done, the second for
+/// 3 s of wall time at the lesson's 0.25x (0.75 simulated seconds), nothing before the
+/// first, and nothing once back at the event (the leave named belonged to the run left).
+#[test]
+fn a_lessons_leaves_are_named_for_the_viewer() {
+    let lesson = load_lesson(&lesson_path("a02_branches")).unwrap_or_else(|e| panic!("{e}"));
+    let (mut player, mut session) = Player::start(lesson).unwrap();
+    // Each text named, with the simulated times it was first and last named.
+    let mut named: Vec<(String, f64, f64)> = Vec::new();
+    let mut frames = 0;
+    while !player.is_finished() {
+        player
+            .advance_steps(&mut session, 1.0 / 60.0, 100_000)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let now = session.time();
+        let act = player.act_named(now, session.speed());
+        if player.caption().is_some_and(|c| c.text.contains("Back at")) {
+            assert_eq!(act, None, "back at the event");
+        }
+        match (act, named.last_mut()) {
+            (Some(text), Some((last, _, until))) if last == text => *until = now,
+            (Some(text), _) => named.push((text.to_owned(), now, now)),
+            (None, _) => {}
+        }
+        frames += 1;
+        assert!(frames < 1_000_000, "the lesson does not end");
+    }
+    let first = a02_first_flat_pose();
+    let texts: Vec<&str> = named.iter().map(|(text, _, _)| text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            format!("Left along branch 1 at t = {first:.4} s."),
+            format!("Left along branch 2 at t = {first:.4} s."),
+        ]
+    );
+    let (_, from, until) = &named[1];
+    assert!(until - from >= 0.75 - 0.02, "named {} s", until - from);
+}

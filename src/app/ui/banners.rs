@@ -43,10 +43,20 @@ pub(super) fn banner(
     };
     // A class and a video see no panel: the banner names what the lecturer just did, before
     // what else it says (a second banner would shrink the canvas under a recording).
-    if let Some(action) = live.action.as_ref().filter(|a| viewer && a.is_shown()) {
+    let session = &live.session;
+    let acted = live
+        .action
+        .as_ref()
+        .filter(|a| a.is_shown())
+        .map(|a| a.text.as_str())
+        .or_else(|| {
+            let run = live.lesson.as_ref()?;
+            run.player.act_named(session.time(), session.speed())
+        });
+    if let Some(action) = acted.filter(|_| viewer) {
         match banners.first_mut() {
-            Some((text, _)) => *text = format!("{} {text}", action.text),
-            None => banners.push((action.text.clone(), palette.banner_event)),
+            Some((text, _)) => *text = format!("{action} {text}"),
+            None => banners.push((action.to_owned(), palette.banner_event)),
         }
     }
     if banners.is_empty() {

@@ -49,6 +49,15 @@ impl SceneCatalog {
         .find(|files| !files.is_empty())
         .unwrap_or_default();
         let mut files = beside;
+        // A browser has no folders to read: the shipped scenes and lessons compiled in.
+        let shipped = if cfg!(target_arch = "wasm32") {
+            crate::source::SHIPPED
+                .iter()
+                .map(|(path, _)| PathBuf::from(path))
+                .collect()
+        } else {
+            shipped
+        };
         for path in shipped {
             if !files.contains(&path) {
                 files.push(path);

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Drives the browser build in headless Chromium (software WebGL) through WebDriver.
+
+Usage: web_check.py SITE_DIR NATIVE_SINGULAB   (run from the project's root, on a display)
+
+Serves SITE_DIR (scripts/web.sh's folder) on 127.0.0.1, opens the default page and
+`?lesson=a02_branches`, and checks: no console errors; the canvas shows the mechanism (the
+fraction of bar-coloured pixels within a factor of two of the native window's, whose
+screenshot NATIVE_SINGULAB takes of the same scene at the page's size); simulated time
+advances once Space is pressed (the canvas' `data-t`); the lesson reaches its first singular
+event (`data-events`, `data-at-event`) with the banner's colour at the top. Prints the time
+to the first frame and the simulated seconds per wall second achieved.
+"""
+
+import functools
+import http.server
+import io
+import subprocess
+import sys
+import threading
+import time
+
+from PIL import Image
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+
+BAR = (86, 132, 196)  # the dark theme's bar fill
+BANNER = (96, 52, 0)  # the dark theme's event banner
+SIZE = (1280, 720)
+
+
+def fraction_of(image, colour, tolerance=12, box=None):
+    """Fraction of `image`'s pixels (in `box`) within `tolerance` of `colour` per channel."""
+    image = image.convert("RGB")
+    if box:
+        image = image.crop(box)
+    data = image.tobytes()
+    pixels = list(zip(data[0::3], data[1::3], data[2::3]))
+    near = sum(all(abs(p[k] - colour[k]) <= tolerance for k in range(3)) for p in pixels)
+    return near / len(pixels)
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".js": "text/javascript",
+    }
+
+    def log_message(self, *args):
+        pass
+
+
+def serve(folder):
+    handler = functools.partial(Quiet, directory=folder)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for argument in [
+        "--headless=new",
+        "--no-sandbox",
+        "--use-angle=swiftshader",
+        "--enable-unsafe-swiftshader",
+        "--ignore-gpu-blocklist",
+        f"--window-size={SIZE[0]},{SIZE[1]}",
+    ]:
+        options.add_argument(argument)
+    options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path="/usr/bin/chromedriver")
+    return webdriver.Chrome(options=options, service=service)
+
+
+def canvas_state(driver):
+    canvas = driver.find_element(By.ID, "singulab")
+    t = canvas.get_attribute("data-t")
+    return (
+        None if t is None else float(t),
+        int(canvas.get_attribute("data-events") or 0),
+        canvas.get_attribute("data-at-event") == "1",
+    )
+
+
+def wait_for(driver, test, seconds, what):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        state = canvas_state(driver)
+        if test(state):
+            return state
+        time.sleep(0.25)
+    raise SystemExit(f"web check: {what} not seen in {seconds} s (state {canvas_state(driver)})")
+
+
+def console_errors(driver):
+    errors = []
+    for entry in driver.get_log("browser"):
+        message = entry.get("message", "")
+        # A page without an icon is not the app's error.
+        ignored = "Using exceptions for control flow" in message or "favicon.ico" in message
+        if entry.get("level") == "SEVERE" and not ignored:
+            errors.append(message)
+    return errors
+
+
+def native_screenshot(singulab, size, out):
+    """The desktop window's screenshot of the double four-bar at its start, `size` pixels."""
+    subprocess.run(
+        [singulab, "view", "scenes/double_four_bar.ron", "--size",
+         f"{size[0]}x{size[1]}", "--screenshot", out],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300,
+    )
+    return Image.open(out)
+
+
+def play(driver):
+    driver.find_element(By.ID, "singulab").send_keys(" ")
+
+
+def main():
+    site, singulab = sys.argv[1], sys.argv[2]
+    server = serve(site)
+    base = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    driver = browser()
+    failures = []
+    try:
+        opened = time.monotonic()
+        driver.get(base)
+        wait_for(driver, lambda s: s[0] is not None, 180, "a first frame")
+        first_frame = time.monotonic() - opened
+        print(f"web check: first frame {first_frame:.1f} s after the page was asked for")
+        time.sleep(3)
+        shot = Image.open(io.BytesIO(driver.get_screenshot_as_png()))
+        shot.save(f"{site}/check_default.png")
+        native = native_screenshot(singulab, shot.size, f"{site}/check_native.png")
+        web_bars, native_bars = fraction_of(shot, BAR), fraction_of(native, BAR)
+        print(f"web check: bar-coloured pixels {web_bars:.4f} (native {native_bars:.4f})")
+        if not (0.5 * native_bars <= web_bars <= 2.0 * native_bars) or web_bars == 0.0:
+            failures.append("the canvas does not show the mechanism as the native window does")
+        play(driver)
+        # The double four-bar pauses at its first flat pose, t = 0.7144 s.
+        wait_for(driver, lambda s: s[0] > 0.5, 180, "simulated time advancing")
+        failures += [f"console: {e}" for e in console_errors(driver)]
+
+        driver.get(base + "?lesson=a02_branches")
+        wait_for(driver, lambda s: s[0] is not None, 180, "the lesson's first frame")
+        time.sleep(2)
+        t0, start = canvas_state(driver)[0], time.monotonic()
+        play(driver)
+        t, _, _ = wait_for(driver, lambda s: s[1] >= 1, 300, "the lesson's first event")
+        speed = (t - t0) / (time.monotonic() - start)
+        print(f"web check: the A02 lesson met its first event at t = {t:.4f} s; "
+              f"{speed:.3f} simulated s per wall s (the lesson asks 0.25)")
+        time.sleep(2)
+        shot = Image.open(io.BytesIO(driver.get_screenshot_as_png()))
+        shot.save(f"{site}/check_lesson.png")
+        banner = fraction_of(shot, BANNER, box=(0, 0, shot.size[0], 140))
+        print(f"web check: banner-coloured pixels at the top {banner:.3f}")
+        if banner < 0.05:
+            failures.append("no event banner at the lesson's first event")
+        failures += [f"console: {e}" for e in console_errors(driver)]
+    finally:
+        driver.quit()
+        server.shutdown()
+    if failures:
+        raise SystemExit("web check failed:\n  " + "\n  ".join(failures))
+    print("web check: passed")
+
+
+if __name__ == "__main__":
+    main()
