@@ -98,3 +98,19 @@ pub fn read_table(path: &Path) -> Table {
         .collect();
     (header, rows)
 }
+
+/// The configuration set of `scene` traced from its start, with the scene's tolerances, at
+/// most 20 000 points, and `holds` (none for a one-dimensional set).
+pub fn atlas_of(scene: &Scene, holds: Vec<singulab::atlas::Hold>) -> singulab::atlas::Atlas {
+    let settings = singulab::atlas::AtlasSettings {
+        max_points: 20_000,
+        detection_tolerance: scene.settings.detection_tolerance,
+        rank_tolerance: scene.settings.rank_tolerance,
+        normal_truncation: scene.settings.normal_truncation,
+        newton_tolerance: scene.settings.newton_tolerance,
+        holds,
+    };
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    singulab::atlas::trace_atlas(&scene.mechanism, &scene.x0, &settings, &cancel)
+        .unwrap_or_else(|e| panic!("{}: {e}", scene.file))
+}

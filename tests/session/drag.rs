@@ -540,7 +540,6 @@ fn posing_at_an_atlas_point_is_at_rest_on_that_branch_and_undone_as_a_drag() {
 /// configuration, at rest).
 #[test]
 fn going_to_an_event_after_a_pose_at_its_instant_gives_the_events_state() {
-    use singulab::atlas::{AtlasSettings, default_holds, trace_atlas};
     let scene = scene("double_four_bar");
     let mut session = LiveSession::new(scene.clone()).unwrap();
     session.run_until_paused(100_000);
@@ -550,16 +549,7 @@ fn going_to_an_event_after_a_pose_at_its_instant_gives_the_events_state() {
         .clone();
     let speed = session.simulation().velocities().amax();
     assert!(speed > 1.0, "A02 passes its flat pose moving");
-    let mechanism = &scene.mechanism;
-    let settings = AtlasSettings {
-        max_points: 20_000,
-        detection_tolerance: scene.settings.detection_tolerance,
-        rank_tolerance: scene.settings.rank_tolerance,
-        normal_truncation: scene.settings.normal_truncation,
-        newton_tolerance: scene.settings.newton_tolerance,
-        holds: default_holds(mechanism, &scene.x0, scene.settings.rank_tolerance),
-    };
-    let atlas = trace_atlas(mechanism, &scene.x0, &settings, &Default::default()).unwrap();
+    let atlas = crate::common::atlas_of(&scene, Vec::new());
     let other = atlas
         .singular
         .iter()

@@ -17,30 +17,15 @@
 //! mechanism is singular there, one rank below the generic 14.
 
 use std::f64::consts::PI;
-use std::sync::atomic::AtomicBool;
 
 use nalgebra::DVector;
-use singulab::atlas::{Atlas, AtlasSettings, trace_atlas};
+use singulab::atlas::Atlas;
 use singulab::scene::Scene;
 
-use crate::common::scene;
+use crate::common::{self, scene};
 
 fn atlas_of(scene: &Scene) -> Atlas {
-    let settings = AtlasSettings {
-        max_points: 20_000,
-        detection_tolerance: scene.settings.detection_tolerance,
-        rank_tolerance: scene.settings.rank_tolerance,
-        normal_truncation: scene.settings.normal_truncation,
-        newton_tolerance: scene.settings.newton_tolerance,
-        holds: Vec::new(),
-    };
-    trace_atlas(
-        &scene.mechanism,
-        &scene.x0,
-        &settings,
-        &AtomicBool::new(false),
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", scene.file))
+    common::atlas_of(scene, Vec::new())
 }
 
 /// `a - b` wrapped into (-pi, pi].
