@@ -22,11 +22,12 @@ use super::simulation::Live;
 use super::window_layout::WindowLayout;
 
 /// How much larger the type is in presentation mode, the first time, in a window
-/// [`PROJECTOR_HEIGHT`] pixels tall: body text of about 25 px, which a 1080p projector shows
-/// at a size read from the back of a room. A projector of another resolution throws its
-/// picture as large, so the factor follows the window's height (a 720p one gets 4/3, the same
-/// layout on fewer pixels), and is never below 1.
-pub const LARGE_TYPE: f32 = 2.0;
+/// [`PROJECTOR_HEIGHT`] pixels tall: the largest the layout holds (480 points of height,
+/// `largest_presenting_zoom`), body text of about 30 px, which a 1080p projector shows at a
+/// size read from the back of a hall. A projector of another resolution throws its picture
+/// as large, so the factor follows the window's height (a 720p one gets 1.5, the same layout
+/// on fewer pixels), and is never below 1.
+pub const LARGE_TYPE: f32 = 2.25;
 /// The window height (physical pixels) [`LARGE_TYPE`] is for.
 pub const PROJECTOR_HEIGHT: f32 = 1080.0;
 
@@ -205,12 +206,12 @@ mod tests {
 
     #[test]
     fn a_projector_of_fewer_pixels_gets_the_same_layout() {
-        // The window's size in points presenting: 1920 x 1080 at 2, 1280 x 720 at 4/3 are
-        // both 960 x 540 points; a small window never shrinks the type.
+        // The window's size in points presenting: 1920 x 1080 at 2.25, 1280 x 720 at 1.5 are
+        // both 853 x 480 points; a small window never shrinks the type.
         for (width, height) in [(1920.0, 1080.0), (1280.0, 720.0)] {
             let mut presentation = Presentation::new(true);
             let zoom = presentation.switched_zoom(1.0, height);
-            assert!((width / zoom - 960.0).abs() < 1e-3 && (height / zoom - 540.0).abs() < 1e-3);
+            assert!((width / zoom - 853.333).abs() < 1e-3 && (height / zoom - 480.0).abs() < 1e-3);
         }
         assert_eq!(Presentation::new(true).switched_zoom(1.0, 400.0), 1.0);
     }
