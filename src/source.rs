@@ -1,7 +1,8 @@
-//! Where scene and lesson text comes from: the file system on the desktop; in a browser,
-//! which has none, the shipped scenes and lessons compiled into the program ([`SHIPPED`]) and
-//! the files the user opened there ([`remember`]). The loaders read through
-//! [`read_at_most`], so a scene loads the same way in both.
+//! Where scene and lesson text comes from and where saved files go: the file system on the
+//! desktop; in a browser, which has none, the shipped scenes and lessons compiled into the
+//! program ([`SHIPPED`]) and the files the user opened or saved there ([`remember`]), a save
+//! being offered as a download. The loaders read through [`read_at_most`] and the window's
+//! saves go through [`write`], so both work the same way in either.
 
 use std::collections::HashMap;
 use std::io::{self, Read};
@@ -75,6 +76,40 @@ pub fn remember(path: &Path, bytes: Vec<u8>) {
     if let Ok(mut files) = opened().lock() {
         files.insert(normalised(path), bytes);
     }
+}
+
+/// Writes `bytes` to the file at `path`: on the desktop `std::fs::write`; in a browser the
+/// page keeps them (a scene saved there opens again) and offers them as a download named
+/// after the file.
+pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        remember(path, bytes.to_vec());
+        let name = path.file_name().map_or_else(
+            || "singulab".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        download(&name, bytes).map_err(|e| io::Error::other(format!("{e:?}")))
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    std::fs::write(path, bytes)
+}
+
+/// Offers `bytes` as a download named `name` (a link to a blob of them, clicked).
+#[cfg(target_arch = "wasm32")]
+fn download(name: &str, bytes: &[u8]) -> Result<(), wasm_bindgen::JsValue> {
+    use wasm_bindgen::JsCast;
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    let document = web_sys::window()
+        .and_then(|window| window.document())
+        .ok_or("no document")?;
+    let link: web_sys::HtmlAnchorElement = document.create_element("a")?.dyn_into()?;
+    link.set_href(&url);
+    link.set_download(name);
+    link.click();
+    web_sys::Url::revoke_object_url(&url)
 }
 
 /// The bytes of the file at `path`, at most `limit + 1` of them (so a caller can tell a file

@@ -361,13 +361,27 @@ fn absolute(dir: &Path) -> PathBuf {
     std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
+/// Writes `picture` as a PNG at `path` (in a browser: a download).
+fn write_png(picture: &image::RgbImage, path: &Path) -> Result<(), String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return picture.save(path).map_err(|e| e.to_string());
+    #[cfg(target_arch = "wasm32")]
+    {
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        picture
+            .write_to(&mut bytes, image::ImageFormat::Png)
+            .map_err(|e| e.to_string())?;
+        crate::source::write(path, bytes.get_ref()).map_err(|e| e.to_string())
+    }
+}
+
 /// Writes a screenshot (without its alpha, which is not coverage) and says where it went.
 fn save_png(image: &Image, path: &Path) -> Notice {
     let saved = image
         .clone()
         .try_into_dynamic()
         .map_err(|e| e.to_string())
-        .and_then(|picture| picture.to_rgb8().save(path).map_err(|e| e.to_string()));
+        .and_then(|picture| write_png(&picture.to_rgb8(), path));
     match saved {
         Ok(()) => Notice::brief(format!("Screenshot saved to {}", path.display())),
         Err(e) => Notice::lasting(format!("Could not write {}: {e}", path.display()), true),
@@ -375,7 +389,7 @@ fn save_png(image: &Image, path: &Path) -> Notice {
 }
 
 fn write_csv(path: PathBuf, csv: String) -> Notice {
-    match std::fs::write(&path, csv) {
+    match crate::source::write(&path, csv.as_bytes()) {
         Ok(()) => Notice::brief(format!("History exported to {}", path.display())),
         Err(e) => Notice::lasting(format!("Could not write {}: {e}", path.display()), true),
     }

@@ -154,28 +154,34 @@ pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) {
     let caption = live.lesson.as_ref().and_then(|run| run.player.caption());
     let text = caption.map_or_else(|| live.session.scene().title.clone(), |c| c.text.clone());
     // Two rows at least, as most captions take: the canvas above keeps its size when a
-    // caption replaces the title, and a video's framing holds.
-    let rows = 2.0 * CAPTION_SIZE * 1.35 + 12.0;
+    // caption replaces the title, and a video's framing holds. Under them, a strip of their
+    // own for the recording mark (drawn over a caption's second row, it covered it).
+    let rows = 2.0 * CAPTION_SIZE * 1.35 + 12.0 + MARK_STRIP;
     egui::Panel::bottom("captions")
         .min_size(rows)
         .show(root, |ui| {
-            if recording {
-                let corner = ui.max_rect().right_top() + egui::vec2(-8.0, 4.0);
-                ui.painter().text(
-                    corner,
-                    egui::Align2::RIGHT_TOP,
-                    "⏺ recording (Ctrl+R stops)",
-                    egui::FontId::proportional(12.0),
-                    egui::Color32::from_rgb(230, 60, 60),
-                );
-            }
             ui.add_space(6.0);
             ui.vertical_centered(|ui| {
                 ui.label(RichText::new(text).size(CAPTION_SIZE).strong());
             });
             ui.add_space(6.0);
+            let width = ui.available_width();
+            let (strip, _) =
+                ui.allocate_exact_size(egui::vec2(width, MARK_STRIP), egui::Sense::hover());
+            if recording {
+                ui.painter().text(
+                    strip.right_center() - egui::vec2(8.0, 0.0),
+                    egui::Align2::RIGHT_CENTER,
+                    "⏺ recording (Ctrl+R stops)",
+                    egui::FontId::proportional(12.0),
+                    egui::Color32::from_rgb(230, 60, 60),
+                );
+            }
         });
 }
+
+/// Height (points) of the strip under the captions that holds the recording mark.
+const MARK_STRIP: f32 = 16.0;
 
 #[cfg(test)]
 mod tests {

@@ -249,7 +249,7 @@ impl Recorder {
     /// [`Recorder::lesson`] written as RON, then saved to `lesson_path`.
     pub fn save(&self, session: &LiveSession, lesson_path: &Path) -> std::io::Result<()> {
         let text = to_ron(&self.lesson(session, lesson_path)).map_err(std::io::Error::other)?;
-        std::fs::write(lesson_path, text)
+        crate::source::write(lesson_path, text.as_bytes())
     }
 }
 

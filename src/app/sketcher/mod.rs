@@ -346,7 +346,7 @@ fn save(sketcher: &mut Sketcher, path: &Path, live: &mut Live) {
         ));
         return;
     }
-    match std::fs::write(&path, scene_text(sketcher.sketch())) {
+    match crate::source::write(&path, scene_text(sketcher.sketch()).as_bytes()) {
         Ok(()) => {
             sketcher.file = Some(path.clone());
             sketcher.unsaved = false;
