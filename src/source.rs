@@ -2,7 +2,7 @@
 //! desktop; in a browser, which has none, the shipped scenes and lessons compiled into the
 //! program ([`SHIPPED`]) and the files the user opened or saved there ([`remember`]), a save
 //! being offered as a download. The loaders read through [`read_at_most`] and the window's
-//! saves go through [`write`], so both work the same way in either.
+//! saves go through [`write()`], so both work the same way in either.
 
 use std::collections::HashMap;
 use std::io::{self, Read};
