@@ -23,8 +23,8 @@ pub struct Live {
     pub modified: Option<SystemTime>,
     /// A message that is not a solver failure (a scene that failed to load, a saved file).
     pub notice: Option<Notice>,
-    /// What the user last did to the motion (a push, a leave, an undo, a go-to), for a
-    /// class and a video, which see no panel: shown in the banner presenting and recording.
+    /// What the user last did to the motion (a push, a leave, an undo), for a class and a
+    /// video, which see no panel: shown in the banner presenting and recording.
     pub action: Option<Notice>,
     /// Bumped on every scene (re)load, so views can re-fit.
     pub generation: u64,

@@ -417,9 +417,8 @@ fn apply_command(
                 }
                 None => "",
             };
-            live.action = Some(Notice::action(format!(
-                "Pushed along {label}: Δv {delta:+.2} over {duration} s, at t = {t:.4} s.{advice}"
-            )));
+            let said = crate::live::motions::push_said(label, *delta, *duration, t);
+            live.action = Some(Notice::action(format!("{said}{advice}")));
         }
         AppCommand::Leave {
             label,
@@ -432,8 +431,8 @@ fn apply_command(
                 Some(speed) => format!(" at speed {speed:.2} (from rest)"),
                 None => String::new(),
             };
-            live.action = Some(Notice::action(format!(
-                "Left along {label}{how}, at t = {t:.4} s."
+            live.action = Some(Notice::action(crate::live::motions::leave_said(
+                label, &how, t,
             )));
         }
         AppCommand::SetTrace(point) => session.set_trace_point(*point),

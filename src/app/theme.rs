@@ -8,6 +8,16 @@ use bevy_egui::egui::{Color32, FontId};
 /// interface's size, 24 px at this factor.
 pub const PRESENTING_CANVAS_TEXT: f32 = 1.3;
 
+/// How much larger than stated the canvas' text and the banner are: presenting and recording
+/// ([`PRESENTING_CANVAS_TEXT`]), or not.
+pub fn canvas_text_scale(for_viewers: bool) -> f32 {
+    if for_viewers {
+        PRESENTING_CANVAS_TEXT
+    } else {
+        1.0
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Palette {
     pub background: Color32,
@@ -103,11 +113,7 @@ impl Palette {
     /// names and the banner from the back, a video's viewer from a laptop; the canvas has
     /// room for them where the panels' layout would not).
     pub fn for_canvas(light: bool, for_viewers: bool) -> Palette {
-        let scale = if for_viewers {
-            PRESENTING_CANVAS_TEXT
-        } else {
-            1.0
-        };
+        let scale = canvas_text_scale(for_viewers);
         Palette {
             text_scale: scale,
             ..*Self::for_theme(light)

@@ -568,7 +568,7 @@ impl Player {
             .map_err(|error| self.refused(index, &error))?;
         self.acted = Some((
             t,
-            format!("Pushed along {label}: Δv {delta:+.2} over {duration} s, at t = {t:.4} s."),
+            crate::live::motions::push_said(&label, delta, duration, t),
         ));
         self.push_end = Some(session.time() + duration);
         self.held = false;
@@ -599,7 +599,7 @@ impl Player {
         };
         self.acted = Some((
             t,
-            format!("Left along branch {branch}{back} at t = {t:.4} s."),
+            crate::live::motions::leave_said(&format!("branch {branch}"), back, t),
         ));
         self.push_end = None;
         self.held = false;

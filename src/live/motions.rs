@@ -259,6 +259,18 @@ fn push_columns(
     }
 }
 
+/// A push along the motion `label`, as the banner names it for a class or a video (the
+/// window's push and a lesson's).
+pub fn push_said(label: &str, delta: f64, duration: f64, t: f64) -> String {
+    format!("Pushed along {label}: Δv {delta:+.2} over {duration} s, at t = {t:.4} s.")
+}
+
+/// A leave along the branch `label` (`how`: " at speed 0.50 (from rest)", " (back)", or
+/// nothing), as the banner names it.
+pub fn leave_said(label: &str, how: &str, t: f64) -> String {
+    format!("Left along {label}{how} at t = {t:.4} s.")
+}
+
 #[cfg(test)]
 mod tests {
     use approx::assert_abs_diff_eq;

@@ -136,7 +136,7 @@ fn a_push_and_a_leave_say_what_was_done() {
         .expect("a leave is named");
     assert!(
         said.text
-            .starts_with("Left along branch 2 at speed 0.50 (from rest), at t = "),
+            .starts_with("Left along branch 2 at speed 0.50 (from rest) at t = "),
         "{}",
         said.text
     );

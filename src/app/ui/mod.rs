@@ -43,7 +43,7 @@ use super::record::Recorder;
 use super::simulation::{FrameBudget, FrameStats, Live};
 use super::sketcher::panel::sketch_panel;
 use super::sketcher::state::Sketcher;
-use super::theme::Palette;
+use super::theme::canvas_text_scale;
 use super::window_layout::{WindowLayout, Zoom};
 use crate::solver::BasisMode;
 use banners::{banner, brief_notice, lesson_caption};
@@ -314,7 +314,7 @@ impl Panels<'_, '_> {
                 viewer,
                 view.video || frame.recorder.status().is_some(),
                 editing.then(|| super::sketcher::panel::edit_banner_text(sketcher)),
-                Palette::for_canvas(view.light, view.for_viewers()).text_scale,
+                canvas_text_scale(view.for_viewers()),
             );
             let overstep = frame.fixed.overstep_fraction_f64();
             if view.side_by_side {
