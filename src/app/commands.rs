@@ -75,6 +75,9 @@ pub enum AppCommand {
     ClearTrace,
     /// Edit mode: the sketcher's requests ([`SketchRequest`]).
     Sketch(SketchRequest),
+    /// A motion chosen or hidden by its key while a lesson plays: the lesson holds where it is
+    /// so the user can look (Space goes on with it, Enter takes over).
+    HoldLesson,
 }
 
 /// What the user asks of the sketcher (edit mode).

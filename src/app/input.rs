@@ -14,6 +14,7 @@ use super::SingulabSystems;
 use super::actions::chosen_action;
 use super::commands::{AppCommand, SketchRequest};
 use super::drawing::{CanvasCamera, ViewState, shown_motions};
+use super::lesson::lesson_playing;
 use super::simulation::{Live, modified_time};
 use super::window_layout::{WindowLayout, Zoom};
 use crate::solver::BasisMode;
@@ -179,6 +180,8 @@ pub fn motion_key(
         _ => None,
     };
     let shown = shown_motions(live, view, view.basis);
+    // Looking at a motion while a lesson plays holds the lesson.
+    let looked = lesson_playing(live).then_some(AppCommand::HoldLesson);
     match (key, digit) {
         (_, Some(0)) => view.all_motions = true,
         (_, Some(k)) => {
@@ -198,7 +201,7 @@ pub fn motion_key(
         }
         _ => return None,
     }
-    Some(None)
+    Some(looked)
 }
 
 /// What pressing `key` (with Ctrl down or not) does: a command, or a change of the view.

@@ -1,7 +1,8 @@
 //! Lessons in the window: a lesson file opens where a scene does (File > Open, a drop, the
 //! command line) and plays when the user presses Space; its captions show over the canvas.
 //! Any other command that moves the mechanism (step, push, leave, go to) takes over from the
-//! lesson, which stops. What the user does is recorded all along ([`Recorder`], told every
+//! lesson, which stops, with the stop it had asked of the session. A motion's key while it
+//! plays holds it (the user looks at that motion; Space goes on, Enter takes over). What the user does is recorded all along ([`Recorder`], told every
 //! frame's wall-clock seconds by the simulation plugin, so that the user's waits while paused
 //! are kept) and File > Save lesson writes it as a lesson that replays it.
 //!
@@ -46,18 +47,44 @@ pub fn before_command(live: &mut Live, command: &AppCommand) -> bool {
         run.running = !run.running;
         return true;
     }
+    if matches!(command, AppCommand::HoldLesson) {
+        hold(live);
+        return true;
+    }
     if moves_the_mechanism(command)
         && let Some(run) = live.lesson.take()
-        && !run.player.is_finished()
     {
-        live.notice = Some(Notice::brief(format!(
-            "The lesson {} stopped at its {}: you took over.",
-            run.path.display(),
-            run.progress()
-        )));
+        // The lesson's next stop is not the user's.
+        live.session.set_stop_time(None);
+        if !run.player.is_finished() {
+            live.notice = Some(Notice::brief(format!(
+                "The lesson {} stopped at its {}: you took over.",
+                run.path.display(),
+                run.progress()
+            )));
+        }
     }
     record(live, command);
     false
+}
+
+/// Whether a lesson plays now (and has steps left): a motion's key then holds it.
+pub fn lesson_playing(live: &Live) -> bool {
+    live.lesson
+        .as_ref()
+        .is_some_and(|run| run.running && !run.player.is_finished())
+}
+
+fn hold(live: &mut Live) {
+    let Some(run) = live.lesson.as_mut().filter(|run| run.running) else {
+        return;
+    };
+    run.running = false;
+    live.notice = Some(Notice::brief(
+        "The lesson holds while you look at the motions: Space goes on with it, Enter takes \
+         the chosen motion (the lesson then stops)."
+            .to_owned(),
+    ));
 }
 
 fn moves_the_mechanism(command: &AppCommand) -> bool {

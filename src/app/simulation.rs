@@ -481,6 +481,8 @@ fn apply_command(
         | AppCommand::ToggleRecording
         | AppCommand::TogglePresentation
         | AppCommand::Sketch(_) => {}
+        // The lesson's business (`before_command`).
+        AppCommand::HoldLesson => {}
     }
     Ok(())
 }

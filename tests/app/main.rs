@@ -239,3 +239,131 @@ fn every_key_press_of_a_slow_frame_counts() {
         ]
     );
 }
+
+/// The README's A02 lesson opened as the window opens it, playing, with the keys' plugin.
+fn a02_lesson_app() -> App {
+    use singulab::app::{AppCommand, ShortcutsPlugin, ViewState};
+    let placeholder = scene_path("four_bar");
+    let session = LiveSession::new(load_scene(&placeholder).unwrap()).unwrap();
+    let mut live = Live::new(session, placeholder);
+    let lesson = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/lessons/a02_branches.ron");
+    assert!(live.load(&lesson));
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_message::<bevy::input::keyboard::KeyboardInput>()
+        .add_message::<AppCommand>()
+        .init_resource::<bevy_egui::input::EguiWantsInput>()
+        .insert_resource(ViewState::default())
+        .insert_resource(live)
+        .add_plugins((SimulationPlugin, ShortcutsPlugin))
+        .insert_resource(FrameBudget::new(Duration::from_secs(60)))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut().write_message(AppCommand::TogglePlay);
+    app
+}
+
+fn press(app: &mut App, key_code: KeyCode) {
+    use bevy::input::ButtonState::{Pressed, Released};
+    app.world_mut().write_message(key(key_code, Pressed));
+    app.world_mut().write_message(key(key_code, Released));
+    app.update();
+}
+
+/// Updates (1/60 s of wall clock each) until `done`, at most `frames`.
+fn update_until(app: &mut App, frames: usize, done: impl Fn(&Live) -> bool) {
+    for _ in 0..frames {
+        app.update();
+        if done(app.world().resource::<Live>()) {
+            return;
+        }
+    }
+    panic!("not reached in {frames} frames");
+}
+
+/// At the A02 lesson's first event, where it waits for its caption to be read, a student
+/// presses 5 (branch 2) to look at it: the lesson holds instead of leaving on branch 1 by
+/// itself, and Enter then leaves on branch 2, the user's, the lesson stopped.
+#[test]
+fn a_motions_key_holds_a_lesson_and_enter_takes_over() {
+    let mut app = a02_lesson_app();
+    update_until(&mut app, 2_000, |live| {
+        live.session.current_event().is_some()
+    });
+    let at_event = app.world().resource::<Live>().session.time();
+    press(&mut app, KeyCode::Digit5);
+    // Ten seconds of wall clock: twice the caption's five before the lesson's leave.
+    for _ in 0..600 {
+        app.update();
+    }
+    let live = app.world().resource::<Live>();
+    assert_eq!(live.session.time(), at_event, "the lesson held");
+    assert!(live.lesson.as_ref().is_some_and(|run| !run.running));
+    assert!(
+        live.notice
+            .as_ref()
+            .is_some_and(|n| n.text.contains("holds")),
+        "{:?}",
+        live.notice.as_ref().map(|n| &n.text)
+    );
+    press(&mut app, KeyCode::Enter);
+    let live = app.world().resource::<Live>();
+    assert!(live.lesson.is_none(), "Enter took over");
+    let said = live
+        .action
+        .as_ref()
+        .map(|a| a.text.clone())
+        .unwrap_or_default();
+    assert!(said.starts_with("Left along branch 2"), "{said}");
+}
+
+/// The lesson leaves on branch 1 and asks the session to stop 1 s later (to go back to its
+/// first event); a user's push after the leave takes over, and the run then goes on through
+/// that instant (pausing only at singular events) instead of stopping "as requested".
+#[test]
+fn a_lesson_taken_over_leaves_no_stop_of_its_own() {
+    use singulab::app::AppCommand;
+    let mut app = a02_lesson_app();
+    update_until(&mut app, 5_000, |live| {
+        live.session.time() > 0.8 && !live.session.is_paused()
+    });
+    let column = {
+        let velocities = app
+            .world()
+            .resource::<Live>()
+            .session
+            .simulation()
+            .velocities()
+            .clone();
+        velocities.normalize()
+    };
+    app.world_mut().write_message(AppCommand::Push {
+        label: "T1".into(),
+        column,
+        delta: 0.1,
+        duration: 0.05,
+        note: None,
+    });
+    app.update();
+    assert!(
+        app.world().resource::<Live>().lesson.is_none(),
+        "the push took over"
+    );
+    let lessons_stop = 0.7144 + 1.0;
+    for _ in 0..20_000 {
+        app.update();
+        let live = app.world().resource::<Live>();
+        assert_ne!(
+            live.session.pause_reason(),
+            Some(&PauseReason::TimeReached),
+            "stopped at t = {}",
+            live.session.time()
+        );
+        if live.session.time() > lessons_stop + 0.2 {
+            return;
+        }
+        if live.session.is_paused() {
+            app.world_mut().write_message(AppCommand::TogglePlay);
+        }
+    }
+    panic!("the run did not pass t = {lessons_stop}");
+}
