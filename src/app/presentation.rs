@@ -148,11 +148,15 @@ fn apply(
 }
 
 /// The captions area: one or two rows of large type under the canvas, the lesson's caption
-/// (the canvas then shows none) or the scene's title; while the window is `recording`, a red
-/// mark in its corner (outside the recorded canvas) tells the lecturer so.
+/// (the canvas then shows none) or the first sentence of the scene's description (the
+/// banner above has its title); while the window is `recording`, a red mark in its corner
+/// (outside the recorded canvas) tells the lecturer so.
 pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) {
     let caption = live.lesson.as_ref().and_then(|run| run.player.caption());
-    let text = caption.map_or_else(|| live.session.scene().title.clone(), |c| c.text.clone());
+    let text = caption.map_or_else(
+        || first_sentence(&live.session.scene().description).to_owned(),
+        |c| c.text.clone(),
+    );
     // Two rows at least, as most captions take: the canvas above keeps its size when a
     // caption replaces the title, and a video's framing holds. Under them, a strip of their
     // own for the recording mark (drawn over a caption's second row, it covered it).
@@ -180,6 +184,30 @@ pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) {
         });
 }
 
+/// The text up to its first full stop outside parentheses followed by a capital (or its
+/// first line break), the stop kept: "et al. 2023" and "sect. 3.2" go on. A long
+/// description's opening says what the scene is.
+fn first_sentence(text: &str) -> &str {
+    let line = text.trim().lines().next().unwrap_or_default();
+    let mut depth = 0_i32;
+    for (at, c) in line.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            '.' if depth <= 0 => {
+                let rest = line[at + 1..].trim_start();
+                if rest.len() < line.len() - at - 1
+                    && rest.chars().next().is_some_and(char::is_uppercase)
+                {
+                    return &line[..=at];
+                }
+            }
+            _ => {}
+        }
+    }
+    line
+}
+
 /// Height (points) of the strip under the captions that holds the recording mark.
 const MARK_STRIP: f32 = 16.0;
 
@@ -191,6 +219,32 @@ mod tests {
     fn switch(presentation: &mut Presentation, current: f32) -> f32 {
         presentation.on = !presentation.on;
         presentation.switched_zoom(current, PROJECTOR_HEIGHT)
+    }
+
+    #[test]
+    fn the_idle_caption_is_the_descriptions_first_sentence() {
+        assert_eq!(
+            first_sentence(
+                "Benchmark A02: point B0 starts at 1 m/s; singular whenever all bars are horizontal."
+            ),
+            "Benchmark A02: point B0 starts at 1 m/s; singular whenever all bars are horizontal."
+        );
+        assert_eq!(
+            first_sentence("  A robot. It has 4 wheels.\nMore."),
+            "A robot."
+        );
+        assert_eq!(first_sentence("Two lines\nof text"), "Two lines");
+        assert_eq!(first_sentence(""), "");
+        assert_eq!(
+            first_sentence(
+                "Spin top of Zhou et al. 2023, sect. 3.4 (after Haug 1989). The printed"
+            ),
+            "Spin top of Zhou et al. 2023, sect. 3.4 (after Haug 1989)."
+        );
+        assert_eq!(
+            first_sentence("A benchmark (Zhou et al. 2023, sect. 3.2; data. As in) here. The"),
+            "A benchmark (Zhou et al. 2023, sect. 3.2; data. As in) here."
+        );
     }
 
     #[test]

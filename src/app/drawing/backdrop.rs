@@ -59,9 +59,10 @@ pub(super) fn draw_grid(
     draw_scale_bar(painter, rect, px, step, palette, avoid)
 }
 
-/// The scale bar, `px` pixels for `step` metres, in the canvas' bottom left corner, or the
-/// bottom right where the left one would lie on the mechanism (its box on the screen,
-/// `avoid`); returns its area.
+/// The scale bar, `px` pixels for `step` metres, with its length written after it on one
+/// line low in the canvas' bottom left corner (clear of the ground symbols of a fitted pose,
+/// which a label above the bar met), or the bottom right where the left one would lie on the
+/// mechanism (its box on the screen, `avoid`); returns its area.
 fn draw_scale_bar(
     painter: &egui::Painter,
     rect: egui::Rect,
@@ -70,9 +71,18 @@ fn draw_scale_bar(
     palette: &Palette,
     avoid: Option<egui::Rect>,
 ) -> egui::Rect {
-    let area = |a: Pos2| egui::Rect::from_two_pos(a - vec2(2.0, 24.0), a + vec2(px + 2.0, 6.0));
-    let left = pos2(rect.left() + 16.0, rect.bottom() - 18.0);
-    let right = pos2(rect.right() - 16.0 - px, rect.bottom() - 18.0);
+    let galley = painter.layout_no_wrap(format_length(step), palette.font(13.0), palette.text);
+    let gap = 6.0;
+    let half = 0.5 * galley.size().y.max(10.0);
+    let area = |a: Pos2| {
+        egui::Rect::from_min_max(
+            a - vec2(2.0, half),
+            a + vec2(px + gap + galley.size().x, half),
+        )
+    };
+    let y = rect.bottom() - 6.0 - half;
+    let left = pos2(rect.left() + 16.0, y);
+    let right = pos2(rect.right() - 16.0 - (area(left).width() - 2.0), y);
     let covers = |a: Pos2| avoid.is_some_and(|pose| area(a).intersects(pose));
     let a = if covers(left) && !covers(right) {
         right
@@ -84,18 +94,11 @@ fn draw_scale_bar(
     painter.line_segment([a, b], s);
     painter.line_segment([a - vec2(0.0, 5.0), a + vec2(0.0, 5.0)], s);
     painter.line_segment([b - vec2(0.0, 5.0), b + vec2(0.0, 5.0)], s);
-    let label = painter.text(
-        a + vec2(0.5 * px, -8.0),
-        Align2::CENTER_BOTTOM,
-        format_length(step),
-        palette.font(13.0),
-        palette.text,
-    );
+    let corner = b + vec2(gap, -0.5 * galley.size().y);
     // The area the scale bar takes (the motions' labels keep off it).
-    label.union(egui::Rect::from_two_pos(
-        a - vec2(2.0, 6.0),
-        b + vec2(2.0, 6.0),
-    ))
+    let taken = area(a);
+    painter.galley(corner, galley, palette.text);
+    taken
 }
 
 pub(super) fn format_length(metres: f64) -> String {

@@ -29,11 +29,12 @@ pub(super) fn fit_planar(live: &Live) -> PlanarView {
     PlanarView { center, width }
 }
 
-/// Room (pixels) above and below the pose for the motions' arrows at an event: their
-/// longest is this long (`arrows::draw_motions`). Without it a short canvas (a projector's
-/// interface scale, side by side) drew them over the legend and the time.
-fn arrow_room(live: &Live, size: egui::Vec2) -> f32 {
-    if live.session.current_event().is_some() {
+/// Room (pixels) above and below the pose for the motions' arrows where they are drawn (at an
+/// event, or with the columns of T shown): their longest is this long
+/// (`arrows::draw_motions`). Without it a short canvas (a projector's interface scale, side
+/// by side) drew them over the legend and the time.
+fn arrow_room(live: &Live, view: &ViewState, size: egui::Vec2) -> f32 {
+    if live.session.current_event().is_some() || view.show_motions {
         0.16 * size.x.min(size.y)
     } else {
         0.0
@@ -43,16 +44,22 @@ fn arrow_room(live: &Live, size: egui::Vec2) -> f32 {
 /// "Fit view": the current pose's bounding box fills the part of the canvas (`size` in
 /// pixels) below the legend and the time (`top` pixels), less the arrows' room above and
 /// below it, in whichever dimension it reaches first, with a margin of a tenth of that part
-/// on every side (the labels need some room).
-fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
+/// on every side (the labels need some room); the view `min_width` metres across at least.
+fn fit_pose(
+    live: &Live,
+    view: &ViewState,
+    size: egui::Vec2,
+    top: f32,
+    min_width: f64,
+) -> PlanarView {
     let top = top + NAME_ROOM;
     match pose_box(live) {
         Some(pose) => fit_box(
             pose,
             size,
             [top, GROUND_ROOM],
-            arrow_room(live, size),
-            WINDOW_FILL,
+            arrow_room(live, view, size),
+            [WINDOW_FILL, min_width],
         ),
         None => fit_planar(live),
     }
@@ -61,13 +68,13 @@ fn fit_pose(live: &Live, size: egui::Vec2, top: f32) -> PlanarView {
 /// The view in which `[lo, hi]` fills the canvas as [`fit_pose`] fills it with the pose:
 /// `top` and `bottom` pixels of the canvas left to the legend and the scale bar, `arrows`
 /// pixels free above and below the box, which fills the fraction `fill` of the width or the
-/// height it reaches first.
+/// height it reaches first, in a view `min_width` metres across at least.
 fn fit_box(
     [lo, hi]: framing::PlaneBox,
     size: egui::Vec2,
     [top, bottom]: [f32; 2],
     arrows: f32,
-    fill: f64,
+    [fill, min_width]: [f64; 2],
 ) -> PlanarView {
     let (w, h) = (hi[0] - lo[0], hi[1] - lo[1]);
     // The legend may fill most of a short canvas: the pose keeps the lower half at least
@@ -81,7 +88,7 @@ fn fit_box(
     );
     // A single point (or a pose with no extent) still gets a sensible scale.
     let needed = w.max(h * canvas_w / free_h).max(1e-3);
-    let width = needed / fill;
+    let width = (needed / fill).max(min_width);
     // The free part's centre is `(top - bottom) / 2` pixels below the canvas centre.
     let below = 0.5 * f64::from(top - bottom) * width / canvas_w;
     PlanarView {
@@ -93,13 +100,19 @@ fn fit_box(
 /// Whether the current pose lies on the canvas `rect` under `planar`, below the legend
 /// (`top` pixels) and clear of the edges by a tenth of the canvas' smaller side, and at an
 /// event of the top and bottom by its arrows' room too.
-fn pose_on_canvas(live: &Live, planar: &PlanarView, rect: egui::Rect, top: f32) -> bool {
+fn pose_on_canvas(
+    live: &Live,
+    view: &ViewState,
+    planar: &PlanarView,
+    rect: egui::Rect,
+    top: f32,
+) -> bool {
     let top = top + NAME_ROOM;
     let Some([lo, hi]) = pose_box(live) else {
         return true;
     };
     let margin = 0.1 * f64::from(rect.width().min(rect.height()));
-    let arrows = f64::from(arrow_room(live, rect.size()));
+    let arrows = f64::from(arrow_room(live, view, rect.size()));
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
     let width = f64::from(rect.width());
     let [left, upper] = planar.to_screen([lo[0], hi[1]], center, width);
@@ -176,7 +189,7 @@ pub(super) fn fit_view(
     } else if camera.fitted_layout != layout {
         // At an event the pose is what the class looks at: fitted as F fits it.
         camera.planar = Some(if live.session.current_event().is_some() {
-            fit_pose(live, rect.size(), camera.overlay_height)
+            fit_pose(live, view, rect.size(), camera.overlay_height, 0.0)
         } else {
             fit_planar(live)
         });
@@ -187,7 +200,13 @@ pub(super) fn fit_view(
     } else if std::mem::take(&mut camera.fit_requested) {
         // The orbit camera of a spatial scene goes back to its start: the pendulum swings
         // about its pivot, which that view centres.
-        camera.planar = Some(fit_pose(live, rect.size(), camera.overlay_height));
+        camera.planar = Some(fit_pose(
+            live,
+            view,
+            rect.size(),
+            camera.overlay_height,
+            0.0,
+        ));
         camera.orbit = Some(fit_orbit(live));
         camera.moved_by_user = false;
     } else if camera.overlay_height > 0.0
@@ -195,35 +214,11 @@ pub(super) fn fit_view(
         && std::mem::take(&mut camera.check_pose_visible)
         && !spatial
         && !camera.moved_by_user
-        && camera
+        && let Some(looked) = camera
             .planar
-            .is_some_and(|planar| !pose_on_canvas(live, &planar, rect, camera.overlay_height))
+            .and_then(|planar| view_to_look(live, view, camera, &planar, rect))
     {
-        // The motions at a singular event are drawn on the whole pose: the 2x2's stacked
-        // stage leans past its view hint's right edge at its first event. Brought into sight
-        // at the view's scale (fitting the pose, a compact pose at each pause zoomed in step
-        // by step: four_bar_stopping from a 50 cm scale to 10 cm).
-        camera.planar = match camera.planar.zip(pose_box(live)) {
-            Some((planar, pose)) => {
-                let arrows = arrow_room(live, rect.size());
-                // At an event the pose and its arrows are what the class looks at: centred
-                // alone (with the run's recent poses a flat pose reached from upright ones
-                // stayed at the box's bottom, its arrows off the canvas).
-                let recent = if arrows > 0.0 {
-                    pose
-                } else {
-                    camera.recent.iter().fold(pose, |a, b| union(a, *b))
-                };
-                Some(reframe(
-                    recent,
-                    &planar,
-                    rect,
-                    camera.overlay_height,
-                    arrows,
-                ))
-            }
-            None => Some(fit_pose(live, rect.size(), camera.overlay_height)),
-        };
+        camera.planar = Some(looked);
     } else if !paused
         && !spatial
         && !camera.moved_by_user
@@ -245,6 +240,48 @@ pub(super) fn fit_view(
         camera.recent.push_back(pose);
     }
 }
+
+/// The view a pause, a new canvas or a new layout calls for, `None` where the current one
+/// serves. The motions at a singular event are drawn on the whole pose (the 2x2's stacked
+/// stage leans past its view hint's right edge at its first event): a pose off the canvas is
+/// brought into sight at the view's scale. Paused, a pose the run's widening left small
+/// (A02's flat pose after branch 1's fold had widened the view to a 2 m grid) is fitted as
+/// F fits it, but never closer than the scene opened (a compact pose fitted at each pause
+/// zoomed in step by step: four_bar_stopping from a 50 cm scale to 10 cm).
+fn view_to_look(
+    live: &Live,
+    view: &ViewState,
+    camera: &CanvasCamera,
+    planar: &PlanarView,
+    rect: egui::Rect,
+) -> Option<PlanarView> {
+    let pose = pose_box(live)?;
+    let top = camera.overlay_height;
+    if live.session.is_paused() {
+        let opening = fit_planar(live).width;
+        let fitted = fit_pose(live, view, rect.size(), top, opening);
+        if planar.width > ZOOM_IN_AT_PAUSE * fitted.width {
+            return Some(fitted);
+        }
+    }
+    if pose_on_canvas(live, view, planar, rect, top) {
+        return None;
+    }
+    let arrows = arrow_room(live, view, rect.size());
+    // With arrows the pose is what the class looks at: centred alone (with the run's recent
+    // poses a flat pose reached from upright ones stayed at the box's bottom, its arrows off
+    // the canvas).
+    let recent = if arrows > 0.0 {
+        pose
+    } else {
+        camera.recent.iter().fold(pose, |a, b| union(a, *b))
+    };
+    Some(reframe(recent, planar, rect, top, arrows))
+}
+
+/// How much wider than the pose's fit (at the scene's opening scale at least) a paused view
+/// may be before the pause fits the pose.
+const ZOOM_IN_AT_PAUSE: f64 = 1.5;
 
 /// The box holding both boxes.
 fn union([lo, hi]: framing::PlaneBox, [lo2, hi2]: framing::PlaneBox) -> framing::PlaneBox {
@@ -324,7 +361,7 @@ fn reframe(
     let shown_lo = planar.to_world([left, lower], center, width);
     let shown_hi = planar.to_world([right, upper], center, width);
     let both = union(recent, [shown_lo, shown_hi]);
-    fit_box(both, rect.size(), [top, 0.0], 0.0, WINDOW_FILL)
+    fit_box(both, rect.size(), [top, 0.0], 0.0, [WINDOW_FILL, 0.0])
 }
 
 /// A video's view, on every frame: the box of its whole motion fitted below room for the
@@ -344,7 +381,7 @@ fn fit_video(live: &Live, camera: &mut CanvasCamera, motion: framing::PlaneBox, 
         size,
         [0.2 * size.y, 0.0],
         arrows,
-        VIDEO_FILL,
+        [VIDEO_FILL, 0.0],
     ));
 }
 
@@ -465,7 +502,7 @@ mod tests {
         camera.recent.push_back(upright);
         // The arrows' ends, below and above the flat pose, and the room left under them for
         // their labels (a tenth of the canvas at least).
-        let arrows = f64::from(arrow_room(&live, rect.size()));
+        let arrows = f64::from(arrow_room(&live, &view, rect.size()));
         let room_below = |camera: &CanvasCamera| {
             let [lo, hi] = pose_box(&live).unwrap();
             let (center, width) = (
@@ -488,5 +525,46 @@ mod tests {
         fit_view(&live, &view, &mut camera, rect, false);
         fit_view(&live, &view, &mut camera, rect, false);
         assert!(room_below(&camera) >= 0.1 * 263.8);
+    }
+
+    /// A02 paused at its first flat pose in a view the run widened to four times the scene's
+    /// opening width (as branch 1's fold widens it): the pause fits the pose, no closer than
+    /// the opening view, and a second pause there changes nothing (no zooming in step by
+    /// step).
+    #[test]
+    fn a_pause_fits_a_pose_the_runs_widening_left_small() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/double_four_bar.ron");
+        let scene = crate::scene::load_scene(&path).unwrap();
+        let mut session = crate::live::LiveSession::new(scene).unwrap();
+        session.run_until_paused(100_000);
+        let live = Live::new(session, path);
+        let opening = fit_planar(&live).width;
+        let rect = egui::Rect::from_min_max(egui::pos2(0.0, 68.9), egui::pos2(640.0, 432.0));
+        let view = ViewState::default();
+        let [lo, hi] = pose_box(&live).unwrap();
+        let mut camera = CanvasCamera {
+            planar: Some(PlanarView {
+                center: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])],
+                width: 4.0 * opening,
+            }),
+            fitted_generation: Some(live.generation),
+            fitted_layout: (view.side_by_side, view.presenting),
+            canvas_size: Some(rect.size()),
+            overlay_height: 81.25,
+            was_paused: false,
+            ..CanvasCamera::default()
+        };
+        fit_view(&live, &view, &mut camera, rect, false);
+        let fitted = camera.planar.unwrap();
+        assert!(
+            fitted.width >= opening,
+            "{} closer than {opening}",
+            fitted.width
+        );
+        assert!(fitted.width < 2.0 * opening, "{} m across", fitted.width);
+        camera.was_paused = false;
+        fit_view(&live, &view, &mut camera, rect, false);
+        assert_eq!(camera.planar, Some(fitted));
     }
 }

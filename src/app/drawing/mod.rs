@@ -407,11 +407,15 @@ fn draw_backdrop(canvas: &Canvas, live: &Live) -> Option<egui::Rect> {
             let pose = crate::live::framing::pose_box(canvas.mech, canvas.x).map(|[lo, hi]| {
                 let a = view.to_screen(lo, *center, *width);
                 let b = view.to_screen(hi, *center, *width);
-                egui::Rect::from_two_pos(
+                let corners = egui::Rect::from_two_pos(
                     egui::pos2(a[0] as f32, a[1] as f32),
                     egui::pos2(b[0] as f32, b[1] as f32),
+                );
+                // The hatching under a ground pivot reaches further down than to the sides.
+                egui::Rect::from_min_max(
+                    corners.min - egui::vec2(16.0, 16.0),
+                    corners.max + egui::vec2(16.0, 32.0),
                 )
-                .expand(16.0)
             });
             Some(draw_grid(
                 canvas.painter,
