@@ -26,7 +26,7 @@ use crate::live::history::{ChannelKind, Grid, LineCache};
 use crate::live::{Channel, History, LiveSession};
 use crate::solver::BasisMode;
 use axes::{axes, label_axes, plotted_scale};
-use configuration::show_configuration_plot;
+use configuration::{Look, show_configuration_plot};
 use legend::LegendEntry;
 
 mod axes;
@@ -187,13 +187,16 @@ pub fn show_plots(
         // The configuration space first, two plots tall: the global picture of the branches
         // beside the time plots of the run on them.
         if !view.video && atlas.shown {
-            let light = view.light;
+            let look = Look {
+                light: view.light,
+                viewer: view.presenting || view.video,
+            };
             show_configuration_plot(
                 ui,
                 live,
                 atlas,
                 2.0 * height,
-                light,
+                look,
                 &mut view.atlas_ghost,
                 commands,
             );
@@ -213,13 +216,16 @@ pub fn show_configuration_beside(
     commands: &mut Vec<AppCommand>,
 ) {
     let height = (ui.available_height() - 60.0).max(MIN_PLOT_HEIGHT);
-    let light = view.light;
+    let look = Look {
+        light: view.light,
+        viewer: view.presenting || view.video,
+    };
     show_configuration_plot(
         ui,
         live,
         atlas,
         height,
-        light,
+        look,
         &mut view.atlas_ghost,
         commands,
     );
@@ -338,9 +344,13 @@ pub fn show_velocity_plot(
             BasisMode::Traditional => "plot_qd_traditional",
             BasisMode::Continued => "plot_qd_continued",
         },
-        title: match basis {
-            BasisMode::Traditional => "generalized velocities qd, traditional QR",
-            BasisMode::Continued => "generalized velocities qd, continued QR",
+        // A narrow column (side by side beside the configuration space) keeps the title on
+        // one row: wrapped, it took most of the plot's height.
+        title: match (basis, ui.available_width() < SHORT_TITLE_WIDTH) {
+            (BasisMode::Traditional, false) => "generalized velocities qd, traditional QR",
+            (BasisMode::Continued, false) => "generalized velocities qd, continued QR",
+            (BasisMode::Traditional, true) => "qd, traditional QR",
+            (BasisMode::Continued, true) => "qd, continued QR",
         },
         kinds: vec![qd],
         log: false,
@@ -350,6 +360,9 @@ pub fn show_velocity_plot(
     };
     show_plot(ui, live, view, state, &spec, [qd, q], height - 40.0);
 }
+
+/// Column width (points) below which a `qd` plot has the short title.
+const SHORT_TITLE_WIDTH: f32 = 480.0;
 
 /// The `qd` and `q` channels of a basis.
 fn basis_channels(basis: BasisMode) -> (ChannelKind, ChannelKind) {

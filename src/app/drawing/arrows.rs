@@ -301,9 +301,10 @@ pub(super) struct PlacedLabel {
 /// A label further than this (pixels) from the arrow tip it names gets a leader line to it...
 const LEADER_FROM: f32 = 8.0;
 /// ... unless it is further than this, or the line would pass under another label: a long
-/// line across the mechanism, or one that seems to end at another motion's label, says
-/// less than none.
-const LEADER_TO: f32 = 90.0;
+/// line across the mechanism (at A02's flat pose side by side, down through a pivot and
+/// past the arrow it names), or one that seems to end at another motion's label, says less
+/// than none; the label's colour names its motion.
+const LEADER_TO: f32 = 40.0;
 
 /// Paints labels on an opaque backing: a translucent one over the arrows is grey on the light
 /// theme's white, and the label hard to read. A label that had to move away from its arrow

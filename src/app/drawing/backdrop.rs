@@ -96,7 +96,7 @@ fn draw_scale_bar(
     painter.line_segment([b - vec2(0.0, 5.0), b + vec2(0.0, 5.0)], s);
     let corner = b + vec2(gap, -0.5 * galley.size().y);
     // The area the scale bar takes (the motions' labels keep off it).
-    let taken = area(a);
+    let taken = area(a).expand(6.0);
     painter.galley(corner, galley, palette.text);
     taken
 }

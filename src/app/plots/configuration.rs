@@ -20,6 +20,14 @@ use crate::model::Mechanism;
 /// Pixels from a singular point's marker within which a click goes to its event.
 const CLICK_RADIUS: f32 = 10.0;
 
+/// How the plot is seen: in which theme, and whether by viewers (presenting, a video), for
+/// whom nothing follows the hidden pointer (no readout, rulers, hint or ghost).
+#[derive(Clone, Copy)]
+pub struct Look {
+    pub light: bool,
+    pub viewer: bool,
+}
+
 /// The plot, `height` points tall, at the top of the plots panel; a click on a singular point
 /// the run met sends [`AppCommand::GotoEvent`], on another singular point or a curve
 /// [`AppCommand::PoseAt`] it or the curve's nearest traced point.
@@ -28,11 +36,11 @@ pub fn show_configuration_plot(
     live: &Live,
     view: &mut AtlasView,
     height: f32,
-    light: bool,
+    look: Look,
     ghost: &mut Option<DVector<f64>>,
     commands: &mut Vec<AppCommand>,
 ) {
-    let palette = Palette::for_theme(light);
+    let palette = Palette::for_theme(look.light);
     let atlas = match &view.atlas {
         // The atlas and axes of the scene before, for the frame a new one opens in.
         _ if !view.is_of(live.generation) => {
@@ -102,6 +110,10 @@ pub fn show_configuration_plot(
             .default_y_bounds(centre[1] - half[1], centre[1] + half[1]);
     }
     let (x_name, y_name) = (names[axes[0]].clone(), names[axes[1]].clone());
+    if look.viewer {
+        plot = plot.show_x(false).show_y(false);
+    }
+    let viewer = look.viewer;
     plot.height(height)
         .data_aspect(1.0)
         .label_formatter(move |position| {
@@ -109,7 +121,7 @@ pub fn show_configuration_plot(
                 HoverPosition::NearDataPoint { position, .. }
                 | HoverPosition::Elsewhere { position } => position,
             };
-            Some(format!("{x_name} {:.4}\n{y_name} {:.4}", p.x, p.y))
+            (!viewer).then(|| format!("{x_name} {:.4}\n{y_name} {:.4}", p.x, p.y))
         })
         .x_axis_label(axis_name(&names[axes[0]], angles[0]))
         .y_axis_label(axis_name(&names[axes[1]], angles[1]))
@@ -159,7 +171,8 @@ pub fn show_configuration_plot(
                     Text::new(
                         "",
                         PlotPoint::new(at[0], at[1]),
-                        egui::RichText::new(name).size(13.0),
+                        // Read from afar when presenting: the canvas' text scale.
+                        egui::RichText::new(name).size(if viewer { 17.0 } else { 13.0 }),
                     )
                     .color(palette.text)
                     .anchor(egui::Align2::LEFT_BOTTOM),
@@ -195,6 +208,7 @@ pub fn show_configuration_plot(
             let under = plot_ui
                 .response()
                 .hover_pos()
+                .filter(|_| !viewer)
                 .map_or_else(Vec::new, |pointer| {
                     configurations_under(&atlas, axes, angles, |p| {
                         plot_ui
