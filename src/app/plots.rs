@@ -362,7 +362,7 @@ pub fn show_velocity_plot(
 }
 
 /// Column width (points) below which a `qd` plot has the short title.
-const SHORT_TITLE_WIDTH: f32 = 480.0;
+const SHORT_TITLE_WIDTH: f32 = 380.0;
 
 /// The `qd` and `q` channels of a basis.
 fn basis_channels(basis: BasisMode) -> (ChannelKind, ChannelKind) {

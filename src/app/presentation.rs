@@ -150,8 +150,9 @@ fn apply(
 /// The captions area: one or two rows of large type under the canvas, the lesson's caption
 /// (the canvas then shows none) or the first sentence of the scene's description (the
 /// banner above has its title); while the window is `recording`, a red mark in its corner
-/// (outside the recorded canvas) tells the lecturer so.
-pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) {
+/// (outside the recorded area) tells the lecturer so. Returns the area of the captions'
+/// rows, which a recording of the window takes with the canvas.
+pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) -> egui::Rect {
     let caption = live.lesson.as_ref().and_then(|run| run.player.caption());
     let text = caption.map_or_else(
         || first_sentence(&live.session.scene().description).to_owned(),
@@ -161,7 +162,7 @@ pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) {
     // caption replaces the title, and a video's framing holds. Under them, a strip of their
     // own for the recording mark (drawn over a caption's second row, it covered it).
     let rows = 2.0 * CAPTION_SIZE * 1.35 + 12.0 + MARK_STRIP;
-    egui::Panel::bottom("captions")
+    let panel = egui::Panel::bottom("captions")
         .min_size(rows)
         .show(root, |ui| {
             ui.add_space(6.0);
@@ -182,6 +183,9 @@ pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) {
                 );
             }
         });
+    let mut rows = panel.response.rect;
+    rows.max.y -= MARK_STRIP;
+    rows
 }
 
 /// The text up to its first full stop outside parentheses followed by a capital (or its

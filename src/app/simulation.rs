@@ -331,6 +331,12 @@ pub(super) fn apply_commands(
     }
 }
 
+/// The banner's line for a jump on the timeline (a video shows the run going back).
+fn jumped_said(from: f64, to: f64, what: &str) -> String {
+    let way = if to < from { "Back" } else { "On" };
+    format!("{way} to {what} {to:.4} s (from t = {from:.4} s).")
+}
+
 /// The commands that run or pose the session (ignored in edit mode).
 fn moves_the_session(command: &AppCommand) -> bool {
     matches!(
@@ -395,9 +401,15 @@ fn apply_command(
             }
         }
         AppCommand::GotoEvent(index) => {
-            // What was done last belongs to the run left behind.
-            live.action = None;
-            return session.goto_event(*index);
+            // What was done last belongs to the run left behind; a viewer is told of the
+            // jump back.
+            let from = session.time();
+            session.goto_event(*index)?;
+            live.action = Some(Notice::action(jumped_said(
+                from,
+                session.time(),
+                "the singular event at t =",
+            )));
         }
         AppCommand::Push {
             label,
@@ -444,7 +456,9 @@ fn apply_command(
         }
         AppCommand::SaveLesson(path) => live.notice = Some(save_lesson(live, path)),
         AppCommand::Seek(t) => {
-            return session.seek(*t);
+            let from = session.time();
+            session.seek(*t)?;
+            live.action = Some(Notice::action(jumped_said(from, session.time(), "t =")));
         }
         AppCommand::Undo => {
             let undone = session.next_undo();

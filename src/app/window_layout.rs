@@ -25,8 +25,9 @@ pub struct WindowLayout {
     pub pending_ui_scale: Option<f32>,
     /// Ctrl + / Ctrl - / Ctrl 0 pressed: the interface one step larger, smaller, or 100 %.
     pub pending_zoom: Option<Zoom>,
-    /// Where the canvas and its banner were on the window in the last frame, in physical
-    /// pixels (x, y, width, height): what the app's Record button records.
+    /// Where the canvas and its banner (presenting, and the captions under them) were on the
+    /// window in the last frame, in physical pixels (x, y, width, height): what the app's
+    /// Record button records.
     pub canvas_area: Option<[u32; 4]>,
 }
 

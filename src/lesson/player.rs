@@ -176,6 +176,34 @@ impl Player {
             .map(|(_, text)| text.as_str())
     }
 
+    /// At the event the session is at, the motion (index in the lesson's basis' list, from 0)
+    /// the lesson's next push or leave takes, if it comes with no other trigger than a wait:
+    /// a viewer sees it drawn before it is taken.
+    pub fn motion_ahead(&self, session: &LiveSession) -> Option<usize> {
+        session.current_event()?;
+        if self.finished {
+            return None;
+        }
+        let steps = self.lesson.spec.actions.get(self.next..)?;
+        for step in steps {
+            if step.at.is_some() || step.at_event.is_some() {
+                return None;
+            }
+            match &step.action {
+                Action::Caption(..) | Action::SetSpeed(_) => {}
+                Action::Push { motion, .. } => return motion.checked_sub(1),
+                Action::Leave { branch, .. } => {
+                    let label = format!("branch {branch}");
+                    return listed_motions(session, self.lesson.spec.basis)
+                        .iter()
+                        .position(|m| m.label == label);
+                }
+                Action::Pause | Action::Play | Action::GoToEvent(_) => return None,
+            }
+        }
+        None
+    }
+
     /// The caption to show now, if any.
     pub fn caption(&self) -> Option<&ShownCaption> {
         self.caption.as_ref()

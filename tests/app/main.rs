@@ -367,3 +367,46 @@ fn a_lesson_taken_over_leaves_no_stop_of_its_own() {
     }
     panic!("the run did not pass t = {lessons_stop}");
 }
+
+/// A video shows the run jump back when the user goes to an event: the banner says so
+/// (`banners::banner` shows `Live::action` to viewers).
+#[test]
+fn going_back_to_an_event_is_said() {
+    use singulab::app::AppCommand;
+    let path = scene_path("double_four_bar");
+    let scene = load_scene(&path).unwrap();
+    let mut app = headless_app(&scene, path);
+    let event_t = {
+        let mut live = app.world_mut().resource_mut::<Live>();
+        live.session.run_until_paused(100_000);
+        let t = live.session.time();
+        live.session.play();
+        t
+    };
+    for _ in 0..30 {
+        app.update();
+    }
+    let from = app.world().resource::<Live>().session.time();
+    assert!(from > event_t, "the run went on");
+    app.world_mut().write_message(AppCommand::GotoEvent(0));
+    app.update();
+    let said = app
+        .world()
+        .resource::<Live>()
+        .action
+        .clone()
+        .expect("the jump is named");
+    // The frame's steps come before its commands: the jump is from at most a frame later.
+    let jumped_from: f64 = said
+        .text
+        .strip_prefix(&format!(
+            "Back to the singular event at t = {event_t:.4} s (from t = "
+        ))
+        .and_then(|rest| rest.strip_suffix(" s)."))
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("{}", said.text));
+    assert!(
+        jumped_from >= from && jumped_from <= from + 0.02,
+        "{jumped_from} after {from}"
+    );
+}

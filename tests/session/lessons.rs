@@ -906,3 +906,28 @@ fn a_lessons_leaves_are_named_for_the_viewer() {
     let (_, from, until) = &named[1];
     assert!(until - from >= 0.75 - 0.02, "named {} s", until - from);
 }
+
+/// At its first event the A02 lesson waits on its caption, then leaves on branch 1 (the 4th
+/// motion listed: T1 continued, new 1, new 2, branch 1, branch 2); back there, on branch 2:
+/// while it waits the motion it will take is the one a viewer sees drawn, and nothing is
+/// ahead once it runs on a branch.
+#[test]
+fn a_lesson_shows_the_motion_it_will_take_before_it_takes_it() {
+    let lesson = load_lesson(&lesson_path("a02_branches")).unwrap_or_else(|e| panic!("{e}"));
+    let (mut player, mut session) = Player::start(lesson).unwrap();
+    let mut ahead: Vec<Option<usize>> = Vec::new();
+    let mut frames = 0;
+    while !player.is_finished() {
+        player
+            .advance_steps(&mut session, 1.0 / 60.0, 100_000)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let now = player.motion_ahead(&session);
+        if ahead.last() != Some(&now) {
+            ahead.push(now);
+        }
+        frames += 1;
+        assert!(frames < 1_000_000, "the lesson does not end");
+    }
+    assert_eq!(ahead[..4], [None, Some(3), None, Some(4)], "{ahead:?}");
+    assert!(ahead[4..].iter().all(Option::is_none), "{ahead:?}");
+}

@@ -153,8 +153,10 @@ pub(super) fn notice_and_pause_banners(
 
 /// Simulated seconds after a singular event the run passed without pausing (pause at
 /// singularities off, a lesson's run along a branch that keeps meeting them) during which the
-/// banner says so: a tenth of a second, 0.4 s of a video at a quarter speed.
-const PASSED_SHOWN: f64 = 0.1;
+/// banner says so: 1.6 s of a video at a quarter speed, longer than the 0.28 to 0.33 s
+/// between A02's events on branch 2, so that the banner stays up along such a branch and
+/// its instant changes, instead of flashing on for each event.
+const PASSED_SHOWN: f64 = 0.4;
 
 /// The singular event the running session passed in the last [`PASSED_SHOWN`] seconds.
 fn just_passed(session: &LiveSession) -> Option<&SingularEvent> {

@@ -234,8 +234,13 @@ impl Panels<'_, '_> {
         let presenting = frame.presentation.on;
         view.presenting = presenting;
         view.recording = frame.recorder.status().is_some();
+        let mut captions = None;
         if presenting {
-            presentation::captions(root, live, view.recording && !view.video);
+            captions = Some(presentation::captions(
+                root,
+                live,
+                view.recording && !view.video,
+            ));
         } else {
             egui::Panel::top("menu_and_transport").show(root, |ui| {
                 menu_bar(
@@ -301,7 +306,8 @@ impl Panels<'_, '_> {
         egui::CentralPanel::no_frame().show(root, |ui| {
             let mut canvas = ui.max_rect();
             let pixels = ui.ctx().pixels_per_point();
-            let area = canvas * pixels;
+            // Presenting, a recording takes the captions under the canvas too.
+            let area = captions.map_or(canvas, |rows| canvas.union(rows)) * pixels;
             window.canvas_area = Some(
                 [area.min.x, area.min.y, area.width(), area.height()]
                     .map(|v| v.round().max(0.0) as u32),
@@ -442,11 +448,18 @@ fn side_by_side(
     canvas_bottom
 }
 
-/// Sets the view the open lesson asks for, once per opening.
+/// Sets the view the open lesson asks for, once per opening; while it plays, at an event its
+/// next push or leave's motion is the one drawn (a class sees the branch before it is taken).
 fn apply_lesson_view(live: &Live, view: &mut ViewState) {
     let Some(run) = &live.lesson else {
         return;
     };
+    if run.running
+        && let Some(k) = run.player.motion_ahead(&live.session)
+    {
+        view.push.motion = k;
+        view.all_motions = false;
+    }
     if view.lesson_view_applied == Some(live.generation) {
         return;
     }
