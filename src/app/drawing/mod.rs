@@ -563,7 +563,11 @@ fn draw_mechanism_and_motions(
     // rather than written over them.
     let names: Vec<_> = names
         .into_iter()
-        .filter(|name| !overlay.iter().any(|r| r.expand(4.0).intersects(name.area())))
+        .filter(|name| {
+            !overlay
+                .iter()
+                .any(|r| r.expand(4.0).intersects(name.area()))
+        })
         .collect();
     // The motions' labels keep off the body names and the scale bar too.
     overlay.extend(names.iter().map(|name| name.area()));

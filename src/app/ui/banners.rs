@@ -7,7 +7,7 @@ use bevy_egui::egui::{self, Color32, FontId, RichText, Ui};
 use crate::app::lesson::LessonRun;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
-use crate::live::{LiveSession, PauseReason};
+use crate::live::{LiveSession, MarkKind, PauseReason};
 use crate::solver::SingularEvent;
 
 /// The banners over the canvas; for a `viewer` (presenting, recording) without the keys and
@@ -158,15 +158,21 @@ pub(super) fn notice_and_pause_banners(
 /// its instant changes, instead of flashing on for each event.
 const PASSED_SHOWN: f64 = 0.4;
 
-/// The singular event the running session passed in the last [`PASSED_SHOWN`] seconds.
+/// The singular event the running session passed in the last [`PASSED_SHOWN`] seconds; not
+/// one it was pushed or left from (the banner names that action).
 fn just_passed(session: &LiveSession) -> Option<&SingularEvent> {
     let now = session.time();
+    let acted_at = |t: f64| {
+        session.marks().iter().any(|mark| {
+            matches!(mark.kind, MarkKind::Leave | MarkKind::Push) && (mark.t - t).abs() < 1e-9
+        })
+    };
     session
         .events()
         .iter()
         .rev()
         .find(|event| event.t <= now && now - event.t <= PASSED_SHOWN)
-        .filter(|_| !session.is_paused())
+        .filter(|event| !session.is_paused() && !acted_at(event.t))
 }
 
 /// What the session found at a singular event, and (unless `presenting`: the panels are
