@@ -85,15 +85,27 @@ pub fn presenting_zoom(height: f32) -> f32 {
     (LARGE_TYPE * height / PROJECTOR_HEIGHT).max(1.0)
 }
 
-/// Points of height presentation keeps at least, whatever Ctrl + asks: the canvas, its plots
-/// side by side and the captions (at 1280x720 three steps of Ctrl + left the plots 5 px tall
-/// and clipped the canvas).
-const LEAST_POINTS_TALL: f32 = 480.0;
+/// Points of height the presentation's layout holds with everything in it: the canvas, its
+/// plots side by side and the captions (at 1280x720 three steps of Ctrl + past it left the
+/// plots 5 px tall and clipped the canvas).
+pub const LEAST_POINTS_TALL: f32 = 480.0;
+
+/// Points of height presentation keeps at least, whatever Ctrl + asks: below
+/// [`LEAST_POINTS_TALL`] (a hall's larger type, about 30 px capitals at 720 rows) the plots
+/// under the canvases make room for it (`ui::side_by_side`), and the banner and captions
+/// hold.
+const HALL_POINTS_TALL: f32 = 320.0;
 
 /// The largest interface size presenting allows in a window `height` physical pixels tall
 /// (never below the size presentation starts at).
 pub fn largest_presenting_zoom(height: f32) -> f32 {
-    (height / LEAST_POINTS_TALL).max(presenting_zoom(height))
+    (height / HALL_POINTS_TALL).max(presenting_zoom(height))
+}
+
+/// Whether a presentation `points_tall` high is at a hall's type, beyond the size its whole
+/// layout holds: the plots under the canvases are left out.
+pub fn at_hall_size(points_tall: f32) -> bool {
+    points_tall < LEAST_POINTS_TALL - 0.5
 }
 
 pub struct PresentationPlugin;
@@ -280,13 +292,18 @@ mod tests {
         assert_eq!(Presentation::new(true).switched_zoom(1.0, 400.0), 1.0);
     }
 
-    /// Ctrl + while presenting stops where the window keeps 480 points of height: 1.5 on a
-    /// 720-row projector, 2.25 on 1080 rows; a short window keeps presentation's own size.
+    /// Ctrl + while presenting stops where the window keeps 320 points of height (the
+    /// hall's size: 2.25 on a 720-row projector, 3.375 on 1080 rows, the plots left out below
+    /// 480 points); a short window keeps presentation's own size.
     #[test]
-    fn presenting_type_grows_only_as_far_as_the_layout_holds() {
-        for (height, largest) in [(720.0, 1.5), (1080.0, 2.25), (400.0, 1.0)] {
+    fn presenting_type_grows_only_as_far_as_the_hall_layout_holds() {
+        for (height, largest) in [(720.0, 2.25), (1080.0, 3.375), (300.0, 1.0)] {
             assert_eq!(largest_presenting_zoom(height), largest, "{height} rows");
             assert!(largest_presenting_zoom(height) >= presenting_zoom(height));
         }
+        // Presentation opens with the whole layout; one step of Ctrl + (1.8 at 720 rows: 400
+        // points) is a hall's.
+        assert!(!at_hall_size(720.0 / presenting_zoom(720.0)));
+        assert!(at_hall_size(720.0 / 1.8));
     }
 }

@@ -175,8 +175,14 @@ pub(super) fn fit_view(
         .canvas_size
         .is_none_or(|size| (size - rect.size()).length() > 2.0)
     {
+        // At an event the pose is fitted to a canvas of a new size (presenting, Ctrl +
+        // for a hall's type shortened it: the flat pose's arrows ran off its bottom).
+        let resized = camera.canvas_size.is_some();
         camera.canvas_size = Some(rect.size());
         camera.check_pose_visible = true;
+        if resized && live.session.current_event().is_some() && !camera.moved_by_user {
+            camera.fit_requested = true;
+        }
     }
     if camera.fitted_generation != Some(live.generation) {
         camera.planar = Some(fit_planar(live));

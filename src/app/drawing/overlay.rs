@@ -10,11 +10,8 @@ use crate::lesson::choices::AT_REST;
 use crate::live::motions::{Motion, MotionRole};
 use crate::solver::BasisMode;
 
-/// Canvas width (points) below which the legend lists only the motions drawn.
-const LEGEND_MIN_CANVAS: f32 = 420.0;
-
 /// Canvas width (points) below which the legend is left out.
-const LEGEND_NONE: f32 = 240.0;
+const LEGEND_MIN_CANVAS: f32 = 420.0;
 
 /// Canvas width (points) below which the legend is compact (colour and name only).
 const LEGEND_BESIDE_TIME: f32 = 660.0;
@@ -31,9 +28,11 @@ pub(super) fn draw_overlay_text(
 ) -> Vec<egui::Rect> {
     let mut drawn = Vec::with_capacity(shown.len() + 4);
     draw_time_and_basis(canvas, t, view.side_by_side, basis, &mut drawn);
-    // A narrow canvas (a larger interface scale on 1280 x 720, side by side beside the
-    // configuration space) names the motions drawn only: presenting, no panel lists them.
-    if !shown.is_empty() && canvas.rect.width() >= LEGEND_NONE {
+    // Too narrow a canvas (a larger interface scale on 1280 x 720, side by side beside the
+    // configuration space, a hall's type) has no room for the legend beside the mechanism:
+    // the Admissible motions panel lists the same motions, and the label on the arrows names
+    // the one drawn (a legend of that one row, under the time, took a short canvas' room).
+    if !shown.is_empty() && canvas.rect.width() >= LEGEND_MIN_CANVAS {
         draw_legend(canvas, live, view, basis, shown, &mut drawn);
     }
     drawn
@@ -96,7 +95,7 @@ fn text_on_backdrop(
 /// faded when hidden) and a caption. A canvas too narrow for the full legend beside the time
 /// (1280 x 720 windows, larger interface scales, side by side) gets a compact one: colour
 /// and name only, no title or caption, which fits beside the time and keeps off the
-/// mechanism; a narrower one the rows of the motions drawn only.
+/// mechanism.
 fn draw_legend(
     canvas: &Canvas,
     live: &Live,
@@ -107,17 +106,11 @@ fn draw_legend(
 ) {
     let (painter, rect, palette) = (canvas.painter, canvas.rect, canvas.palette);
     let compact = rect.width() < LEGEND_BESIDE_TIME;
-    let drawn_only = rect.width() < LEGEND_MIN_CANVAS;
     let mut y = rect.top() + 12.0;
     // A patch of the background under the legend, set once its extent is known: a trace or
     // a bar passing under it does not run through its text.
     let backdrop = painter.add(egui::Shape::Noop);
     let first = drawn.len();
-    // The rows of a narrow canvas go under the time and the basis (beside them, a motion's
-    // name ran into the time).
-    if drawn_only {
-        y = drawn.iter().map(|r| r.bottom()).fold(y, f32::max) + 8.0;
-    }
     let at_event = live.session.current_event().is_some();
     // Posed by hand or come to rest: there was no motion before to continue.
     let at_rest = live.session.simulation().velocities().amax() < AT_REST;
@@ -145,9 +138,6 @@ fn draw_legend(
         // an outline in its colour (a faded name read 2.9:1 on the light theme's backdrop,
         // a faded swatch near black on the dark one).
         let drawn_here = view.motion_drawn(k, motion, at_event);
-        if drawn_only && !drawn_here {
-            continue;
-        }
         // At an event the keys 1 to 9 draw and choose a motion.
         let key = match k {
             0..9 if at_event => format!("{}  ", k + 1),

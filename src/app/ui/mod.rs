@@ -403,7 +403,8 @@ fn side_by_side(
     let area = ui.available_rect_before_wrap();
     ui.painter().rect_filled(area, 0.0, ui.visuals().panel_fill);
     // Presenting, the mechanism is what the room looks at: its plots take less room.
-    let plot_height = if !plot_state.shown() {
+    let hall = view.presenting && presentation::at_hall_size(ui.ctx().content_rect().height());
+    let plot_height = if !plot_state.shown() || hall {
         0.0
     } else if view.presenting {
         (0.34 * ui.available_height()).clamp(100.0, 240.0)
@@ -440,7 +441,7 @@ fn side_by_side(
                     }
                 });
             }
-            if plot_state.shown() {
+            if plot_height > 0.0 {
                 plots::show_velocity_plot(ui, live, view, plot_state, basis, plot_height);
             }
         }
