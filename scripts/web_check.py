@@ -8,13 +8,18 @@ Serves SITE_DIR (scripts/web.sh's folder) on 127.0.0.1, opens the default page a
 fraction of bar-coloured pixels within a factor of two of the native window's, whose
 screenshot NATIVE_SINGULAB takes of the same scene at the page's size); simulated time
 advances once Space is pressed (the canvas' `data-t`); the lesson reaches its first singular
-event (`data-events`, `data-at-event`) with the banner's colour at the top. Prints the time
-to the first frame and the simulated seconds per wall second achieved.
+event (`data-events`, `data-at-event`) with the banner's colour at the top; F12's screenshot
+arrives as a downloaded PNG; a scene file dropped on the page opens (`data-scene`). It plays
+A02 and `?scene=modified_2x3` at 1x for 20 s each and prints the speed achieved, checking that
+the status line says the page falls behind (`data-behind`) whenever it does. Prints the time to the
+first frame and the simulated seconds per wall second achieved.
 """
 
 import functools
 import http.server
 import io
+import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -24,6 +29,7 @@ from PIL import Image
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 BAR = (86, 132, 196)  # the dark theme's bar fill
 BANNER = (96, 52, 0)  # the dark theme's event banner
@@ -59,7 +65,7 @@ def serve(folder):
     return server
 
 
-def browser():
+def browser(downloads):
     options = webdriver.ChromeOptions()
     for argument in [
         "--headless=new",
@@ -72,8 +78,16 @@ def browser():
         options.add_argument(argument)
     options.binary_location = "/usr/bin/chromium"
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.add_experimental_option(
+        "prefs",
+        {"download.default_directory": downloads, "download.prompt_for_download": False},
+    )
     service = Service(executable_path="/usr/bin/chromedriver")
-    return webdriver.Chrome(options=options, service=service)
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.execute_cdp_cmd(
+        "Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads}
+    )
+    return driver
 
 
 def canvas_state(driver):
@@ -121,11 +135,74 @@ def play(driver):
     driver.find_element(By.ID, "singulab").send_keys(" ")
 
 
+def attribute(driver, name):
+    return driver.find_element(By.ID, "singulab").get_attribute(name)
+
+
+def screenshot_download(driver, downloads):
+    """F12 in the page: the screenshot arrives as a PNG download. Returns its size (bytes)."""
+    driver.find_element(By.ID, "singulab").send_keys(Keys.F12)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done = [f for f in os.listdir(downloads) if f.endswith(".png")]
+        if done:
+            time.sleep(0.5)
+            return os.path.getsize(os.path.join(downloads, done[0]))
+        time.sleep(0.25)
+    return 0
+
+
+def drop_file(driver, name, text):
+    """Drops a file on the page as a user's drag from the desktop does (a DataTransfer)."""
+    driver.execute_script(
+        """
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([arguments[1]], arguments[0]));
+        const event = new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true });
+        document.getElementById("singulab").dispatchEvent(event);
+        """,
+        name,
+        text,
+    )
+
+
+def speed_at_1x(driver, base, scene, seconds):
+    """Plays `scene` at its 1x for `seconds` of wall time (Space again at each event's pause):
+    the median of the speeds the page measured while running (its `data-achieved`, simulated
+    seconds per wall second over the last second), and the fraction of the samples below 0.95
+    of the speed asked in which the status line said "behind" (None: none was below)."""
+    driver.get(base + f"?scene={scene}")
+    wait_for(driver, lambda s: s[0] is not None, 180, f"{scene}'s first frame")
+    time.sleep(2)
+    play(driver)
+    start = time.monotonic()
+    speeds, slow, said = [], 0, 0
+    while time.monotonic() - start < seconds:
+        time.sleep(0.5)
+        if canvas_state(driver)[2]:
+            play(driver)
+            continue
+        achieved = float(attribute(driver, "data-achieved") or "nan")
+        if achieved != achieved:
+            continue  # measured only after a quarter second of running
+        speeds.append(achieved)
+        if achieved < 0.95 * float(attribute(driver, "data-speed")):
+            slow += 1
+            said += attribute(driver, "data-behind") == "1"
+    if not speeds:
+        raise SystemExit(f"web check: {scene} never ran long enough to measure its speed")
+    return statistics.median(speeds), (said / slow if slow else None)
+
+
 def main():
     site, singulab = sys.argv[1], sys.argv[2]
     server = serve(site)
     base = f"http://127.0.0.1:{server.server_address[1]}/index.html"
-    driver = browser()
+    downloads = os.path.abspath(os.path.join(site, "check_downloads"))
+    os.makedirs(downloads, exist_ok=True)
+    for stale in os.listdir(downloads):
+        os.remove(os.path.join(downloads, stale))
+    driver = browser(downloads)
     failures = []
     try:
         opened = time.monotonic()
@@ -145,6 +222,20 @@ def main():
         # The double four-bar pauses at its first flat pose, t = 0.7144 s.
         wait_for(driver, lambda s: s[0] > 0.5, 180, "simulated time advancing")
         failures += [f"console: {e}" for e in console_errors(driver)]
+        png = screenshot_download(driver, downloads)
+        print(f"web check: F12's screenshot downloaded, {png} bytes")
+        if png < 1000:
+            failures.append("F12's screenshot did not arrive as a download")
+        with open("scenes/four_bar.ron", encoding="utf-8") as scene:
+            drop_file(driver, "dropped_four_bar.ron", scene.read())
+        deadline = time.monotonic() + 30
+        while attribute(driver, "data-scene") != "dropped_four_bar.ron":
+            if time.monotonic() > deadline:
+                failures.append("a scene dropped on the page did not open")
+                break
+            time.sleep(0.25)
+        else:
+            print("web check: a scene dropped on the page opened")
 
         driver.get(base + "?lesson=a02_branches")
         wait_for(driver, lambda s: s[0] is not None, 180, "the lesson's first frame")
@@ -162,6 +253,14 @@ def main():
         print(f"web check: banner-coloured pixels at the top {banner:.3f}")
         if banner < 0.05:
             failures.append("no event banner at the lesson's first event")
+        failures += [f"console: {e}" for e in console_errors(driver)]
+
+        for scene in ["double_four_bar", "modified_2x3"]:
+            speed, said = speed_at_1x(driver, base, scene, 20)
+            print(f"web check: {scene} at 1x: median {speed:.3f} simulated s per wall s" + (
+                "" if said is None else f"; the status line said behind in {said:.0%} of the slow samples"))
+            if said is not None and said < 0.9:
+                failures.append(f"{scene}: the status line did not say the page falls behind")
         failures += [f"console: {e}" for e in console_errors(driver)]
     finally:
         driver.quit()

@@ -5,11 +5,12 @@
 //! ([`LARGE_TYPE`] times in a window 1080 pixels tall, in proportion to another's height).
 //! The brief notices are not shown (the banner over the canvas, which says what the
 //! mechanism is doing, stays), and a captions area at the bottom shows the lesson's current
-//! caption (none: the scene's title) in place of the caption over the canvas, so a caption
-//! shows once. Leaving it restores the interface size and the cursor; a size chosen with
-//! Ctrl + / Ctrl - while presenting is kept for the next time (the lecturer sets it once for
-//! the room). Its key, P, is one of `input`'s shortcuts; G puts the configuration-space plot
-//! beside the canvas.
+//! caption (none: the first sentence of the scene's description) in place of the caption over
+//! the canvas, so a caption shows once. Ctrl + goes on past the size the whole layout holds to
+//! a hall's type ([`at_hall_size`]: the plots under the canvases are left out). Leaving it
+//! restores the interface size and the cursor; a size chosen with Ctrl + / Ctrl - while
+//! presenting is kept for the next time (the lecturer sets it once for the room). Its key, P,
+//! is one of `input`'s shortcuts; G puts the configuration-space plot beside the canvas.
 
 use bevy::prelude::*;
 use bevy::window::{CursorOptions, PrimaryWindow};
@@ -22,9 +23,9 @@ use super::simulation::Live;
 use super::window_layout::WindowLayout;
 
 /// How much larger the type is in presentation mode, the first time, in a window
-/// [`PROJECTOR_HEIGHT`] pixels tall: the largest the layout holds (480 points of height,
-/// `largest_presenting_zoom`), body text of about 30 px, which a 1080p projector shows at a
-/// size read from the back of a hall. A projector of another resolution throws its picture
+/// [`PROJECTOR_HEIGHT`] pixels tall: the largest the whole layout holds
+/// ([`LEAST_POINTS_TALL`]), body text of about 30 px on 1080 rows, for a seminar room; a
+/// hall takes a step or two of Ctrl + ([`largest_presenting_zoom`]). A projector of another resolution throws its picture
 /// as large, so the factor follows the window's height (a 720p one gets 1.5, the same layout
 /// on fewer pixels), and is never below 1.
 pub const LARGE_TYPE: f32 = 2.25;

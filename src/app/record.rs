@@ -191,6 +191,13 @@ fn toggle_recording(
 
 /// An MP4 where ffmpeg runs, else a folder of PNG frames (the notice at the end says why).
 fn start_in_app(live: &Live, taken: &mut TakenFileNames) -> Result<Recording, String> {
+    if cfg!(target_arch = "wasm32") {
+        return Err(
+            "Recording is done by the desktop app (Ctrl+R there, or `singulab record` for a \
+             lesson's video): a browser page cannot write the frames."
+                .into(),
+        );
+    }
     let stem = format!("singulab_{}_recording", super::files::stem(&live.path));
     let kind = if ffmpeg_on_path() {
         OutputKind::Mp4

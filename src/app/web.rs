@@ -37,20 +37,26 @@ pub fn config_from_query(query: &str) -> ViewConfig {
 }
 
 /// In a browser: the page's canvas carries the session's state for scripts and tests
-/// (`data-t`, the simulated time; `data-events`, the singular events met; `data-at-event`,
-/// `1` while paused at one).
+/// (`data-scene`, the open file's name; `data-t`, the simulated time; `data-events`, the singular events met; `data-at-event`,
+/// `1` while paused at one; `data-speed`, the speed asked for; `data-achieved`, the simulated
+/// seconds per wall second over the last second; `data-behind`, `1` while the status line
+/// says the page cannot keep the speed asked for).
 #[cfg(target_arch = "wasm32")]
 pub struct WebPagePlugin;
 
 #[cfg(target_arch = "wasm32")]
 impl bevy::prelude::Plugin for WebPagePlugin {
     fn build(&self, app: &mut bevy::prelude::App) {
-        app.add_systems(bevy::prelude::Last, publish_state);
+        app.add_systems(bevy::prelude::Last, publish_state)
+            .add_systems(bevy::prelude::Update, open_dropped_files);
     }
 }
 
 #[cfg(target_arch = "wasm32")]
-fn publish_state(live: bevy::prelude::Res<super::simulation::Live>) {
+fn publish_state(
+    live: bevy::prelude::Res<super::simulation::Live>,
+    stats: bevy::prelude::Res<super::simulation::FrameStats>,
+) {
     let Some(canvas) = web_sys::window()
         .and_then(|window| window.document())
         .and_then(|document| document.get_element_by_id("singulab"))
@@ -64,15 +70,68 @@ fn publish_state(live: bevy::prelude::Res<super::simulation::Live>) {
         "0"
     };
     for (name, value) in [
+        (
+            "data-scene",
+            live.path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        ),
         ("data-t", format!("{:.4}", session.time())),
         ("data-events", session.events().len().to_string()),
         ("data-at-event", at_event.to_owned()),
+        ("data-speed", format!("{}", session.speed())),
+        ("data-achieved", format!("{:.4}", stats.achieved_speed)),
+        // What the status line says: the run falls behind the requested speed.
+        (
+            "data-behind",
+            if super::ui::says_behind(&live, &stats) {
+                "1"
+            } else {
+                "0"
+            }
+            .to_owned(),
+        ),
     ] {
         let _ = canvas.set_attribute(name, &value);
     }
 }
 
 /// The page's entry: opens the app on what the address asks for.
+/// Files dropped on the page: `index.html` keeps each one's name and text in
+/// `window.singulabDropped` (winit's web backend gives no file drops); each is kept for the
+/// loaders under its name ([`crate::source::remember`]) and opened, as a drop on the desktop
+/// window opens it.
+#[cfg(target_arch = "wasm32")]
+fn open_dropped_files(mut writer: bevy::prelude::MessageWriter<super::commands::AppCommand>) {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Some(dropped) = js_sys::Reflect::get(&window, &"singulabDropped".into())
+        .ok()
+        .and_then(|list| list.dyn_into::<js_sys::Array>().ok())
+    else {
+        return;
+    };
+    if dropped.length() == 0 {
+        return;
+    }
+    let field = |item: &wasm_bindgen::JsValue, name: &str| {
+        js_sys::Reflect::get(item, &name.into())
+            .ok()
+            .and_then(|value| value.as_string())
+    };
+    for item in dropped.iter() {
+        if let (Some(name), Some(text)) = (field(&item, "name"), field(&item, "text")) {
+            let path = PathBuf::from(name);
+            crate::source::remember(&path, text.into_bytes());
+            writer.write(super::commands::AppCommand::OpenScene(path));
+        }
+    }
+    dropped.set_length(0);
+}
+
 #[cfg(target_arch = "wasm32")]
 pub fn run_page() {
     std::panic::set_hook(Box::new(console_error_panic_hook::hook));

@@ -149,6 +149,15 @@ pub(super) fn pace(requested: f64, achieved: f64, solver_behind: bool) -> Pace {
     }
 }
 
+/// Whether the status line says the run falls behind the requested speed (running, not
+/// recording); the browser's page publishes it too (`web::publish_state`).
+pub(in crate::app) fn says_behind(live: &Live, stats: &FrameStats) -> bool {
+    let session = &live.session;
+    !session.is_paused()
+        && stats.recording_speed.is_none()
+        && pace(session.speed(), stats.achieved_speed, session.is_behind()) != Pace::Kept
+}
+
 /// The speed asked for and the speed achieved, or that the run falls behind and why.
 pub(super) fn speed_field(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: &FrameBudget) {
     let session = &live.session;
