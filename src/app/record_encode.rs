@@ -293,7 +293,8 @@ impl Mp4Sink {
     }
 
     fn close(mut self) -> Result<(), String> {
-        drop(self.stdin.take());
+        // Closing its input ends ffmpeg.
+        self.stdin = None;
         let mut text = String::new();
         if let Some(stderr) = self.child.stderr.as_mut() {
             let _ = stderr.read_to_string(&mut text);

@@ -13,6 +13,7 @@ use motions_panel::motions_panel;
 use reactions_panel::reactions_panel;
 use scene_panel::scene_panel;
 use solver_panel::solver_panel;
+#[cfg(target_arch = "wasm32")]
 pub(super) use status::says_behind;
 use timeline_bar::timeline_bar;
 use transport::transport;

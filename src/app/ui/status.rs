@@ -175,7 +175,7 @@ pub(super) fn speed_field(ui: &mut Ui, live: &Live, stats: &FrameStats, budget: 
                 achieved_text(stats.achieved_speed)
             ),
         );
-    } else if limit != Pace::Kept {
+    } else if says_behind(live, stats) {
         let why = if limit == Pace::SolverLimited {
             format!(
                 "The solver needs more than its {:.0} ms per frame for the requested speed.",
