@@ -128,12 +128,7 @@ fn a_push_and_a_leave_say_what_was_done() {
         speed: Some(0.5),
     });
     app.update();
-    let said = app
-        .world()
-        .resource::<Live>()
-        .action
-        .clone()
-        .expect("a leave is named");
+    let said = action_said(&app, "a leave");
     assert!(
         said.text
             .starts_with("Left along branch 2 at speed 0.50 (from rest) at t = "),
@@ -149,7 +144,7 @@ fn a_push_and_a_leave_say_what_was_done() {
         note: None,
     });
     app.update();
-    let said = app.world().resource::<Live>().action.clone().unwrap();
+    let said = action_said(&app, "a push");
     let at: f64 = said
         .text
         .strip_prefix("Pushed along T1 continued: Δv +1.00 over 0.05 s, at t = ")
@@ -160,6 +155,15 @@ fn a_push_and_a_leave_say_what_was_done() {
     // steps) later.
     let frame = 1.0 / 60.0 + scene.settings.dt;
     assert!(at >= t && at <= t + frame, "{at} after {t}");
+}
+
+/// The line the viewers' banner names the last action with (`Live::action`).
+fn action_said(app: &App, what: &str) -> singulab::app::Notice {
+    app.world()
+        .resource::<Live>()
+        .action
+        .clone()
+        .unwrap_or_else(|| panic!("{what} is not named"))
 }
 
 #[derive(Resource, Default)]
@@ -185,20 +189,28 @@ fn key(key_code: KeyCode, state: bevy::input::ButtonState) -> bevy::input::keybo
     }
 }
 
+/// An app without a window that reads key presses: `MinimalPlugins`, the key and command
+/// messages, egui's wish for the keyboard (none) and the view.
+fn keys_app() -> App {
+    use singulab::app::{AppCommand, ViewState};
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_message::<bevy::input::keyboard::KeyboardInput>()
+        .add_message::<AppCommand>()
+        .init_resource::<bevy_egui::input::EguiWantsInput>()
+        .insert_resource(ViewState::default());
+    app
+}
+
 /// A slow frame (the software renderer draws one every 100-350 ms) receives several key
 /// presses at once: each counts, and a Ctrl pressed and released within the frame still
 /// modifies the key pressed under it.
 #[test]
 fn every_key_press_of_a_slow_frame_counts() {
     use bevy::input::ButtonState::{Pressed, Released};
-    use singulab::app::{AppCommand, ShortcutsPlugin, ViewState};
-    let mut app = App::new();
-    app.add_plugins(MinimalPlugins)
-        .add_message::<bevy::input::keyboard::KeyboardInput>()
-        .add_message::<AppCommand>()
-        .init_resource::<bevy_egui::input::EguiWantsInput>()
-        .insert_resource(ViewState::default())
-        .init_resource::<Commands>()
+    use singulab::app::ShortcutsPlugin;
+    let mut app = keys_app();
+    app.init_resource::<Commands>()
         .add_plugins(ShortcutsPlugin)
         .add_systems(PostUpdate, collect_commands);
     let presses = [
@@ -242,19 +254,14 @@ fn every_key_press_of_a_slow_frame_counts() {
 
 /// The README's A02 lesson opened as the window opens it, playing, with the keys' plugin.
 fn a02_lesson_app() -> App {
-    use singulab::app::{AppCommand, ShortcutsPlugin, ViewState};
+    use singulab::app::{AppCommand, ShortcutsPlugin};
     let placeholder = scene_path("four_bar");
     let session = LiveSession::new(load_scene(&placeholder).unwrap()).unwrap();
     let mut live = Live::new(session, placeholder);
     let lesson = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/lessons/a02_branches.ron");
     assert!(live.load(&lesson));
-    let mut app = App::new();
-    app.add_plugins(MinimalPlugins)
-        .add_message::<bevy::input::keyboard::KeyboardInput>()
-        .add_message::<AppCommand>()
-        .init_resource::<bevy_egui::input::EguiWantsInput>()
-        .insert_resource(ViewState::default())
-        .insert_resource(live)
+    let mut app = keys_app();
+    app.insert_resource(live)
         .add_plugins((SimulationPlugin, ShortcutsPlugin))
         .insert_resource(FrameBudget::new(Duration::from_secs(60)))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
@@ -390,12 +397,7 @@ fn going_back_to_an_event_is_said() {
     assert!(from > event_t, "the run went on");
     app.world_mut().write_message(AppCommand::GotoEvent(0));
     app.update();
-    let said = app
-        .world()
-        .resource::<Live>()
-        .action
-        .clone()
-        .expect("the jump is named");
+    let said = action_said(&app, "the jump");
     // The frame's steps come before its commands: the jump is from at most a frame later.
     let jumped_from: f64 = said
         .text

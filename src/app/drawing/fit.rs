@@ -480,8 +480,8 @@ mod tests {
     /// flat pose's arrows off the canvas' bottom (the view as the run left it) and brings
     /// the pose and its arrows into sight, though the run's recent poses (the cranks
     /// upright, 1 m higher) fit where the view is.
-    #[test]
-    fn an_event_brings_its_pose_and_arrows_into_sight() {
+    /// A02 paused at its first flat pose, and the box of its upright pose at the start.
+    fn a02_at_first_event() -> (Live, framing::PlaneBox) {
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/double_four_bar.ron");
         let scene = crate::scene::load_scene(&path).unwrap();
@@ -490,21 +490,39 @@ mod tests {
         session.run_until_paused(100_000);
         let live = Live::new(session, path);
         assert!(live.session.current_event().is_some());
-        let rect = egui::Rect::from_min_max(egui::pos2(484.0, 68.9), egui::pos2(960.0, 332.7));
-        let view = ViewState::default();
-        let mut camera = CanvasCamera {
-            // The view as the run left it in the window: the flat pose 289 points down.
-            planar: Some(PlanarView {
-                center: [1.0, 0.926],
-                width: 5.0,
-            }),
+        (live, upright)
+    }
+
+    /// The camera of a run that has just paused, in `planar`, on the canvas `rect` whose
+    /// legend reaches 81 points down (presenting side by side at 1280x720).
+    fn running_camera(
+        live: &Live,
+        view: &ViewState,
+        rect: egui::Rect,
+        planar: PlanarView,
+    ) -> CanvasCamera {
+        CanvasCamera {
+            planar: Some(planar),
             fitted_generation: Some(live.generation),
             fitted_layout: (view.side_by_side, view.presenting),
             canvas_size: Some(rect.size()),
             overlay_height: 81.25,
             was_paused: false,
             ..CanvasCamera::default()
+        }
+    }
+
+    #[test]
+    fn an_event_brings_its_pose_and_arrows_into_sight() {
+        let (live, upright) = a02_at_first_event();
+        let rect = egui::Rect::from_min_max(egui::pos2(484.0, 68.9), egui::pos2(960.0, 332.7));
+        let view = ViewState::default();
+        // The view as the run left it in the window: the flat pose 289 points down.
+        let planar = PlanarView {
+            center: [1.0, 0.926],
+            width: 5.0,
         };
+        let mut camera = running_camera(&live, &view, rect, planar);
         camera.recent.push_back(upright);
         // The arrows' ends, below and above the flat pose, and the room left under them for
         // their labels (a tenth of the canvas at least).
@@ -539,28 +557,16 @@ mod tests {
     /// step).
     #[test]
     fn a_pause_fits_a_pose_the_runs_widening_left_small() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/double_four_bar.ron");
-        let scene = crate::scene::load_scene(&path).unwrap();
-        let mut session = crate::live::LiveSession::new(scene).unwrap();
-        session.run_until_paused(100_000);
-        let live = Live::new(session, path);
+        let (live, _) = a02_at_first_event();
         let opening = fit_planar(&live).width;
         let rect = egui::Rect::from_min_max(egui::pos2(0.0, 68.9), egui::pos2(640.0, 432.0));
         let view = ViewState::default();
         let [lo, hi] = pose_box(&live).unwrap();
-        let mut camera = CanvasCamera {
-            planar: Some(PlanarView {
-                center: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])],
-                width: 4.0 * opening,
-            }),
-            fitted_generation: Some(live.generation),
-            fitted_layout: (view.side_by_side, view.presenting),
-            canvas_size: Some(rect.size()),
-            overlay_height: 81.25,
-            was_paused: false,
-            ..CanvasCamera::default()
+        let planar = PlanarView {
+            center: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])],
+            width: 4.0 * opening,
         };
+        let mut camera = running_camera(&live, &view, rect, planar);
         fit_view(&live, &view, &mut camera, rect, false);
         let fitted = camera.planar.unwrap();
         assert!(
