@@ -42,7 +42,7 @@ pub fn chosen_action(
     Some(if motion.role == MotionRole::Branch {
         let at_rest = live.session.simulation().velocities().amax() < AT_REST;
         AppCommand::Leave {
-            label: motion.label.clone(),
+            label: leave_label(&motion.label, reverse),
             direction: &motion.column * sign,
             speed: at_rest.then_some(push.delta.abs().max(0.1)),
         }
@@ -100,10 +100,11 @@ pub fn leave_buttons(
         let how = "with the kinetic energy it has here".to_owned();
         (how, "on the way it came, as drawn")
     };
-    for (text, sign, way) in [
-        ("leave on", 1.0, on),
-        ("leave back", -1.0, "against the arrow"),
+    for (text, back, way) in [
+        ("leave on", false, on),
+        ("leave back", true, "against the arrow"),
     ] {
+        let sign = if back { -1.0 } else { 1.0 };
         if ui
             .small_button(text)
             .on_hover_text(format!(
@@ -112,10 +113,20 @@ pub fn leave_buttons(
             .clicked()
         {
             commands.push(AppCommand::Leave {
-                label: label.to_owned(),
+                label: leave_label(label, back),
                 direction: direction * sign,
                 speed,
             });
         }
+    }
+}
+
+/// A leave's name for the banner: the branch's, and "(back)" against its arrows, as a
+/// lesson's leave back is named (`lesson::player`).
+fn leave_label(branch: &str, back: bool) -> String {
+    if back {
+        format!("{branch} (back)")
+    } else {
+        branch.to_owned()
     }
 }

@@ -62,6 +62,8 @@ pub fn before_command(live: &mut Live, command: &AppCommand) -> bool {
                 run.path.display(),
                 run.progress()
             )));
+            // A class sees no notice: the banner says it, until the action's own line.
+            live.action = Some(Notice::action("The lesson stopped: you took over.".into()));
         }
     }
     record(live, command);
@@ -84,6 +86,9 @@ fn hold(live: &mut Live) {
         "The lesson holds while you look at the motions: Space goes on with it, Enter takes \
          the chosen motion (the lesson then stops)."
             .to_owned(),
+    ));
+    live.action = Some(Notice::action(
+        "The lesson holds: Space goes on with it.".to_owned(),
     ));
 }
 

@@ -331,12 +331,6 @@ pub(super) fn apply_commands(
     }
 }
 
-/// The banner's line for a jump on the timeline (a video shows the run going back).
-fn jumped_said(from: f64, to: f64, what: &str) -> String {
-    let way = if to < from { "Back" } else { "On" };
-    format!("{way} to {what} {to:.4} s (from t = {from:.4} s).")
-}
-
 /// The commands that run or pose the session (ignored in edit mode).
 fn moves_the_session(command: &AppCommand) -> bool {
     matches!(
@@ -405,7 +399,7 @@ fn apply_command(
             // jump back.
             let from = session.time();
             session.goto_event(*index)?;
-            live.action = Some(Notice::action(jumped_said(
+            live.action = Some(Notice::action(crate::live::motions::jump_said(
                 from,
                 session.time(),
                 "the singular event at t =",
@@ -458,7 +452,11 @@ fn apply_command(
         AppCommand::Seek(t) => {
             let from = session.time();
             session.seek(*t)?;
-            live.action = Some(Notice::action(jumped_said(from, session.time(), "t =")));
+            live.action = Some(Notice::action(crate::live::motions::jump_said(
+                from,
+                session.time(),
+                "t =",
+            )));
         }
         AppCommand::Undo => {
             let undone = session.next_undo();

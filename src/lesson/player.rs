@@ -558,13 +558,16 @@ impl Player {
                     let message = format!("the list has {listed} so far, not {k}");
                     return Err(self.lesson.step_error(index, Some("do"), message));
                 }
+                let from = session.time();
                 session
                     .goto_event(k - 1)
                     .map_err(|error| self.refused(index, &error))?;
                 self.push_end = None;
-                // The caption and the act named described the run left behind.
+                // The caption described the run left behind; the jump is what was done.
                 self.caption = None;
-                self.acted = None;
+                let to = session.time();
+                let said = crate::live::motions::jump_said(from, to, "the singular event at t =");
+                self.acted = Some((to, said));
             }
             &Action::SetSpeed(speed) => session.set_speed(speed),
             Action::Caption(text, seconds) => {

@@ -271,6 +271,13 @@ pub fn leave_said(label: &str, how: &str, t: f64) -> String {
     format!("Left along {label}{how} at t = {t:.4} s.")
 }
 
+/// A jump on the timeline from `from` to `to` (`what`: "t =", "the singular event at t ="), as
+/// the banner names it: a video shows the run going back.
+pub fn jump_said(from: f64, to: f64, what: &str) -> String {
+    let way = if to < from { "Back" } else { "On" };
+    format!("{way} to {what} {to:.4} s (from t = {from:.4} s).")
+}
+
 #[cfg(test)]
 mod tests {
     use approx::assert_abs_diff_eq;

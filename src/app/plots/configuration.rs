@@ -54,7 +54,10 @@ pub fn show_configuration_plot(
         .axes
         .filter(|axes| axes.iter().all(|&a| a < names.len()))
         .unwrap_or([0, 1.min(names.len().saturating_sub(1))]);
-    axis_pickers(ui, &names, &mut axes);
+    // A class is shown the plot, not its controls.
+    if !look.viewer {
+        axis_pickers(ui, &names, &mut axes);
+    }
     view.axes = Some(axes);
     follow_path(view, live, axes);
     let all_angles = angle_coordinates(&live.session.scene().mechanism);

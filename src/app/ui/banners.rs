@@ -53,9 +53,14 @@ pub(super) fn banner(
             let run = live.lesson.as_ref()?;
             run.player.act_named(session.time(), session.speed())
         });
+    // Alone, for its few seconds: with an event's facts after it, the hall's large type cut
+    // the banner at three rows. A solver's failure is still said after it.
     if let Some(action) = acted.filter(|_| viewer) {
         match banners.first_mut() {
-            Some((text, _)) => *text = format!("{action} {text}"),
+            Some((text, fill)) if *fill == palette.banner_error => {
+                *text = format!("{action} {text}");
+            }
+            Some((text, _)) => *text = action.to_owned(),
             None => banners.push((action.to_owned(), palette.banner_event)),
         }
     }

@@ -279,8 +279,10 @@ impl Panels<'_, '_> {
                     }
                 });
         }
-        // Presenting, key G puts the configuration space beside the canvas.
-        if presenting && view.atlas_beside {
+        // Presenting, key G puts the configuration space beside the canvas (not at a hall's
+        // type: it ran off the window, and the canvas had no room left).
+        let hall = presentation::at_hall_size(root.ctx().content_rect().height());
+        if presenting && view.atlas_beside && !hall {
             egui::Panel::right("configuration_space")
                 .resizable(false)
                 .exact_size(0.32 * root.available_width())
