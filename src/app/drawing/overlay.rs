@@ -13,6 +13,10 @@ use crate::solver::BasisMode;
 /// Canvas width (points) below which the legend is left out.
 const LEGEND_MIN_CANVAS: f32 = 420.0;
 
+/// The fraction of the canvas' height the legend's rows may take before it lists the
+/// motions drawn only.
+const LEGEND_MOST_HEIGHT: f32 = 0.5;
+
 /// Canvas width (points) below which the legend is compact (colour and name only).
 const LEGEND_BESIDE_TIME: f32 = 660.0;
 
@@ -106,12 +110,25 @@ fn draw_legend(
 ) {
     let (painter, rect, palette) = (canvas.painter, canvas.rect, canvas.palette);
     let compact = rect.width() < LEGEND_BESIDE_TIME;
+    // A short canvas (a hall's type) lists the motions drawn only, or none (the labels on
+    // the arrows name them): five rows covered the mechanism.
+    let row = if view.for_viewers() { 22.0 } else { 19.0 };
+    let room = LEGEND_MOST_HEIGHT * rect.height();
+    let at_event = live.session.current_event().is_some();
+    let drawn_count = shown
+        .iter()
+        .enumerate()
+        .filter(|(k, m)| view.motion_drawn(*k, m, at_event))
+        .count();
+    let drawn_only = shown.len() as f32 * row > room;
+    if drawn_only && drawn_count as f32 * row > room {
+        return;
+    }
     let mut y = rect.top() + 12.0;
     // A patch of the background under the legend, set once its extent is known: a trace or
     // a bar passing under it does not run through its text.
     let backdrop = painter.add(egui::Shape::Noop);
     let first = drawn.len();
-    let at_event = live.session.current_event().is_some();
     // Posed by hand or come to rest: there was no motion before to continue.
     let at_rest = live.session.simulation().velocities().amax() < AT_REST;
     if !compact {
@@ -138,6 +155,9 @@ fn draw_legend(
         // an outline in its colour (a faded name read 2.9:1 on the light theme's backdrop,
         // a faded swatch near black on the dark one).
         let drawn_here = view.motion_drawn(k, motion, at_event);
+        if drawn_only && !drawn_here {
+            continue;
+        }
         // At an event the keys 1 to 9 draw and choose a motion.
         let key = match k {
             0..9 if at_event => format!("{}  ", k + 1),

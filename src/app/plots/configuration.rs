@@ -239,24 +239,79 @@ fn draw_markers(
                 .color(palette.motions[0]),
         );
     }
-    for (at, group) in same_places(&markers) {
-        let name = group
-            .iter()
-            .map(|m| m.name(events))
-            .collect::<Vec<_>>()
-            .join(", ");
+    // Read from afar when presenting: the canvas' text scale.
+    let size = if viewer { 17.0 } else { 13.0 };
+    let groups = same_places(&markers);
+    let places: Vec<egui::Pos2> = groups
+        .iter()
+        .map(|(at, _)| plot_ui.screen_from_plot(PlotPoint::new(at[0], at[1])))
+        .collect();
+    let frame = plot_ui.response().rect;
+    let mut taken: Vec<egui::Rect> = Vec::new();
+    for (k, (at, group)) in groups.iter().enumerate() {
+        let named = |name: &dyn Fn(&Marker) -> String| {
+            group.iter().map(|m| name(m)).collect::<Vec<_>>().join(", ")
+        };
+        let long = named(&|m| m.name(events));
+        let short = named(&|m| format!("S{}", m.number));
+        let extent = |text: &str| egui::vec2(0.55 * size * text.chars().count() as f32, 1.3 * size);
+        // The instants go where there is no room for them.
+        let (name, (anchor, rect)) = [long.clone(), short]
+            .into_iter()
+            .find_map(|name| {
+                let place = label_place(&places, k, extent(&name), frame, &taken)?;
+                Some((name, place))
+            })
+            .unwrap_or_else(|| {
+                let anchor = egui::Align2::LEFT_BOTTOM;
+                let rect = anchor.anchor_size(places[k], extent(&long));
+                (long, (anchor, rect))
+            });
+        taken.push(rect);
         plot_ui.text(
             Text::new(
                 "",
                 PlotPoint::new(at[0], at[1]),
-                // Read from afar when presenting: the canvas' text scale.
-                egui::RichText::new(name).size(if viewer { 17.0 } else { 13.0 }),
+                egui::RichText::new(name).size(size),
             )
             .color(palette.text)
-            .anchor(egui::Align2::LEFT_BOTTOM),
+            .anchor(anchor),
         );
     }
     markers
+}
+
+/// Where the label of the marker at `places[k]` goes, about `extent` pixels: above right of
+/// it, else below right, above left, below left, the first inside the plot's `frame` and
+/// clear of the other markers and the labels placed (`taken`): A02's "S3, S4 (t = 1.5083 s)"
+/// was printed over "S1 (t = 1.2282 s)". The anchor and the label's rectangle; `None` where
+/// no side is clear.
+fn label_place(
+    places: &[egui::Pos2],
+    k: usize,
+    extent: egui::Vec2,
+    frame: egui::Rect,
+    taken: &[egui::Rect],
+) -> Option<(egui::Align2, egui::Rect)> {
+    use egui::Align2;
+    let at = places[k];
+    let sides = [
+        Align2::LEFT_BOTTOM,
+        Align2::LEFT_TOP,
+        Align2::RIGHT_BOTTOM,
+        Align2::RIGHT_TOP,
+    ];
+    let rect_of = |anchor: Align2| anchor.anchor_size(at, extent);
+    let clear = |rect: &egui::Rect| {
+        frame.contains_rect(*rect)
+            && !taken.iter().any(|t| t.intersects(*rect))
+            && !places
+                .iter()
+                .enumerate()
+                .any(|(j, p)| j != k && rect.expand(4.0).contains(*p))
+    };
+    let anchor = sides.into_iter().find(|&side| clear(&rect_of(side)))?;
+    Some((anchor, rect_of(anchor)))
 }
 
 /// Pixels between a plotted place and the pointer.
@@ -409,4 +464,46 @@ fn coordinate_names(mechanism: &Mechanism) -> Vec<String> {
                 .map(move |c| format!("{}.{c}", b.name))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::label_place;
+    use bevy_egui::egui::{Align2, Rect, pos2, vec2};
+
+    /// Two markers on a row 150 px apart and one under the first, labels of 190 px, in a
+    /// plot 600 px wide: the first label goes to the left of its marker (to the right it
+    /// would cover the second marker), the others to the right; each clear of the markers,
+    /// the labels placed and the edges. With no clear side there is no place.
+    #[test]
+    fn marker_labels_keep_clear_of_each_other_the_markers_and_the_edges() {
+        let places = [pos2(250.0, 100.0), pos2(400.0, 100.0), pos2(250.0, 250.0)];
+        let frame = Rect::from_min_max(pos2(0.0, 0.0), pos2(600.0, 300.0));
+        let extent = vec2(190.0, 22.0);
+        let mut taken = Vec::new();
+        let mut anchors = Vec::new();
+        for k in 0..places.len() {
+            let (anchor, rect) = label_place(&places, k, extent, frame, &taken).unwrap();
+            assert!(frame.contains_rect(rect), "{k}: {rect:?}");
+            assert!(
+                taken.iter().all(|t: &Rect| !t.intersects(rect)),
+                "{k}: {rect:?}"
+            );
+            for (j, p) in places.iter().enumerate() {
+                assert!(j == k || !rect.contains(*p), "{k} covers marker {j}");
+            }
+            taken.push(rect);
+            anchors.push(anchor);
+        }
+        assert_eq!(
+            anchors,
+            [
+                Align2::RIGHT_BOTTOM,
+                Align2::LEFT_BOTTOM,
+                Align2::LEFT_BOTTOM
+            ]
+        );
+        let narrow = Rect::from_min_max(pos2(200.0, 0.0), pos2(450.0, 300.0));
+        assert_eq!(label_place(&places, 0, extent, narrow, &[]), None);
+    }
 }
