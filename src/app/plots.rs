@@ -345,7 +345,7 @@ pub fn show_velocity_plot(
             BasisMode::Continued => "plot_qd_continued",
         },
         // A narrow column (side by side beside the configuration space) keeps the title on
-        // one row: wrapped, it took most of the plot's height.
+        // one row: wrapped, it would take most of the plot's height.
         title: match (basis, ui.available_width() < SHORT_TITLE_WIDTH) {
             (BasisMode::Traditional, false) => "generalized velocities qd, traditional QR",
             (BasisMode::Continued, false) => "generalized velocities qd, continued QR",

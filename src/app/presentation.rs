@@ -87,8 +87,8 @@ pub fn presenting_zoom(height: f32) -> f32 {
 }
 
 /// Points of height the presentation's layout holds with everything in it: the canvas, its
-/// plots side by side and the captions (at 1280x720 three steps of Ctrl + past it left the
-/// plots 5 px tall and clipped the canvas).
+/// plots side by side and the captions (past it, at 1280x720, the plots would be 5 px tall and
+/// the canvas clipped).
 pub const LEAST_POINTS_TALL: f32 = 480.0;
 
 /// Points of height presentation keeps at least, whatever Ctrl + asks: below

@@ -37,10 +37,10 @@ pub fn config_from_query(query: &str) -> ViewConfig {
 }
 
 /// In a browser: the page's canvas carries the session's state for scripts and tests
-/// (`data-scene`, the open file's name; `data-t`, the simulated time; `data-events`, the singular events met; `data-at-event`,
-/// `1` while paused at one; `data-speed`, the speed asked for; `data-achieved`, the simulated
-/// seconds per wall second over the last second; `data-behind`, `1` while the status line
-/// says the page cannot keep the speed asked for).
+/// (`data-scene`, the open file's name; `data-t`, the simulated time; `data-events`, the
+/// singular events met; `data-at-event`, `1` while paused at one; `data-speed`, the speed
+/// asked for; `data-achieved`, the simulated seconds per wall second over the last second;
+/// `data-behind`, `1` while the status line says the page cannot keep the speed asked for).
 #[cfg(target_arch = "wasm32")]
 pub struct WebPagePlugin;
 

@@ -60,8 +60,8 @@ pub(super) fn draw_grid(
 }
 
 /// The scale bar, `px` pixels for `step` metres, with its length written after it on one
-/// line low in the canvas' bottom left corner (clear of the ground symbols of a fitted pose,
-/// which a label above the bar met), or the bottom right where the left one would lie on the
+/// line low in the canvas' bottom left corner (below the ground symbols of a fitted pose,
+/// which a label above the bar would meet), or the bottom right where the left one would lie on the
 /// mechanism (its box on the screen, `avoid`); returns its area.
 fn draw_scale_bar(
     painter: &egui::Painter,

@@ -176,7 +176,7 @@ pub(super) fn fit_view(
         .is_none_or(|size| (size - rect.size()).length() > 2.0)
     {
         // At an event the pose is fitted to a canvas of a new size (presenting, Ctrl +
-        // for a hall's type shortened it: the flat pose's arrows ran off its bottom).
+        // for a hall's type shortens it: the flat pose's arrows would run off its bottom).
         let resized = camera.canvas_size.is_some();
         camera.canvas_size = Some(rect.size());
         camera.check_pose_visible = true;

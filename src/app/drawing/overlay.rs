@@ -35,7 +35,7 @@ pub(super) fn draw_overlay_text(
     // Too narrow a canvas (a larger interface scale on 1280 x 720, side by side beside the
     // configuration space, a hall's type) has no room for the legend beside the mechanism:
     // the Admissible motions panel lists the same motions, and the label on the arrows names
-    // the one drawn (a legend of that one row, under the time, took a short canvas' room).
+    // the one drawn (a legend of that one row, under the time, would take a short canvas' room).
     if !shown.is_empty() && canvas.rect.width() >= LEGEND_MIN_CANVAS {
         draw_legend(canvas, live, view, basis, shown, &mut drawn);
     }

@@ -283,8 +283,8 @@ fn draw_markers(
 
 /// Where the label of the marker at `places[k]` goes, about `extent` pixels: above right of
 /// it, else below right, above left, below left, the first inside the plot's `frame` and
-/// clear of the other markers and the labels placed (`taken`): A02's "S3, S4 (t = 1.5083 s)"
-/// was printed over "S1 (t = 1.2282 s)". The anchor and the label's rectangle; `None` where
+/// clear of the other markers and the labels placed (`taken`: A02's "S3, S4 (t = 1.5083 s)"
+/// and "S1 (t = 1.2282 s)" share a row). The anchor and the label's rectangle; `None` where
 /// no side is clear.
 fn label_place(
     places: &[egui::Pos2],

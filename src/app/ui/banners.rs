@@ -53,8 +53,8 @@ pub(super) fn banner(
             let run = live.lesson.as_ref()?;
             run.player.act_named(session.time(), session.speed())
         });
-    // Alone, for its few seconds: with an event's facts after it, the hall's large type cut
-    // the banner at three rows. A solver's failure is still said after it.
+    // Alone, for its few seconds: with an event's facts after it, the hall's large type would
+    // cut the banner at three rows. A solver's failure is still said after it.
     if let Some(action) = acted.filter(|_| viewer) {
         match banners.first_mut() {
             Some((text, fill)) if *fill == palette.banner_error => {

@@ -280,7 +280,7 @@ impl Panels<'_, '_> {
                 });
         }
         // Presenting, key G puts the configuration space beside the canvas (not at a hall's
-        // type: it ran off the window, and the canvas had no room left).
+        // type: it would run off the window and leave the canvas no room).
         let hall = presentation::at_hall_size(root.ctx().content_rect().height());
         if presenting && view.atlas_beside && !hall {
             egui::Panel::right("configuration_space")
