@@ -167,10 +167,19 @@ fn apply(
 /// rows, which a recording of the window takes with the canvas.
 pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) -> egui::Rect {
     let caption = live.lesson.as_ref().and_then(|run| run.player.caption());
-    let text = caption.map_or_else(
-        || first_sentence(&live.session.scene().description).to_owned(),
-        |c| c.text.clone(),
-    );
+    // The description's opening where it takes two rows at most: a longer one (the mobile
+    // robot's, in a 320x240 video) would leave the canvas no room.
+    let width = root.available_width();
+    let idle = || {
+        let sentence = first_sentence(&live.session.scene().description);
+        let rows = sentence.chars().count() as f32 * 0.5 * CAPTION_SIZE / width.max(1.0);
+        if rows <= 2.0 {
+            sentence.to_owned()
+        } else {
+            String::new()
+        }
+    };
+    let text = caption.map_or_else(idle, |c| c.text.clone());
     // Two rows at least, as most captions take: the canvas above keeps its size when a
     // caption replaces the title, and a video's framing holds. Under them, a strip of their
     // own for the recording mark (drawn over a caption's second row, it covered it).
