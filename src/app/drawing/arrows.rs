@@ -9,6 +9,7 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, Pos2, Shape, Stroke, vec2};
 use nalgebra::DVector;
 
+use super::ink::Ink;
 use super::{Canvas, ViewState};
 use crate::app::theme::Palette;
 use crate::live::motions::{self, Motion, MotionRole};
@@ -92,14 +93,15 @@ impl MotionArrows {
     }
 }
 
-/// Paints the `arrows` of the `shown` motions and places their labels clear of `avoid` and
-/// of each other, for [`paint_labels`] to paint after every arrow.
+/// Paints the `arrows` of the `shown` motions and places their labels clear of the text
+/// `avoid` and of each other, on as little of the `ink` (bars, hinges, arrows) as a place
+/// near their arrows allows, for [`paint_labels`] to paint after every arrow.
 pub(super) fn draw_motions(
     canvas: &Canvas,
     shown: &[Motion],
     arrows: MotionArrows,
     view: &ViewState,
-    avoid: &[egui::Rect],
+    (avoid, ink): (&[egui::Rect], &Ink),
     listed_half: bool,
 ) -> Vec<PlacedLabel> {
     let rect = canvas.rect;
@@ -136,7 +138,9 @@ pub(super) fn draw_motions(
                 .layout_no_wrap(motion.label.clone(), canvas.palette.font(15.0), color);
         let label_size = galley.size() + vec2(6.0, 6.0);
         let label_spots = paint_arrows(canvas.painter, &screen, &lanes, &style, label_size);
-        if let Some((r, anchor)) = place_label(&label_spots, label_size, &placed_labels, rect) {
+        if let Some((r, anchor)) =
+            place_label(&label_spots, label_size, (&placed_labels, ink), rect)
+        {
             placed_labels.push(r);
             labels.push(PlacedLabel {
                 rect: r,
@@ -336,16 +340,18 @@ pub(super) fn paint_labels(painter: &egui::Painter, labels: Vec<PlacedLabel>, pa
 }
 
 /// Where a motion's label goes, and the spot it names: beyond the tip of one of its longest
-/// arrows (`spots` holds each arrow's screen length and the point just past its tip),
-/// preferring a spot whose label does not cover one already placed; if every long arrow's
-/// spot is taken, the free place nearest the best spot (up to `MAX_LABEL_SHIFT` label
-/// heights up or down, two widths sideways). Several motions at a singular configuration often
-/// have their longest arrows at the same hinge. Labels are kept inside `bounds` (the
-/// canvas), shifted in from its edges.
+/// arrows (`spots` holds each arrow's screen length and the point just past its tip), or
+/// moved from the best of those spots (up or down by half label heights, at most
+/// `MAX_LABEL_SHIFT` heights, sideways by quarter widths, at most two), never over a label
+/// already `placed`, and of those places the one whose move plus [`INK_COST`] per piece of
+/// `ink` it covers is least (a label over a bar or an arrow hides what it names; one moved
+/// far from its arrow reads as another's). Several motions at a singular configuration often
+/// have their longest arrows at the same hinge. Labels are kept inside `bounds` (the canvas),
+/// shifted in from its edges; with no free place, the best spot itself.
 pub(super) fn place_label(
     spots: &[(f32, Pos2)],
     size: egui::Vec2,
-    placed: &[egui::Rect],
+    (placed, ink): (&[egui::Rect], &Ink),
     bounds: egui::Rect,
 ) -> Option<(egui::Rect, Pos2)> {
     // Arrows at least this fraction of the longest one are good places for the label.
@@ -368,15 +374,6 @@ pub(super) fn place_label(
         .filter(|(length, _)| *length >= LONG_ENOUGH * longest)
         .collect();
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for (_, at) in &candidates {
-        let r = inside(egui::Rect::from_center_size(*at, size));
-        if free(&r) {
-            return Some((r, *at));
-        }
-    }
-    // Every long arrow's spot is taken: the free place nearest the best one, up or down by
-    // half label heights (at most `MAX_LABEL_SHIFT` heights), sideways by quarter widths (at
-    // most two); failing that, the best spot itself.
     let anchor = candidates[0].1;
     let best = inside(egui::Rect::from_center_size(anchor, size));
     let reach = 2 * MAX_LABEL_SHIFT as i32;
@@ -388,15 +385,34 @@ pub(super) fn place_label(
     // Stable: of two as near, the one above (a label under the mechanism is nearer the
     // plots and the edge).
     shifts.sort_by(|a, b| a.length().total_cmp(&b.length()));
-    if let Some(r) = shifts
+    // Each long arrow's own spot (no move), then the moves from the best one, nearest first.
+    let at_spots = candidates
+        .iter()
+        .map(|(_, at)| (0.0, inside(egui::Rect::from_center_size(*at, size)), *at));
+    let moved = shifts
         .into_iter()
-        .map(|shift| inside(best.translate(shift)))
-        .find(free)
-    {
-        return Some((r, anchor));
+        .map(|shift| (shift.length(), inside(best.translate(shift)), anchor));
+    let mut chosen: Option<(f32, egui::Rect, Pos2)> = None;
+    for (moved_by, r, at) in at_spots.chain(moved) {
+        // Nearest first: no later place can cost less than the chosen one.
+        if chosen.is_some_and(|(cost, ..)| moved_by >= cost) {
+            break;
+        }
+        if !free(&r) {
+            continue;
+        }
+        let cost = moved_by + INK_COST * ink.covered(&r) as f32;
+        if chosen.is_none_or(|(least, ..)| cost < least) {
+            chosen = Some((cost, r, at));
+        }
     }
-    Some((best, anchor))
+    Some(chosen.map_or((best, anchor), |(_, r, at)| (r, at)))
 }
+
+/// What covering one piece of ink costs a label's place, in pixels of moving it from its
+/// arrow: crossing an arrow's shaft (two or three pieces) is worth moving the label a label
+/// height or two.
+const INK_COST: f32 = 16.0;
 
 /// Centre of a label of `size` named after the arrow `v` ending at `tip`: beyond the tip
 /// along the arrow, clear of its head by a few pixels whatever the label's extent (at a
@@ -442,7 +458,8 @@ mod tests {
         let mut placed = Vec::new();
         let mut anchors = Vec::new();
         for spots in [&first[..], &second[..], &third[..]] {
-            let (r, anchor) = place_label(spots, size, &placed, everywhere()).expect("a label");
+            let (r, anchor) = place_label(spots, size, (&placed, &Ink::default()), everywhere())
+                .expect("a label");
             assert!(
                 placed.iter().all(|p: &egui::Rect| !p.intersects(r)),
                 "{r:?} overlaps {placed:?}"
@@ -481,21 +498,46 @@ mod tests {
         let bounds = rect(484.0, 68.9, 960.0, 332.7);
         let size = vec2(122.8, 29.2);
         let spot = pos2(674.4, 330.0);
-        let (r, _) = place_label(&[(100.0, spot)], size, &placed, bounds).unwrap();
+        let (r, _) =
+            place_label(&[(100.0, spot)], size, (&placed, &Ink::default()), bounds).unwrap();
         assert!(placed.iter().all(|p| !p.intersects(r)), "{r:?}");
         assert!(bounds.contains_rect(r), "{r:?}");
     }
 
+    /// A02's flat pose: an arrow's tip spot lies on the row of bars (a bar lying across the
+    /// spot, a hinge at it) and another motion's arrow crosses just above; the label moves to
+    /// the nearest place on no ink, within a label height and a half of its spot.
+    #[test]
+    fn a_label_moves_off_bars_hinges_and_arrows_near_its_spot() {
+        let spot = pos2(200.0, 100.0);
+        let size = vec2(60.0, 20.0);
+        let mut ink = Ink::default();
+        ink.segment(pos2(0.0, 100.0), pos2(400.0, 100.0), 5.0);
+        ink.disc(pos2(210.0, 100.0), 5.0);
+        ink.segment(pos2(150.0, 80.0), pos2(250.0, 80.0), 2.0);
+        let (r, anchor) = place_label(&[(50.0, spot)], size, (&[], &ink), everywhere()).unwrap();
+        assert_eq!(anchor, spot);
+        assert_eq!(ink.covered(&r), 0, "{r:?}");
+        assert!(r.center().distance(spot) <= 1.5 * size.y, "{r:?}");
+        // Below the row: above it the other arrow's shaft is in the way.
+        assert!(r.center().y > spot.y, "{r:?}");
+    }
+
     #[test]
     fn no_label_without_arrows() {
-        assert!(place_label(&[], vec2(10.0, 10.0), &[], everywhere()).is_none());
+        assert!(place_label(&[], vec2(10.0, 10.0), (&[], &Ink::default()), everywhere()).is_none());
     }
 
     #[test]
     fn labels_stay_inside_the_canvas() {
         let canvas = egui::Rect::from_min_max(pos2(0.0, 0.0), pos2(500.0, 300.0));
-        let (r, anchor) =
-            place_label(&[(100.0, pos2(495.0, 5.0))], vec2(80.0, 20.0), &[], canvas).unwrap();
+        let (r, anchor) = place_label(
+            &[(100.0, pos2(495.0, 5.0))],
+            vec2(80.0, 20.0),
+            (&[], &Ink::default()),
+            canvas,
+        )
+        .unwrap();
         assert!(canvas.contains_rect(r), "{r:?}");
         assert_eq!(anchor, pos2(495.0, 5.0));
         assert_eq!(r.right(), 500.0);

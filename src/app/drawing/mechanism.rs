@@ -5,6 +5,7 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Align2, Pos2, Shape, Stroke, pos2, vec2};
 
 use super::Canvas;
+use super::ink::Ink;
 use super::projection::Projection;
 use super::shapes::{BodyName, body_point, stadium};
 use crate::app::theme::Palette;
@@ -42,21 +43,22 @@ pub(super) struct Clearance<'a> {
     pub text: &'a [egui::Rect],
 }
 
+/// What [`draw_mechanism`] leaves for the labels painted after it.
+pub(super) struct DrawnMechanism {
+    /// The bars' names, for [`paint_names`] to paint under the arrows.
+    pub names: Vec<BodyName>,
+    /// The bars, the hinges and the ground symbols, for the motions' labels to keep off.
+    pub ink: Ink,
+}
+
 /// Paints the mechanism: links and ground symbols, bars (cranks under couplers), point
-/// masses, hinges on top. Returns the bars' names, placed where none covers another nor the
-/// `clear.text`, and as few arrows and ground symbols as the bar allows, for [`paint_names`]
-/// to paint under the arrows.
-pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -> Vec<BodyName> {
+/// masses, hinges on top. Places the bars' names where none covers another nor the
+/// `clear.text`, and as few arrows, hinges, ground symbols and other bars as the bar allows.
+pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -> DrawnMechanism {
     let mech = canvas.mech;
     let thickness = Thickness::of(mech);
     // Massless links of distance constraints and ground symbols first, under the bodies.
     let grounds = draw_links_and_grounds(canvas);
-    let keep_clear = KeepClear {
-        clear,
-        grounds: &grounds,
-    };
-    // Names are painted after the bars (`paint_names`), so no bar covers them.
-    let mut names: Vec<BodyName> = Vec::new();
     // Bars pinned to the ground (cranks) at full width first, the others (couplers) narrower
     // on top: where a coupler lies on a crank (flat and folded poses) both stay visible.
     let grounded: Vec<bool> = (0..mech.bodies().len())
@@ -67,6 +69,8 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -
         .chain((0..mech.bodies().len()).filter(|&i| !grounded[i]))
         .collect();
     let bars = bars_on_screen(canvas, &thickness, &order, &grounded);
+    let hinges = hinges_on_screen(canvas, &thickness);
+    let keep_clear = KeepClear::new(clear, &grounds, &hinges, &bars);
     for &index in &order {
         match mech.bodies()[index].shape() {
             BodyShape::Bar { .. } => {
@@ -88,14 +92,19 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -
             BodyShape::Solid => {}
         }
     }
+    // Names are painted after the bars (`paint_names`), so no bar covers them.
+    let mut names: Vec<BodyName> = Vec::new();
     if labels {
         for bar in &bars {
             place_bar_name(canvas, bar, &bars, &keep_clear, &mut names);
         }
     }
     super::plates::draw_planar_joints(canvas);
-    draw_hinges(canvas, &thickness);
-    names
+    draw_hinges(canvas, &hinges);
+    DrawnMechanism {
+        names,
+        ink: keep_clear.into_ink(),
+    }
 }
 
 /// Bar thickness on the screen: from the typical bar length, never thinner than 7 px.
@@ -180,23 +189,75 @@ fn draw_links_and_grounds(canvas: &Canvas) -> Vec<egui::Rect> {
     symbols
 }
 
-/// Where a name should not go: `clear`'s arrows (each piece counts once) and the ground
-/// symbols (each counts as many pieces as [`GROUND_WEIGHT`]), where the bar has room;
-/// `clear`'s text never.
+/// Where a name should not go: `clear`'s arrows, other bars and hinges (each piece counts
+/// once) and the ground symbols (each counts as many pieces as [`GROUND_WEIGHT`]), where the
+/// bar has room; `clear`'s text never.
 struct KeepClear<'a> {
     clear: &'a Clearance<'a>,
     grounds: &'a [egui::Rect],
+    /// The hinges' discs.
+    hinges: Ink,
+    /// Per bar (as [`bars_on_screen`] orders them), its body index and its pieces.
+    bars: Vec<(usize, Ink)>,
 }
 
 /// A ground symbol under a name hides which pivot is grounded: a name covers several arrow
 /// pieces before it covers one.
 const GROUND_WEIGHT: usize = 10;
 
-impl KeepClear<'_> {
-    /// How much a name at `r` would cover.
-    fn covered(&self, r: &egui::Rect) -> usize {
+/// A hinge under a name hides which bars it joins: as bad as a ground symbol.
+const HINGE_WEIGHT: usize = GROUND_WEIGHT;
+
+impl<'a> KeepClear<'a> {
+    fn new(
+        clear: &'a Clearance<'a>,
+        grounds: &'a [egui::Rect],
+        hinges: &[(Pos2, f32)],
+        bars: &[BarOnScreen],
+    ) -> Self {
+        let mut hinge_ink = Ink::default();
+        for &(p, r) in hinges {
+            hinge_ink.disc(p, r);
+        }
+        let bars = bars
+            .iter()
+            .map(|bar| {
+                let mut ink = Ink::default();
+                ink.segment(bar.ends[0], bar.ends[1], bar.radius);
+                (bar.index, ink)
+            })
+            .collect();
+        Self {
+            clear,
+            grounds,
+            hinges: hinge_ink,
+            bars,
+        }
+    }
+
+    /// How much a name of the bar `own` at `r` would cover.
+    fn covered(&self, r: &egui::Rect, own: usize) -> usize {
         let count = |rects: &[egui::Rect]| rects.iter().filter(|a| a.intersects(*r)).count();
-        count(self.clear.arrows) + GROUND_WEIGHT * count(self.grounds)
+        let other_bars: usize = self
+            .bars
+            .iter()
+            .filter(|(index, _)| *index != own)
+            .map(|(_, ink)| ink.covered(r))
+            .sum();
+        count(self.clear.arrows)
+            + GROUND_WEIGHT * count(self.grounds)
+            + HINGE_WEIGHT * self.hinges.covered(r)
+            + other_bars
+    }
+
+    /// The bars, hinges and ground symbols, for the motions' labels.
+    fn into_ink(self) -> Ink {
+        let mut ink = self.hinges;
+        for (_, bar) in self.bars {
+            ink.extend(bar.pieces().iter().copied());
+        }
+        ink.extend(self.grounds.iter().copied());
+        ink
     }
 }
 
@@ -230,7 +291,7 @@ impl BarOnScreen {
 }
 
 /// The name of `bar`: the first spot along it, on its side then on the other, next to it
-/// then a line further out, whose name keeps a few pixels from every name placed before and
+/// then a row or two further out, whose name keeps a few pixels from every name placed before and
 /// from `keep_clear.text`, and covers nothing else of `keep_clear`; where every spot covers
 /// something, the one covering least (the arrows, painted over the names, stay whole); none
 /// clear of the other names and the text (the stacked linkages crowd them at their flat
@@ -256,18 +317,22 @@ fn place_bar_name(
         canvas.palette.font(14.0),
         canvas.palette.text,
     );
-    let near = bar.radius + 10.0;
     let size = galley.size();
-    let far = near + size.y + NAME_GAP;
-    let spots = [near, far].into_iter().flat_map(|offset| {
-        [0.5, 0.3, 0.7, 0.15, 0.85]
-            .into_iter()
-            .flat_map(move |along| [(along, side), (along, -side)])
-            .map(move |(along, side)| {
-                let at = pa + along * (pb - pa) + side * offset * normal;
-                egui::Rect::from_center_size(at, size)
-            })
-    });
+    // Next to the bar at any type size, then one and two names' rows further out, clear of
+    // the names next to a bar lying on this one (flat poses).
+    let near = bar.radius + 0.5 * size.y + NAME_GAP;
+    let row = size.y + 2.0 * NAME_GAP + 1.0;
+    let spots = [near, near + row, near + 2.0 * row]
+        .into_iter()
+        .flat_map(|offset| {
+            [0.5, 0.3, 0.7, 0.15, 0.85]
+                .into_iter()
+                .flat_map(move |along| [(along, side), (along, -side)])
+                .map(move |(along, side)| {
+                    let at = pa + along * (pb - pa) + side * offset * normal;
+                    egui::Rect::from_center_size(at, size)
+                })
+        });
     let taken = |r: &egui::Rect| {
         let kept = r.expand(NAME_GAP);
         reads_as_another_bar(r.center(), bar, bars)
@@ -282,7 +347,7 @@ fn place_bar_name(
     let rect = spots
         .filter(|r| !taken(r))
         .enumerate()
-        .min_by_key(|(order, r)| (keep_clear.covered(r), *order))
+        .min_by_key(|(order, r)| (keep_clear.covered(r, bar.index), *order))
         .map(|(_, r)| r);
     if let Some(rect) = rect {
         let over_arrows = keep_clear.clear.arrows.iter().any(|a| a.intersects(rect));
@@ -320,23 +385,29 @@ fn draw_point_mass(canvas: &Canvas, index: usize, labels: bool) {
     }
 }
 
-/// Hinges as circles on top of the bars.
-fn draw_hinges(canvas: &Canvas, thickness: &Thickness) {
+/// The hinges on the screen: each one's centre and radius (pixels).
+fn hinges_on_screen(canvas: &Canvas, thickness: &Thickness) -> Vec<(Pos2, f32)> {
     let mech = canvas.mech;
-    for joint in mech.joints() {
-        let Some((body, point)) = joint.hinge() else {
-            continue;
-        };
-        let p = body_point(mech, canvas.x, body, &point);
-        if let Some(q) = canvas.projection.to_screen(p) {
-            let r = 0.32 * thickness.at(canvas.projection, p);
-            canvas.painter.circle(
-                q,
-                r.max(3.5),
-                canvas.palette.hinge_fill,
-                Stroke::new(1.8, canvas.palette.hinge_edge),
-            );
-        }
+    mech.joints()
+        .iter()
+        .filter_map(|joint| {
+            let (body, point) = joint.hinge()?;
+            let p = body_point(mech, canvas.x, body, &point);
+            let q = canvas.projection.to_screen(p)?;
+            Some((q, (0.32 * thickness.at(canvas.projection, p)).max(3.5)))
+        })
+        .collect()
+}
+
+/// Hinges as circles on top of the bars.
+fn draw_hinges(canvas: &Canvas, hinges: &[(Pos2, f32)]) {
+    for &(q, r) in hinges {
+        canvas.painter.circle(
+            q,
+            r,
+            canvas.palette.hinge_fill,
+            Stroke::new(1.8, canvas.palette.hinge_edge),
+        );
     }
 }
 

@@ -18,6 +18,7 @@ mod backdrop;
 mod camera;
 mod fit;
 mod ghost;
+mod ink;
 mod joint_labels;
 mod mechanism;
 mod overlay;
@@ -53,6 +54,7 @@ use crate::solver::BasisMode;
 use arrows::{MotionArrows, draw_motions};
 use backdrop::{draw_floor, draw_grid};
 use fit::{fit_orbit, fit_planar, fit_view};
+use ink::Ink;
 use mechanism::{Clearance, draw_mechanism};
 use overlay::draw_overlay_text;
 use projection::Projection;
@@ -534,16 +536,22 @@ fn draw_mechanism_and_motions(
     let listed_half = !view.side_by_side || basis == view.basis;
     let at_event = live.session.current_event().is_some();
     let arrows = MotionArrows::lay_out(canvas, &shown, view, at_event);
-    let names = match canvas.rigid {
-        Some(rigid) => rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
+    let footprint = arrows.footprint();
+    let (names, mut ink) = match canvas.rigid {
+        Some(rigid) => (
+            rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
+            Ink::default(),
+        ),
         None => {
             let clear = Clearance {
-                arrows: &arrows.footprint(),
+                arrows: &footprint,
                 text: scale_bar.as_slice(),
             };
-            draw_mechanism(canvas, view.show_labels, &clear)
+            let drawn = draw_mechanism(canvas, view.show_labels, &clear);
+            (drawn.names, drawn.ink)
         }
     };
+    ink.extend(footprint);
     let reaction_text = if view.show_reactions {
         reactions::update_reactions(view, live);
         let body_names: Vec<_> = names.iter().map(|name| name.area()).collect();
@@ -580,7 +588,7 @@ fn draw_mechanism_and_motions(
     // The arrows over the names: a name that found no place clear of them (a folded loop)
     // may be crossed by a shaft, but hides no arrow.
     mechanism::paint_names(canvas.painter, &names, canvas.palette);
-    let labels = draw_motions(canvas, &shown, arrows, view, &overlay, listed_half);
+    let labels = draw_motions(canvas, &shown, arrows, view, (&overlay, &ink), listed_half);
     mechanism::paint_names_over_arrows(canvas.painter, &names, canvas.palette);
     overlay.extend(labels.iter().map(|label| label.rect));
     arrows::paint_labels(canvas.painter, labels, canvas.palette);
