@@ -26,12 +26,12 @@ const CHARACTERS: &str = concat!(
 /// Sizes (points) of the text painted on the canvas and of the captions, besides egui's
 /// text styles: the time over the canvas takes a whole monospace size from 11 to 20 that
 /// follows the canvas' height, the basis under it 0.7 of that (8 to 14), the other canvas
-/// text 12 to 16, and the captions theirs.
+/// text 12 to 16, a banner or a caption kept in two rows a whole size down to a fifth below
+/// its own (`presentation::size_in_rows`).
 fn canvas_fonts() -> impl Iterator<Item = FontId> {
-    (8..=20)
+    (8..=CAPTION_SIZE as usize)
         .map(|size| FontId::proportional(size as f32))
         .chain((11..=20).map(|size| FontId::monospace(size as f32)))
-        .chain([FontId::proportional(CAPTION_SIZE)])
 }
 
 /// What the atlas was last filled for (the interface scale and the theme), once the text

@@ -67,12 +67,14 @@ impl Presentation {
 
     /// The interface size for the mode just switched to, from the size `current` the other
     /// mode had (remembered for when it comes back), in a window `height` physical pixels
-    /// tall.
+    /// tall; presenting, never past the hall's size (`--ui-scale 2` with `--presentation`
+    /// on 720 rows would ask for 3).
     pub fn switched_zoom(&mut self, current: f32, height: f32) -> f32 {
         if self.on {
             self.zoom_before = Some(current);
             self.zoom_presenting
                 .unwrap_or(current * presenting_zoom(height))
+                .min(largest_presenting_zoom(height))
         } else {
             self.zoom_presenting = Some(current);
             self.zoom_before.take().unwrap_or(1.0)
@@ -188,8 +190,15 @@ pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) -> egui::Rec
         .min_size(rows)
         .show(root, |ui| {
             ui.add_space(6.0);
+            let size = size_in_rows(
+                ui,
+                &text,
+                [CAPTION_SIZE, LEAST_CAPTION_SIZE],
+                ui.available_width(),
+                2,
+            );
             ui.vertical_centered(|ui| {
-                ui.label(RichText::new(text).size(CAPTION_SIZE).strong());
+                ui.label(RichText::new(text).size(size).strong());
             });
             ui.add_space(6.0);
             let width = ui.available_width();
@@ -209,6 +218,31 @@ pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) -> egui::Rec
     rows.max.y -= MARK_STRIP;
     rows
 }
+
+/// The largest whole size from `size` down to `least` points at which `text` takes at most
+/// `rows` rows `width` points wide (`least` if none): a long caption or banner keeps the
+/// band's height, so the canvas under a class' eyes neither shrinks nor refits.
+pub fn size_in_rows(ui: &Ui, text: &str, [size, least]: [f32; 2], width: f32, rows: usize) -> f32 {
+    let mut points = size.round();
+    while points > least {
+        let galley = ui.fonts_mut(|f| {
+            f.layout(
+                text.to_owned(),
+                egui::FontId::proportional(points),
+                egui::Color32::WHITE,
+                width,
+            )
+        });
+        if galley.rows.len() <= rows {
+            return points;
+        }
+        points -= 1.0;
+    }
+    least.round()
+}
+
+/// The smallest a caption gets to stay in two rows (a fifth below [`CAPTION_SIZE`]).
+const LEAST_CAPTION_SIZE: f32 = 18.0;
 
 /// The text up to its first full stop outside parentheses followed by a capital (or its
 /// first line break), the stop kept: "et al. 2023" and "sect. 3.2" go on. A long
@@ -282,6 +316,14 @@ mod tests {
         assert_eq!(switch(&mut presentation, 3.3), 1.25);
         assert_eq!(switch(&mut presentation, 1.25), 3.3);
         assert_eq!(switch(&mut presentation, 3.3), 1.25);
+    }
+
+    #[test]
+    fn presenting_at_a_launch_size_stops_at_the_halls() {
+        let mut presentation = Presentation::new(true);
+        assert_eq!(presentation.switched_zoom(2.0, 720.0), 2.25);
+        let mut presentation = Presentation::new(true);
+        assert!((presentation.switched_zoom(1.2, 720.0) - 1.8).abs() < 1e-5);
     }
 
     #[test]

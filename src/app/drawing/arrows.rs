@@ -137,14 +137,19 @@ pub(super) fn draw_motions(
                 .painter
                 .layout_no_wrap(motion.label.clone(), canvas.palette.font(15.0), color);
         let label_size = galley.size() + vec2(6.0, 6.0);
-        let label_spots = paint_arrows(canvas.painter, &screen, &lanes, &style, label_size);
-        if let Some((r, anchor)) =
-            place_label(&label_spots, label_size, (&placed_labels, ink), rect)
+        let (label_spots, tips) = paint_arrows(canvas.painter, &screen, &lanes, &style, label_size);
+        if let Some((r, spot)) = place_label(&label_spots, label_size, (&placed_labels, ink), rect)
         {
+            // A label moved from its spot is tied to the arrow's tip, not to the spot.
+            let tip = label_spots
+                .iter()
+                .zip(&tips)
+                .find(|((_, at), _)| *at == spot)
+                .map_or(spot, |(_, tip)| *tip);
             placed_labels.push(r);
             labels.push(PlacedLabel {
                 rect: r,
-                anchor,
+                anchor: tip,
                 galley,
                 color,
             });
@@ -265,16 +270,17 @@ struct ArrowStyle {
 
 /// Paints one motion's arrows (`screen`, scaled as they are painted), each moved across its
 /// direction by its lane (pixels, from [`arrow_lanes`]). Returns, per arrow drawn, its
-/// length and where a label of `label_size` would name it.
+/// length and where a label of `label_size` would name it, and its tip.
 fn paint_arrows(
     painter: &egui::Painter,
     screen: &[(Pos2, egui::Vec2)],
     lanes: &[f32],
     style: &ArrowStyle,
     label_size: egui::Vec2,
-) -> Vec<(f32, Pos2)> {
+) -> (Vec<(f32, Pos2)>, Vec<Pos2>) {
     let stroke = Stroke::new(3.0, style.color);
     let mut label_spots: Vec<(f32, Pos2)> = Vec::with_capacity(screen.len());
+    let mut tips = Vec::with_capacity(screen.len());
     for (&(p, v), &lane) in screen.iter().zip(lanes) {
         if v.length() < SHORTEST_ARROW {
             continue;
@@ -289,14 +295,15 @@ fn paint_arrows(
         }
         arrow_head(painter, tip, v, style.color);
         label_spots.push((v.length(), label_spot(tip, v, label_size)));
+        tips.push(tip);
     }
-    label_spots
+    (label_spots, tips)
 }
 
 /// A label placed on the canvas, painted after every arrow (so none crosses it).
 pub(super) struct PlacedLabel {
     pub rect: egui::Rect,
-    /// The arrow tip the label names.
+    /// The tip of the arrow the label names.
     pub anchor: Pos2,
     pub galley: std::sync::Arc<egui::Galley>,
     pub color: Color32,
@@ -312,18 +319,26 @@ const LEADER_TO: f32 = 40.0;
 
 /// Paints labels on an opaque backing: a translucent one over the arrows is grey on the light
 /// theme's white, and the label hard to read. A label that had to move away from its arrow
-/// (the spots near it were taken) is tied to the arrow's tip by a thin line.
-pub(super) fn paint_labels(painter: &egui::Painter, labels: Vec<PlacedLabel>, palette: &Palette) {
+/// (the spots near it were taken) is tied to the arrow's tip by a thin line, unless the line
+/// would pass under another label or the `text` (the bars' names: a line through "coupler2"
+/// read as a stroke of it).
+pub(super) fn paint_labels(
+    painter: &egui::Painter,
+    labels: Vec<PlacedLabel>,
+    text: &[egui::Rect],
+    palette: &Palette,
+) {
     for (i, label) in labels.iter().enumerate() {
         let nearest = label.anchor.clamp(label.rect.min, label.rect.max);
         let length = nearest.distance(label.anchor);
         let under_another = || {
-            labels.iter().enumerate().any(|(j, other)| {
-                j != i
-                    && (1..20).any(|k| {
-                        let at = label.anchor.lerp(nearest, k as f32 / 20.0);
-                        other.rect.contains(at)
-                    })
+            let others = labels
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, other)| other.rect);
+            others.chain(text.iter().copied()).any(|other| {
+                (1..20).any(|k| other.contains(label.anchor.lerp(nearest, k as f32 / 20.0)))
             })
         };
         if length > LEADER_FROM && length <= LEADER_TO && !under_another() {

@@ -292,7 +292,7 @@ impl BarOnScreen {
 
 /// The name of `bar`: the first spot along it, on its side then on the other, next to it
 /// then a row or two further out, whose name keeps a few pixels from every name placed before and
-/// from `keep_clear.text`, and covers nothing else of `keep_clear`; where every spot covers
+/// from `keep_clear.text`, inside the canvas, and covers nothing else of `keep_clear`; where every spot covers
 /// something, the one covering least (the arrows, painted over the names, stay whole); none
 /// clear of the other names and the text (the stacked linkages crowd them at their flat
 /// poses): no name rather than a garbled one.
@@ -335,7 +335,8 @@ fn place_bar_name(
         });
     let taken = |r: &egui::Rect| {
         let kept = r.expand(NAME_GAP);
-        reads_as_another_bar(r.center(), bar, bars)
+        !canvas.rect.contains_rect(*r)
+            || reads_as_another_bar(r.center(), bar, bars)
             || names.iter().any(|other| other.area().intersects(kept))
             || keep_clear
                 .clear

@@ -590,8 +590,9 @@ fn draw_mechanism_and_motions(
     mechanism::paint_names(canvas.painter, &names, canvas.palette);
     let labels = draw_motions(canvas, &shown, arrows, view, (&overlay, &ink), listed_half);
     mechanism::paint_names_over_arrows(canvas.painter, &names, canvas.palette);
-    overlay.extend(labels.iter().map(|label| label.rect));
-    arrows::paint_labels(canvas.painter, labels, canvas.palette);
+    let label_rects: Vec<_> = labels.iter().map(|label| label.rect).collect();
+    arrows::paint_labels(canvas.painter, labels, &overlay, canvas.palette);
+    overlay.extend(label_rects);
     Drawn {
         overlay_height,
         text: overlay,

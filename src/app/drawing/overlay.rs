@@ -43,7 +43,8 @@ pub(super) fn draw_overlay_text(
 }
 
 /// The simulated time of the drawn (interpolated) state, top right, large enough for a
-/// projector, and the basis under it (side by side, the canvas' title as large as the time).
+/// projector, and the basis under it (side by side, the canvas' title as large as the time);
+/// on a short canvas (a hall's type) both on one row where it is wide enough.
 fn draw_time_and_basis(
     canvas: &Canvas,
     t: f64,
@@ -56,42 +57,52 @@ fn draw_time_and_basis(
     // the time takes at most a tenth of its height. Whole sizes: their glyphs are in the
     // font atlas from the start (`font_warmup`), none missing from a recorded frame.
     let size = (0.1 * rect.height()).clamp(11.0, 20.0).round();
-    drawn.push(text_on_backdrop(
-        canvas,
-        pos2(rect.right() - 14.0, rect.top() + 10.0),
+    let time = canvas.painter.layout_no_wrap(
         format!("t = {t:.3} s"),
         FontId::monospace(size),
         palette.text,
-    ));
+    );
     let (basis_size, basis_color) = if side_by_side {
         (size, palette.text)
     } else {
         ((0.7 * size).round(), palette.text.gamma_multiply(0.75))
     };
-    let basis_rect = text_on_backdrop(
-        canvas,
-        pos2(rect.right() - 14.0, rect.top() + 12.0 + 1.2 * size),
+    let basis_galley = canvas.painter.layout_no_wrap(
         format!("{} QR", basis_name(basis)),
         FontId::proportional(basis_size),
         basis_color,
     );
-    drawn.push(basis_rect);
+    let corner = pos2(rect.right() - 14.0, rect.top() + 10.0);
+    let one_row_width = time.size().x + basis_galley.size().x + ROW_GAP + 28.0;
+    let one_row = rect.height() < ONE_ROW_BELOW && one_row_width <= rect.width();
+    let time_rect = text_on_backdrop(canvas, corner, time);
+    let basis_at = if one_row {
+        pos2(time_rect.left() - ROW_GAP, rect.top() + 10.0)
+    } else {
+        pos2(corner.x, rect.top() + 12.0 + 1.2 * size)
+    };
+    drawn.push(time_rect);
+    drawn.push(text_on_backdrop(canvas, basis_at, basis_galley));
 }
+
+/// Canvas height (points) below which the basis is written beside the time, not under it:
+/// a hall's type at 720 rows leaves the canvas about 160 points.
+const ONE_ROW_BELOW: f32 = 240.0;
+
+/// Points between the basis and the time written on one row.
+const ROW_GAP: f32 = 16.0;
 
 /// Text with its top right corner at `at`, on a patch of the background: a mechanism that
 /// moves under the corner (a folding loop, a large presentation type) does not garble it.
 fn text_on_backdrop(
     canvas: &Canvas,
     at: egui::Pos2,
-    text: String,
-    font: FontId,
-    color: egui::Color32,
+    galley: std::sync::Arc<egui::Galley>,
 ) -> egui::Rect {
-    let galley = canvas.painter.layout_no_wrap(text, font, color);
     let rect = Align2::RIGHT_TOP.anchor_size(at, galley.size());
     let backdrop = canvas.palette.background.gamma_multiply(0.8);
     canvas.painter.rect_filled(rect.expand(3.0), 3.0, backdrop);
-    canvas.painter.galley(rect.min, galley, color);
+    canvas.painter.galley(rect.min, galley, canvas.palette.text);
     rect
 }
 

@@ -5,6 +5,7 @@ use bevy::prelude::*;
 use bevy_egui::egui::{self, Color32, FontId, RichText, Ui};
 
 use crate::app::lesson::LessonRun;
+use crate::app::presentation::size_in_rows;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
 use crate::live::{LiveSession, MarkKind, PauseReason};
@@ -91,7 +92,15 @@ pub(super) fn banner(
                 ui.visuals_mut().override_text_color = Some(palette.text);
                 // Two rows at least, as most banners take: the canvas below does not jump
                 // when an event's banner replaces the idle line (screen recordings).
-                let size = (NOTICE_SIZE * text_scale).round();
+                // A class sees two rows, in a smaller type if need be (down to a fifth
+                // less): a third row would shrink the canvas under its eyes.
+                let full = (NOTICE_SIZE * text_scale).round();
+                let size = if viewer {
+                    let width = ui.available_width();
+                    size_in_rows(ui, &text, [full, (0.8 * full).round()], width, 2)
+                } else {
+                    full
+                };
                 ui.set_min_height(
                     2.0 * ui.fonts_mut(|f| f.row_height(&FontId::proportional(size))) + 4.0,
                 );
