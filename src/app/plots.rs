@@ -354,7 +354,9 @@ pub fn show_velocity_plot(
         },
         kinds: vec![qd],
         log: false,
-        time_label: true,
+        // A class sees a strip under each canvas: its height goes to the curve, the time
+        // axis reads by its numbers.
+        time_label: !(view.presenting || view.video),
         // The traditional and the continued plot show the same y range.
         shared_y: vec![ChannelKind::QdTraditional, ChannelKind::QdContinued],
     };

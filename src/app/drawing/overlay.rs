@@ -135,7 +135,33 @@ fn draw_legend(
     if drawn_only && drawn_count as f32 * row > room {
         return;
     }
-    let mut y = rect.top() + 12.0;
+    // Beside the time, or under it where a row would reach it (the time and the basis on
+    // one row over a short canvas).
+    let time_left = drawn.iter().map(|r| r.left()).fold(f32::INFINITY, f32::min);
+    let widest = shown
+        .iter()
+        .map(|motion| {
+            let row = format!(
+                "9  {}  {}",
+                motion.label,
+                role_text(&motion.role, at_event, false)
+            );
+            let row = if compact {
+                format!("9  {}", motion.label)
+            } else {
+                row
+            };
+            painter
+                .layout_no_wrap(row, FontId::proportional(row_size(view)), palette.text)
+                .size()
+                .x
+        })
+        .fold(0.0, f32::max);
+    let mut y = if rect.left() + 44.0 + widest + 8.0 > time_left {
+        drawn.iter().map(|r| r.bottom()).fold(rect.top(), f32::max) + 8.0
+    } else {
+        rect.top() + 12.0
+    };
     // A patch of the background under the legend, set once its extent is known: a trace or
     // a bar passing under it does not run through its text.
     let backdrop = painter.add(egui::Shape::Noop);
@@ -179,13 +205,12 @@ fn draw_legend(
         } else {
             role_text(&motion.role, at_event, at_rest)
         };
-        // Presenting and recording, the rows are what the class reads from afar: a size
-        // larger.
-        let (size, step, swatch, text_x) = if view.for_viewers() {
-            (16.0, 22.0, vec2(21.0, 12.0), 44.0)
+        let (step, swatch, text_x) = if view.for_viewers() {
+            (22.0, vec2(21.0, 12.0), 44.0)
         } else {
-            (14.0, 19.0, vec2(18.0, 10.0), 40.0)
+            (19.0, vec2(18.0, 10.0), 40.0)
         };
+        let size = row_size(view);
         let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), swatch);
         if drawn_here {
             painter.rect_filled(sw, 2.0, color);
@@ -248,6 +273,12 @@ fn draw_legend(
             ),
         );
     }
+}
+
+/// The size (points) of a legend row's text: presenting and recording, the rows are what
+/// the class reads from afar, a size larger.
+fn row_size(view: &ViewState) -> f32 {
+    if view.for_viewers() { 16.0 } else { 14.0 }
 }
 
 /// The keys of the motions at an event, as the legend states them.
