@@ -275,6 +275,56 @@ const MARK_STRIP: f32 = 16.0;
 mod tests {
     use super::*;
 
+    /// The A02 lesson's longest caption in the captions band of a hall's type at 1280x720
+    /// (569 points wide, 553 inside the panel's margins) takes three rows at the captions'
+    /// size: a smaller whole size keeps it in two, and a short caption keeps the captions'
+    /// size.
+    #[test]
+    fn a_long_caption_takes_a_smaller_type_to_stay_in_two_rows() {
+        let long = "Crank 3 and coupler 2 turn over together; each time they lie flat the \
+                    mechanism is singular again, rank 12 of 14";
+        let short = "Back at the first flat pose, exactly";
+        let ctx = egui::Context::default();
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(569.0, 320.0),
+            )),
+            ..Default::default()
+        };
+        let mut measured = None;
+        // egui loads its fonts in the first pass.
+        for _ in 0..2 {
+            let mut output = ctx.run_ui(input.clone(), |ui| {
+                let width = 553.0;
+                let sizes = [CAPTION_SIZE, LEAST_CAPTION_SIZE];
+                let rows = |size: f32| {
+                    let font = egui::FontId::proportional(size);
+                    ui.fonts_mut(|f| f.layout(long.to_owned(), font, egui::Color32::WHITE, width))
+                        .rows
+                        .len()
+                };
+                let fitted = size_in_rows(ui, long, sizes, width, 2);
+                measured = Some((
+                    fitted,
+                    size_in_rows(ui, short, sizes, width, 2),
+                    rows(CAPTION_SIZE),
+                    rows(fitted),
+                ));
+            });
+            // No renderer takes the font atlas' updates.
+            output.textures_delta.clear();
+        }
+        let (fitted, short_size, rows_at_full, rows_fitted) = measured.unwrap();
+        assert!(rows_at_full > 2, "{rows_at_full} rows");
+        assert!(
+            (LEAST_CAPTION_SIZE..CAPTION_SIZE).contains(&fitted),
+            "{fitted}"
+        );
+        assert!(rows_fitted <= 2, "{rows_fitted} rows at {fitted}");
+        assert_eq!(short_size, CAPTION_SIZE);
+    }
+
     /// P, P again, as `apply` does it: the size each switch gives.
     fn switch(presentation: &mut Presentation, current: f32) -> f32 {
         presentation.on = !presentation.on;

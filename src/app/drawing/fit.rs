@@ -33,7 +33,7 @@ pub(super) fn fit_planar(live: &Live) -> PlanarView {
 /// event, or with the columns of T shown): their longest is this long
 /// (`arrows::draw_motions`). Without it a short canvas (a projector's interface scale, side
 /// by side) drew them over the legend and the time.
-fn arrow_room(live: &Live, view: &ViewState, size: egui::Vec2) -> f32 {
+pub(super) fn arrow_room(live: &Live, view: &ViewState, size: egui::Vec2) -> f32 {
     if live.session.current_event().is_some() || view.show_motions {
         0.16 * size.x.min(size.y)
     } else {

@@ -188,7 +188,7 @@ pub fn draw_canvas(
         rigid: rigid.as_ref(),
     };
     let scale_bar = if view.show_grid {
-        draw_backdrop(&canvas, live)
+        draw_backdrop(&canvas, live, fit::arrow_room(live, view, rect.size()))
     } else {
         None
     };
@@ -379,9 +379,10 @@ fn canvas_projection(
     }
 }
 
-/// The grid of the planar view, returning its scale bar's area, or the floor of the
-/// spatial one.
-fn draw_backdrop(canvas: &Canvas, live: &Live) -> Option<egui::Rect> {
+/// The grid of the planar view, returning its scale bar's area (in the bottom corner clear
+/// of the mechanism and of its motions' arrows, which reach `arrows` pixels from it), or the
+/// floor of the spatial one.
+fn draw_backdrop(canvas: &Canvas, live: &Live, arrows: f32) -> Option<egui::Rect> {
     match canvas.projection {
         Projection::Orbit { .. } => {
             let size = live.session.scene().view.width.unwrap_or(1.0);
@@ -418,6 +419,7 @@ fn draw_backdrop(canvas: &Canvas, live: &Live) -> Option<egui::Rect> {
                     corners.min - egui::vec2(16.0, 16.0),
                     corners.max + egui::vec2(16.0, 32.0),
                 )
+                .expand(arrows)
             });
             Some(draw_grid(
                 canvas.painter,
