@@ -25,6 +25,7 @@ pub fn advance_lesson(live: &mut Live, wall_dt: f64, deadline: Instant) -> Optio
         session, lesson, ..
     } = live;
     let run = lesson.as_mut()?;
+    run.frame.poll();
     if !run.running {
         return Some(Advance::default());
     }

@@ -339,6 +339,7 @@ pub fn show_velocity_plot(
     height: f32,
 ) {
     let (qd, q) = basis_channels(basis);
+    let viewer = view.presenting || view.video;
     let spec = PlotSpec {
         id: match basis {
             BasisMode::Traditional => "plot_qd_traditional",
@@ -356,11 +357,13 @@ pub fn show_velocity_plot(
         log: false,
         // A class sees a strip under each canvas: its height goes to the curve, the time
         // axis reads by its numbers.
-        time_label: !(view.presenting || view.video),
+        time_label: !viewer,
         // The traditional and the continued plot show the same y range.
         shared_y: vec![ChannelKind::QdTraditional, ChannelKind::QdContinued],
     };
-    show_plot(ui, live, view, state, &spec, [qd, q], height - 40.0);
+    // The title's row, and the time axis' label's.
+    let rows = if viewer { 22.0 } else { 40.0 };
+    show_plot(ui, live, view, state, &spec, [qd, q], height - rows);
 }
 
 /// Column width (points) below which a `qd` plot has the short title.

@@ -10,7 +10,7 @@ use web_time::Instant;
 use bevy::prelude::*;
 
 use crate::lesson::{LessonView, Player, Recorder, is_lesson_file, load_lesson};
-use crate::live::LiveSession;
+use crate::live::{LiveSession, framing};
 use crate::scene::load_scene;
 use crate::solver::BasisMode;
 
@@ -193,12 +193,14 @@ pub fn modified_time(path: &Path) -> Option<SystemTime> {
 }
 
 /// A lesson open in the window.
-#[derive(Clone, Debug)]
 pub struct LessonRun {
     pub player: Player,
     /// Space toggles it; a lesson opens waiting for it.
     pub running: bool,
     pub path: PathBuf,
+    /// The box of every pose the lesson reaches, which the canvas is framed on while the
+    /// lesson drives it (as its video is).
+    pub frame: LessonFrame,
 }
 
 impl LessonRun {
@@ -217,12 +219,54 @@ impl LessonRun {
 pub fn open_lesson(path: &Path) -> Result<(LiveSession, LessonRun), String> {
     let lesson = load_lesson(path).map_err(|e| e.to_string())?;
     let (player, session) = Player::start(lesson).map_err(|e| e.to_string())?;
+    let frame = LessonFrame::traced(&session, &player);
     let run = LessonRun {
         player,
         running: false,
         path: path.to_path_buf(),
+        frame,
     };
     Ok((session, run))
+}
+
+/// The box of every pose a lesson reaches ([`framing::run_box`] of its headless replay):
+/// traced on a thread of its own on the desktop (A02's lesson takes about half a second),
+/// not at all in a browser (no threads there: the view follows the pose as for a scene).
+#[derive(Debug)]
+pub enum LessonFrame {
+    Tracing(Option<std::thread::JoinHandle<Option<framing::PlaneBox>>>),
+    Traced(Option<framing::PlaneBox>),
+}
+
+impl LessonFrame {
+    fn traced(session: &LiveSession, player: &Player) -> Self {
+        if cfg!(target_arch = "wasm32") {
+            return Self::Traced(None);
+        }
+        let (session, player) = (session.clone(), player.clone());
+        Self::Tracing(Some(std::thread::spawn(move || {
+            framing::run_box(&session, Some(&player), f64::INFINITY)
+        })))
+    }
+
+    /// Takes the box if the thread has traced it.
+    pub fn poll(&mut self) {
+        if let Self::Tracing(thread) = self
+            && thread.as_ref().is_none_or(|t| t.is_finished())
+        {
+            // A thread that panicked traced nothing: the view follows the pose.
+            let frame = thread.take().and_then(|t| t.join().ok()).flatten();
+            *self = Self::Traced(frame);
+        }
+    }
+
+    /// The box, once traced.
+    pub fn plane_box(&self) -> Option<framing::PlaneBox> {
+        match self {
+            Self::Traced(frame) => *frame,
+            Self::Tracing(_) => None,
+        }
+    }
 }
 
 /// A fresh recorder of what the user does from the session's current state.

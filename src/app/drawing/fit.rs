@@ -161,6 +161,16 @@ pub(super) fn fit_view(
         fit_video(live, camera, motion, rect);
         return;
     }
+    if let Some(motion) = lesson_frame(live, camera, spatial) {
+        fit_lesson(
+            live,
+            camera,
+            motion,
+            rect,
+            (view.side_by_side, view.presenting),
+        );
+        return;
+    }
     let layout = (view.side_by_side, view.presenting);
     // A pause, as a singular event, a new scene and a new layout look whether the pose lies
     // on the canvas, below the legend and the time.
@@ -370,6 +380,53 @@ fn reframe(
     fit_box(both, rect.size(), [top, 0.0], 0.0, [WINDOW_FILL, 0.0])
 }
 
+/// The box of the open lesson's whole motion while the lesson drives the canvas: from its
+/// opening until the user takes over, pans or zooms (a planar scene's).
+fn lesson_frame(live: &Live, camera: &CanvasCamera, spatial: bool) -> Option<framing::PlaneBox> {
+    let run = live.lesson.as_ref()?;
+    let fresh = camera.fitted_generation != Some(live.generation);
+    (!spatial && (fresh || !camera.moved_by_user))
+        .then(|| run.frame.plane_box())
+        .flatten()
+}
+
+/// The lesson's view, on every frame: its whole motion below the time (not the legend: an
+/// event's would shrink the view at each event), on as much of the canvas as it can take
+/// (a hall's type leaves the canvas 160 points), the scale bar in a corner beside it. A
+/// class sees the mechanism at one scale and place through the lesson, every pose in sight.
+fn fit_lesson(
+    live: &Live,
+    camera: &mut CanvasCamera,
+    motion: framing::PlaneBox,
+    rect: egui::Rect,
+    layout: (bool, bool),
+) {
+    if camera.fitted_generation != Some(live.generation) {
+        camera.orbit = Some(fit_orbit(live));
+        camera.fitted_generation = Some(live.generation);
+        camera.moved_by_user = false;
+        camera.recent.clear();
+    }
+    let size = rect.size();
+    camera.planar = Some(fit_box(
+        motion,
+        size,
+        [super::overlay::time_corner_bottom(size), 0.0],
+        LESSON_ARROWS * size.x.min(size.y),
+        [LESSON_FILL, 0.0],
+    ));
+    // Once the lesson lets go, the view stays where it is for this layout.
+    camera.fitted_layout = layout;
+    camera.check_pose_visible = false;
+}
+
+/// The fraction of the canvas' smaller side a lesson's frame leaves above and below its
+/// motion for the arrows of a pose at its edge (rarely at an event).
+const LESSON_ARROWS: f32 = 0.04;
+
+/// The fraction of the canvas a lesson's whole motion fills: it never leaves that box.
+const LESSON_FILL: f64 = 0.95;
+
 /// A video's view, on every frame: the box of its whole motion fitted below room for the
 /// time and an event's legend (a fifth of the canvas) and with some room for the arrows of
 /// a pose at its edge (the arrows reach a sixth of the canvas), the same
@@ -578,5 +635,47 @@ mod tests {
         camera.was_paused = false;
         fit_view(&live, &view, &mut camera, rect, false);
         assert_eq!(camera.planar, Some(fitted));
+    }
+
+    /// The A02 lesson presenting side by side at a hall's type on 1280x720 (the canvas 367
+    /// by 162 points): from its opening, and at every step it plays, the view is the same
+    /// and holds the box of every pose the lesson reaches (traced headless), below the time.
+    #[test]
+    fn a_lessons_view_holds_its_whole_motion_at_one_scale() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenes/lessons/a02_branches.ron");
+        let (session, mut run) = crate::app::shown::open_lesson(&path).unwrap();
+        for _ in 0..600 {
+            run.frame.poll();
+            if run.frame.plane_box().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let [lo, hi] = run.frame.plane_box().expect("the lesson's motion traced");
+        let mut live = Live::new(session, path);
+        live.lesson = Some(run);
+        let rect = egui::Rect::from_min_size(egui::pos2(0.0, 150.0), egui::vec2(367.0, 162.0));
+        let view = ViewState::default();
+        let mut camera = CanvasCamera::default();
+        let top = rect.top() + super::super::overlay::time_corner_bottom(rect.size());
+        let mut views = Vec::new();
+        for _ in 0..40 {
+            fit_view(&live, &view, &mut camera, rect, false);
+            let planar = camera.planar.unwrap();
+            let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
+            let width = f64::from(rect.width());
+            let [left, upper] = planar.to_screen([lo[0], hi[1]], center, width);
+            let [right, lower] = planar.to_screen([hi[0], lo[1]], center, width);
+            assert!(left >= f64::from(rect.left()) && right <= f64::from(rect.right()));
+            assert!(upper >= f64::from(top) && lower <= f64::from(rect.bottom()));
+            views.push(planar);
+            let run = live.lesson.as_mut().unwrap();
+            run.running = true;
+            let deadline = web_time::Instant::now() + std::time::Duration::from_secs(1);
+            let _ = run.player.advance(&mut live.session, 0.2, deadline);
+        }
+        assert!(live.session.time() > 0.7, "t = {}", live.session.time());
+        assert!(views.windows(2).all(|w| w[0] == w[1]), "the view moved");
     }
 }

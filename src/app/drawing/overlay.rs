@@ -85,6 +85,14 @@ fn draw_time_and_basis(
     drawn.push(text_on_backdrop(canvas, basis_at, basis_galley));
 }
 
+/// How far down from the canvas' top (points) the time and the basis reach on a canvas of
+/// `size`, at most ([`draw_time_and_basis`]), whatever the legend beside them.
+pub(super) fn time_corner_bottom(size: egui::Vec2) -> f32 {
+    let text = (0.1 * size.y).clamp(11.0, 20.0).round();
+    let rows = if size.y < ONE_ROW_BELOW { 1.0 } else { 2.0 };
+    12.0 + rows * 1.3 * text + 4.0
+}
+
 /// Canvas height (points) below which the basis is written beside the time, not under it:
 /// a hall's type at 720 rows leaves the canvas about 160 points.
 const ONE_ROW_BELOW: f32 = 240.0;

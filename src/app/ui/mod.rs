@@ -408,6 +408,11 @@ fn side_by_side(
     ui.painter().rect_filled(area, 0.0, ui.visuals().panel_fill);
     // Presenting, the mechanism is what the room looks at: its plots take less room.
     let hall = view.presenting && presentation::at_hall_size(ui.ctx().content_rect().height());
+    if hall && plot_state.shown() {
+        return hall_side_by_side(
+            ui, live, view, camera, plot_state, overstep, sketcher, commands,
+        );
+    }
     let plot_height = if !plot_state.shown() || hall {
         0.0
     } else if view.presenting {
@@ -452,6 +457,42 @@ fn side_by_side(
     });
     canvas_bottom
 }
+
+/// Side by side at a hall's type: one canvas, of the basis chosen (B, C), beside both `qd`
+/// plots, one over the other. Two canvases over their plots would leave each mechanism a
+/// strip; they move alike in both bases, and what differs shows in the plots over the
+/// whole run (and in the arrows at an event, B shows the other basis').
+fn hall_side_by_side(
+    ui: &mut Ui,
+    live: &Live,
+    view: &mut ViewState,
+    camera: &mut CanvasCamera,
+    plot_state: &mut PlotState,
+    overstep: f64,
+    sketcher: &mut Sketcher,
+    commands: &mut Vec<AppCommand>,
+) -> f32 {
+    let size = ui.available_size();
+    let mut canvas_bottom = ui.max_rect().bottom();
+    ui.horizontal_top(|ui| {
+        let canvas = egui::vec2(HALL_CANVAS_WIDTH * size.x, size.y);
+        let basis = view.basis;
+        let drawn = ui.allocate_ui(canvas, |ui| {
+            drawing::draw_canvas(ui, live, view, camera, basis, overstep, sketcher, commands);
+        });
+        canvas_bottom = drawn.response.rect.bottom();
+        ui.vertical(|ui| {
+            let height = 0.5 * (size.y - ui.spacing().item_spacing.y);
+            for basis in [BasisMode::Traditional, BasisMode::Continued] {
+                plots::show_velocity_plot(ui, live, view, plot_state, basis, height);
+            }
+        });
+    });
+    canvas_bottom
+}
+
+/// The fraction of the width the canvas takes at a hall's type side by side.
+const HALL_CANVAS_WIDTH: f32 = 0.58;
 
 /// Sets the view the open lesson asks for, once per opening; while it plays, at an event its
 /// next push or leave's motion is the one drawn (a class sees the branch before it is taken).
