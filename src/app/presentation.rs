@@ -169,19 +169,11 @@ fn apply(
 /// rows, which a recording of the window takes with the canvas.
 pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) -> egui::Rect {
     let caption = live.lesson.as_ref().and_then(|run| run.player.caption());
-    // The description's opening where it takes two rows at most: a longer one (the mobile
-    // robot's, in a 320x240 video) would leave the canvas no room.
-    let width = root.available_width();
-    let idle = || {
-        let sentence = first_sentence(&live.session.scene().description);
-        let rows = sentence.chars().count() as f32 * 0.5 * CAPTION_SIZE / width.max(1.0);
-        if rows <= 2.0 {
-            sentence.to_owned()
-        } else {
-            String::new()
-        }
-    };
-    let text = caption.map_or_else(idle, |c| c.text.clone());
+    let idle = caption.is_none();
+    let text = caption.map_or_else(
+        || first_sentence(&live.session.scene().description).to_owned(),
+        |c| c.text.clone(),
+    );
     // Two rows at least, as most captions take: the canvas above keeps its size when a
     // caption replaces the title, and a video's framing holds. Under them, a strip of their
     // own for the recording mark (drawn over a caption's second row, it covered it).
@@ -190,13 +182,15 @@ pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) -> egui::Rec
         .min_size(rows)
         .show(root, |ui| {
             ui.add_space(6.0);
-            let size = size_in_rows(
-                ui,
-                &text,
-                [CAPTION_SIZE, LEAST_CAPTION_SIZE],
-                ui.available_width(),
-                2,
-            );
+            let width = ui.available_width();
+            let size = size_in_rows(ui, &text, [CAPTION_SIZE, LEAST_CAPTION_SIZE], width, 2);
+            // The description's opening where it takes two rows at most: a longer one (the
+            // mobile robot's, in a 320x240 video) would leave the canvas no room.
+            let text = if idle && rows_at(ui, &text, size, width) > 2 {
+                String::new()
+            } else {
+                text
+            };
             ui.vertical_centered(|ui| {
                 ui.label(RichText::new(text).size(size).strong());
             });
@@ -225,20 +219,20 @@ pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) -> egui::Rec
 pub fn size_in_rows(ui: &Ui, text: &str, [size, least]: [f32; 2], width: f32, rows: usize) -> f32 {
     let mut points = size.round();
     while points > least {
-        let galley = ui.fonts_mut(|f| {
-            f.layout(
-                text.to_owned(),
-                egui::FontId::proportional(points),
-                egui::Color32::WHITE,
-                width,
-            )
-        });
-        if galley.rows.len() <= rows {
+        if rows_at(ui, text, points, width) <= rows {
             return points;
         }
         points -= 1.0;
     }
     least.round()
+}
+
+/// The rows `text` takes at `size` points in `width` points.
+fn rows_at(ui: &Ui, text: &str, size: f32, width: f32) -> usize {
+    let font = egui::FontId::proportional(size);
+    ui.fonts_mut(|f| f.layout(text.to_owned(), font, egui::Color32::WHITE, width))
+        .rows
+        .len()
 }
 
 /// The smallest a caption gets to stay in two rows (a fifth below [`CAPTION_SIZE`]).

@@ -22,13 +22,40 @@ const DIRECTIONS: [(f32, f32); 8] = [
 /// overlapping no marker of radius `marker`, no area `taken` and no other label where the
 /// rings and distances tried allow it; else the first place tried.
 pub fn place_labels(points: &[Pos2], sizes: &[Vec2], marker: f32, taken: &[Rect]) -> Vec<Rect> {
+    place(points, sizes, marker, taken, true)
+        .into_iter()
+        .map(|r| r.unwrap_or(Rect::NOTHING))
+        .collect()
+}
+
+/// As [`place_labels`], with `None` for a label that found no free place (a trace's name,
+/// which may be left out rather than written over others).
+pub fn place_free_labels(
+    points: &[Pos2],
+    sizes: &[Vec2],
+    marker: f32,
+    taken: &[Rect],
+) -> Vec<Option<Rect>> {
+    place(points, sizes, marker, taken, false)
+}
+
+/// The labels' places; one with no free place at the first place tried where `crowd`, else
+/// none.
+fn place(
+    points: &[Pos2],
+    sizes: &[Vec2],
+    marker: f32,
+    taken: &[Rect],
+    crowd: bool,
+) -> Vec<Option<Rect>> {
     let markers: Vec<Rect> = points
         .iter()
         .map(|&p| Rect::from_center_size(p, Vec2::splat(2.0 * marker)))
         .collect();
     let mut placed: Vec<Rect> = Vec::with_capacity(points.len());
+    let mut places = Vec::with_capacity(points.len());
     for (&point, &size) in points.iter().zip(sizes) {
-        let candidates = (1..=4).flat_map(|ring| {
+        let mut candidates = (1..=4).flat_map(|ring| {
             DIRECTIONS.iter().map(move |&(dx, dy)| {
                 at(point, size, dx, dy, marker + 3.0 + 14.0 * (ring - 1) as f32)
             })
@@ -40,18 +67,12 @@ pub fn place_labels(points: &[Pos2], sizes: &[Vec2], marker: f32, taken: &[Rect]
                 .chain(&placed)
                 .all(|other| !r.intersects(*other))
         };
-        let mut first = None;
-        let mut chosen = None;
-        for candidate in candidates {
-            first.get_or_insert(candidate);
-            if free(&candidate) {
-                chosen = Some(candidate);
-                break;
-            }
-        }
-        placed.push(chosen.or(first).unwrap_or(Rect::NOTHING));
+        let first = at(point, size, DIRECTIONS[0].0, DIRECTIONS[0].1, marker + 3.0);
+        let chosen = candidates.find(free).or_else(|| crowd.then_some(first));
+        placed.push(chosen.unwrap_or(Rect::NOTHING));
+        places.push(chosen);
     }
-    placed
+    places
 }
 
 /// The rectangle of `size` whose nearest side or corner is `gap` from `point` in direction

@@ -465,7 +465,7 @@ fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Pos2, String, Color32)> {
 }
 
 /// Each trace's name beside its newest end, in its colour, clear of the text in `taken`
-/// and of the other traces' names.
+/// and of the other traces' names, or none.
 fn paint_trace_labels(
     painter: &egui::Painter,
     labels: Vec<(Pos2, String, Color32)>,
@@ -478,9 +478,12 @@ fn paint_trace_labels(
         .map(|(_, name, colour)| (painter.layout_no_wrap(name, font.clone(), colour), colour))
         .collect();
     let sizes: Vec<_> = galleys.iter().map(|(galley, _)| galley.size()).collect();
-    let places = joint_labels::place_labels(&points, &sizes, 3.0, taken);
+    // A name with no free place is left out: over another it garbles both.
+    let places = joint_labels::place_free_labels(&points, &sizes, 3.0, taken);
     for ((galley, colour), place) in galleys.into_iter().zip(places) {
-        painter.galley(place.min, galley, colour);
+        if let Some(place) = place {
+            painter.galley(place.min, galley, colour);
+        }
     }
 }
 
@@ -557,7 +560,7 @@ fn draw_mechanism_and_motions(
     let reaction_text = if view.show_reactions {
         reactions::update_reactions(view, live);
         let body_names: Vec<_> = names.iter().map(|name| name.area()).collect();
-        reactions::draw_reactions(canvas, view, &body_names)
+        reactions::draw_reactions(canvas, view, &body_names, scale_bar)
     } else {
         Vec::new()
     };

@@ -80,12 +80,13 @@ pub fn update_reactions(view: &mut ViewState, live: &Live) {
     });
 }
 
-/// Paints the reactions (and the selected mode), the joints' names and the legend; returns
-/// the areas their text takes (other labels keep off them).
+/// Paints the reactions (and the selected mode), the joints' names and the legend (above
+/// the `scale_bar`); returns the areas their text takes (other labels keep off them).
 pub(super) fn draw_reactions(
     canvas: &Canvas,
     view: &ViewState,
     body_names: &[egui::Rect],
+    scale_bar: Option<egui::Rect>,
 ) -> Vec<egui::Rect> {
     let Some(cache) = view.reactions.as_ref() else {
         return Vec::new();
@@ -125,7 +126,7 @@ pub(super) fn draw_reactions(
             }
         }
     }
-    taken.push(paint_legend(canvas, display, view.reaction_mode, cache));
+    taken.push(paint_legend(canvas, display, view, cache, scale_bar));
     taken
 }
 
@@ -269,23 +270,34 @@ fn paint_marker(canvas: &Canvas, arrow: &ReactionArrow) {
     }
 }
 
-/// The legend in the canvas' lower right corner, as wide as its longest line and never wider
-/// than the canvas (longer lines wrap).
+/// The legend in the canvas' lower right corner (the left one where fewer joints lie under
+/// it), as wide as its longest line and never wider than the canvas (longer lines wrap).
+/// For viewers (presenting, a video) in fewer words: in large type the whole legend covered
+/// half the mobile robot.
 fn paint_legend(
     canvas: &Canvas,
     display: &ReactionDisplay,
-    mode: Option<usize>,
+    view: &ViewState,
     cache: &ReactionCache,
+    scale_bar: Option<egui::Rect>,
 ) -> egui::Rect {
+    let brief = view.for_viewers();
+    let undetermined = if brief {
+        format!(
+            "not determined (rigid model); {}",
+            display.redundancy_text()
+        )
+    } else {
+        "not determined by the rigid model (minimum-norm shown)".into()
+    };
     let mut lines: Vec<(Option<(Color32, bool)>, String)> = vec![
         (Some((UNIQUE, true)), "reaction unique".into()),
-        (
-            Some((UNDETERMINED, false)),
-            "not determined by the rigid model (minimum-norm shown)".into(),
-        ),
+        (Some((UNDETERMINED, false)), undetermined),
     ];
-    lines.push((None, display.redundancy_text()));
-    if let Some(k) = mode.filter(|&k| k < display.modes.len()) {
+    if !brief {
+        lines.push((None, display.redundancy_text()));
+    }
+    if let Some(k) = view.reaction_mode.filter(|&k| k < display.modes.len()) {
         lines.push((
             Some((MODE, true)),
             format!(
@@ -295,7 +307,7 @@ fn paint_legend(
             ),
         ));
     }
-    lines.push((None, scale_text(cache.largest, &cache.largest_joint)));
+    lines.push((None, scale_text(cache.largest, &cache.largest_joint, brief)));
     let font = canvas.palette.font(13.0);
     let (indent, pad, margin) = (28.0, 6.0, 10.0);
     let wrap = (canvas.rect.width() - 2.0 * margin - indent - pad).max(40.0);
@@ -309,7 +321,16 @@ fn paint_legend(
         .collect();
     let widest = galleys.iter().map(|g| g.size().x).fold(0.0, f32::max);
     let height: f32 = galleys.iter().map(|g| g.size().y + 4.0).sum::<f32>() + 2.0 * pad;
-    let area = legend_rect(canvas.rect, vec2(indent + widest + pad, height), margin);
+    let size = vec2(indent + widest + pad, height);
+    let joints: Vec<Pos2> = display
+        .arrows
+        .iter()
+        .filter_map(|arrow| canvas.projection.to_screen(arrow.point))
+        .collect();
+    let mut area = legend_rect(canvas.rect, size, margin, &joints);
+    if let Some(bar) = scale_bar.filter(|bar| bar.intersects(area)) {
+        area = area.translate(vec2(0.0, bar.top() - 4.0 - area.bottom()));
+    }
     canvas
         .painter
         .rect_filled(area, 4.0, canvas.palette.background.gamma_multiply(0.85));
@@ -338,21 +359,32 @@ fn paint_legend(
     area
 }
 
-/// What the arrows' scale is: the largest force since the scene was loaded, and where.
-fn scale_text(largest: f64, joint: &str) -> String {
+/// What the arrows' scale is: the largest force since the scene was loaded, and where
+/// (`brief`: in fewer words, for viewers).
+fn scale_text(largest: f64, joint: &str, brief: bool) -> String {
     if joint.is_empty() {
         "no force yet".into()
+    } else if brief {
+        format!("arrows: largest force so far {largest:.3} N ({joint})")
     } else {
         format!("arrow scale: the largest force so far, {largest:.3e} N at joint \"{joint}\"")
     }
 }
 
-/// The legend's area of `size` in the lower right corner of `canvas`, `margin` from its
-/// edges, shrunk to the canvas where it is larger.
-fn legend_rect(canvas: egui::Rect, size: egui::Vec2, margin: f32) -> egui::Rect {
+/// The legend's area of `size` in the lower right corner of `canvas`, or the lower left one
+/// where fewer of the `joints` lie under it, `margin` from its edges, shrunk to the canvas
+/// where it is larger.
+fn legend_rect(canvas: egui::Rect, size: egui::Vec2, margin: f32, joints: &[Pos2]) -> egui::Rect {
     let inner = canvas.shrink(margin);
     let size = size.min(inner.size()).max(egui::Vec2::ZERO);
-    egui::Rect::from_min_size(inner.right_bottom() - size, size)
+    let right = egui::Rect::from_min_size(inner.right_bottom() - size, size);
+    let left = egui::Rect::from_min_size(inner.left_bottom() - vec2(0.0, size.y), size);
+    let under = |area: egui::Rect| joints.iter().filter(|p| area.contains(**p)).count();
+    if under(left) < under(right) {
+        left
+    } else {
+        right
+    }
 }
 
 #[cfg(test)]
@@ -364,7 +396,7 @@ mod tests {
         let size = vec2(430.0, 110.0);
         for width in [1200.0, 431.0, 300.0, 60.0] {
             let canvas = egui::Rect::from_min_size(Pos2::new(250.0, 40.0), vec2(width, 600.0));
-            let area = legend_rect(canvas, size, 10.0);
+            let area = legend_rect(canvas, size, 10.0, &[]);
             assert!(
                 canvas.contains_rect(area),
                 "{width}: {area:?} in {canvas:?}"
@@ -375,10 +407,23 @@ mod tests {
     }
 
     #[test]
+    fn the_legend_goes_to_the_corner_with_fewer_joints_under_it() {
+        let canvas = egui::Rect::from_min_size(Pos2::new(0.0, 0.0), vec2(800.0, 600.0));
+        let size = vec2(300.0, 80.0);
+        let right = legend_rect(canvas, size, 10.0, &[Pos2::new(700.0, 560.0)]);
+        assert_eq!(right.left(), 10.0);
+        let both = [Pos2::new(700.0, 560.0), Pos2::new(100.0, 560.0)];
+        assert_eq!(legend_rect(canvas, size, 10.0, &both).right(), 790.0);
+    }
+
+    #[test]
     fn the_scale_line_says_it_is_the_peak_so_far_and_where() {
-        let text = scale_text(0.2689, "W1");
-        assert!(text.contains("largest force so far"), "{text}");
-        assert!(text.contains("2.689e-1 N"), "{text}");
-        assert!(text.contains("\"W1\""), "{text}");
+        for brief in [false, true] {
+            let text = scale_text(0.2689, "W1", brief);
+            assert!(text.contains("largest force so far"), "{text}");
+            assert!(text.contains("W1"), "{text}");
+        }
+        assert!(scale_text(0.2689, "W1", false).contains("2.689e-1 N"));
+        assert!(scale_text(0.2689, "W1", true).contains("0.269 N"));
     }
 }
