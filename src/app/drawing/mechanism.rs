@@ -329,8 +329,11 @@ fn place_bar_name(
                 .into_iter()
                 .flat_map(move |along| [(along, side), (along, -side)])
                 .map(move |(along, side)| {
-                    let at = pa + along * (pb - pa) + side * offset * normal;
-                    egui::Rect::from_center_size(at, size)
+                    let on_bar = pa + along * (pb - pa);
+                    let at = on_bar + side * offset * normal;
+                    // A name a row or more out is tied to its bar by a line.
+                    let leader = (offset > near).then_some(on_bar);
+                    (egui::Rect::from_center_size(at, size), leader)
                 })
         });
     let taken = |r: &egui::Rect| {
@@ -345,17 +348,18 @@ fn place_bar_name(
                 .any(|text| text.intersects(kept))
     };
     // The first spot covering least (`min_by_key` keeps the first).
-    let rect = spots
-        .filter(|r| !taken(r))
+    let spot = spots
+        .filter(|(r, _)| !taken(r))
         .enumerate()
-        .min_by_key(|(order, r)| (keep_clear.covered(r, bar.index), *order))
-        .map(|(_, r)| r);
-    if let Some(rect) = rect {
+        .min_by_key(|(order, (r, _))| (keep_clear.covered(r, bar.index), *order))
+        .map(|(_, spot)| spot);
+    if let Some((rect, leader)) = spot {
         let over_arrows = keep_clear.clear.arrows.iter().any(|a| a.intersects(rect));
         names.push(BodyName {
             rect,
             galley,
             over_arrows,
+            leader,
         });
     }
 }
@@ -413,8 +417,17 @@ fn draw_hinges(canvas: &Canvas, hinges: &[(Pos2, f32)]) {
 }
 
 /// Paints the names on an opaque backing (as the arrows' labels: translucent, it greys the
-/// light theme's white).
+/// light theme's white), each placed away from its bar tied to it by a thin line.
 pub(super) fn paint_names(painter: &egui::Painter, names: &[BodyName], palette: &Palette) {
+    for name in names {
+        if let Some(on_bar) = name.leader {
+            let nearest = on_bar.clamp(name.rect.min, name.rect.max);
+            painter.line_segment(
+                [on_bar, nearest],
+                Stroke::new(1.0, palette.text.gamma_multiply(0.5)),
+            );
+        }
+    }
     for name in names.iter().filter(|name| !name.over_arrows) {
         painter.rect_filled(name.area(), 3.0, palette.background);
         painter.galley(name.rect.min, name.galley.clone(), palette.text);

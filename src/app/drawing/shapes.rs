@@ -43,6 +43,8 @@ pub(super) struct BodyName {
     /// The name lies over motion arrows (no free place near its bar): it is painted after
     /// them, in a halo instead of on a box, so that both read.
     pub over_arrows: bool,
+    /// Where on its body a name placed away from it (bars lying on each other) is tied to.
+    pub leader: Option<egui::Pos2>,
 }
 
 impl BodyName {

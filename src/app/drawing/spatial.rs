@@ -277,6 +277,7 @@ impl RigidView {
                 rect,
                 galley,
                 over_arrows: false,
+                leader: None,
             });
         }
         names
