@@ -95,12 +95,14 @@ fn follow_session_messages(
         camera.check_pose_visible = true;
         view.show_motions = true;
     }
-    // A pose chosen on the configuration-space plot or in the events list may lie anywhere:
-    // brought into sight as an event's is (trial 5 posed A02 off the canvas).
-    if commands
-        .read()
-        .any(|c| matches!(c, AppCommand::PoseAt(_) | AppCommand::GotoEvent(_)))
-    {
+    // A pose chosen on the configuration-space plot or in the events list, or given back by
+    // an undo, may lie anywhere: brought into sight as an event's is.
+    if commands.read().any(|c| {
+        matches!(
+            c,
+            AppCommand::PoseAt(_) | AppCommand::GotoEvent(_) | AppCommand::Undo
+        )
+    }) {
         camera.check_pose_visible = true;
     }
     // A new scene gets its own view from `draw_canvas` (its generation changed).
