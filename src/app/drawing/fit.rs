@@ -224,7 +224,8 @@ pub(super) fn fit_view(
             0.0,
         ));
         camera.orbit = Some(fit_orbit(live));
-        camera.moved_by_user = false;
+        // F during a lesson: the view is the user's from now on, as after a pan.
+        camera.moved_by_user = live.lesson.is_some();
     } else if camera.overlay_height > 0.0
         // (the legend's and the time's extent is known once the canvas was drawn)
         && std::mem::take(&mut camera.check_pose_visible)
@@ -381,11 +382,11 @@ fn reframe(
 }
 
 /// The box of the open lesson's whole motion while the lesson drives the canvas: from its
-/// opening until the user takes over, pans or zooms (a planar scene's).
+/// opening until the user takes over, pans, zooms or fits the view (a planar scene's).
 fn lesson_frame(live: &Live, camera: &CanvasCamera, spatial: bool) -> Option<framing::PlaneBox> {
     let run = live.lesson.as_ref()?;
     let fresh = camera.fitted_generation != Some(live.generation);
-    (!spatial && (fresh || !camera.moved_by_user))
+    (!spatial && !camera.fit_requested && (fresh || !camera.moved_by_user))
         .then(|| run.frame.plane_box())
         .flatten()
 }
