@@ -409,9 +409,15 @@ fn side_by_side(
     // Presenting, the mechanism is what the room looks at: its plots take less room.
     let hall = view.presenting && presentation::at_hall_size(ui.ctx().content_rect().height());
     if hall && plot_state.shown() {
-        return hall_side_by_side(
-            ui, live, view, camera, plot_state, overstep, sketcher, commands,
-        );
+        let basis = view.basis;
+        return hall_side_by_side(ui, |ui, part| match part {
+            HallPart::Canvas => {
+                drawing::draw_canvas(ui, live, view, camera, basis, overstep, sketcher, commands);
+            }
+            HallPart::Plot(basis, height) => {
+                plots::show_velocity_plot(ui, live, view, plot_state, basis, height);
+            }
+        });
     }
     let plot_height = if !plot_state.shown() || hall {
         0.0
@@ -462,33 +468,28 @@ fn side_by_side(
 /// plots, one over the other. Two canvases over their plots would leave each mechanism a
 /// strip; they move alike in both bases, and what differs shows in the plots over the
 /// whole run (and in the arrows at an event, B shows the other basis').
-fn hall_side_by_side(
-    ui: &mut Ui,
-    live: &Live,
-    view: &mut ViewState,
-    camera: &mut CanvasCamera,
-    plot_state: &mut PlotState,
-    overstep: f64,
-    sketcher: &mut Sketcher,
-    commands: &mut Vec<AppCommand>,
-) -> f32 {
+fn hall_side_by_side(ui: &mut Ui, mut draw: impl FnMut(&mut Ui, HallPart)) -> f32 {
     let size = ui.available_size();
     let mut canvas_bottom = ui.max_rect().bottom();
     ui.horizontal_top(|ui| {
         let canvas = egui::vec2(HALL_CANVAS_WIDTH * size.x, size.y);
-        let basis = view.basis;
-        let drawn = ui.allocate_ui(canvas, |ui| {
-            drawing::draw_canvas(ui, live, view, camera, basis, overstep, sketcher, commands);
-        });
+        let drawn = ui.allocate_ui(canvas, |ui| draw(ui, HallPart::Canvas));
         canvas_bottom = drawn.response.rect.bottom();
         ui.vertical(|ui| {
             let height = 0.5 * (size.y - ui.spacing().item_spacing.y);
-            for basis in [BasisMode::Traditional, BasisMode::Continued] {
-                plots::show_velocity_plot(ui, live, view, plot_state, basis, height);
+            for plot in [BasisMode::Traditional, BasisMode::Continued] {
+                draw(ui, HallPart::Plot(plot, height));
             }
         });
     });
     canvas_bottom
+}
+
+/// What [`hall_side_by_side`] asks drawn: the canvas, or a basis' `qd` plot so many points
+/// tall.
+enum HallPart {
+    Canvas,
+    Plot(BasisMode, f32),
 }
 
 /// The fraction of the width the canvas takes at a hall's type side by side.
