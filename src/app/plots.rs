@@ -83,7 +83,9 @@ impl PlotState {
     /// every frame. When they stop rolling (a pause, an auto-pause at an event), or the
     /// history starts again or is cut back while paused (load, reset, "go to"), the time
     /// axis is set once to the last window of data; then it is the user's to drag and zoom.
-    pub fn begin_pass(&mut self, live: &Live, layout: PlotLayout) {
+    /// For `viewers` (presenting, a video) it stays the window it rolled in: a class comparing
+    /// the bases' spikes sees them at one scale, not stretched at each pause.
+    pub fn begin_pass(&mut self, live: &Live, layout: PlotLayout, viewers: bool) {
         let window = self.window;
         let session = &live.session;
         let rolling = !session.is_paused() || self.follow_when_paused;
@@ -96,11 +98,12 @@ impl PlotState {
             self.set_time_axis = None;
         } else if self.rolled || fresh {
             self.rolled = false;
-            self.set_time_axis = Some(data_window(
-                session.history().times(),
-                session.time(),
-                window,
-            ));
+            let times = session.history().times();
+            self.set_time_axis = Some(if viewers {
+                rolled_window(times, session.time(), window)
+            } else {
+                data_window(times, session.time(), window)
+            });
         }
     }
 
@@ -134,6 +137,15 @@ fn data_window(times: &std::collections::VecDeque<f64>, t: f64, window: f64) -> 
         (Some(&first), 2..) if t > first => [(t - window).max(first), t],
         _ => [0.0, window],
     }
+}
+
+/// The time axis the plots rolled in at `t`: `window` seconds from the last `window` of
+/// data's start (the history's first sample while it is shorter).
+fn rolled_window(times: &std::collections::VecDeque<f64>, t: f64, window: f64) -> [f64; 2] {
+    let start = (t - window)
+        .max(times.front().copied().unwrap_or(t))
+        .max(0.0);
+    [start, start + window]
 }
 
 pub struct PlotsPlugin;

@@ -250,6 +250,18 @@ pub(super) fn fit_view(
     {
         camera.planar = Some(widened);
     }
+    // A vehicle (no pin to the ground) is followed smoothly while it runs: panned to it
+    // little by little, not when it reaches the edge (the mobile robot drove half off the
+    // canvas, then jumped back).
+    if !paused
+        && !spatial
+        && !camera.moved_by_user
+        && camera.overlay_height > 0.0
+        && !grounded(live)
+        && let (Some(planar), Some(pose)) = (camera.planar, pose_box(live))
+    {
+        camera.planar = Some(follow(pose, &planar, rect, camera.overlay_height));
+    }
     if !paused && let Some(pose) = pose_box(live) {
         if camera.recent.len() >= RECENT_FRAMES {
             camera.recent.pop_front();
@@ -257,6 +269,49 @@ pub(super) fn fit_view(
         camera.recent.push_back(pose);
     }
 }
+
+/// Whether the mechanism is pinned or linked to the ground somewhere (else it is a vehicle).
+fn grounded(live: &Live) -> bool {
+    let mechanism = &live.session.scene().mechanism;
+    mechanism
+        .joints()
+        .iter()
+        .any(|j| j.ground_anchor().is_some())
+}
+
+/// The view panned a step towards the pose `[lo, hi]`: by [`FOLLOW_RATE`] of the distance
+/// from the pose's centre to the centre of the canvas below the legend and the time (`top`
+/// points), where that distance is more than [`FOLLOW_FROM`] of the canvas' smaller side.
+fn follow(
+    [lo, hi]: framing::PlaneBox,
+    planar: &PlanarView,
+    rect: egui::Rect,
+    top: f32,
+) -> PlanarView {
+    let top = (top + NAME_ROOM).min(0.5 * rect.height());
+    let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
+    let width = f64::from(rect.width());
+    let pose = planar.to_screen(
+        [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])],
+        center,
+        width,
+    );
+    let target = [center[0], center[1] + 0.5 * f64::from(top)];
+    let offset = [target[0] - pose[0], target[1] - pose[1]];
+    let far = f64::from(FOLLOW_FROM * rect.width().min(rect.height()));
+    let mut followed = *planar;
+    if offset[0].hypot(offset[1]) > far {
+        followed.pan([FOLLOW_RATE * offset[0], FOLLOW_RATE * offset[1]], width);
+    }
+    followed
+}
+
+/// The fraction of the way to the pose a followed view pans each running frame.
+const FOLLOW_RATE: f64 = 0.05;
+
+/// How far (a fraction of the canvas' smaller side) a vehicle's centre may stray from the
+/// canvas' centre before the view follows it.
+const FOLLOW_FROM: f32 = 0.1;
 
 /// The view a pause, a new canvas or a new layout calls for, `None` where the current one
 /// serves. The motions at a singular event are drawn on the whole pose (the 2x2's stacked
@@ -678,5 +733,34 @@ mod tests {
         }
         assert!(live.session.time() > 0.7, "t = {}", live.session.time());
         assert!(views.windows(2).all(|w| w[0] == w[1]), "the view moved");
+    }
+
+    /// A vehicle 200 pixels right of the canvas' centre (1000 x 500, the time 60 pixels
+    /// down): the view pans a twentieth of the way to it each frame, at its scale, and stops
+    /// within a tenth of the canvas' height of it.
+    #[test]
+    fn a_vehicle_is_followed_smoothly() {
+        let (rect, view, top) = canvas();
+        let center = [500.0, 250.0];
+        let at = |planar: &PlanarView| planar.to_screen([0.8, 0.0], center, 1000.0);
+        let pose = [[0.7, -0.1], [0.9, 0.1]];
+        let first = follow(pose, &view, rect, top);
+        assert_eq!(first.width, view.width);
+        let target = [500.0, 250.0 + 0.5 * f64::from(top + NAME_ROOM)];
+        let moved = at(&view)[0] - at(&first)[0];
+        assert!(
+            (moved - 0.05 * (at(&view)[0] - target[0])).abs() < 1e-6,
+            "{moved}"
+        );
+        let mut planar = first;
+        for _ in 0..200 {
+            planar = follow(pose, &planar, rect, top);
+        }
+        let [x, y] = at(&planar);
+        assert!(
+            (x - target[0]).hypot(y - target[1]) <= 50.0 + 1e-9,
+            "{x}, {y}"
+        );
+        assert_eq!(follow(pose, &planar, rect, top), planar, "settled");
     }
 }

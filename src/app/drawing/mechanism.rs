@@ -36,6 +36,10 @@ pub(super) fn ground_symbol(painter: &egui::Painter, p: Pos2, size: f32, palette
 /// Width of a bar not pinned to the ground relative to a crank's.
 const COUPLER_WIDTH: f32 = 0.6;
 
+/// How many rows out from its bar a name may go to find a free place (at a hall's type the
+/// five names of A02's flat pose need four).
+const NAME_ROWS: usize = 4;
+
 /// What the bars' names keep clear of: the arrows' heads and shafts (`arrows`, where the bar
 /// has room) and the text a name must never cover (`text`: the scale bar).
 pub(super) struct Clearance<'a> {
@@ -291,7 +295,7 @@ impl BarOnScreen {
 }
 
 /// The name of `bar`: the first spot along it, on its side then on the other, next to it
-/// then a row or two further out, whose name keeps a few pixels from every name placed before and
+/// then up to [`NAME_ROWS`] rows further out, whose name keeps a few pixels from every name placed before and
 /// from `keep_clear.text`, inside the canvas, and covers nothing else of `keep_clear`; where every spot covers
 /// something, the one covering least (the arrows, painted over the names, stay whole); none
 /// clear of the other names and the text (the stacked linkages crowd them at their flat
@@ -318,12 +322,12 @@ fn place_bar_name(
         canvas.palette.text,
     );
     let size = galley.size();
-    // Next to the bar at any type size, then one and two names' rows further out, clear of
-    // the names next to a bar lying on this one (flat poses).
+    // Next to the bar at any type size, then rows further out, clear of the names next to a
+    // bar lying on this one (flat poses).
     let near = bar.radius + 0.5 * size.y + NAME_GAP;
     let row = size.y + 2.0 * NAME_GAP + 1.0;
-    let spots = [near, near + row, near + 2.0 * row]
-        .into_iter()
+    let spots = (0..NAME_ROWS)
+        .map(|k| near + k as f32 * row)
         .flat_map(|offset| {
             [0.5, 0.3, 0.7, 0.15, 0.85]
                 .into_iter()

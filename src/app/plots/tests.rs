@@ -16,6 +16,18 @@ fn stopping_shows_the_last_window_of_data() {
     assert_eq!(data_window(&Default::default(), 0.0, 10.0), [0.0, 10.0]);
 }
 
+/// Rolling, the time axis at t spans `[max(t - window, first sample), that + window]`
+/// (`time_span`); paused for a class it keeps that span, at the first event as later.
+#[test]
+fn a_pause_for_viewers_keeps_the_window_the_plots_rolled_in() {
+    let times: std::collections::VecDeque<f64> = (0..=714).map(|k| k as f64 * 1e-3).collect();
+    assert_eq!(rolled_window(&times, 0.714, 10.0), [0.0, 10.0]);
+    let long: std::collections::VecDeque<f64> = (0..=14_000).map(|k| k as f64 * 1e-3).collect();
+    let [start, end] = rolled_window(&long, 14.0, 10.0);
+    assert_abs_diff_eq!(start, 4.0, epsilon = 1e-9);
+    assert_abs_diff_eq!(end, 14.0, epsilon = 1e-9);
+}
+
 #[test]
 fn labelled_steps_are_1_2_5_and_at_least_the_requested_spacing_apart() {
     // 0.7 s over 360 px: 8 px span 0.7 / 45 s, labels at least 70 px apart need 0.136 s.

@@ -160,7 +160,9 @@ fn layout(
         (true, false) => PlotLayout::Panel,
         (true, true) => PlotLayout::SideBySide,
     };
-    plots.state.begin_pass(&live, layout);
+    plots
+        .state
+        .begin_pass(&live, layout, view.presenting || view.video);
     let panels = Panels {
         live: &live,
         catalog: &catalog,
