@@ -245,7 +245,8 @@ pub(super) fn fit_view(
             .zip(pose_box(live))
             .and_then(|(planar, pose)| {
                 let recent = camera.recent.iter().fold(pose, |a, b| union(a, *b));
-                widen_to_pose(pose, recent, &planar, rect, camera.overlay_height)
+                let pan = !grounded(live);
+                widen_to_pose([pose, recent], &planar, rect, camera.overlay_height, pan)
             })
     {
         camera.planar = Some(widened);
@@ -370,17 +371,18 @@ const RECENT_FRAMES: usize = 120;
 
 /// While the mechanism runs, a pose (its box `[lo, hi]`) that reaches past the canvas' edges
 /// or under the legend and the time (`top` pixels) moves the view to the `recent` poses' box:
-/// panned to centre it (a vehicle driving away is followed at its scale), or, when it does
-/// not fit at this scale, widened to the part of the plane the canvas showed and the
-/// pose, fitted as F fits a pose (a mechanism that swings beyond its scene's view settles,
-/// after a widening or two, in a view that holds its whole swing); `None` while the pose is
-/// in sight.
+/// where it may `pan` (a vehicle driving away), panned to centre it at its scale, or, when it
+/// does not fit at this scale or the mechanism is grounded (its pivots must not move away
+/// under a class' eyes), widened to the part of the plane the canvas showed and the pose,
+/// fitted as F fits a pose (a mechanism that swings beyond its scene's view settles, after
+/// a widening or two, in a view that holds its whole swing); `None` while the pose is in
+/// sight.
 fn widen_to_pose(
-    [lo, hi]: framing::PlaneBox,
-    recent: framing::PlaneBox,
+    [[lo, hi], recent]: [framing::PlaneBox; 2],
     planar: &PlanarView,
     rect: egui::Rect,
     top: f32,
+    pan: bool,
 ) -> Option<PlanarView> {
     let below = (top + NAME_ROOM).min(0.5 * rect.height());
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
@@ -392,7 +394,11 @@ fn widen_to_pose(
     if pose_left >= left && pose_right <= right && pose_upper >= upper && pose_lower <= lower {
         return None;
     }
-    Some(reframe(recent, planar, rect, top, 0.0))
+    if pan {
+        Some(reframe(recent, planar, rect, top, 0.0))
+    } else {
+        Some(widen(recent, planar, rect, top))
+    }
 }
 
 /// The view that brings the box `recent` into sight: panned to centre it below the legend
@@ -430,8 +436,25 @@ fn reframe(
         panned.pan([dx, dy], width);
         return panned;
     }
-    let shown_lo = planar.to_world([left, lower], center, width);
-    let shown_hi = planar.to_world([right, upper], center, width);
+    widen(recent, planar, rect, top - NAME_ROOM)
+}
+
+/// The view widened to the box `recent` and the part of the plane the canvas showed below
+/// the legend and the time (`top` points, with the names' room), fitted as F fits a pose.
+fn widen(recent: framing::PlaneBox, planar: &PlanarView, rect: egui::Rect, top: f32) -> PlanarView {
+    let top = (top + NAME_ROOM).min(0.5 * rect.height());
+    let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
+    let width = f64::from(rect.width());
+    let shown_lo = planar.to_world(
+        [f64::from(rect.left()), f64::from(rect.bottom())],
+        center,
+        width,
+    );
+    let shown_hi = planar.to_world(
+        [f64::from(rect.right()), f64::from(rect.top() + top)],
+        center,
+        width,
+    );
     let both = union(recent, [shown_lo, shown_hi]);
     fit_box(both, rect.size(), [top, 0.0], 0.0, [WINDOW_FILL, 0.0])
 }
@@ -540,30 +563,51 @@ mod tests {
         let (rect, view, top) = canvas();
         assert_eq!(
             widen_to_pose(
-                [[-1.0, -0.5], [1.0, 0.2]],
-                [[-1.0, -0.5], [1.0, 0.2]],
+                [[[-1.0, -0.5], [1.0, 0.2]], [[-1.0, -0.5], [1.0, 0.2]]],
                 &view,
                 rect,
-                top
+                top,
+                true
             ),
             None
         );
     }
 
-    /// A crank that swings past the right edge (x = 2.3 m, the canvas ends at 2 m), and one
+    /// A vehicle's pose past the right edge (x = 2.3 m, the canvas ends at 2 m), and one
     /// that rises under the legend (y = 0.8 m: 50 pixels from the top): the view pans, at
     /// its scale, until the pose is in sight.
     #[test]
     fn a_pose_off_the_canvas_that_fits_it_pans_the_view() {
         let (rect, view, top) = canvas();
         for pose in [[[-1.0, -0.5], [2.3, 0.2]], [[-1.0, -0.5], [1.0, 0.8]]] {
-            let moved =
-                widen_to_pose(pose, pose, &view, rect, top).expect("the pose is off the canvas");
+            let moved = widen_to_pose([pose, pose], &view, rect, top, true)
+                .expect("the pose is off the canvas");
             assert_eq!(moved.width, view.width, "the same scale");
             assert_eq!(
-                widen_to_pose(pose, pose, &moved, rect, top),
+                widen_to_pose([pose, pose], &moved, rect, top, true),
                 None,
                 "{pose:?} in sight"
+            );
+        }
+    }
+
+    /// A grounded crank that swings past the right edge: the view widens to hold it and
+    /// everything it showed (the ground pivots stay in sight, none pans away).
+    #[test]
+    fn a_grounded_pose_off_the_canvas_widens_the_view_without_panning() {
+        let (rect, view, top) = canvas();
+        let pose = [[-1.0, -0.5], [2.3, 0.2]];
+        let wide = widen_to_pose([pose, pose], &view, rect, top, false)
+            .expect("the pose is off the canvas");
+        assert!(wide.width > view.width, "zooms out, never in");
+        assert_eq!(widen_to_pose([pose, pose], &wide, rect, top, false), None);
+        let (center, width) = ([500.0, 250.0], 1000.0);
+        // The shown area's lower corners, with a pivot at the origin.
+        for corner in [[-2.0, -1.0], [2.0, -1.0], [0.0, 0.0]] {
+            let [x, y] = wide.to_screen(corner, center, width);
+            assert!(
+                (0.0..=1000.0).contains(&x) && (0.0..=500.0).contains(&y),
+                "{corner:?}"
             );
         }
     }
@@ -574,10 +618,11 @@ mod tests {
     fn a_pose_too_large_for_the_canvas_widens_the_view_to_hold_it_and_what_was_shown() {
         let (rect, view, top) = canvas();
         let pose = [[-2.5, -0.5], [2.5, 0.2]];
-        let wide = widen_to_pose(pose, pose, &view, rect, top).expect("the pose is off the canvas");
+        let wide = widen_to_pose([pose, pose], &view, rect, top, true)
+            .expect("the pose is off the canvas");
         assert!(wide.width > view.width, "zooms out, never in");
         assert_eq!(
-            widen_to_pose(pose, pose, &wide, rect, top),
+            widen_to_pose([pose, pose], &wide, rect, top, true),
             None,
             "in sight"
         );
