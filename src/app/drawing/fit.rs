@@ -349,7 +349,9 @@ fn view_to_look(
     } else {
         camera.recent.iter().fold(pose, |a, b| union(a, *b))
     };
-    Some(reframe(recent, planar, rect, top, arrows))
+    // Panned, grounded or not: at a pause the arrows need their room, which widening to
+    // what the canvas showed does not leave them.
+    Some(reframe(recent, planar, rect, [top, arrows], true))
 }
 
 /// How much wider than the pose's fit (at the scene's opening scale at least) a paused view
@@ -394,24 +396,24 @@ fn widen_to_pose(
     if pose_left >= left && pose_right <= right && pose_upper >= upper && pose_lower <= lower {
         return None;
     }
-    if pan {
-        Some(reframe(recent, planar, rect, top, 0.0))
-    } else {
-        Some(widen(recent, planar, rect, top))
-    }
+    Some(reframe(recent, planar, rect, [top, 0.0], pan))
 }
 
-/// The view that brings the box `recent` into sight: panned to centre it below the legend
-/// and the time (`top` pixels with the names' room), `arrows` pixels clear of the top and
-/// the bottom (an event's motions), where it fits at this scale, else widened to it and the
-/// part of the plane the canvas showed. Never a closer view.
+/// The view that brings the box `recent` into sight: where it may `pan` (a vehicle),
+/// panned to centre it below the legend and the time (`top` pixels with the names' room),
+/// `arrows` pixels clear of the top and the bottom (an event's motions), where it fits at
+/// this scale, else widened to it and the part of the plane the canvas showed. Never a
+/// closer view.
 fn reframe(
     recent: framing::PlaneBox,
     planar: &PlanarView,
     rect: egui::Rect,
-    top: f32,
-    arrows: f32,
+    [top, arrows]: [f32; 2],
+    pan: bool,
 ) -> PlanarView {
+    if !pan {
+        return widen(recent, planar, rect, [top, arrows]);
+    }
     let top = (top + NAME_ROOM).min(0.5 * rect.height());
     let arrows = arrows.min(0.25 * (rect.height() - top));
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
@@ -436,12 +438,18 @@ fn reframe(
         panned.pan([dx, dy], width);
         return panned;
     }
-    widen(recent, planar, rect, top - NAME_ROOM)
+    widen(recent, planar, rect, [top - NAME_ROOM, arrows])
 }
 
 /// The view widened to the box `recent` and the part of the plane the canvas showed below
-/// the legend and the time (`top` points, with the names' room), fitted as F fits a pose.
-fn widen(recent: framing::PlaneBox, planar: &PlanarView, rect: egui::Rect, top: f32) -> PlanarView {
+/// the legend and the time (`top` points, with the names' room), fitted as F fits a pose
+/// with `arrows` points free above and below it.
+fn widen(
+    recent: framing::PlaneBox,
+    planar: &PlanarView,
+    rect: egui::Rect,
+    [top, arrows]: [f32; 2],
+) -> PlanarView {
     let top = (top + NAME_ROOM).min(0.5 * rect.height());
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
     let width = f64::from(rect.width());
@@ -456,7 +464,7 @@ fn widen(recent: framing::PlaneBox, planar: &PlanarView, rect: egui::Rect, top: 
         width,
     );
     let both = union(recent, [shown_lo, shown_hi]);
-    fit_box(both, rect.size(), [top, 0.0], 0.0, [WINDOW_FILL, 0.0])
+    fit_box(both, rect.size(), [top, 0.0], arrows, [WINDOW_FILL, 0.0])
 }
 
 /// The box of the open lesson's whole motion while the lesson drives the canvas: from its
