@@ -19,6 +19,10 @@ use std::path::{Path, PathBuf};
 use color_quant::NeuQuant;
 use gif::{DisposalMethod, Encoder, Frame, Repeat};
 
+/// Hundredths of a second the last frame shows at least: a looping video shows its end
+/// before it starts again (at 25 frames a second the A02 lesson's last pose flashed for 40 ms).
+const LAST_HOLD: u16 = 200;
+
 /// The index no colour uses: pixels of a frame that show the frame before.
 const TRANSPARENT: u8 = 255;
 /// Colours of a palette (the 256th index is the transparent one).
@@ -154,8 +158,11 @@ impl GifVideo {
         Ok(())
     }
 
-    /// Writes the frame held and flushes the file to disk.
+    /// Writes the frame held, at least [`LAST_HOLD`] long, and flushes the file to disk.
     pub fn finish(mut self) -> Result<(), String> {
+        if let Some(held) = self.held.as_mut() {
+            held.delay = held.delay.max(LAST_HOLD);
+        }
         self.flush_held()?;
         let Some(encoder) = self.encoder.take() else {
             return Err(format!("no frame was written to {}", self.out.display()));
@@ -412,7 +419,13 @@ mod tests {
                 .filter(|(j, _)| *j == k)
                 .map(|(_, c)| c)
                 .sum();
-            assert_eq!(u32::from(*delay), 4 * copies, "frame {k}");
+            // The last frame is held at least two seconds.
+            let want_delay = if k == 159 {
+                (4 * copies).max(200)
+            } else {
+                4 * copies
+            };
+            assert_eq!(u32::from(*delay), want_delay, "frame {k}");
             k += 1;
         }
         println!("largest channel error {worst}");

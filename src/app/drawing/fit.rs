@@ -252,8 +252,8 @@ pub(super) fn fit_view(
         camera.planar = Some(widened);
     }
     // A vehicle (no pin to the ground) is followed smoothly while it runs: panned to it
-    // little by little, not when it reaches the edge (the mobile robot drove half off the
-    // canvas, then jumped back).
+    // little by little, not when it reaches the edge, where its names are already cut and
+    // the pan is a jump.
     if !paused
         && !spatial
         && !camera.moved_by_user
