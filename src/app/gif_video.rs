@@ -20,7 +20,7 @@ use color_quant::NeuQuant;
 use gif::{DisposalMethod, Encoder, Frame, Repeat};
 
 /// Hundredths of a second the last frame shows at least: a looping video shows its end
-/// before it starts again (at 25 frames a second the A02 lesson's last pose flashed for 40 ms).
+/// before it starts again (one frame at 25 frames a second is 40 ms).
 const LAST_HOLD: u16 = 200;
 
 /// The index no colour uses: pixels of a frame that show the frame before.
