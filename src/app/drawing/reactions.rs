@@ -221,15 +221,23 @@ fn force_length(arrow: &ReactionArrow) -> f64 {
 }
 
 /// Where the force of `arrow` starts on the canvas and its extent there, `scale` pixels per
-/// newton; `None` off the canvas or when shorter than two pixels.
+/// newton; `None` off the canvas or when shorter than two pixels. It starts at the edge of
+/// its joint's marker: a short one drawn from the centre hid inside the ring.
 fn force_vector(canvas: &Canvas, arrow: &ReactionArrow, scale: f32) -> Option<(Pos2, egui::Vec2)> {
     let projection = canvas.projection;
-    let start = projection.to_screen(arrow.point)?;
+    let point = projection.to_screen(arrow.point)?;
     let tip_world: [f64; 3] = std::array::from_fn(|k| arrow.point[k] + arrow.force[k]);
-    let direction = projection.to_screen(tip_world)? - start;
+    let direction = projection.to_screen(tip_world)? - point;
     let pixels = scale * force_length(arrow) as f32;
-    (direction.length() >= 1e-6 && pixels >= 2.0).then(|| (start, direction.normalized() * pixels))
+    (direction.length() >= 1e-6 && pixels >= 2.0).then(|| {
+        let d = direction.normalized();
+        (point + MARKER_EDGE * d, d * pixels)
+    })
 }
+
+/// Points from a joint's centre to the outer edge of its marker (the ring's radius and half
+/// its stroke), where its force starts.
+const MARKER_EDGE: f32 = 8.0;
 
 /// The force of `arrow` from its point, `scale` pixels per newton.
 fn paint_force(canvas: &Canvas, arrow: &ReactionArrow, scale: f32, color: Color32, dashed: bool) {
