@@ -168,12 +168,10 @@ fn apply(
 /// (outside the recorded area) tells the lecturer so. Returns the area of the captions'
 /// rows, which a recording of the window takes with the canvas.
 pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) -> egui::Rect {
-    let caption = live.lesson.as_ref().and_then(|run| run.player.caption());
+    let caption = lesson_caption(live);
     let idle = caption.is_none();
-    let text = caption.map_or_else(
-        || first_sentence(&live.session.scene().description).to_owned(),
-        |c| c.text.clone(),
-    );
+    let text =
+        caption.unwrap_or_else(|| first_sentence(&live.session.scene().description).to_owned());
     // Two rows at least, as most captions take: the canvas above keeps its size when a
     // caption replaces the title, and a video's framing holds. Under them, a strip of their
     // own for the recording mark (drawn over a caption's second row, it covered it).
@@ -211,6 +209,17 @@ pub(super) fn captions(root: &mut Ui, live: &Live, recording: bool) -> egui::Rec
     let mut rows = panel.response.rect;
     rows.max.y -= MARK_STRIP;
     rows
+}
+
+/// The open lesson's caption while it shows; once the lesson is done, its last one (the
+/// class looks at where the lesson ended, not at the scene's opening line).
+fn lesson_caption(live: &Live) -> Option<String> {
+    let player = &live.lesson.as_ref()?.player;
+    match player.caption() {
+        Some(shown) => Some(shown.text.clone()),
+        None if player.is_finished() => player.captions().last().map(|(_, t)| t.clone()),
+        None => None,
+    }
 }
 
 /// The largest whole size from `size` down to `least` points at which `text` takes at most
@@ -317,6 +326,29 @@ mod tests {
         );
         assert!(rows_fitted <= 2, "{rows_fitted} rows at {fitted}");
         assert_eq!(short_size, CAPTION_SIZE);
+    }
+
+    /// The A02 lesson replayed to its end and its last caption's time gone: the caption stays
+    /// in the captions band.
+    #[test]
+    fn a_finished_lesson_keeps_its_last_caption() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenes/lessons/a02_branches.ron");
+        let (mut session, mut run) = crate::app::shown::open_lesson(&path).unwrap();
+        let last = run.player.caption_texts().last().unwrap().to_owned();
+        run.player
+            .play_headless(&mut session, 2_000_000, |_, _| {
+                std::ops::ControlFlow::Continue(())
+            })
+            .unwrap();
+        assert!(run.player.is_finished());
+        // Its time read, the last caption is no longer shown.
+        let deadline = web_time::Instant::now() + std::time::Duration::from_secs(1);
+        let _ = run.player.advance(&mut session, 30.0, deadline);
+        assert!(run.player.caption().is_none());
+        let mut live = Live::new(session, path);
+        live.lesson = Some(run);
+        assert_eq!(lesson_caption(&live), Some(last));
     }
 
     /// P, P again, as `apply` does it: the size each switch gives.
