@@ -270,7 +270,8 @@ pub struct RecordArgs {
     /// see: the canvas and the captions, no controls or key hints
     #[arg(long, conflicts_with = "presentation")]
     pub interface: bool,
-    /// The generalized velocities' plots in the video too (under each half side by side)
+    /// The generalized velocities' plots in a single-basis video too (a side-by-side one
+    /// has each half's under it where the picture has room)
     #[arg(long)]
     pub plots: bool,
     /// The configuration-space plot beside the canvas (the atlas is traced before the first

@@ -155,7 +155,10 @@ fn layout(
         };
         ctx.set_zoom_factor(next);
     }
-    let layout = match (window.show_plots, view.side_by_side) {
+    // A side-by-side video shows each half's `qd` plot: while the mechanism moves, the halves
+    // differ there only.
+    let plotted = window.show_plots || (view.video && view.side_by_side);
+    let layout = match (plotted, view.side_by_side) {
         (false, _) => PlotLayout::Hidden,
         (true, false) => PlotLayout::Panel,
         (true, true) => PlotLayout::SideBySide,
@@ -424,7 +427,13 @@ fn side_by_side(
     let plot_height = if !plot_state.shown() || hall {
         0.0
     } else if view.presenting {
-        (0.34 * ui.available_height()).clamp(100.0, 240.0)
+        let height = (0.34 * ui.available_height()).clamp(100.0, 240.0);
+        // A picture too short for both (a small video) keeps its canvases.
+        if ui.available_height() >= 2.5 * height {
+            height
+        } else {
+            0.0
+        }
     } else {
         (0.36 * ui.available_height()).clamp(120.0, 320.0)
     };
