@@ -414,13 +414,13 @@ fn reframe(
     if !pan {
         return widen(recent, planar, rect, [top, arrows]);
     }
-    let top = (top + NAME_ROOM).min(0.5 * rect.height());
-    let arrows = arrows.min(0.25 * (rect.height() - top));
+    let below = (top + NAME_ROOM).min(0.5 * rect.height());
+    let arrows = arrows.min(0.25 * (rect.height() - below));
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
     let width = f64::from(rect.width());
     let (left, right) = (f64::from(rect.left()), f64::from(rect.right()));
     let (upper, lower) = (
-        f64::from(rect.top() + top + arrows),
+        f64::from(rect.top() + below + arrows),
         f64::from(rect.bottom() - arrows),
     );
     let [lo, hi] = recent;
@@ -438,7 +438,7 @@ fn reframe(
         panned.pan([dx, dy], width);
         return panned;
     }
-    widen(recent, planar, rect, [top - NAME_ROOM, arrows])
+    widen(recent, planar, rect, [top, arrows])
 }
 
 /// The view widened to the box `recent` and the part of the plane the canvas showed below

@@ -143,28 +143,38 @@ fn draw_legend(
     if drawn_only && drawn_count as f32 * row > room {
         return;
     }
+    // Posed by hand or come to rest: there was no motion before to continue.
+    let at_rest = live.session.simulation().velocities().amax() < AT_REST;
+    // The rows listed, laid out: each motion's index, whether it is drawn, and its text.
+    let rows: Vec<_> = shown
+        .iter()
+        .enumerate()
+        .map(|(k, motion)| (k, view.motion_drawn(k, motion, at_event)))
+        .filter(|&(_, drawn_here)| drawn_here || !drawn_only)
+        .map(|(k, drawn_here)| {
+            // At an event the keys 1 to 9 draw and choose a motion.
+            let key = match k {
+                0..9 if at_event => format!("{}  ", k + 1),
+                _ => String::new(),
+            };
+            let role = if compact {
+                ""
+            } else {
+                role_text(&shown[k].role, at_event, at_rest)
+            };
+            let text = format!("{key}{}  {role}", shown[k].label);
+            let font = FontId::proportional(row_size(view));
+            (
+                k,
+                drawn_here,
+                painter.layout_no_wrap(text, font, palette.text),
+            )
+        })
+        .collect();
     // Beside the time, or under it where a row would reach it (the time and the basis on
     // one row over a short canvas).
     let time_left = drawn.iter().map(|r| r.left()).fold(f32::INFINITY, f32::min);
-    let widest = shown
-        .iter()
-        .map(|motion| {
-            let row = format!(
-                "9  {}  {}",
-                motion.label,
-                role_text(&motion.role, at_event, false)
-            );
-            let row = if compact {
-                format!("9  {}", motion.label)
-            } else {
-                row
-            };
-            painter
-                .layout_no_wrap(row, FontId::proportional(row_size(view)), palette.text)
-                .size()
-                .x
-        })
-        .fold(0.0, f32::max);
+    let widest = rows.iter().map(|(.., g)| g.size().x).fold(0.0, f32::max);
     let mut y = if rect.left() + 44.0 + widest + 8.0 > time_left {
         drawn.iter().map(|r| r.bottom()).fold(rect.top(), f32::max) + 8.0
     } else {
@@ -174,8 +184,6 @@ fn draw_legend(
     // a bar passing under it does not run through its text.
     let backdrop = painter.add(egui::Shape::Noop);
     let first = drawn.len();
-    // Posed by hand or come to rest: there was no motion before to continue.
-    let at_rest = live.session.simulation().velocities().amax() < AT_REST;
     if !compact {
         let title = if at_event {
             format!(
@@ -194,31 +202,16 @@ fn draw_legend(
         ));
         y += 20.0;
     }
-    for (k, motion) in shown.iter().enumerate() {
+    for (k, drawn_here, galley) in rows {
         let color = palette.motion(k);
         // A motion not drawn stays as readable in the list (its key draws it): its swatch is
         // an outline in its colour (a faded name read 2.9:1 on the light theme's backdrop,
         // a faded swatch near black on the dark one).
-        let drawn_here = view.motion_drawn(k, motion, at_event);
-        if drawn_only && !drawn_here {
-            continue;
-        }
-        // At an event the keys 1 to 9 draw and choose a motion.
-        let key = match k {
-            0..9 if at_event => format!("{}  ", k + 1),
-            _ => String::new(),
-        };
-        let role = if compact {
-            ""
-        } else {
-            role_text(&motion.role, at_event, at_rest)
-        };
         let (step, swatch, text_x) = if view.for_viewers() {
             (22.0, vec2(21.0, 12.0), 44.0)
         } else {
             (19.0, vec2(18.0, 10.0), 40.0)
         };
-        let size = row_size(view);
         let sw = egui::Rect::from_min_size(pos2(rect.left() + 14.0, y + 3.0), swatch);
         if drawn_here {
             painter.rect_filled(sw, 2.0, color);
@@ -230,13 +223,9 @@ fn draw_legend(
                 egui::StrokeKind::Inside,
             );
         }
-        drawn.push(painter.text(
-            pos2(rect.left() + text_x, y),
-            Align2::LEFT_TOP,
-            format!("{key}{}  {role}", motion.label),
-            FontId::proportional(size),
-            palette.text,
-        ));
+        let at = pos2(rect.left() + text_x, y);
+        drawn.push(egui::Rect::from_min_size(at, galley.size()));
+        painter.galley(at, galley, palette.text);
         y += step;
     }
     // Presenting and recording, the class sees the rows alone: the small print and the keys
