@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use web_time::Instant;
 
 use super::commands::AppCommand;
-pub use super::shown::LessonRun;
+pub use super::shown::{LessonFrame, LessonRun};
 use super::shown::{Live, Notice};
 use crate::lesson::{Action, default_lesson_path};
 use crate::live::{Advance, SPEEDS};
@@ -25,7 +25,7 @@ pub fn advance_lesson(live: &mut Live, wall_dt: f64, deadline: Instant) -> Optio
         session, lesson, ..
     } = live;
     let run = lesson.as_mut()?;
-    run.frame.poll();
+    run.frame.poll(session, &run.player);
     if !run.running {
         return Some(Advance::default());
     }

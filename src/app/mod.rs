@@ -211,6 +211,10 @@ fn launch(
     if args.video {
         let lesson = live.lesson.as_ref().map(|run| &run.player);
         camera.motion_box = crate::live::framing::run_box(&live.session, lesson, video_end);
+        // The video is framed on that box: the lesson's own frame is not traced.
+        if let Some(run) = live.lesson.as_mut() {
+            run.frame = lesson::LessonFrame::Traced(None);
+        }
     }
 
     let mut app = App::new();

@@ -219,44 +219,45 @@ impl LessonRun {
 pub fn open_lesson(path: &Path) -> Result<(LiveSession, LessonRun), String> {
     let lesson = load_lesson(path).map_err(|e| e.to_string())?;
     let (player, session) = Player::start(lesson).map_err(|e| e.to_string())?;
-    let frame = LessonFrame::traced(&session, &player);
     let run = LessonRun {
         player,
         running: false,
         path: path.to_path_buf(),
-        frame,
+        frame: LessonFrame::Waiting,
     };
     Ok((session, run))
 }
 
 /// The box of every pose a lesson reaches ([`framing::run_box`] of its headless replay):
-/// traced on a thread of its own on the desktop (A02's lesson takes about half a second),
-/// not at all in a browser (no threads there: the view follows the pose as for a scene).
+/// traced on a thread of its own on the desktop once the window shows the lesson (A02's
+/// lesson takes about half a second; a video frames its own run instead), not at all in a
+/// browser (no threads there: the view follows the pose as for a scene).
 #[derive(Debug)]
 pub enum LessonFrame {
+    /// Not traced yet: the first [`LessonFrame::poll`] starts it.
+    Waiting,
     Tracing(Option<std::thread::JoinHandle<Option<framing::PlaneBox>>>),
     Traced(Option<framing::PlaneBox>),
 }
 
 impl LessonFrame {
-    fn traced(session: &LiveSession, player: &Player) -> Self {
-        if cfg!(target_arch = "wasm32") {
-            return Self::Traced(None);
-        }
-        let (session, player) = (session.clone(), player.clone());
-        Self::Tracing(Some(std::thread::spawn(move || {
-            framing::run_box(&session, Some(&player), f64::INFINITY)
-        })))
-    }
-
-    /// Takes the box if the thread has traced it.
-    pub fn poll(&mut self) {
-        if let Self::Tracing(thread) = self
-            && thread.as_ref().is_none_or(|t| t.is_finished())
-        {
-            // A thread that panicked traced nothing: the view follows the pose.
-            let frame = thread.take().and_then(|t| t.join().ok()).flatten();
-            *self = Self::Traced(frame);
+    /// Starts tracing the lesson `player` plays from `session` (its start: the lesson has
+    /// not played yet) on the first call; takes the box once the thread has traced it.
+    pub fn poll(&mut self, session: &LiveSession, player: &Player) {
+        match self {
+            Self::Waiting if cfg!(target_arch = "wasm32") => *self = Self::Traced(None),
+            Self::Waiting => {
+                let (session, player) = (session.clone(), player.clone());
+                *self = Self::Tracing(Some(std::thread::spawn(move || {
+                    framing::run_box(&session, Some(&player), f64::INFINITY)
+                })));
+            }
+            Self::Tracing(thread) if thread.as_ref().is_none_or(|t| t.is_finished()) => {
+                // A thread that panicked traced nothing: the view follows the pose.
+                let frame = thread.take().and_then(|t| t.join().ok()).flatten();
+                *self = Self::Traced(frame);
+            }
+            Self::Tracing(_) | Self::Traced(_) => {}
         }
     }
 
@@ -264,7 +265,7 @@ impl LessonFrame {
     pub fn plane_box(&self) -> Option<framing::PlaneBox> {
         match self {
             Self::Traced(frame) => *frame,
-            Self::Tracing(_) => None,
+            Self::Waiting | Self::Tracing(_) => None,
         }
     }
 }

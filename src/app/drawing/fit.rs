@@ -755,7 +755,7 @@ mod tests {
             .join("scenes/lessons/a02_branches.ron");
         let (session, mut run) = crate::app::shown::open_lesson(&path).unwrap();
         for _ in 0..600 {
-            run.frame.poll();
+            run.frame.poll(&session, &run.player);
             if run.frame.plane_box().is_some() {
                 break;
             }
