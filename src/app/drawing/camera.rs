@@ -38,6 +38,8 @@ pub struct CanvasCamera {
     /// A video's frame: the box of every pose its run reaches, which the view fits once
     /// ([`framing::run_box`]) instead of the scene's view and the pose at each event.
     pub motion_box: Option<framing::PlaneBox>,
+    /// The frame of the scene's run while the user drives it.
+    pub(super) run_frame: super::run_frame::RunFrame,
 }
 
 impl CanvasCamera {
@@ -51,6 +53,7 @@ impl CanvasCamera {
     pub fn keep_view(&mut self, generation: u64) {
         self.fitted_generation = Some(generation);
         self.check_pose_visible = false;
+        self.run_frame.suspend();
     }
 
     /// Shows this area (centre and width, m) from now on, as the user had panned there.

@@ -47,6 +47,15 @@ pub(super) struct Clearance<'a> {
     pub text: &'a [egui::Rect],
 }
 
+/// The spot (in [`place_bar_name`]'s order) each bar's name took on the last frame of one
+/// canvas, by body index: a name stays there while the spot is free and covers no more
+/// than [`NAME_STAY`] pieces more than the best, so names do not hop from frame to frame
+/// while their bars barely move.
+pub(super) type NameSpots = std::collections::HashMap<usize, usize>;
+
+/// The pieces of ink a name's spot may cover beyond the best spot's before the name moves.
+const NAME_STAY: usize = 2;
+
 /// What [`draw_mechanism`] leaves for the labels painted after it.
 pub(super) struct DrawnMechanism {
     /// The bars' names, for [`paint_names`] to paint under the arrows.
@@ -58,7 +67,12 @@ pub(super) struct DrawnMechanism {
 /// Paints the mechanism: links and ground symbols, bars (cranks under couplers), point
 /// masses, hinges on top. Places the bars' names where none covers another nor the
 /// `clear.text`, and as few arrows, hinges, ground symbols and other bars as the bar allows.
-pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -> DrawnMechanism {
+pub(super) fn draw_mechanism(
+    canvas: &Canvas,
+    labels: bool,
+    clear: &Clearance,
+    spots: &mut NameSpots,
+) -> DrawnMechanism {
     let mech = canvas.mech;
     let thickness = Thickness::of(mech);
     // Massless links of distance constraints and ground symbols first, under the bodies.
@@ -100,7 +114,18 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool, clear: &Clearance) -
     let mut names: Vec<BodyName> = Vec::new();
     if labels {
         for bar in &bars {
-            place_bar_name(canvas, bar, &bars, &keep_clear, &mut names);
+            let spot = place_bar_name(
+                canvas,
+                bar,
+                &bars,
+                &keep_clear,
+                &mut names,
+                spots.get(&bar.index).copied(),
+            );
+            match spot {
+                Some(spot) => spots.insert(bar.index, spot),
+                None => spots.remove(&bar.index),
+            };
         }
     }
     super::plates::draw_planar_joints(canvas);
@@ -299,14 +324,17 @@ impl BarOnScreen {
 /// from `keep_clear.text`, inside the canvas, and covers nothing else of `keep_clear`; where every spot covers
 /// something, the one covering least (the arrows, painted over the names, stay whole); none
 /// clear of the other names and the text (the stacked linkages crowd them at their flat
-/// poses): no name rather than a garbled one.
+/// poses): no name rather than a garbled one. The spot `last` the name took on the last
+/// frame is kept while it is free and covers at most [`NAME_STAY`] more. Returns the spot
+/// taken.
 fn place_bar_name(
     canvas: &Canvas,
     bar: &BarOnScreen,
     bars: &[BarOnScreen],
     keep_clear: &KeepClear,
     names: &mut Vec<BodyName>,
-) {
+    last: Option<usize>,
+) -> Option<usize> {
     /// Pixels kept between two names' backings.
     const NAME_GAP: f32 = 4.0;
     let [pa, pb] = bar.ends;
@@ -351,21 +379,27 @@ fn place_bar_name(
                 .iter()
                 .any(|text| text.intersects(kept))
     };
-    // The first spot covering least (`min_by_key` keeps the first).
-    let spot = spots
-        .filter(|(r, _)| !taken(r))
+    let free: Vec<_> = spots
         .enumerate()
-        .min_by_key(|(order, (r, _))| (keep_clear.covered(r, bar.index), *order))
-        .map(|(_, spot)| spot);
-    if let Some((rect, leader)) = spot {
-        let over_arrows = keep_clear.clear.arrows.iter().any(|a| a.intersects(rect));
-        names.push(BodyName {
-            rect,
-            galley,
-            over_arrows,
-            leader,
-        });
-    }
+        .filter(|(_, (r, _))| !taken(r))
+        .map(|(order, (r, leader))| (order, keep_clear.covered(&r, bar.index), r, leader))
+        .collect();
+    // The first spot covering least (`min_by_key` keeps the first), or the last frame's.
+    let best = free
+        .iter()
+        .min_by_key(|(order, covered, ..)| (*covered, *order))?;
+    let kept = free
+        .iter()
+        .find(|(order, covered, ..)| Some(*order) == last && *covered <= best.1 + NAME_STAY);
+    let &(order, _, rect, leader) = kept.unwrap_or(best);
+    let over_arrows = keep_clear.clear.arrows.iter().any(|a| a.intersects(rect));
+    names.push(BodyName {
+        rect,
+        galley,
+        over_arrows,
+        leader,
+    });
+    Some(order)
 }
 
 /// A point mass as a disc (growing nearer the camera in the spatial view), its name beside it.

@@ -26,6 +26,7 @@ pub use overlay::MOTION_KEYS;
 mod plates;
 mod projection;
 pub mod reactions;
+mod run_frame;
 mod shapes;
 mod sketch_overlay;
 mod solids;
@@ -554,7 +555,8 @@ fn draw_mechanism_and_motions(
                 arrows: &footprint,
                 text: scale_bar.as_slice(),
             };
-            let drawn = draw_mechanism(canvas, view.show_labels, &clear);
+            let spots = &mut view.name_spots[usize::from(basis == BasisMode::Traditional)];
+            let drawn = draw_mechanism(canvas, view.show_labels, &clear, spots);
             (drawn.names, drawn.ink)
         }
     };

@@ -31,7 +31,9 @@ pub(super) fn draw_overlay_text(
     shown: &[Motion],
 ) -> Vec<egui::Rect> {
     let mut drawn = Vec::with_capacity(shown.len() + 4);
-    draw_time_and_basis(canvas, t, view.side_by_side, basis, &mut drawn);
+    // Presenting, the status line with the speed is hidden: a class sees "1/4x" by the time.
+    let speed = Some(live.session.speed()).filter(|&s| view.presenting && s != 1.0);
+    draw_time_and_basis(canvas, (t, speed), view.side_by_side, basis, &mut drawn);
     // Too narrow a canvas (a larger interface scale on 1280 x 720, side by side beside the
     // configuration space, a hall's type) has no room for the legend beside the mechanism:
     // the Admissible motions panel lists the same motions, and the label on the arrows names
@@ -42,12 +44,13 @@ pub(super) fn draw_overlay_text(
     drawn
 }
 
-/// The simulated time of the drawn (interpolated) state, top right, large enough for a
-/// projector, and the basis under it (side by side, the canvas' title as large as the time);
-/// on a short canvas (a hall's type) both on one row where it is wide enough.
+/// The simulated time of the drawn (interpolated) state, with the `speed` where it is
+/// given, top right, large enough for a projector, and the basis under it (side by side, the
+/// canvas' title as large as the time); on a short canvas (a hall's type) both on one row
+/// where it is wide enough.
 fn draw_time_and_basis(
     canvas: &Canvas,
-    t: f64,
+    (t, speed): (f64, Option<f64>),
     side_by_side: bool,
     basis: BasisMode,
     drawn: &mut Vec<egui::Rect>,
@@ -57,8 +60,11 @@ fn draw_time_and_basis(
     // the time takes at most a tenth of its height. Whole sizes: their glyphs are in the
     // font atlas from the start (`font_warmup`), none missing from a recorded frame.
     let size = (0.1 * rect.height()).clamp(11.0, 20.0).round();
+    let speed = speed.map_or(String::new(), |s| {
+        format!("  {}", crate::app::ui::speed_text(s))
+    });
     let time = canvas.painter.layout_no_wrap(
-        format!("t = {t:.3} s"),
+        format!("t = {t:.3} s{speed}"),
         FontId::monospace(size),
         palette.text,
     );

@@ -1,6 +1,7 @@
 //! The reactions view (key J): at each joint its reaction force as an arrow from the joint's
-//! point, on one scale for the scene (the largest force met since the scene was loaded spans
-//! a fifth of the canvas), and a marker: filled for a unique reaction, a ring and a dashed,
+//! point, on one scale for the last simulated second (the largest force of the states shown
+//! in it spans a fifth of the canvas: a start's peak would otherwise leave the later forces
+//! a pixel or two, as on the mobile robot), and a marker: filled for a unique reaction, a ring and a dashed,
 //! hollow-headed arrow for one the rigid model does not determine (the minimum-norm choice
 //! among infinitely many). A selected self-stress mode is drawn as the forces it puts on the
 //! joints, in its own colour and scale (the reactions fade then). A legend in the canvas' lower
@@ -19,19 +20,53 @@ const UNIQUE: Color32 = Color32::from_rgb(46, 160, 90);
 /// the same joints).
 const UNDETERMINED: Color32 = Color32::from_rgb(200, 40, 80);
 const MODE: Color32 = Color32::from_rgb(155, 89, 208);
-/// The largest force met spans this fraction of the canvas' smaller side.
+/// The largest force of the scale's window spans this fraction of the canvas' smaller side.
 const FORCE_SPAN: f32 = 0.2;
 
-/// The reactions of one state, and the largest force met since the scene was loaded.
+/// The simulated seconds whose states' largest force sets the arrows' scale: the arrows of
+/// one swing compare, and a peak long past no longer shrinks them.
+const SCALE_WINDOW: f64 = 1.0;
+
+/// The reactions of one state, and the largest forces of the states shown in the last
+/// [`SCALE_WINDOW`].
 #[derive(Clone, Debug)]
 pub struct ReactionCache {
     key: (u64, u64, Option<usize>, u64),
     pub display: Result<ReactionDisplay, String>,
-    largest: f64,
-    /// The joint that carried `largest`.
-    largest_joint: String,
+    peaks: PeakWindow,
     /// The name of each arrow's joint.
     names: Vec<String>,
+}
+
+/// The largest force of each state shown (simulated time, force, joint), over the last
+/// [`SCALE_WINDOW`] of simulated time, since the state shown last jumped (a seek, an event
+/// gone to, an undo: the window's earlier states may be of another run).
+#[derive(Clone, Debug, Default)]
+struct PeakWindow {
+    epoch: u64,
+    peaks: std::collections::VecDeque<(f64, f64, String)>,
+}
+
+impl PeakWindow {
+    /// Adds the state at `t` whose largest force is `force`, at `joint`.
+    fn add(&mut self, epoch: u64, t: f64, force: f64, joint: String) {
+        if epoch != self.epoch {
+            self.peaks.clear();
+            self.epoch = epoch;
+        }
+        self.peaks
+            .retain(|&(seen, _, _)| seen <= t && seen >= t - SCALE_WINDOW);
+        self.peaks.push_back((t, force, joint));
+    }
+
+    /// The largest force in the window and its joint (`None` before any force).
+    fn largest(&self) -> Option<(f64, &str)> {
+        self.peaks
+            .iter()
+            .filter(|(_, force, _)| *force > 0.0)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(_, force, joint)| (*force, joint.as_str()))
+    }
 }
 
 /// Brings the cached reactions to the session's state (computed once per state).
@@ -43,25 +78,29 @@ pub fn update_reactions(view: &mut ViewState, live: &Live) {
         session.current_event_index(),
         session.time().to_bits(),
     );
-    let (mut largest, mut largest_joint) = match &view.reactions {
-        Some(cache) if cache.key == key => return,
-        Some(cache) if cache.key.0 == live.generation => {
-            (cache.largest, cache.largest_joint.clone())
+    let mut peaks = match view.reactions.take() {
+        Some(cache) if cache.key == key => {
+            view.reactions = Some(cache);
+            return;
         }
-        _ => (0.0, String::new()),
+        Some(cache) if cache.key.0 == live.generation => cache.peaks,
+        _ => PeakWindow::default(),
     };
     let display = ReactionDisplay::of(session).map_err(|e| e.to_string());
+    let joints = session.scene().mechanism.joints();
     if let Ok(display) = &display
         && let Some(peak) = display
             .arrows
             .iter()
             .max_by(|a, b| force_length(a).total_cmp(&force_length(b)))
-        && force_length(peak) > largest
     {
-        largest = force_length(peak);
-        largest_joint = session.scene().mechanism.joints()[peak.joint].name.clone();
+        peaks.add(
+            session.jump_epoch(),
+            session.time(),
+            force_length(peak),
+            joints[peak.joint].name.clone(),
+        );
     }
-    let joints = session.scene().mechanism.joints();
     let names = display.as_ref().map_or_else(
         |_| Vec::new(),
         |d| {
@@ -74,8 +113,7 @@ pub fn update_reactions(view: &mut ViewState, live: &Live) {
     view.reactions = Some(ReactionCache {
         key,
         display,
-        largest,
-        largest_joint,
+        peaks,
         names,
     });
 }
@@ -98,11 +136,10 @@ pub(super) fn draw_reactions(
     let mode = view.reaction_mode.and_then(|k| display.modes.get(k));
     // With a mode drawn, the reactions step back so that its pattern reads.
     let fade = if mode.is_some() { 0.3 } else { 1.0 };
-    let scale = if cache.largest > 0.0 {
-        FORCE_SPAN * side / cache.largest as f32
-    } else {
-        0.0
-    };
+    let scale = cache
+        .peaks
+        .largest()
+        .map_or(0.0, |(largest, _)| FORCE_SPAN * side / largest as f32);
     for arrow in &display.arrows {
         let color = if arrow.unique { UNIQUE } else { UNDETERMINED };
         paint_force(
@@ -200,13 +237,18 @@ fn paint_names(
         .map(|&(p, _, _)| egui::Rect::from_center_size(p, vec2(16.0, 16.0)));
     let mut taken: Vec<egui::Rect> = places.into_iter().chain(markers).collect();
     for (at, name) in tips {
-        let area = canvas.painter.text(
-            at,
-            egui::Align2::CENTER_CENTER,
-            name,
-            small.clone(),
-            canvas.palette.text,
-        );
+        // On a backing too: over the robot's blue wheels a bare name read grey on blue.
+        let galley =
+            canvas
+                .painter
+                .layout_no_wrap(name.clone(), small.clone(), canvas.palette.text);
+        let area = egui::Rect::from_center_size(at, galley.size() + vec2(4.0, 2.0));
+        canvas
+            .painter
+            .rect_filled(area, 2.0, canvas.palette.background);
+        canvas
+            .painter
+            .galley(area.min + vec2(2.0, 1.0), galley, canvas.palette.text);
         taken.push(area);
     }
     taken
@@ -315,7 +357,7 @@ fn paint_legend(
             ),
         ));
     }
-    lines.push((None, scale_text(cache.largest, &cache.largest_joint, brief)));
+    lines.push((None, scale_text(cache.peaks.largest(), brief)));
     let font = canvas.palette.font(13.0);
     let (indent, pad, margin) = (28.0, 6.0, 10.0);
     let wrap = (canvas.rect.width() - 2.0 * margin - indent - pad).max(40.0);
@@ -367,15 +409,17 @@ fn paint_legend(
     area
 }
 
-/// What the arrows' scale is: the largest force since the scene was loaded, and where
+/// What the arrows' scale is: the largest force of the last simulated second, and where
 /// (`brief`: in fewer words, for viewers).
-fn scale_text(largest: f64, joint: &str, brief: bool) -> String {
-    if joint.is_empty() {
-        "no force yet".into()
-    } else if brief {
-        format!("arrows: largest force so far {largest:.3} N ({joint})")
-    } else {
-        format!("arrow scale: the largest force so far, {largest:.3e} N at joint \"{joint}\"")
+fn scale_text(largest: Option<(f64, &str)>, brief: bool) -> String {
+    match largest {
+        None => "no force yet".into(),
+        Some((force, joint)) if brief => {
+            format!("arrows: largest force in the last 1 s {force:.3} N ({joint})")
+        }
+        Some((force, joint)) => format!(
+            "arrow scale: the largest force in the last simulated second, {force:.3e} N at joint \"{joint}\""
+        ),
     }
 }
 
@@ -425,13 +469,38 @@ mod tests {
     }
 
     #[test]
-    fn the_scale_line_says_it_is_the_peak_so_far_and_where() {
+    fn the_scale_line_says_it_is_the_last_seconds_peak_and_where() {
         for brief in [false, true] {
-            let text = scale_text(0.2689, "W1", brief);
-            assert!(text.contains("largest force so far"), "{text}");
+            let text = scale_text(Some((0.2689, "W1")), brief);
+            assert!(text.contains("largest force in the last"), "{text}");
             assert!(text.contains("W1"), "{text}");
         }
-        assert!(scale_text(0.2689, "W1", false).contains("2.689e-1 N"));
-        assert!(scale_text(0.2689, "W1", true).contains("0.269 N"));
+        assert!(scale_text(Some((0.2689, "W1")), false).contains("2.689e-1 N"));
+        assert!(scale_text(Some((0.2689, "W1")), true).contains("0.269 N"));
+        assert_eq!(scale_text(None, true), "no force yet");
+    }
+
+    /// The mobile robot's start: 0.263 N at the driver, then 0.01 N. A second later the
+    /// arrows' scale is the later forces' (the start's peak left them under 2 pixels); a
+    /// scrub back (a jump) forgets the states of the run it left; states later than the one
+    /// shown leave the window.
+    #[test]
+    fn the_scale_forgets_a_peak_a_second_old() {
+        let mut window = PeakWindow::default();
+        window.add(0, 0.0, 0.263, "H.driver".into());
+        window.add(0, 0.5, 0.010, "D".into());
+        assert_eq!(window.largest(), Some((0.263, "H.driver")));
+        window.add(0, 1.2, 0.012, "B".into());
+        assert_eq!(window.largest(), Some((0.012, "B")));
+        window.add(0, 1.3, 0.011, "B".into());
+        assert_eq!(window.largest(), Some((0.012, "B")));
+        window.add(0, 0.9, 0.005, "C".into());
+        assert_eq!(
+            window.largest(),
+            Some((0.010, "D")),
+            "the states after 0.9 s left"
+        );
+        window.add(7, 1.0, 0.004, "C".into());
+        assert_eq!(window.largest(), Some((0.004, "C")), "a jump starts afresh");
     }
 }

@@ -72,6 +72,9 @@ pub struct ViewState {
     /// for viewers, so no key hints, and text in the presentation's sizes.
     pub recording: bool,
     pub(super) display_x: DVector<f64>,
+    /// Where each bar's name stood on the last frame, per basis drawn (side by side, one
+    /// canvas each).
+    pub(super) name_spots: [super::mechanism::NameSpots; 2],
 }
 
 impl ViewState {
@@ -112,6 +115,7 @@ impl Default for ViewState {
             presenting: false,
             recording: false,
             display_x: DVector::zeros(0),
+            name_spots: Default::default(),
         }
     }
 }

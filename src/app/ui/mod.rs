@@ -16,6 +16,7 @@ use solver_panel::solver_panel;
 #[cfg(target_arch = "wasm32")]
 pub(super) use status::says_behind;
 use timeline_bar::timeline_bar;
+pub use transport::speed_text;
 use transport::transport;
 mod banners;
 mod events_panel;

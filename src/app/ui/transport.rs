@@ -70,7 +70,7 @@ pub(super) fn transport(
     });
 }
 
-pub(super) fn speed_text(speed: f64) -> String {
+pub fn speed_text(speed: f64) -> String {
     if speed >= 1.0 {
         format!("{speed}x")
     } else {

@@ -1,0 +1,132 @@
+//! The frame a grounded planar scene is shown in while the user drives it: the box of every
+//! pose its run reaches from the state it starts running in, one scene length ahead
+//! ([`framing::run_box`], traced on a thread), and of every pose shown since the scene opened.
+//! It is traced again each time the run starts (Space, a push, a leave) and after each jump
+//! (a seek, an event gone to, an undo), and only ever grows: the pivots stay at their pixels
+//! while the mechanism runs, stops at an event and goes on, as in a lesson
+//! ([`crate::app::shown::LessonFrame`]); a widening at most follows what the user did.
+//! Not in a browser (no threads there): the view follows the pose as it did before.
+
+use std::thread::JoinHandle;
+
+use crate::app::simulation::Live;
+use crate::live::framing::{self, PlaneBox};
+
+/// The frame and its tracing, kept with the canvas' camera.
+#[derive(Debug, Default)]
+pub struct RunFrame {
+    /// The scene generation and the state jump the frame was traced for.
+    traced_for: Option<(u64, u64)>,
+    /// A run started (or a push began) since the last trace started: trace again.
+    stale: bool,
+    tracing: Option<JoinHandle<Option<PlaneBox>>>,
+    frame: Option<PlaneBox>,
+    /// F or an edit in the sketcher asked for the pose: the frame waits for the next run.
+    suspended: bool,
+    was_running: bool,
+    was_pushing: bool,
+}
+
+impl Clone for RunFrame {
+    /// A copy holds the frame, not its tracing.
+    fn clone(&self) -> Self {
+        Self {
+            traced_for: self.traced_for,
+            stale: true,
+            tracing: None,
+            frame: self.frame,
+            suspended: self.suspended,
+            was_running: self.was_running,
+            was_pushing: self.was_pushing,
+        }
+    }
+}
+
+impl RunFrame {
+    /// Brings the frame up to `live`'s state (called on every frame of the canvas): starts a
+    /// trace where the run started, pushed or jumped since the last, takes a finished one,
+    /// and adds the pose shown. Returns the frame to fit the view to, `None` where the view
+    /// is fitted otherwise (a lesson, a vehicle, no frame traced yet, the frame suspended).
+    pub fn update(&mut self, live: &Live) -> Option<PlaneBox> {
+        let session = &live.session;
+        let key = (live.generation, session.jump_epoch());
+        if self
+            .traced_for
+            .is_some_and(|(generation, _)| generation != live.generation)
+        {
+            *self = Self::default();
+        }
+        let running = !session.is_paused();
+        let pushing = session.is_pushing();
+        if (running && !self.was_running) || (pushing && !self.was_pushing) {
+            self.stale = true;
+            self.suspended = false;
+        }
+        (self.was_running, self.was_pushing) = (running, pushing);
+        if !traceable(live) {
+            return None;
+        }
+        self.take_trace();
+        if self.tracing.is_none() && (self.stale || self.traced_for != Some(key)) {
+            self.start_trace(live, key);
+        }
+        if let Some(pose) =
+            framing::pose_box(&session.scene().mechanism, session.simulation().positions())
+        {
+            self.frame = self.frame.map(|frame| union(frame, pose));
+        }
+        self.frame.filter(|_| !self.suspended)
+    }
+
+    /// Whether a trace is under way.
+    #[cfg(test)]
+    pub fn is_tracing(&self) -> bool {
+        self.tracing.is_some()
+    }
+
+    /// F or the sketcher's edit: the view is the pose's until the run goes on.
+    pub fn suspend(&mut self) {
+        self.suspended = true;
+    }
+
+    fn start_trace(&mut self, live: &Live, key: (u64, u64)) {
+        let session = live.session.clone();
+        let horizon = session.time() + session.scene().t_end;
+        self.tracing = Some(std::thread::spawn(move || {
+            framing::run_box(&session, None, horizon)
+        }));
+        self.traced_for = Some(key);
+        self.stale = false;
+    }
+
+    /// Adds a finished trace's box to the frame (a thread that panicked traced nothing).
+    fn take_trace(&mut self) {
+        if self.tracing.as_ref().is_some_and(JoinHandle::is_finished)
+            && let Some(traced) = self.tracing.take().and_then(|t| t.join().ok()).flatten()
+        {
+            self.frame = Some(self.frame.map_or(traced, |frame| union(frame, traced)));
+        }
+    }
+}
+
+/// Whether the scene's run is framed so: a planar mechanism pinned to the ground, no lesson
+/// open (its own frame holds), on the desktop.
+fn traceable(live: &Live) -> bool {
+    let mechanism = &live.session.scene().mechanism;
+    !cfg!(target_arch = "wasm32")
+        && live.lesson.is_none()
+        && !mechanism.is_spatial()
+        && !mechanism.has_rigid_bodies()
+        && mechanism
+            .joints()
+            .iter()
+            .any(|joint| joint.ground_anchor().is_some())
+}
+
+/// The box holding both boxes.
+pub(super) fn union([lo, hi]: PlaneBox, [lo2, hi2]: PlaneBox) -> PlaneBox {
+    [
+        [lo[0].min(lo2[0]), lo[1].min(lo2[1])],
+        [hi[0].max(hi2[0]), hi[1].max(hi2[1])],
+    ]
+}
