@@ -19,10 +19,16 @@ const DIRECTIONS: [(f32, f32); 8] = [
 ];
 
 /// One rectangle per label of `sizes`, near `points` (the joints on the screen, one per label),
-/// overlapping no marker of radius `marker`, no area `taken` and no other label where the
-/// rings and distances tried allow it; else the first place tried.
-pub fn place_labels(points: &[Pos2], sizes: &[Vec2], marker: f32, taken: &[Rect]) -> Vec<Rect> {
-    place(points, sizes, marker, taken, true)
+/// inside `bounds` (the canvas), overlapping no marker of radius `marker`, no area `taken`
+/// and no other label where the rings and distances tried allow it; else the first place
+/// tried.
+pub fn place_labels(
+    points: &[Pos2],
+    sizes: &[Vec2],
+    marker: f32,
+    (taken, bounds): (&[Rect], Rect),
+) -> Vec<Rect> {
+    place(points, sizes, marker, (taken, bounds), true)
         .into_iter()
         .map(|r| r.unwrap_or(Rect::NOTHING))
         .collect()
@@ -34,9 +40,9 @@ pub fn place_free_labels(
     points: &[Pos2],
     sizes: &[Vec2],
     marker: f32,
-    taken: &[Rect],
+    (taken, bounds): (&[Rect], Rect),
 ) -> Vec<Option<Rect>> {
-    place(points, sizes, marker, taken, false)
+    place(points, sizes, marker, (taken, bounds), false)
 }
 
 /// The labels' places; one with no free place at the first place tried where `crowd`, else
@@ -45,7 +51,7 @@ fn place(
     points: &[Pos2],
     sizes: &[Vec2],
     marker: f32,
-    taken: &[Rect],
+    (taken, bounds): (&[Rect], Rect),
     crowd: bool,
 ) -> Vec<Option<Rect>> {
     let markers: Vec<Rect> = points
@@ -61,11 +67,12 @@ fn place(
             })
         });
         let free = |r: &Rect| {
-            markers
-                .iter()
-                .chain(taken)
-                .chain(&placed)
-                .all(|other| !r.intersects(*other))
+            bounds.contains_rect(*r)
+                && markers
+                    .iter()
+                    .chain(taken)
+                    .chain(&placed)
+                    .all(|other| !r.intersects(*other))
         };
         let first = at(point, size, DIRECTIONS[0].0, DIRECTIONS[0].1, marker + 3.0);
         let chosen = candidates.find(free).or_else(|| crowd.then_some(first));
@@ -109,7 +116,7 @@ mod tests {
         let points = crowded();
         let sizes = vec![vec2(24.0, 15.0); points.len()];
         let marker = 7.0;
-        let labels = place_labels(&points, &sizes, marker, &[]);
+        let labels = place_labels(&points, &sizes, marker, (&[], Rect::EVERYTHING));
         for (i, a) in labels.iter().enumerate() {
             assert_eq!(a.size(), sizes[i]);
             for b in &labels[i + 1..] {
@@ -126,5 +133,20 @@ mod tests {
                 "{reach}"
             );
         }
+    }
+
+    /// A trace's end at the canvas' right edge (the mobile robot driving right): its name
+    /// goes inside the canvas, to the left, not past the edge (trial 13: cut off there).
+    #[test]
+    fn a_name_at_the_edge_stays_inside_the_canvas() {
+        let canvas = Rect::from_min_size(Pos2::new(0.0, 0.0), vec2(800.0, 600.0));
+        let place = place_free_labels(
+            &[Pos2::new(795.0, 300.0)],
+            &[vec2(90.0, 15.0)],
+            3.0,
+            (&[], canvas),
+        );
+        let name = place[0].expect("a free place");
+        assert!(canvas.contains_rect(name), "{name:?}");
     }
 }

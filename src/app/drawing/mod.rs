@@ -482,7 +482,8 @@ fn paint_trace_labels(
         .collect();
     let sizes: Vec<_> = galleys.iter().map(|(galley, _)| galley.size()).collect();
     // A name with no free place is left out: over another it garbles both.
-    let places = joint_labels::place_free_labels(&points, &sizes, 3.0, taken);
+    let bounds = painter.clip_rect();
+    let places = joint_labels::place_free_labels(&points, &sizes, 3.0, (taken, bounds));
     for ((galley, colour), place) in galleys.into_iter().zip(places) {
         if let Some(place) = place {
             painter.galley(place.min, galley, colour);

@@ -221,7 +221,7 @@ fn paint_names(
         })
         .collect();
     let sizes: Vec<_> = galleys.iter().map(|g| g.size() + vec2(6.0, 2.0)).collect();
-    let places = place_labels(&points, &sizes, 8.0, body_names);
+    let places = place_labels(&points, &sizes, 8.0, (body_names, canvas.rect));
     for (galley, place) in galleys.into_iter().zip(&places) {
         // Opaque: a wheel or bar seen through the backing greys the name out.
         canvas
