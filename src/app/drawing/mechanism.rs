@@ -113,10 +113,27 @@ pub(super) fn draw_mechanism(
     // Names are painted after the bars (`paint_names`), so no bar covers them.
     let mut names: Vec<BodyName> = Vec::new();
     if labels {
-        for bar in &bars {
+        // Bars lying on each other end to end (A02's cranks on its couplers at the flat
+        // pose) take one name, "crank2, coupler1": five names crowded three segments.
+        let mut named = vec![false; bars.len()];
+        for (k, bar) in bars.iter().enumerate() {
+            if named[k] {
+                continue;
+            }
+            let together: Vec<usize> = (k..bars.len())
+                .filter(|&j| on_each_other(&bars[j], bar))
+                .collect();
+            let text = together
+                .iter()
+                .map(|&j| {
+                    named[j] = true;
+                    mech.bodies()[bars[j].index].name.as_str()
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
             let spot = place_bar_name(
                 canvas,
-                bar,
+                (bar, text),
                 &bars,
                 &keep_clear,
                 &mut names,
@@ -302,6 +319,18 @@ fn reads_as_another_bar(at: Pos2, bar: &BarOnScreen, bars: &[BarOnScreen]) -> bo
         .any(|other| other.index != bar.index && other.axis_distance(at) + MARGIN < own)
 }
 
+/// Whether the bars `a` and `b` lie on each other end to end on the screen (either way
+/// round), their ends within [`ON_EACH_OTHER`] pixels.
+fn on_each_other(a: &BarOnScreen, b: &BarOnScreen) -> bool {
+    let near = |p: Pos2, q: Pos2| p.distance(q) <= ON_EACH_OTHER;
+    let [a0, a1] = a.ends;
+    let [b0, b1] = b.ends;
+    (near(a0, b0) && near(a1, b1)) || (near(a0, b1) && near(a1, b0))
+}
+
+/// Pixels within which the ends of two bars lying on each other meet.
+const ON_EACH_OTHER: f32 = 3.0;
+
 /// A bar as drawn: its body index, its ends on the screen and its half width.
 struct BarOnScreen {
     index: usize,
@@ -329,7 +358,7 @@ impl BarOnScreen {
 /// taken.
 fn place_bar_name(
     canvas: &Canvas,
-    bar: &BarOnScreen,
+    (bar, text): (&BarOnScreen, String),
     bars: &[BarOnScreen],
     keep_clear: &KeepClear,
     names: &mut Vec<BodyName>,
@@ -344,11 +373,10 @@ fn place_bar_name(
     // readable names.
     let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
     let side = if bar.index.is_multiple_of(2) { up } else { -up };
-    let galley = canvas.painter.layout_no_wrap(
-        canvas.mech.bodies()[bar.index].name.clone(),
-        canvas.palette.font(14.0),
-        canvas.palette.text,
-    );
+    let galley =
+        canvas
+            .painter
+            .layout_no_wrap(text, canvas.palette.font(14.0), canvas.palette.text);
     let size = galley.size();
     // Next to the bar at any type size, then rows further out, clear of the names next to a
     // bar lying on this one (flat poses).
@@ -521,5 +549,23 @@ mod tests {
         assert_eq!(choose_spot(&free, Some(5)), Some(3), "its spot is taken");
         assert_eq!(choose_spot(&[(2, 1), (5, 1)], None), Some(0), "the first");
         assert_eq!(choose_spot(&[], Some(2)), None);
+    }
+
+    /// A02's flat pose: crank2 on coupler1 end to end (drawn from the other end), crank1
+    /// beside them; a bar lying only partly on another is not on it.
+    #[test]
+    fn bars_end_to_end_on_each_other_are_told_apart_from_bars_beside_them() {
+        let bar = |index, a: (f32, f32), b: (f32, f32)| BarOnScreen {
+            index,
+            ends: [Pos2::new(a.0, a.1), Pos2::new(b.0, b.1)],
+            radius: 6.0,
+        };
+        let coupler1 = bar(1, (300.0, 500.0), (500.0, 500.0));
+        let crank2 = bar(2, (500.0, 501.5), (301.0, 499.0));
+        let crank1 = bar(0, (100.0, 500.0), (300.0, 500.0));
+        let half = bar(3, (300.0, 500.0), (400.0, 500.0));
+        assert!(on_each_other(&coupler1, &crank2));
+        assert!(!on_each_other(&coupler1, &crank1));
+        assert!(!on_each_other(&coupler1, &half));
     }
 }
