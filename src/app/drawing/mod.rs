@@ -205,7 +205,12 @@ pub fn draw_canvas(
         let drawn = draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
         camera.overlay_height = drawn.overlay_height;
         // Over the bars (a label under a bar cannot be read), clear of the text already there.
-        paint_trace_labels(&painter, trace_labels, &drawn.text, palette.font(12.0));
+        paint_trace_labels(
+            &painter,
+            trace_labels,
+            &drawn.text,
+            (palette.font(12.0), palette.background),
+        );
         draw_spring(&canvas, live);
     }
     if sketching {
@@ -467,13 +472,13 @@ fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Pos2, String, Color32)> {
     labels
 }
 
-/// Each trace's name beside its newest end, in its colour, clear of the text in `taken`
-/// and of the other traces' names, or none.
+/// Each trace's name beside its newest end, in its colour on a backing of the canvas'
+/// `backdrop`, clear of the text in `taken` and of the other traces' names, or none.
 fn paint_trace_labels(
     painter: &egui::Painter,
     labels: Vec<(Pos2, String, Color32)>,
     taken: &[egui::Rect],
-    font: egui::FontId,
+    (font, backdrop): (egui::FontId, Color32),
 ) {
     let points: Vec<Pos2> = labels.iter().map(|(at, _, _)| *at).collect();
     let galleys: Vec<_> = labels
@@ -486,6 +491,9 @@ fn paint_trace_labels(
     let places = joint_labels::place_free_labels(&points, &sizes, 3.0, (taken, bounds));
     for ((galley, colour), place) in galleys.into_iter().zip(places) {
         if let Some(place) = place {
+            // On a backing: over the mobile robot's platform the coloured name did not read.
+            let backing = place.expand2(egui::vec2(2.0, 0.0));
+            painter.rect_filled(backing, 2.0, backdrop.gamma_multiply(0.85));
             painter.galley(place.min, galley, colour);
         }
     }
