@@ -1,73 +1,82 @@
 //! The frame a grounded planar scene is shown in while the user drives it: the box of every
-//! pose its run reaches from the state it starts running in, one scene length ahead
-//! ([`framing::run_box`], traced on a thread), and of every pose shown since the scene opened.
-//! It is traced again each time the run starts (Space, a push, a leave) and after each jump
-//! (a seek, an event gone to, an undo), and only ever grows: the pivots stay at their pixels
-//! while the mechanism runs, stops at an event and goes on, as in a lesson
-//! ([`crate::app::shown::LessonFrame`]); a widening at most follows what the user did.
-//! Not in a browser (no threads there): the view follows the pose as it did before.
+//! pose shown since the scene opened and of every pose its run reaches, one scene length
+//! ahead, from the state the user last acted in ([`framing::run_box`], traced on a thread).
+//! It is traced at opening, after each push, leave or drag (the timeline's marks) and after
+//! each jump (a seek, an event gone to, an undo), not when Space goes on (the trace went on
+//! through the events as Space does; the 2x3's takes two seconds of a core), and it only
+//! grows: the pivots stay at their pixels while the mechanism runs, stops at an event and
+//! goes on, as in a lesson ([`crate::app::shown::LessonFrame`]); a change of scale follows
+//! what the user did. Not in a browser (no threads there): the view follows the pose.
 
 use std::thread::JoinHandle;
 
 use crate::app::simulation::Live;
+use crate::live::MarkKind;
 use crate::live::framing::{self, PlaneBox};
 
 /// The frame and its tracing, kept with the canvas' camera.
 #[derive(Debug, Default)]
 pub struct RunFrame {
-    /// The scene generation and the state jump the frame was traced for.
-    traced_for: Option<(u64, u64)>,
-    /// A run started (or a push began) since the last trace started: trace again.
-    stale: bool,
+    /// What the frame was last traced for ([`traced_for`]).
+    traced_for: Option<TracedFor>,
     tracing: Option<JoinHandle<Option<PlaneBox>>>,
     frame: Option<PlaneBox>,
     /// F or an edit in the sketcher asked for the pose: the frame waits for the next run.
     suspended: bool,
     was_running: bool,
-    was_pushing: bool,
+}
+
+/// The scene generation, the state jump and the number of the user's actions on the
+/// timeline a trace started from.
+type TracedFor = (u64, u64, usize);
+
+fn traced_for(live: &Live) -> TracedFor {
+    let session = &live.session;
+    let actions = session
+        .marks()
+        .iter()
+        .filter(|mark| mark.kind != MarkKind::Event)
+        .count();
+    (live.generation, session.jump_epoch(), actions)
 }
 
 impl Clone for RunFrame {
-    /// A copy holds the frame, not its tracing.
+    /// A copy holds the frame, not its tracing (which the copy starts again).
     fn clone(&self) -> Self {
         Self {
-            traced_for: self.traced_for,
-            stale: true,
+            traced_for: None,
             tracing: None,
             frame: self.frame,
             suspended: self.suspended,
             was_running: self.was_running,
-            was_pushing: self.was_pushing,
         }
     }
 }
 
 impl RunFrame {
     /// Brings the frame up to `live`'s state (called on every frame of the canvas): starts a
-    /// trace where the run started, pushed or jumped since the last, takes a finished one,
-    /// and adds the pose shown. Returns the frame to fit the view to, `None` where the view
-    /// is fitted otherwise (a lesson, a vehicle, no frame traced yet, the frame suspended).
+    /// trace where the user acted or jumped since the last, takes a finished one, and adds
+    /// the pose shown. Returns the frame to fit the view to, `None` where the view is fitted
+    /// otherwise (a lesson, a vehicle, no frame traced yet, the frame suspended).
     pub fn update(&mut self, live: &Live) -> Option<PlaneBox> {
         let session = &live.session;
-        let key = (live.generation, session.jump_epoch());
+        let key = traced_for(live);
         if self
             .traced_for
-            .is_some_and(|(generation, _)| generation != live.generation)
+            .is_some_and(|(generation, ..)| generation != live.generation)
         {
             *self = Self::default();
         }
         let running = !session.is_paused();
-        let pushing = session.is_pushing();
-        if (running && !self.was_running) || (pushing && !self.was_pushing) {
-            self.stale = true;
+        if running && !self.was_running {
             self.suspended = false;
         }
-        (self.was_running, self.was_pushing) = (running, pushing);
+        self.was_running = running;
         if !traceable(live) {
             return None;
         }
         self.take_trace();
-        if self.tracing.is_none() && (self.stale || self.traced_for != Some(key)) {
+        if self.tracing.is_none() && self.traced_for != Some(key) {
             self.start_trace(live, key);
         }
         if let Some(pose) =
@@ -89,14 +98,13 @@ impl RunFrame {
         self.suspended = true;
     }
 
-    fn start_trace(&mut self, live: &Live, key: (u64, u64)) {
+    fn start_trace(&mut self, live: &Live, key: TracedFor) {
         let session = live.session.clone();
         let horizon = session.time() + session.scene().t_end;
         self.tracing = Some(std::thread::spawn(move || {
             framing::run_box(&session, None, horizon)
         }));
         self.traced_for = Some(key);
-        self.stale = false;
     }
 
     /// Adds a finished trace's box to the frame (a thread that panicked traced nothing).
