@@ -58,21 +58,18 @@ const NAME_STAY: usize = 2;
 
 /// What [`draw_mechanism`] leaves for the labels painted after it.
 pub(super) struct DrawnMechanism {
-    /// The bars' names, for [`paint_names`] to paint under the arrows.
-    pub names: Vec<BodyName>,
     /// The bars, the hinges and the ground symbols, for the motions' labels to keep off.
     pub ink: Ink,
+    /// The bars as drawn, the hinges and the ground symbols, which their names keep off.
+    bars: Vec<BarOnScreen>,
+    hinges: Vec<(Pos2, f32)>,
+    grounds: Vec<egui::Rect>,
 }
 
 /// Paints the mechanism: links and ground symbols, bars (cranks under couplers), point
-/// masses, hinges on top. Places the bars' names where none covers another nor the
-/// `clear.text`, and as few arrows, hinges, ground symbols and other bars as the bar allows.
-pub(super) fn draw_mechanism(
-    canvas: &Canvas,
-    labels: bool,
-    clear: &Clearance,
-    spots: &mut NameSpots,
-) -> DrawnMechanism {
+/// masses (named where `labels`), hinges on top. The bars' names are placed after the text
+/// over the canvas is known ([`DrawnMechanism::place_names`]).
+pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> DrawnMechanism {
     let mech = canvas.mech;
     let thickness = Thickness::of(mech);
     // Massless links of distance constraints and ground symbols first, under the bodies.
@@ -88,7 +85,6 @@ pub(super) fn draw_mechanism(
         .collect();
     let bars = bars_on_screen(canvas, &thickness, &order, &grounded);
     let hinges = hinges_on_screen(canvas, &thickness);
-    let keep_clear = KeepClear::new(clear, &grounds, &hinges, &bars);
     for &index in &order {
         match mech.bodies()[index].shape() {
             BodyShape::Bar { .. } => {
@@ -110,11 +106,37 @@ pub(super) fn draw_mechanism(
             BodyShape::Solid => {}
         }
     }
-    // Names are painted after the bars (`paint_names`), so no bar covers them.
-    let mut names: Vec<BodyName> = Vec::new();
-    if labels {
-        // Bars lying on each other end to end (A02's cranks on its couplers at the flat
-        // pose) take one name, "crank2, coupler1": five names crowded three segments.
+    super::plates::draw_planar_joints(canvas);
+    draw_hinges(canvas, &hinges);
+    let none = Clearance {
+        arrows: &[],
+        text: &[],
+    };
+    let ink = KeepClear::new(&none, &grounds, &hinges, &bars).into_ink();
+    DrawnMechanism {
+        ink,
+        bars,
+        hinges,
+        grounds,
+    }
+}
+
+impl DrawnMechanism {
+    /// The bars' names (for [`paint_names`] to paint, after the bars, under the arrows):
+    /// each where it covers no other name nor the `clear.text` (the legend, the time, the
+    /// scale bar, the reactions' names), and as few arrows, hinges, ground symbols and other
+    /// bars as the bar allows. Bars lying on each other end to end (A02's cranks on its
+    /// couplers at the flat pose) take one name, "crank2, coupler1": five names crowded
+    /// three segments. `spots` holds where each name stood on the last frame.
+    pub(super) fn place_names(
+        &self,
+        canvas: &Canvas,
+        clear: &Clearance,
+        spots: &mut NameSpots,
+    ) -> Vec<BodyName> {
+        let bars = &self.bars;
+        let keep_clear = KeepClear::new(clear, &self.grounds, &self.hinges, bars);
+        let mut names: Vec<BodyName> = Vec::new();
         let mut named = vec![false; bars.len()];
         for (k, bar) in bars.iter().enumerate() {
             if named[k] {
@@ -127,14 +149,14 @@ pub(super) fn draw_mechanism(
                 .iter()
                 .map(|&j| {
                     named[j] = true;
-                    mech.bodies()[bars[j].index].name.as_str()
+                    canvas.mech.bodies()[bars[j].index].name.as_str()
                 })
                 .collect::<Vec<_>>()
                 .join(", ");
             let spot = place_bar_name(
                 canvas,
                 (bar, text),
-                &bars,
+                bars,
                 &keep_clear,
                 &mut names,
                 spots.get(&bar.index).copied(),
@@ -144,12 +166,7 @@ pub(super) fn draw_mechanism(
                 None => spots.remove(&bar.index),
             };
         }
-    }
-    super::plates::draw_planar_joints(canvas);
-    draw_hinges(canvas, &hinges);
-    DrawnMechanism {
-        names,
-        ink: keep_clear.into_ink(),
+        names
     }
 }
 

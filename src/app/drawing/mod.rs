@@ -554,25 +554,20 @@ fn draw_mechanism_and_motions(
     let at_event = live.session.current_event().is_some();
     let arrows = MotionArrows::lay_out(canvas, &shown, view, at_event);
     let footprint = arrows.footprint();
-    let (names, mut ink) = match canvas.rigid {
+    let (rigid_names, mut drawn) = match canvas.rigid {
         Some(rigid) => (
             rigid.draw(canvas, live, view.show_labels, view.show_body_axes),
-            Ink::default(),
+            None,
         ),
-        None => {
-            let clear = Clearance {
-                arrows: &footprint,
-                text: scale_bar.as_slice(),
-            };
-            let spots = &mut view.name_spots[usize::from(basis == BasisMode::Traditional)];
-            let drawn = draw_mechanism(canvas, view.show_labels, &clear, spots);
-            (drawn.names, drawn.ink)
-        }
+        None => (Vec::new(), Some(draw_mechanism(canvas, view.show_labels))),
     };
-    ink.extend(footprint);
+    let mut ink = drawn
+        .as_mut()
+        .map_or_else(Ink::default, |drawn| std::mem::take(&mut drawn.ink));
+    ink.extend(footprint.iter().copied());
     let reaction_text = if view.show_reactions {
         reactions::update_reactions(view, live);
-        let body_names: Vec<_> = names.iter().map(|name| name.area()).collect();
+        let body_names: Vec<_> = rigid_names.iter().map(|name| name.area()).collect();
         reactions::draw_reactions(canvas, view, &body_names, scale_bar)
     } else {
         Vec::new()
@@ -585,16 +580,34 @@ fn draw_mechanism_and_motions(
         .iter()
         .map(|r| r.bottom() - canvas.rect.top())
         .fold(0.0, f32::max);
-    // A name under the time or the legend (a loop folded up into the corner) is left out
-    // rather than written over them.
-    let names: Vec<_> = names
-        .into_iter()
-        .filter(|name| {
-            !overlay
+    // The bars' names keep off the legend and the time (a name under the legend, which is
+    // painted over it, was lost at A02's fold), the scale bar and the reactions' names.
+    let names = match drawn.filter(|_| view.show_labels) {
+        Some(drawn) => {
+            let text: Vec<_> = overlay
                 .iter()
-                .any(|r| r.expand(4.0).intersects(name.area()))
-        })
-        .collect();
+                .chain(&scale_bar)
+                .chain(&reaction_text)
+                .copied()
+                .collect();
+            let clear = Clearance {
+                arrows: &footprint,
+                text: &text,
+            };
+            let spots = &mut view.name_spots[usize::from(basis == BasisMode::Traditional)];
+            drawn.place_names(canvas, &clear, spots)
+        }
+        // A rigid body's name under the time or the legend is left out rather than written
+        // over them.
+        None => rigid_names
+            .into_iter()
+            .filter(|name| {
+                !overlay
+                    .iter()
+                    .any(|r| r.expand(4.0).intersects(name.area()))
+            })
+            .collect(),
+    };
     // The motions' labels keep off the body names and the scale bar too.
     overlay.extend(names.iter().map(|name| name.area()));
     overlay.extend(scale_bar);
