@@ -38,7 +38,8 @@ pub fn config_from_query(query: &str) -> ViewConfig {
 
 /// In a browser: the page's canvas carries the session's state for scripts and tests
 /// (`data-scene`, the open file's name; `data-t`, the simulated time; `data-events`, the
-/// singular events met; `data-at-event`, `1` while paused at one; `data-speed`, the speed
+/// singular events met; `data-at-event`, `1` while paused at one; `data-paused`, `1` while
+/// paused (at an event, by the user or at a stop); `data-speed`, the speed
 /// asked for; `data-achieved`, the simulated seconds per wall second over the last second;
 /// `data-behind`, `1` while the status line says the page cannot keep the speed asked for).
 #[cfg(target_arch = "wasm32")]
@@ -80,6 +81,10 @@ fn publish_state(
         ("data-t", format!("{:.4}", session.time())),
         ("data-events", session.events().len().to_string()),
         ("data-at-event", at_event.to_owned()),
+        (
+            "data-paused",
+            if session.is_paused() { "1" } else { "0" }.to_owned(),
+        ),
         ("data-speed", format!("{}", session.speed())),
         ("data-achieved", format!("{:.4}", stats.achieved_speed)),
         // What the status line says: the run falls behind the requested speed.
