@@ -515,18 +515,27 @@ fn trace_name(live: &Live, k: usize) -> Option<String> {
         return Some(format!("{} {which}", bodies.get(point.body)?.name));
     }
     let trace = session.point_traces().get(k - 1)?;
-    // The names the Scene panel gives the points: the centre, and the look's named points.
-    let named = session
-        .scene()
+    let scene = session.scene();
+    // The point's name in the scene's `trace_points` ("platform:L": the mobile robot's
+    // wheel L, which coordinates did not name), else the names the Scene panel gives the
+    // points: the centre, and the look's named points.
+    let written = scene
+        .traced_points
+        .iter()
+        .zip(&scene.view.trace_points)
+        .find(|&(&(body, local), _)| body == trace.body && local == trace.local)
+        .and_then(|(_, text)| text.split_once(':'))
+        .map(|(_, point)| point.to_owned());
+    let named = scene
         .looks
         .iter()
         .filter(|look| look.body == trace.body)
         .flat_map(|look| look.points.iter())
         .find(|&(_, p)| *p == trace.local)
         .map(|(name, _)| name.clone());
-    let which = match named {
-        _ if trace.local.norm() == 0.0 => "centre".to_owned(),
+    let which = match written.or(named) {
         Some(name) => name,
+        None if trace.local.norm() == 0.0 => "centre".to_owned(),
         None => {
             let p = trace.local;
             format!("({:.2}, {:.2}, {:.2})", p.x, p.y, p.z)
