@@ -1,12 +1,13 @@
 //! The frame a grounded planar scene is shown in while the user drives it: the box of every
 //! pose shown since the scene opened and of every pose its run reaches, one scene length
-//! ahead, from the state the user last acted in ([`framing::run_box`], traced on a thread).
-//! It is traced at opening, after each push, leave or drag (the timeline's marks) and after
-//! each jump (a seek, an event gone to, an undo), not when Space goes on (the trace went on
-//! through the events as Space does; the 2x3's takes two seconds of a core), and it only
-//! grows: the pivots stay at their pixels while the mechanism runs, stops at an event and
-//! goes on, as in a lesson ([`crate::app::shown::LessonFrame`]); a change of scale follows
-//! what the user did. Not in a browser (no threads there): the view follows the pose.
+//! ahead (20 s at most), from the state the user last acted in ([`framing::run_box`],
+//! traced on a thread). It is traced at opening, after each push, leave or drag (the
+//! timeline's marks) and after each jump (a seek, an event gone to, an undo), not when Space
+//! goes on (the trace went on through the events as Space does; the 2x3's takes two seconds
+//! of a core), and it only grows: the pivots stay at their pixels while the mechanism runs,
+//! stops at an event and goes on, as in a lesson ([`crate::app::shown::LessonFrame`]); a
+//! change of scale follows what the user did. Not in a browser (no threads there): the view
+//! follows the pose.
 
 use std::thread::JoinHandle;
 
@@ -100,7 +101,7 @@ impl RunFrame {
 
     fn start_trace(&mut self, live: &Live, key: TracedFor) {
         let session = live.session.clone();
-        let horizon = session.time() + session.scene().t_end;
+        let horizon = session.time() + session.scene().t_end.min(LONGEST_AHEAD);
         self.tracing = Some(std::thread::spawn(move || {
             framing::run_box(&session, None, horizon)
         }));
@@ -116,6 +117,10 @@ impl RunFrame {
         }
     }
 }
+
+/// The most simulated seconds a trace runs ahead: a scene written for a long run (minutes)
+/// would keep a core busy for as long, after the user has moved on.
+const LONGEST_AHEAD: f64 = 20.0;
 
 /// Whether the scene's run is framed so: a planar mechanism pinned to the ground, no lesson
 /// open (its own frame holds), on the desktop.
