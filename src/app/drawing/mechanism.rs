@@ -336,6 +336,40 @@ fn reads_as_another_bar(at: Pos2, bar: &BarOnScreen, bars: &[BarOnScreen]) -> bo
         .any(|other| other.index != bar.index && other.axis_distance(at) + MARGIN < own)
 }
 
+/// Pixels kept between two names' backings.
+const NAME_GAP: f32 = 4.0;
+
+/// The places tried for a name of `size` beside `bar`, in order: along it, on its side
+/// then on the other (alternating by body, so bars lying on each other keep readable names),
+/// next to it then up to [`NAME_ROWS`] rows further out; each with the point on the bar a
+/// name a row or more out is tied to by a line.
+fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<(egui::Rect, Option<Pos2>)> {
+    let [pa, pb] = bar.ends;
+    let d = (pb - pa).normalized();
+    let normal = vec2(-d.y, d.x);
+    let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
+    let side = if bar.index.is_multiple_of(2) { up } else { -up };
+    // Next to the bar at any type size and angle (the name's half extent across the bar: its
+    // half width beside an upright bar, which a half height left under the name).
+    let across = 0.5 * (normal.x.abs() * size.x + normal.y.abs() * size.y);
+    let near = bar.radius + across + NAME_GAP;
+    let row = 2.0 * across + 2.0 * NAME_GAP + 1.0;
+    (0..NAME_ROWS)
+        .map(|k| near + k as f32 * row)
+        .flat_map(|offset| {
+            [0.5, 0.3, 0.7, 0.15, 0.85]
+                .into_iter()
+                .flat_map(move |along| [(along, side), (along, -side)])
+                .map(move |(along, side)| {
+                    let on_bar = pa + along * (pb - pa);
+                    let at = on_bar + side * offset * normal;
+                    let leader = (offset > near).then_some(on_bar);
+                    (egui::Rect::from_center_size(at, size), leader)
+                })
+        })
+        .collect()
+}
+
 /// Whether the bars `a` and `b` lie on each other end to end on the screen (either way
 /// round), their ends within [`ON_EACH_OTHER`] pixels.
 fn on_each_other(a: &BarOnScreen, b: &BarOnScreen) -> bool {
@@ -381,38 +415,12 @@ fn place_bar_name(
     names: &mut Vec<BodyName>,
     last: Option<usize>,
 ) -> Option<usize> {
-    /// Pixels kept between two names' backings.
-    const NAME_GAP: f32 = 4.0;
-    let [pa, pb] = bar.ends;
-    let d = (pb - pa).normalized();
-    let normal = vec2(-d.y, d.x);
-    // Alternate sides by body so bars lying on each other (flat poses) keep
-    // readable names.
-    let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
-    let side = if bar.index.is_multiple_of(2) { up } else { -up };
     let galley =
         canvas
             .painter
             .layout_no_wrap(text, canvas.palette.font(14.0), canvas.palette.text);
     let size = galley.size();
-    // Next to the bar at any type size, then rows further out, clear of the names next to a
-    // bar lying on this one (flat poses).
-    let near = bar.radius + 0.5 * size.y + NAME_GAP;
-    let row = size.y + 2.0 * NAME_GAP + 1.0;
-    let spots = (0..NAME_ROWS)
-        .map(|k| near + k as f32 * row)
-        .flat_map(|offset| {
-            [0.5, 0.3, 0.7, 0.15, 0.85]
-                .into_iter()
-                .flat_map(move |along| [(along, side), (along, -side)])
-                .map(move |(along, side)| {
-                    let on_bar = pa + along * (pb - pa);
-                    let at = on_bar + side * offset * normal;
-                    // A name a row or more out is tied to its bar by a line.
-                    let leader = (offset > near).then_some(on_bar);
-                    (egui::Rect::from_center_size(at, size), leader)
-                })
-        });
+    let spots = name_spots(bar, size);
     let taken = |r: &egui::Rect| {
         let kept = r.expand(NAME_GAP);
         !canvas.rect.contains_rect(*r)
@@ -425,6 +433,7 @@ fn place_bar_name(
                 .any(|text| text.intersects(kept))
     };
     let free: Vec<_> = spots
+        .into_iter()
         .enumerate()
         .filter(|(_, (r, _))| !taken(r))
         .map(|(order, (r, leader))| (order, keep_clear.covered(&r, bar.index), r, leader))
@@ -566,6 +575,31 @@ mod tests {
         assert_eq!(choose_spot(&free, Some(5)), Some(3), "its spot is taken");
         assert_eq!(choose_spot(&[(2, 1), (5, 1)], None), Some(0), "the first");
         assert_eq!(choose_spot(&[], Some(2)), None);
+    }
+
+    /// A name beside its bar at any angle covers none of it (a name beside an upright bar,
+    /// set off by half its height, sat on the bar: trial 14 at A02's start).
+    #[test]
+    fn a_name_beside_its_bar_keeps_off_it_at_any_angle() {
+        let size = egui::vec2(90.0, 20.0);
+        for degrees in (0..180).step_by(15) {
+            let angle = (degrees as f32).to_radians();
+            let a = Pos2::new(400.0, 400.0);
+            let bar = BarOnScreen {
+                index: 0,
+                ends: [a, a + 200.0 * vec2(angle.cos(), angle.sin())],
+                radius: 6.0,
+            };
+            for (rect, _) in name_spots(&bar, size) {
+                let nearest = (0..=100)
+                    .map(|k| rect.distance_to_pos(bar.ends[0].lerp(bar.ends[1], k as f32 / 100.0)))
+                    .fold(f32::INFINITY, f32::min);
+                assert!(
+                    nearest >= bar.radius,
+                    "{degrees} degrees: {rect:?} {nearest}"
+                );
+            }
+        }
     }
 
     /// A02's flat pose: crank2 on coupler1 end to end (drawn from the other end), crank1

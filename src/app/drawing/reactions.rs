@@ -1,7 +1,8 @@
 //! The reactions view (key J): at each joint its reaction force as an arrow from the joint's
 //! point, on one scale for the last simulated second (the largest force of the states shown
-//! in it spans a fifth of the canvas: a start's peak would otherwise leave the later forces
-//! a pixel or two, as on the mobile robot), and a marker: filled for a unique reaction, a ring and a dashed,
+//! in it, or a hundredth of the largest so far where that is more, spans a fifth of the
+//! canvas: a start's peak would otherwise leave the later forces a pixel or two, as on the
+//! mobile robot, and rounding would be drawn as large as a load), and a marker: filled for a unique reaction, a ring and a dashed,
 //! hollow-headed arrow for one the rigid model does not determine (the minimum-norm choice
 //! among infinitely many). A selected self-stress mode is drawn as the forces it puts on the
 //! joints, in its own colour and scale (the reactions fade then). A legend in the canvas' lower
@@ -38,13 +39,28 @@ pub struct ReactionCache {
     names: Vec<String>,
 }
 
+/// The arrows' scale never stands for less than this fraction of the largest force shown
+/// since the scene was loaded: the mobile robot driving straight has reactions of 1e-6 N,
+/// rounding, which a scale of the last second alone drew a fifth of the canvas long.
+const LEAST_SCALE: f64 = 0.01;
+
 /// The largest force of each state shown (simulated time, force, joint), over the last
 /// [`SCALE_WINDOW`] of simulated time, since the state shown last jumped (a seek, an event
-/// gone to, an undo: the window's earlier states may be of another run).
+/// gone to, an undo: the window's earlier states may be of another run), and the largest of
+/// all.
 #[derive(Clone, Debug, Default)]
 struct PeakWindow {
     epoch: u64,
     peaks: std::collections::VecDeque<(f64, f64, String)>,
+    of_all: f64,
+}
+
+/// The force a fifth of the canvas stands for, and the joint that carried it in the last
+/// second (`None`: the scale's least, a hundredth of the largest so far).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ForceScale<'a> {
+    force: f64,
+    joint: Option<&'a str>,
 }
 
 impl PeakWindow {
@@ -57,15 +73,28 @@ impl PeakWindow {
         self.peaks
             .retain(|&(seen, _, _)| seen <= t && seen >= t - SCALE_WINDOW);
         self.peaks.push_back((t, force, joint));
+        self.of_all = self.of_all.max(force);
     }
 
-    /// The largest force in the window and its joint (`None` before any force).
-    fn largest(&self) -> Option<(f64, &str)> {
-        self.peaks
+    /// The arrows' scale: the largest force in the window, or a hundredth of the largest of
+    /// all where that is more (`None` before any force).
+    fn scale(&self) -> Option<ForceScale<'_>> {
+        let least = LEAST_SCALE * self.of_all;
+        let latest = self
+            .peaks
             .iter()
             .filter(|(_, force, _)| *force > 0.0)
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(_, force, joint)| (*force, joint.as_str()))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        match latest {
+            Some((_, force, joint)) if *force >= least => Some(ForceScale {
+                force: *force,
+                joint: Some(joint.as_str()),
+            }),
+            _ => (least > 0.0).then_some(ForceScale {
+                force: least,
+                joint: None,
+            }),
+        }
     }
 }
 
@@ -138,8 +167,8 @@ pub(super) fn draw_reactions(
     let fade = if mode.is_some() { 0.3 } else { 1.0 };
     let scale = cache
         .peaks
-        .largest()
-        .map_or(0.0, |(largest, _)| FORCE_SPAN * side / largest as f32);
+        .scale()
+        .map_or(0.0, |scale| FORCE_SPAN * side / scale.force as f32);
     for arrow in &display.arrows {
         let color = if arrow.unique { UNIQUE } else { UNDETERMINED };
         paint_force(
@@ -357,7 +386,7 @@ fn paint_legend(
             ),
         ));
     }
-    lines.push((None, scale_text(cache.peaks.largest(), brief)));
+    lines.push((None, scale_text(cache.peaks.scale(), brief)));
     let font = canvas.palette.font(13.0);
     let (indent, pad, margin) = (28.0, 6.0, 10.0);
     let wrap = (canvas.rect.width() - 2.0 * margin - indent - pad).max(40.0);
@@ -409,17 +438,39 @@ fn paint_legend(
     area
 }
 
-/// What the arrows' scale is: the largest force of the last simulated second, and where
-/// (`brief`: in fewer words, for viewers).
-fn scale_text(largest: Option<(f64, &str)>, brief: bool) -> String {
-    match largest {
-        None => "no force yet".into(),
-        Some((force, joint)) if brief => {
-            format!("arrows: largest force in the last 1 s {force:.3} N ({joint})")
+/// What the arrows' scale is: the force a fifth of the canvas stands for, the largest of
+/// the last simulated second and where, or a hundredth of the largest so far (`brief`: in
+/// fewer words, for viewers).
+fn scale_text(scale: Option<ForceScale>, brief: bool) -> String {
+    let Some(ForceScale { force, joint }) = scale else {
+        return "no force yet".into();
+    };
+    match (joint, brief) {
+        (Some(joint), true) => {
+            format!(
+                "arrows: 1/5 canvas = {} (peak of the last 1 s, {joint})",
+                newtons(force)
+            )
         }
-        Some((force, joint)) => format!(
-            "arrow scale: the largest force in the last simulated second, {force:.3e} N at joint \"{joint}\""
+        (None, true) => format!(
+            "arrows: 1/5 canvas = {} (1% of the peak so far; forces now smaller)",
+            newtons(force)
         ),
+        (Some(joint), false) => format!(
+            "arrow scale: a fifth of the canvas is {force:.3e} N, the largest force in the last simulated second (joint \"{joint}\")"
+        ),
+        (None, false) => format!(
+            "arrow scale: a fifth of the canvas is {force:.3e} N, a hundredth of the largest force so far (the last second's are smaller)"
+        ),
+    }
+}
+
+/// A force for viewers: three decimals from 0.01 N, else two significant digits.
+fn newtons(force: f64) -> String {
+    if force >= 0.01 {
+        format!("{force:.3} N")
+    } else {
+        format!("{force:.1e} N")
     }
 }
 
@@ -469,38 +520,58 @@ mod tests {
     }
 
     #[test]
-    fn the_scale_line_says_it_is_the_last_seconds_peak_and_where() {
+    fn the_scale_line_says_what_a_fifth_of_the_canvas_stands_for() {
+        let peak = Some(ForceScale {
+            force: 0.2689,
+            joint: Some("W1"),
+        });
         for brief in [false, true] {
-            let text = scale_text(Some((0.2689, "W1")), brief);
-            assert!(text.contains("largest force in the last"), "{text}");
+            let text = scale_text(peak, brief);
+            assert!(text.contains("last"), "{text}");
             assert!(text.contains("W1"), "{text}");
         }
-        assert!(scale_text(Some((0.2689, "W1")), false).contains("2.689e-1 N"));
-        assert!(scale_text(Some((0.2689, "W1")), true).contains("0.269 N"));
+        assert!(scale_text(peak, false).contains("2.689e-1 N"));
+        assert!(scale_text(peak, true).contains("1/5 canvas = 0.269 N"));
+        let least = Some(ForceScale {
+            force: 0.00263,
+            joint: None,
+        });
+        assert!(scale_text(least, true).contains("2.6e-3 N (1% of the peak so far"));
+        assert!(scale_text(least, false).contains("a hundredth of the largest force so far"));
         assert_eq!(scale_text(None, true), "no force yet");
     }
 
     /// The mobile robot's start: 0.263 N at the driver, then 0.01 N. A second later the
     /// arrows' scale is the later forces' (the start's peak left them under 2 pixels); a
     /// scrub back (a jump) forgets the states of the run it left; states later than the one
-    /// shown leave the window.
+    /// shown leave the window. Forces of 1e-6 N (rounding, the robot driving straight) are
+    /// drawn on a scale of a hundredth of the start's peak, not a fifth of the canvas long.
     #[test]
-    fn the_scale_forgets_a_peak_a_second_old() {
+    fn the_scale_forgets_a_peak_a_second_old_down_to_a_hundredth_of_it() {
+        let at = |force: f64, joint| {
+            Some(ForceScale {
+                force,
+                joint: Some(joint),
+            })
+        };
         let mut window = PeakWindow::default();
         window.add(0, 0.0, 0.263, "H.driver".into());
         window.add(0, 0.5, 0.010, "D".into());
-        assert_eq!(window.largest(), Some((0.263, "H.driver")));
+        assert_eq!(window.scale(), at(0.263, "H.driver"));
         window.add(0, 1.2, 0.012, "B".into());
-        assert_eq!(window.largest(), Some((0.012, "B")));
+        assert_eq!(window.scale(), at(0.012, "B"));
         window.add(0, 1.3, 0.011, "B".into());
-        assert_eq!(window.largest(), Some((0.012, "B")));
+        assert_eq!(window.scale(), at(0.012, "B"));
         window.add(0, 0.9, 0.005, "C".into());
         assert_eq!(
-            window.largest(),
-            Some((0.010, "D")),
+            window.scale(),
+            at(0.010, "D"),
             "the states after 0.9 s left"
         );
         window.add(7, 1.0, 0.004, "C".into());
-        assert_eq!(window.largest(), Some((0.004, "C")), "a jump starts afresh");
+        assert_eq!(window.scale(), at(0.004, "C"), "a jump starts afresh");
+        window.add(7, 40.0, 1e-6, "W5".into());
+        let least = window.scale().unwrap();
+        assert!((least.force - 0.00263).abs() < 1e-12 && least.joint.is_none());
     }
 }
