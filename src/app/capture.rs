@@ -19,6 +19,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 
 use super::SingulabSystems;
 use super::config::{ViewConfig, ViewStop};
+use super::drawing::CanvasCamera;
 use super::simulation::{FrameStats, Live, Notice, SingularityReached};
 use crate::live::PauseReason;
 
@@ -52,6 +53,9 @@ pub struct CaptureMode {
     phase: Phase,
     /// The frame statistics' totals after the first [`WARMUP_FRAMES`] measured frames.
     warmed_up: Option<Totals>,
+    /// Frames waited for the view's frame of the run to be traced (at most
+    /// [`MAX_WAIT_FRAMES`]: a canvas never drawn traces nothing).
+    waited_for_frame: u32,
     /// Why the capture failed, read by `app::run` after the window closed so that the
     /// command prints one error line.
     failure: Arc<Mutex<Option<String>>>,
@@ -93,6 +97,7 @@ impl CaptureMode {
             dt: args.dt,
             phase: Phase::Start,
             warmed_up: None,
+            waited_for_frame: 0,
             failure: Arc::default(),
         }
     }
@@ -145,12 +150,19 @@ fn drive(
     mut capture: ResMut<CaptureMode>,
     mut live: ResMut<Live>,
     stats: Res<FrameStats>,
+    camera: Res<CanvasCamera>,
     mut commands: Commands,
     mut reached: MessageWriter<SingularityReached>,
     mut exit: MessageWriter<AppExit>,
 ) {
     match capture.phase.clone() {
         Phase::Start => start(&mut capture, &mut live, &mut reached, &mut exit),
+        // The frames count once the view's frame of the run is traced.
+        Phase::Settling(_)
+            if !camera.is_settled(&live) && capture.waited_for_frame < MAX_WAIT_FRAMES =>
+        {
+            capture.waited_for_frame += 1;
+        }
         Phase::Settling(0) => request_screenshot(&mut capture, &mut commands, &mut exit),
         Phase::Settling(n) => capture.phase = Phase::Settling(n - 1),
         Phase::Requested(waited) => {

@@ -38,6 +38,9 @@ pub struct CanvasCamera {
     /// A video's frame: the box of every pose its run reaches, which the view fits once
     /// ([`framing::run_box`]) instead of the scene's view and the pose at each event.
     pub motion_box: Option<framing::PlaneBox>,
+    /// The state jump (a seek, an undo, a reset) the view last saw: after another, the poses
+    /// of the `recent` frames belong to a run no longer shown.
+    pub(super) seen_jump: Option<u64>,
     /// The frame of the scene's run while the user drives it.
     pub(super) run_frame: super::run_frame::RunFrame,
 }
@@ -54,6 +57,12 @@ impl CanvasCamera {
         self.fitted_generation = Some(generation);
         self.check_pose_visible = false;
         self.run_frame.suspend();
+    }
+
+    /// Whether the frame of the scene's run is traced for `live`'s state (a screenshot waits
+    /// for it).
+    pub fn is_settled(&self, live: &crate::app::simulation::Live) -> bool {
+        self.run_frame.is_settled(live)
     }
 
     /// Shows this area (centre and width, m) from now on, as the user had panned there.

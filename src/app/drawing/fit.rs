@@ -176,6 +176,18 @@ pub(super) fn fit_view(
         fit_whole_motion(live, camera, motion, rect, layout);
         return;
     }
+    // After a jump (R on the mobile robot 50 s in) the run's recent poses are of another
+    // run: the view brings the pose shown into sight alone, not with them (it zoomed out to
+    // hold both, the robot 200 px long).
+    let jump = live.session.jump_epoch();
+    if camera
+        .seen_jump
+        .replace(jump)
+        .is_some_and(|seen| seen != jump)
+    {
+        camera.recent.clear();
+        camera.check_pose_visible = true;
+    }
     // A pause, as a singular event, a new scene and a new layout look whether the pose lies
     // on the canvas, below the legend and the time.
     let paused = live.session.is_paused();

@@ -6,6 +6,7 @@ use bevy_egui::egui::{self, Align2, FontId, pos2, vec2};
 
 use super::{Canvas, ViewState};
 use crate::app::simulation::Live;
+use crate::app::ui::speed_text;
 use crate::lesson::choices::AT_REST;
 use crate::live::motions::{Motion, MotionRole};
 use crate::solver::BasisMode;
@@ -31,8 +32,14 @@ pub(super) fn draw_overlay_text(
     shown: &[Motion],
 ) -> Vec<egui::Rect> {
     let mut drawn = Vec::with_capacity(shown.len() + 4);
-    // Presenting, the status line with the speed is hidden: a class sees "1/4x" by the time.
-    let speed = Some(live.session.speed()).filter(|&s| view.presenting && s != 1.0);
+    // Presenting, the status line with the speed is hidden: a class sees "1/4x" by the time,
+    // and "1.57x of 4x" where the run falls behind.
+    let speed = Some(live.session.speed())
+        .filter(|&s| view.presenting && (s != 1.0 || view.achieved_when_behind.is_some()))
+        .map(|asked| match view.achieved_when_behind {
+            Some(achieved) => format!("  {achieved:.2}x of {}", speed_text(asked)),
+            None => format!("  {}", speed_text(asked)),
+        });
     draw_time_and_basis(canvas, (t, speed), view.side_by_side, basis, &mut drawn);
     // Too narrow a canvas (a larger interface scale on 1280 x 720, side by side beside the
     // configuration space, a hall's type) has no room for the legend beside the mechanism:
@@ -44,13 +51,13 @@ pub(super) fn draw_overlay_text(
     drawn
 }
 
-/// The simulated time of the drawn (interpolated) state, with the `speed` where it is
-/// given, top right, large enough for a projector, and the basis under it (side by side, the
+/// The simulated time of the drawn (interpolated) state, followed by the `speed` where it
+/// is given, top right, large enough for a projector, and the basis under it (side by side, the
 /// canvas' title as large as the time); on a short canvas (a hall's type) both on one row
 /// where it is wide enough.
 fn draw_time_and_basis(
     canvas: &Canvas,
-    (t, speed): (f64, Option<f64>),
+    (t, speed): (f64, Option<String>),
     side_by_side: bool,
     basis: BasisMode,
     drawn: &mut Vec<egui::Rect>,
@@ -60,9 +67,7 @@ fn draw_time_and_basis(
     // the time takes at most a tenth of its height. Whole sizes: their glyphs are in the
     // font atlas from the start (`font_warmup`), none missing from a recorded frame.
     let size = (0.1 * rect.height()).clamp(11.0, 20.0).round();
-    let speed = speed.map_or(String::new(), |s| {
-        format!("  {}", crate::app::ui::speed_text(s))
-    });
+    let speed = speed.unwrap_or_default();
     let time = canvas.painter.layout_no_wrap(
         format!("t = {t:.3} s{speed}"),
         FontId::monospace(size),

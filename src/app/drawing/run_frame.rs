@@ -94,6 +94,12 @@ impl RunFrame {
         self.tracing.is_some()
     }
 
+    /// Whether the frame is traced for `live`'s state (or `live` has none to trace): a
+    /// screenshot waits for it, so that it shows what the window settles on.
+    pub fn is_settled(&self, live: &Live) -> bool {
+        !traceable(live) || (self.tracing.is_none() && self.traced_for == Some(traced_for(live)))
+    }
+
     /// F or the sketcher's edit: the view is the pose's until the run goes on.
     pub fn suspend(&mut self) {
         self.suspended = true;

@@ -71,6 +71,9 @@ pub struct ViewState {
     /// The window is being recorded (Ctrl+R; set by the layout each frame): the canvas is
     /// for viewers, so no key hints, and text in the presentation's sizes.
     pub recording: bool,
+    /// The speed achieved while the status line says the run falls behind (set by the
+    /// layout each frame): presenting, the time says it, the status line being hidden.
+    pub achieved_when_behind: Option<f64>,
     pub(super) display_x: DVector<f64>,
     /// Where each bar's name stood on the last frame, per basis drawn (side by side, one
     /// canvas each).
@@ -114,6 +117,7 @@ impl Default for ViewState {
             video: false,
             presenting: false,
             recording: false,
+            achieved_when_behind: None,
             display_x: DVector::zeros(0),
             name_spots: Default::default(),
         }

@@ -242,6 +242,9 @@ impl Panels<'_, '_> {
         let presenting = frame.presentation.on;
         view.presenting = presenting;
         view.recording = frame.recorder.status().is_some();
+        view.achieved_when_behind = status::says_behind(live, &frame.stats)
+            .then_some(frame.stats.achieved_speed)
+            .filter(|speed| speed.is_finite());
         let mut captions = None;
         if presenting {
             captions = Some(presentation::captions(
