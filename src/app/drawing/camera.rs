@@ -41,6 +41,8 @@ pub struct CanvasCamera {
     /// The state jump (a seek, an undo, a reset) the view last saw: after another, the poses
     /// of the `recent` frames belong to a run no longer shown.
     pub(super) seen_jump: Option<u64>,
+    /// When a vehicle's view last followed it (the next step pans by the time since).
+    pub(super) followed_at: Option<web_time::Instant>,
     /// The frame of the scene's run while the user drives it.
     pub(super) run_frame: super::run_frame::RunFrame,
 }

@@ -277,7 +277,17 @@ pub(super) fn fit_view(
         && !grounded(live)
         && let (Some(planar), Some(pose)) = (camera.planar, pose_box(live))
     {
-        camera.planar = Some(follow(pose, &planar, rect, camera.overlay_height));
+        // A fraction per wall-clock second, not per frame: at 6 frames a second (software
+        // rendering, the robot at 4x) a twentieth a frame left it at the canvas' edge.
+        let now = web_time::Instant::now();
+        let since = camera
+            .followed_at
+            .replace(now)
+            .map_or(0.0, |then| (now - then).as_secs_f64().min(0.5));
+        let fraction = 1.0 - (-since / FOLLOW_TIME).exp();
+        camera.planar = Some(follow(pose, &planar, rect, camera.overlay_height, fraction));
+    } else {
+        camera.followed_at = None;
     }
     if !paused && let Some(pose) = pose_box(live) {
         if camera.recent.len() >= RECENT_FRAMES {
@@ -296,7 +306,7 @@ fn grounded(live: &Live) -> bool {
         .any(|j| j.ground_anchor().is_some())
 }
 
-/// The view panned a step towards the pose `[lo, hi]`: by [`FOLLOW_RATE`] of the distance
+/// The view panned a step towards the pose `[lo, hi]`: by the `fraction` of the distance
 /// from the pose's centre to the centre of the canvas below the legend and the time (`top`
 /// points), where that distance is more than [`FOLLOW_FROM`] of the canvas' smaller side.
 fn follow(
@@ -304,6 +314,7 @@ fn follow(
     planar: &PlanarView,
     rect: egui::Rect,
     top: f32,
+    fraction: f64,
 ) -> PlanarView {
     let top = (top + NAME_ROOM).min(0.5 * rect.height());
     let center = [f64::from(rect.center().x), f64::from(rect.center().y)];
@@ -318,13 +329,14 @@ fn follow(
     let far = f64::from(FOLLOW_FROM * rect.width().min(rect.height()));
     let mut followed = *planar;
     if offset[0].hypot(offset[1]) > far {
-        followed.pan([FOLLOW_RATE * offset[0], FOLLOW_RATE * offset[1]], width);
+        followed.pan([fraction * offset[0], fraction * offset[1]], width);
     }
     followed
 }
 
-/// The fraction of the way to the pose a followed view pans each running frame.
-const FOLLOW_RATE: f64 = 0.05;
+/// Seconds in which a followed view pans all but 1/e of the way to the pose (a twentieth
+/// in a frame at 60 frames a second).
+const FOLLOW_TIME: f64 = 0.33;
 
 /// How far (a fraction of the canvas' smaller side) a vehicle's centre may stray from the
 /// canvas' centre before the view follows it.
@@ -876,7 +888,8 @@ mod tests {
     }
 
     /// A vehicle 200 pixels right of the canvas' centre (1000 x 500, the time 60 pixels
-    /// down): the view pans a twentieth of the way to it each frame, at its scale, and stops
+    /// down): the view pans a twentieth of the way to it each step (a frame at 60 frames a
+    /// second), at its scale, and stops
     /// within a tenth of the canvas' height of it.
     #[test]
     fn a_vehicle_is_followed_smoothly() {
@@ -884,7 +897,7 @@ mod tests {
         let center = [500.0, 250.0];
         let at = |planar: &PlanarView| planar.to_screen([0.8, 0.0], center, 1000.0);
         let pose = [[0.7, -0.1], [0.9, 0.1]];
-        let first = follow(pose, &view, rect, top);
+        let first = follow(pose, &view, rect, top, 0.05);
         assert_eq!(first.width, view.width);
         let target = [500.0, 250.0 + 0.5 * f64::from(top + NAME_ROOM)];
         let moved = at(&view)[0] - at(&first)[0];
@@ -894,13 +907,13 @@ mod tests {
         );
         let mut planar = first;
         for _ in 0..200 {
-            planar = follow(pose, &planar, rect, top);
+            planar = follow(pose, &planar, rect, top, 0.05);
         }
         let [x, y] = at(&planar);
         assert!(
             (x - target[0]).hypot(y - target[1]) <= 50.0 + 1e-9,
             "{x}, {y}"
         );
-        assert_eq!(follow(pose, &planar, rect, top), planar, "settled");
+        assert_eq!(follow(pose, &planar, rect, top, 0.05), planar, "settled");
     }
 }
