@@ -1,12 +1,13 @@
 //! The reactions view (key J): at each joint its reaction force as an arrow from the joint's
 //! point, on one scale for the last simulated second (the largest force of the states shown
-//! in it, or a hundredth of the largest so far where that is more, spans a fifth of the
-//! canvas: a start's peak would otherwise leave the later forces a pixel or two, as on the
-//! mobile robot, and rounding would be drawn as large as a load), and a marker: filled for a unique reaction, a ring and a dashed,
+//! in it, or a hundredth of the largest so far where that is more, rounded up to 1, 2 or 5
+//! times a power of ten, spans a fifth of the canvas: a start's peak would otherwise leave
+//! the later forces a pixel or two, as on the mobile robot, and rounding would be drawn as
+//! large as a load), and a marker: filled for a unique reaction, a ring and a dashed,
 //! hollow-headed arrow for one the rigid model does not determine (the minimum-norm choice
 //! among infinitely many). A selected self-stress mode is drawn as the forces it puts on the
-//! joints, in its own colour and scale (the reactions fade then). A legend in the canvas' lower
-//! right says which is which, and each joint has its name beside it.
+//! joints, in its own colour and scale (the reactions fade then). A legend in the canvas'
+//! lower right says which is which, and each joint has its name beside it.
 
 use bevy_egui::egui::{self, Color32, Pos2, Shape, Stroke, vec2};
 
@@ -44,6 +45,21 @@ pub struct ReactionCache {
 /// rounding, which a scale of the last second alone drew a fifth of the canvas long.
 const LEAST_SCALE: f64 = 0.01;
 
+/// Forces under this (newtons) are rounding, not loads: the mobile robot before its driver
+/// moves has reactions of 1e-16 N, which no arrow stands for.
+const NO_FORCE: f64 = 1e-9;
+
+/// The force `f` rounded up to 1, 2 or 5 times a power of ten: the arrows' scale is a round
+/// number, and changes only where the forces cross one.
+fn round_scale(f: f64) -> f64 {
+    let decade = 10f64.powf(f.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|&step| f <= step * (1.0 + 1e-9))
+        .unwrap_or(10.0 * decade)
+}
+
 /// The largest force of each state shown (simulated time, force, joint), over the last
 /// [`SCALE_WINDOW`] of simulated time, since the state shown last jumped (a seek, an event
 /// gone to, an undo: the window's earlier states may be of another run), and the largest of
@@ -67,9 +83,14 @@ impl PeakWindow {
     /// Adds the state at `t` whose largest force is `force`, at `joint`.
     fn add(&mut self, epoch: u64, t: f64, force: f64, joint: String) {
         if epoch != self.epoch {
-            self.peaks.clear();
-            self.epoch = epoch;
+            // A reset or a seek: the peaks were another run's (trial 15: after R the old
+            // peak set the scale at t = 0).
+            *self = Self {
+                epoch,
+                ..Self::default()
+            };
         }
+        let force = if force >= NO_FORCE { force } else { 0.0 };
         self.peaks
             .retain(|&(seen, _, _)| seen <= t && seen >= t - SCALE_WINDOW);
         self.peaks.push_back((t, force, joint));
@@ -77,7 +98,8 @@ impl PeakWindow {
     }
 
     /// The arrows' scale: the largest force in the window, or a hundredth of the largest of
-    /// all where that is more (`None` before any force).
+    /// all where that is more, rounded up to 1, 2 or 5 times a power of ten (`None` before
+    /// any force of [`NO_FORCE`] or more).
     fn scale(&self) -> Option<ForceScale<'_>> {
         let least = LEAST_SCALE * self.of_all;
         let latest = self
@@ -87,11 +109,11 @@ impl PeakWindow {
             .max_by(|a, b| a.1.total_cmp(&b.1));
         match latest {
             Some((_, force, joint)) if *force >= least => Some(ForceScale {
-                force: *force,
+                force: round_scale(*force),
                 joint: Some(joint.as_str()),
             }),
             _ => (least > 0.0).then_some(ForceScale {
-                force: least,
+                force: round_scale(least),
                 joint: None,
             }),
         }
@@ -452,7 +474,7 @@ fn paint_legend(
 /// fewer words, for viewers).
 fn scale_text(scale: Option<ForceScale>, brief: bool) -> String {
     let Some(ForceScale { force, joint }) = scale else {
-        return "no force yet".into();
+        return "no force over 1e-9 N yet".into();
     };
     match (joint, brief) {
         (Some(joint), true) => format!(
@@ -542,7 +564,7 @@ mod tests {
         });
         assert!(scale_text(least, true).contains("2.6e-3 N (1% of the peak)"));
         assert!(scale_text(least, false).contains("a hundredth of the largest force so far"));
-        assert_eq!(scale_text(None, true), "no force yet");
+        assert_eq!(scale_text(None, true), "no force over 1e-9 N yet");
     }
 
     /// The mobile robot's start: 0.263 N at the driver, then 0.01 N. A second later the
@@ -561,21 +583,44 @@ mod tests {
         let mut window = PeakWindow::default();
         window.add(0, 0.0, 0.263, "H.driver".into());
         window.add(0, 0.5, 0.010, "D".into());
-        assert_eq!(window.scale(), at(0.263, "H.driver"));
+        assert_eq!(window.scale(), at(0.5, "H.driver"));
         window.add(0, 1.2, 0.012, "B".into());
-        assert_eq!(window.scale(), at(0.012, "B"));
+        assert_eq!(window.scale(), at(0.02, "B"));
         window.add(0, 1.3, 0.011, "B".into());
-        assert_eq!(window.scale(), at(0.012, "B"));
+        assert_eq!(window.scale(), at(0.02, "B"));
         window.add(0, 0.9, 0.005, "C".into());
-        assert_eq!(
-            window.scale(),
-            at(0.010, "D"),
-            "the states after 0.9 s left"
-        );
-        window.add(7, 1.0, 0.004, "C".into());
-        assert_eq!(window.scale(), at(0.004, "C"), "a jump starts afresh");
-        window.add(7, 40.0, 1e-6, "W5".into());
+        assert_eq!(window.scale(), at(0.01, "D"), "the states after 0.9 s left");
+        window.add(0, 40.0, 1e-6, "W5".into());
         let least = window.scale().unwrap();
-        assert!((least.force - 0.00263).abs() < 1e-12 && least.joint.is_none());
+        assert!((least.force - 0.005).abs() < 1e-15 && least.joint.is_none());
+        window.add(7, 1.0, 0.004, "C".into());
+        assert_eq!(window.scale(), at(0.005, "C"), "a jump starts afresh");
+    }
+
+    /// Rounding, 1.7e-16 N before the robot's driver moves, sets no scale (trial 15 read
+    /// "1/5 canvas = 1.7e-16 N").
+    #[test]
+    fn rounding_is_no_force() {
+        let mut window = PeakWindow::default();
+        window.add(0, 0.6, 1.7e-16, "W1".into());
+        assert_eq!(window.scale(), None);
+    }
+
+    /// Scales are round numbers: 1, 2 or 5 times a power of ten, the least not under the
+    /// force.
+    #[test]
+    fn a_scale_is_rounded_up_to_one_two_or_five() {
+        for (force, scale) in [
+            (0.263, 0.5),
+            (0.034, 0.05),
+            (0.01, 0.01),
+            (0.0101, 0.02),
+            (1.7, 2.0),
+            (5.0, 5.0),
+            (7.0, 10.0),
+        ] {
+            let rounded = round_scale(force);
+            assert!((rounded / scale - 1.0).abs() < 1e-12, "{force}: {rounded}");
+        }
     }
 }
