@@ -204,7 +204,6 @@ pub(super) fn draw_reactions(
     for arrow in &display.arrows {
         paint_marker(canvas, arrow);
     }
-    let mut taken = paint_names(canvas, &display.arrows, &cache.names, scale, body_names);
     if let Some(mode) = mode {
         let largest = mode.iter().map(force_length).fold(0.0, f64::max);
         if largest > 0.0 {
@@ -214,7 +213,12 @@ pub(super) fn draw_reactions(
             }
         }
     }
-    taken.push(paint_legend(canvas, display, view, cache, scale_bar));
+    // The legend before the names, which keep off it (trial 15: the legend's backing,
+    // painted after them, greyed the "C" of "C, W2").
+    let legend = paint_legend(canvas, display, view, cache, scale_bar);
+    let clear: Vec<egui::Rect> = body_names.iter().copied().chain([legend]).collect();
+    let mut taken = paint_names(canvas, &display.arrows, &cache.names, scale, &clear);
+    taken.push(legend);
     taken
 }
 
@@ -273,7 +277,17 @@ fn paint_names(
         .collect();
     let sizes: Vec<_> = galleys.iter().map(|g| g.size() + vec2(6.0, 2.0)).collect();
     let places = place_labels(&points, &sizes, 8.0, (body_names, canvas.rect));
-    for (galley, place) in galleys.into_iter().zip(&places) {
+    for ((galley, place), &point) in galleys.into_iter().zip(&places).zip(&points) {
+        // A name set a ring or more out is tied to its joint by a thin line (trial 15: "C,
+        // W2" 100 px from its ring read as another joint's).
+        let nearest = point.clamp(place.min, place.max);
+        if nearest.distance(point) > LEADER_FROM && place.is_positive() {
+            let from = point + (nearest - point).normalized() * 9.0;
+            canvas.painter.line_segment(
+                [from, nearest],
+                Stroke::new(1.0, canvas.palette.text.gamma_multiply(0.6)),
+            );
+        }
         // Opaque: a wheel or bar seen through the backing greys the name out.
         canvas
             .painter
@@ -313,6 +327,10 @@ fn paint_names(
     }
     taken
 }
+
+/// Pixels from its joint beyond which a joint's name is tied to it by a line (the first ring
+/// of places is 11 pixels out).
+const LEADER_FROM: f32 = 16.0;
 
 /// An arrow this long (pixels) or longer from a point shared by several joints carries its
 /// joint's name at its tip.
