@@ -298,7 +298,7 @@ pub(super) fn fit_view(
 }
 
 /// Whether the mechanism is pinned or linked to the ground somewhere (else it is a vehicle).
-fn grounded(live: &Live) -> bool {
+pub(super) fn grounded(live: &Live) -> bool {
     let mechanism = &live.session.scene().mechanism;
     mechanism
         .joints()

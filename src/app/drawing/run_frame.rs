@@ -136,10 +136,7 @@ fn traceable(live: &Live) -> bool {
         && live.lesson.is_none()
         && !mechanism.is_spatial()
         && !mechanism.has_rigid_bodies()
-        && mechanism
-            .joints()
-            .iter()
-            .any(|joint| joint.ground_anchor().is_some())
+        && super::fit::grounded(live)
 }
 
 /// The box holding both boxes.
