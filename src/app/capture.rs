@@ -20,6 +20,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use super::SingulabSystems;
 use super::config::{ViewConfig, ViewStop};
 use super::drawing::CanvasCamera;
+use super::shown::pause_at_scene_end;
 use super::simulation::{FrameStats, Live, Notice, SingularityReached};
 use crate::live::PauseReason;
 
@@ -222,6 +223,7 @@ fn start(
         // speed).
         if capture.measure_frames.is_some() {
             live.session.auto_pause = false;
+            live.session.set_stop_time(None);
             live.session.play();
         } else if capture.stop != ViewStop::Never {
             open_at_stop(capture.stop, live, reached);
@@ -246,12 +248,12 @@ fn start(
 }
 
 /// An interactive window launched with `--time` or `--until-event` opens there, paused, with
-/// the app's auto-pause and no stop time left (Space goes on); an event not reached is said
-/// in a notice.
+/// the app's auto-pause and the stop at the scene's end (Space goes on); an event not reached
+/// is said in a notice.
 fn open_at_stop(stop: ViewStop, live: &mut Live, reached: &mut MessageWriter<SingularityReached>) {
     live.session.run_until_paused(MAX_STEPS);
     live.session.auto_pause = true;
-    live.session.set_stop_time(None);
+    pause_at_scene_end(&mut live.session);
     if let Err(message) = check_stop_reached(stop, live, reached) {
         live.notice = Some(Notice::lasting(message, true));
     }

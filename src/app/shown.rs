@@ -10,7 +10,7 @@ use web_time::Instant;
 use bevy::prelude::*;
 
 use crate::lesson::{LessonView, Player, Recorder, is_lesson_file, load_lesson};
-use crate::live::{LiveSession, framing};
+use crate::live::{LiveSession, PauseReason, framing};
 use crate::scene::load_scene;
 use crate::solver::BasisMode;
 
@@ -145,10 +145,28 @@ impl Live {
     }
 }
 
-/// A scene file's session, or the located reason it cannot start.
+/// A scene file's session, or the located reason it cannot start. It pauses at the scene's
+/// `t_end`.
 pub fn open_scene(path: &Path) -> Result<LiveSession, String> {
     let scene = load_scene(path).map_err(|e| e.to_string())?;
-    LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))
+    let mut session = LiveSession::new(scene).map_err(|e| format!("{}: {e}", path.display()))?;
+    pause_at_scene_end(&mut session);
+    Ok(session)
+}
+
+/// The window's run of a scene pauses at the scene's `t_end`, as `run` and `record` end
+/// there: a class sees the run is over (Space runs on past it). Nothing is set once the run
+/// is past it.
+pub fn pause_at_scene_end(session: &mut LiveSession) {
+    let t_end = session.scene().t_end;
+    let ahead = session.time() < t_end - 1e-9;
+    session.set_stop_time(ahead.then_some(t_end));
+}
+
+/// Whether the session is paused at its scene's `t_end`.
+pub fn paused_at_scene_end(session: &LiveSession) -> bool {
+    session.pause_reason() == Some(&PauseReason::TimeReached)
+        && (session.time() - session.scene().t_end).abs() < 1e-9
 }
 
 /// Says (not as an error) that the scene's initial positions were moved onto the constraints.

@@ -372,6 +372,7 @@ fn apply_command(
                 return Ok(());
             }
             session.reset()?;
+            super::shown::pause_at_scene_end(session);
             live.recorder = recorder_for(&live.session);
             live.unrecorded = None;
         }

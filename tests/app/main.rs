@@ -14,6 +14,7 @@ use singulab::scene::{Scene, load_scene};
 
 mod matrix;
 mod recording;
+mod scene_end;
 mod scene_files;
 
 fn scene_path(name: &str) -> PathBuf {

@@ -6,6 +6,7 @@ use bevy_egui::egui::{self, Color32, FontId, RichText, Ui};
 
 use crate::app::lesson::LessonRun;
 use crate::app::presentation::size_in_rows;
+use crate::app::shown::paused_at_scene_end;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
 use crate::live::{LiveSession, MarkKind, PauseReason};
@@ -143,7 +144,14 @@ pub(super) fn notice_and_pause_banners(
         }
         // A lesson's stops are the player's business, not the viewer's.
         Some(PauseReason::TimeReached) if live.lesson.is_none() => banners.push((
-            format!("Stopped at t = {:.4} s as requested.", session.time()),
+            if paused_at_scene_end(session) {
+                format!(
+                    "End of the scene's run (t = {} s). Space runs on past it; R starts again.",
+                    crate::number_text::time_text(session.time())
+                )
+            } else {
+                format!("Stopped at t = {:.4} s as requested.", session.time())
+            },
             palette.banner_event,
         )),
         None => {
