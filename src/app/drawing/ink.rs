@@ -44,6 +44,10 @@ impl Ink {
     pub(super) fn pieces(&self) -> &[Rect] {
         &self.pieces
     }
+
+    pub(super) fn into_pieces(self) -> Vec<Rect> {
+        self.pieces
+    }
 }
 
 #[cfg(test)]

@@ -64,6 +64,8 @@ pub(super) struct DrawnMechanism {
     bars: Vec<BarOnScreen>,
     hinges: Vec<(Pos2, f32)>,
     grounds: Vec<egui::Rect>,
+    /// The plates' hulls on the canvas (the traces' names keep off them).
+    pub plates: Vec<Vec<Pos2>>,
 }
 
 /// Paints the mechanism: links and ground symbols, bars (cranks under couplers), point
@@ -85,6 +87,7 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> DrawnMechanism {
         .collect();
     let bars = bars_on_screen(canvas, &thickness, &order, &grounded);
     let hinges = hinges_on_screen(canvas, &thickness);
+    let mut plates = Vec::new();
     for &index in &order {
         match mech.bodies()[index].shape() {
             BodyShape::Bar { .. } => {
@@ -99,7 +102,7 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> DrawnMechanism {
             BodyShape::Plate => {
                 let centre = body_point(mech, canvas.x, index, &nalgebra::Vector2::zeros());
                 let width = thickness.at(canvas.projection, centre) * COUPLER_WIDTH;
-                super::plates::draw_plate(canvas, index, width);
+                plates.push(super::plates::draw_plate(canvas, index, width));
             }
             BodyShape::PointMass { .. } => draw_point_mass(canvas, index, labels),
             // Drawn by the `spatial` module.
@@ -118,6 +121,7 @@ pub(super) fn draw_mechanism(canvas: &Canvas, labels: bool) -> DrawnMechanism {
         bars,
         hinges,
         grounds,
+        plates,
     }
 }
 

@@ -208,7 +208,7 @@ pub fn draw_canvas(
         paint_trace_labels(
             &painter,
             trace_labels,
-            &drawn.text,
+            (&drawn.text, &drawn.ink, &drawn.plates),
             (palette.font(12.0), palette.background),
         );
         draw_spring(&canvas, live);
@@ -443,8 +443,8 @@ fn draw_backdrop(canvas: &Canvas, live: &Live, arrows: f32) -> Option<egui::Rect
 }
 
 /// The paths of the traced point and of the rigid bodies' traced points; when there are
-/// several, the label of each (where, what, its colour) to paint over the mechanism.
-fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Pos2, String, Color32)> {
+/// several, the label of each (its path, what, its colour) to paint over the mechanism.
+fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Vec<Pos2>, String, Color32)> {
     let paths: Vec<Vec<Pos2>> = live
         .session
         .shown_traces()
@@ -459,42 +459,87 @@ fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Pos2, String, Color32)> {
     for (k, points) in paths.into_iter().enumerate() {
         if points.len() > 1 {
             let colour = canvas.palette.trace_colour(k).gamma_multiply(0.8);
-            let end = points[points.len() - 1];
+            // Each trace says which point it follows, along its path, in its colour.
+            if let Some(name) = trace_name(live, k).filter(|_| several) {
+                labels.push((points.clone(), name, colour));
+            }
             canvas
                 .painter
                 .add(Shape::line(points, Stroke::new(1.5, colour)));
-            // Each trace says which point it follows, at its newest end, in its colour.
-            if let Some(name) = trace_name(live, k).filter(|_| several) {
-                labels.push((end, name, colour));
-            }
         }
     }
     labels
 }
 
-/// Each trace's name beside its newest end, in its colour on a backing of the canvas'
+/// Pixels along a trace, back from the point it follows, where its name may go first: at the
+/// newest end it sat among the joints' names (trial 15, on the mobile robot).
+const TRACE_NAME_BACK: f32 = 90.0;
+
+/// Pixels between a trace's name's point and the nearest ink of the mechanism.
+const TRACE_NAME_CLEAR: f32 = 24.0;
+
+/// Where a trace's name goes: the first point of its path [`TRACE_NAME_BACK`] or more back
+/// from its newest end (the oldest, on a shorter path) clear of the mechanism's `ink` and
+/// `plates`; none
+/// where the path lies under the mechanism (a name there covered the robot's platform).
+fn trace_name_point(points: &[Pos2], ink: &[egui::Rect], plates: &[Vec<Pos2>]) -> Option<Pos2> {
+    let clear = |p: &Pos2| {
+        let pieces = ink.iter().map(|piece| piece.distance_to_pos(*p));
+        let hulls = plates.iter().map(|hull| plates::distance_to_hull(*p, hull));
+        pieces.chain(hulls).all(|d| d > TRACE_NAME_CLEAR)
+    };
+    let mut along = 0.0;
+    let far_back = points.windows(2).rev().filter_map(|pair| {
+        along += pair[0].distance(pair[1]);
+        (along >= TRACE_NAME_BACK).then_some(pair[0])
+    });
+    let mut candidates = far_back.peekable();
+    if candidates.peek().is_none() {
+        return points.first().copied().filter(clear);
+    }
+    candidates.find(clear)
+}
+
+/// Pixels from its path beyond which a trace's name is tied to it by a line.
+const TRACE_LEADER_FROM: f32 = 12.0;
+
+/// Each trace's name beside a point of its path, in its colour on a backing of the canvas'
 /// `backdrop`, clear of the text in `taken` and of the other traces' names, or none.
 fn paint_trace_labels(
     painter: &egui::Painter,
-    labels: Vec<(Pos2, String, Color32)>,
-    taken: &[egui::Rect],
+    labels: Vec<(Vec<Pos2>, String, Color32)>,
+    (taken, ink, plates): (&[egui::Rect], &[egui::Rect], &[Vec<Pos2>]),
     (font, backdrop): (egui::FontId, Color32),
 ) {
-    let points: Vec<Pos2> = labels.iter().map(|(at, _, _)| *at).collect();
+    let (points, labels): (Vec<Pos2>, Vec<_>) = labels
+        .into_iter()
+        .filter_map(|(path, name, colour)| {
+            Some((trace_name_point(&path, ink, plates)?, (name, colour)))
+        })
+        .unzip();
     let galleys: Vec<_> = labels
         .into_iter()
-        .map(|(_, name, colour)| (painter.layout_no_wrap(name, font.clone(), colour), colour))
+        .map(|(name, colour)| (painter.layout_no_wrap(name, font.clone(), colour), colour))
         .collect();
-    let sizes: Vec<_> = galleys.iter().map(|(galley, _)| galley.size()).collect();
+    // A margin: two names side by side ran into one ("trolley Ncarrier1 B").
+    let sizes: Vec<_> = galleys
+        .iter()
+        .map(|(galley, _)| galley.size() + egui::vec2(10.0, 2.0))
+        .collect();
     // A name with no free place is left out: over another it garbles both.
     let bounds = painter.clip_rect();
     let places = joint_labels::place_free_labels(&points, &sizes, 3.0, (taken, bounds));
-    for ((galley, colour), place) in galleys.into_iter().zip(places) {
+    for (((galley, colour), place), point) in galleys.into_iter().zip(places).zip(points) {
         if let Some(place) = place {
             // On a backing: over the mobile robot's platform the coloured name did not read.
-            let backing = place.expand2(egui::vec2(2.0, 0.0));
+            let backing = place.shrink2(egui::vec2(3.0, 0.0));
+            // A name pushed out by others is tied to its path, as a joint's to its ring.
+            let nearest = point.clamp(backing.min, backing.max);
+            if nearest.distance(point) > TRACE_LEADER_FROM {
+                painter.line_segment([point, nearest], Stroke::new(1.0, colour));
+            }
             painter.rect_filled(backing, 2.0, backdrop.gamma_multiply(0.85));
-            painter.galley(place.min, galley, colour);
+            painter.galley(place.min + egui::vec2(5.0, 1.0), galley, colour);
         }
     }
 }
@@ -573,6 +618,9 @@ fn draw_mechanism_and_motions(
     let mut ink = drawn
         .as_mut()
         .map_or_else(Ink::default, |drawn| std::mem::take(&mut drawn.ink));
+    let plates = drawn
+        .as_mut()
+        .map_or_else(Vec::new, |drawn| std::mem::take(&mut drawn.plates));
     ink.extend(footprint.iter().copied());
     let reaction_text = if view.show_reactions {
         reactions::update_reactions(view, live);
@@ -636,6 +684,8 @@ fn draw_mechanism_and_motions(
     Drawn {
         overlay_height,
         text: overlay,
+        ink: ink.into_pieces(),
+        plates,
     }
 }
 
@@ -646,6 +696,10 @@ struct Drawn {
     /// The areas of every text painted: the legend, the time, the names, the motions' and
     /// the reactions' labels.
     text: Vec<egui::Rect>,
+    /// The mechanism's and the motions' ink ([`Ink`]'s pieces).
+    ink: Vec<egui::Rect>,
+    /// The plates' hulls.
+    plates: Vec<Vec<Pos2>>,
 }
 
 /// The canvas' right-click menu.
@@ -683,7 +737,7 @@ fn canvas_menu(
 
 #[cfg(test)]
 mod tests {
-    use super::snap_step;
+    use super::{Pos2, egui, snap_step, trace_name_point};
 
     /// The four-bar's default view: 1 m is 192 pixels, so a pixel is 5.2 mm and the target
     /// snaps to 2 cm; the coupler's centre near (1.497, 0) goes to (1.5, 0), its flat pose.
@@ -694,5 +748,42 @@ mod tests {
         assert!((snap_step(0.3) - 1.0).abs() < 1e-15);
         let step = snap_step(1.0 / 192.0);
         assert_eq!((1.497 / step).round() * step, 1.5);
+    }
+
+    /// A trace's name goes 90 px back along its path from the point it follows (the newest
+    /// end), not among that point's joints, and clear of the mechanism; a shorter path names
+    /// it at its start.
+    #[test]
+    fn a_trace_is_named_back_along_its_path() {
+        let path: Vec<Pos2> = (0..=20).map(|k| Pos2::new(10.0 * k as f32, 0.0)).collect();
+        assert_eq!(
+            trace_name_point(&path, &[], &[]),
+            Some(Pos2::new(110.0, 0.0))
+        );
+        assert_eq!(
+            trace_name_point(&path[..5], &[], &[]),
+            Some(Pos2::new(0.0, 0.0))
+        );
+        // A bar across the path from 60 to 120 px: the name goes past it.
+        let bar = [egui::Rect::from_min_max(
+            Pos2::new(60.0, -5.0),
+            Pos2::new(120.0, 5.0),
+        )];
+        assert_eq!(
+            trace_name_point(&path, &bar, &[]),
+            Some(Pos2::new(30.0, 0.0))
+        );
+        // The whole path under a plate: no name.
+        let plate = vec![
+            Pos2::new(-50.0, -5.0),
+            Pos2::new(250.0, -5.0),
+            Pos2::new(250.0, 5.0),
+            Pos2::new(-50.0, 5.0),
+        ];
+        assert_eq!(
+            trace_name_point(&path, &[], std::slice::from_ref(&plate)),
+            None
+        );
+        assert_eq!(trace_name_point(&path[..5], &[], &[plate]), None);
     }
 }

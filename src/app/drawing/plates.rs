@@ -38,7 +38,8 @@ fn convex_hull(points: Vec<Pos2>) -> Vec<Pos2> {
 }
 
 /// Paints plate `index`: its hull filled, or a rounded link between its two farthest points.
-pub(super) fn draw_plate(canvas: &Canvas, index: usize, width: f32) {
+/// Returns the hull, on the canvas.
+pub(super) fn draw_plate(canvas: &Canvas, index: usize, width: f32) -> Vec<Pos2> {
     let points: Vec<Pos2> = plate_points(canvas.mech, index)
         .iter()
         .filter_map(|p| {
@@ -66,8 +67,27 @@ pub(super) fn draw_plate(canvas: &Canvas, index: usize, width: f32) {
             .add(Shape::line(closed, Stroke::new(width, edge)));
         canvas
             .painter
-            .add(Shape::convex_polygon(hull, fill, Stroke::NONE));
+            .add(Shape::convex_polygon(hull.clone(), fill, Stroke::NONE));
     }
+    hull
+}
+
+/// Pixels from `p` to the convex polygon `hull` (counter-clockwise or clockwise), 0 inside.
+pub(super) fn distance_to_hull(p: Pos2, hull: &[Pos2]) -> f32 {
+    let n = hull.len();
+    let edges = (0..n).map(|i| (hull[i], hull[(i + 1) % n]));
+    let to_edges = edges
+        .clone()
+        .map(|(a, b)| {
+            let ab = b - a;
+            let t = ((p - a).dot(ab) / ab.length_sq().max(1e-12)).clamp(0.0, 1.0);
+            p.distance(a + t * ab)
+        })
+        .fold(f32::INFINITY, f32::min);
+    let cross = |(a, b): (Pos2, Pos2)| (b - a).x * (p - a).y - (b - a).y * (p - a).x;
+    let inside = n >= 3
+        && (edges.clone().all(|e| cross(e) >= 0.0) || edges.clone().all(|e| cross(e) <= 0.0));
+    if inside { 0.0 } else { to_edges }
 }
 
 fn hull_area(hull: &[Pos2]) -> f32 {
@@ -188,5 +208,25 @@ fn draw_slot(canvas: &Canvas, p: Pos2, q: Pos2) {
             Stroke::new(1.5, canvas.palette.link),
             bevy_egui::egui::StrokeKind::Middle,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_point_inside_a_plate_is_at_no_distance_and_one_outside_at_its_edges() {
+        let square = [
+            Pos2::new(0.0, 0.0),
+            Pos2::new(10.0, 0.0),
+            Pos2::new(10.0, 10.0),
+            Pos2::new(0.0, 10.0),
+        ];
+        assert_eq!(distance_to_hull(Pos2::new(5.0, 5.0), &square), 0.0);
+        assert_eq!(distance_to_hull(Pos2::new(13.0, 5.0), &square), 3.0);
+        assert_eq!(distance_to_hull(Pos2::new(13.0, 14.0), &square), 5.0);
+        let reversed: Vec<Pos2> = square.iter().rev().copied().collect();
+        assert_eq!(distance_to_hull(Pos2::new(5.0, 5.0), &reversed), 0.0);
     }
 }

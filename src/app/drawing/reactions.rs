@@ -7,7 +7,9 @@
 //! hollow-headed arrow for one the rigid model does not determine (the minimum-norm choice
 //! among infinitely many). A selected self-stress mode is drawn as the forces it puts on the
 //! joints, in its own colour and scale (the reactions fade then). A legend in the canvas'
-//! lower right says which is which, and each joint has its name beside it.
+//! lower right says which is which and draws the scale as an arrow labelled with its force
+//! (a class compares an arrow with it as a map's distance with its scale bar), and each
+//! joint has its name beside it.
 
 use bevy_egui::egui::{self, Color32, Pos2, Shape, Stroke, vec2};
 
@@ -183,7 +185,7 @@ pub(super) fn draw_reactions(
     let Ok(display) = cache.display.as_ref() else {
         return Vec::new();
     };
-    let side = canvas.rect.width().min(canvas.rect.height());
+    let side = canvas_side(canvas);
     let mode = view.reaction_mode.and_then(|k| display.modes.get(k));
     // With a mode drawn, the reactions step back so that its pattern reads.
     let fade = if mode.is_some() { 0.3 } else { 1.0 };
@@ -418,16 +420,16 @@ fn paint_legend(
     } else {
         "not determined by the rigid model (minimum-norm shown)".into()
     };
-    let mut lines: Vec<(Option<(Color32, bool)>, String)> = vec![
-        (Some((UNIQUE, true)), "reaction unique".into()),
-        (Some((UNDETERMINED, false)), undetermined),
+    let mut lines: Vec<(Key, String)> = vec![
+        (Key::Disc(UNIQUE), "reaction unique".into()),
+        (Key::Ring(UNDETERMINED), undetermined),
     ];
     if !brief {
-        lines.push((None, display.redundancy_text()));
+        lines.push((Key::Blank, display.redundancy_text()));
     }
     if let Some(k) = view.reaction_mode.filter(|&k| k < display.modes.len()) {
         lines.push((
-            Some((MODE, true)),
+            Key::Disc(MODE),
             format!(
                 "self-stress mode {} of {} (forces that load nothing)",
                 k + 1,
@@ -435,21 +437,31 @@ fn paint_legend(
             ),
         ));
     }
-    lines.push((None, scale_text(cache.peaks.scale(), brief)));
+    let scale = cache.peaks.scale();
+    let sample = scale.map_or(Key::Blank, |_| Key::Arrow(FORCE_SPAN * canvas_side(canvas)));
+    lines.push((sample, scale_text(scale, brief)));
     let font = canvas.palette.font(13.0);
-    let (indent, pad, margin) = (28.0, 6.0, 10.0);
-    let wrap = (canvas.rect.width() - 2.0 * margin - indent - pad).max(40.0);
+    let (pad, margin) = (6.0, 10.0);
+    let indent = |key: &Key| match key {
+        Key::Arrow(length) => length + 22.0,
+        _ => 28.0,
+    };
     let galleys: Vec<_> = lines
         .iter()
-        .map(|(_, text)| {
+        .map(|(key, text)| {
+            let wrap = (canvas.rect.width() - 2.0 * margin - indent(key) - pad).max(40.0);
             canvas
                 .painter
                 .layout(text.clone(), font.clone(), canvas.palette.text, wrap)
         })
         .collect();
-    let widest = galleys.iter().map(|g| g.size().x).fold(0.0, f32::max);
+    let widest = lines
+        .iter()
+        .zip(&galleys)
+        .map(|((key, _), g)| indent(key) + g.size().x)
+        .fold(0.0, f32::max);
     let height: f32 = galleys.iter().map(|g| g.size().y + 4.0).sum::<f32>() + 2.0 * pad;
-    let size = vec2(indent + widest + pad, height);
+    let size = vec2(widest + pad, height);
     let joints: Vec<Pos2> = display
         .arrows
         .iter()
@@ -463,22 +475,12 @@ fn paint_legend(
         .painter
         .rect_filled(area, 4.0, canvas.palette.background.gamma_multiply(0.85));
     let mut y = area.top() + pad;
-    for ((marker, _), galley) in lines.iter().zip(galleys) {
+    for ((key, _), galley) in lines.iter().zip(galleys) {
         let at = Pos2::new(area.left() + 14.0, y + 2.0 + font.size * 0.6);
-        match marker {
-            Some((color, true)) => {
-                canvas.painter.circle_filled(at, 5.0, *color);
-            }
-            Some((color, false)) => {
-                canvas
-                    .painter
-                    .circle_stroke(at, 5.5, Stroke::new(2.5, *color));
-            }
-            None => {}
-        }
+        paint_key(canvas, key, at);
         let rows = galley.size().y;
         canvas.painter.galley(
-            Pos2::new(area.left() + indent, y + 2.0),
+            Pos2::new(area.left() + indent(key), y + 2.0),
             galley,
             canvas.palette.text,
         );
@@ -487,34 +489,69 @@ fn paint_legend(
     area
 }
 
-/// What the arrows' scale is: the force a fifth of the canvas stands for, the largest of
-/// the last simulated second and where, or a hundredth of the largest so far (`brief`: in
-/// fewer words, for viewers).
+/// What stands before a line of the legend: a joint's marker, an arrow of the scale's
+/// length (pixels), or nothing.
+enum Key {
+    Disc(Color32),
+    Ring(Color32),
+    Arrow(f32),
+    Blank,
+}
+
+/// Paints `key` with its left end's centre at `at` (an arrow starts a little left of it).
+fn paint_key(canvas: &Canvas, key: &Key, at: Pos2) {
+    match *key {
+        Key::Disc(color) => {
+            canvas.painter.circle_filled(at, 5.0, color);
+        }
+        Key::Ring(color) => {
+            canvas
+                .painter
+                .circle_stroke(at, 5.5, Stroke::new(2.5, color));
+        }
+        Key::Arrow(length) => {
+            let (start, tip) = (at - vec2(4.0, 0.0), at + vec2(length - 4.0, 0.0));
+            canvas
+                .painter
+                .line_segment([start, tip], Stroke::new(2.5, canvas.palette.text));
+            arrow_head(canvas.painter, tip, vec2(1.0, 0.0), canvas.palette.text);
+        }
+        Key::Blank => {}
+    }
+}
+
+/// The canvas' smaller side, whose [`FORCE_SPAN`] the scale's force spans.
+fn canvas_side(canvas: &Canvas) -> f32 {
+    canvas.rect.width().min(canvas.rect.height())
+}
+
+/// What the legend's arrow stands for: the force of the scale, the largest of the last
+/// simulated second and where, or a hundredth of the largest so far (`brief`: in fewer
+/// words, for viewers).
 fn scale_text(scale: Option<ForceScale>, brief: bool) -> String {
     let Some(ForceScale { force, joint }) = scale else {
         return "no force over 1e-9 N yet".into();
     };
+    let force = newtons(force);
     match (joint, brief) {
-        (Some(joint), true) => format!(
-            "arrows: 1/5 canvas = {} ({joint}, last 1 s)",
-            newtons(force)
-        ),
-        (None, true) => format!("arrows: 1/5 canvas = {} (1% of the peak)", newtons(force)),
+        (Some(joint), true) => format!("{force} (scale of the last 1 s, peak at {joint})"),
+        (None, true) => format!("{force} (scale: 1% of the run's peak)"),
         (Some(joint), false) => format!(
-            "arrow scale: a fifth of the canvas is {force:.3e} N, the largest force in the last simulated second (joint \"{joint}\")"
+            "{force}: the arrows' scale, the largest force of the last simulated second rounded up (joint \"{joint}\")"
         ),
         (None, false) => format!(
-            "arrow scale: a fifth of the canvas is {force:.3e} N, a hundredth of the largest force so far (the last second's are smaller)"
+            "{force}: the arrows' scale, a hundredth of the largest force so far (the last second's are smaller)"
         ),
     }
 }
 
-/// A force for viewers: three decimals from 0.01 N, else two significant digits.
+/// A scale's force (1, 2 or 5 times a power of ten) as written: `0.05 N`, `2e-6 N`.
 fn newtons(force: f64) -> String {
-    if force >= 0.01 {
-        format!("{force:.3} N")
+    let round: f64 = format!("{force:.0e}").parse().unwrap_or(force);
+    if (1e-3..1e5).contains(&round) {
+        format!("{round} N")
     } else {
-        format!("{force:.1e} N")
+        format!("{round:e} N")
     }
 }
 
@@ -564,25 +601,39 @@ mod tests {
     }
 
     #[test]
-    fn the_scale_line_says_what_a_fifth_of_the_canvas_stands_for() {
+    fn the_scale_line_says_what_the_legends_arrow_stands_for() {
         let peak = Some(ForceScale {
-            force: 0.2689,
+            force: 0.5,
             joint: Some("W1"),
         });
         for brief in [false, true] {
             let text = scale_text(peak, brief);
+            assert!(text.starts_with("0.5 N"), "{text}");
             assert!(text.contains("last"), "{text}");
             assert!(text.contains("W1"), "{text}");
         }
-        assert!(scale_text(peak, false).contains("2.689e-1 N"));
-        assert!(scale_text(peak, true).contains("1/5 canvas = 0.269 N"));
         let least = Some(ForceScale {
-            force: 0.00263,
+            force: 0.002,
             joint: None,
         });
-        assert!(scale_text(least, true).contains("2.6e-3 N (1% of the peak)"));
+        assert!(scale_text(least, true).contains("0.002 N (scale: 1% of the run's peak)"));
         assert!(scale_text(least, false).contains("a hundredth of the largest force so far"));
         assert_eq!(scale_text(None, true), "no force over 1e-9 N yet");
+    }
+
+    /// Scales as a student reads them: no float residue (`0.05`, not `0.05000000000000001`),
+    /// exponents far from a newton.
+    #[test]
+    fn a_scales_force_is_written_as_a_round_number() {
+        for (force, text) in [
+            (0.5, "0.5 N"),
+            (5.0 * 0.01, "0.05 N"),
+            (2.0 * 1e-3, "0.002 N"),
+            (2.0 * 1e-6, "2e-6 N"),
+            (100.0, "100 N"),
+        ] {
+            assert_eq!(newtons(force), text);
+        }
     }
 
     /// The mobile robot's start: 0.263 N at the driver, then 0.01 N. A second later the
