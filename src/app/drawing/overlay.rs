@@ -182,21 +182,8 @@ fn draw_legend(
             )
         })
         .collect();
-    // Beside the time, or under it where a row would reach it (the time and the basis on
-    // one row over a short canvas).
-    let time_left = drawn.iter().map(|r| r.left()).fold(f32::INFINITY, f32::min);
-    let widest = rows.iter().map(|(.., g)| g.size().x).fold(0.0, f32::max);
-    let mut y = if rect.left() + 44.0 + widest + 8.0 > time_left {
-        drawn.iter().map(|r| r.bottom()).fold(rect.top(), f32::max) + 8.0
-    } else {
-        rect.top() + 12.0
-    };
-    // A patch of the background under the legend, set once its extent is known: a trace or
-    // a bar passing under it does not run through its text.
-    let backdrop = painter.add(egui::Shape::Noop);
-    let first = drawn.len();
-    if !compact {
-        let title = if at_event {
+    let title = (!compact).then(|| {
+        let text = if at_event {
             format!(
                 "Admissible motions at the singular configuration ({} QR)",
                 basis_name(basis)
@@ -204,13 +191,37 @@ fn draw_legend(
         } else {
             format!("Columns of T ({} QR)", basis_name(basis))
         };
-        drawn.push(painter.text(
-            pos2(rect.left() + 12.0, y),
-            Align2::LEFT_TOP,
-            title,
-            FontId::proportional(14.0),
-            palette.text,
-        ));
+        painter.layout_no_wrap(text, FontId::proportional(14.0), palette.text)
+    });
+    // Beside the time, or under it where a row or the title would reach it (the time and
+    // the basis on one row over a short canvas).
+    let time_left = drawn.iter().map(|r| r.left()).fold(f32::INFINITY, f32::min);
+    let widest = rows
+        .iter()
+        .map(|(.., g)| 32.0 + g.size().x)
+        .chain(title.iter().map(|g| g.size().x))
+        .fold(0.0, f32::max);
+    let beside = rect.left() + 12.0 + widest + 8.0 <= time_left;
+    let mut y = if beside {
+        rect.top() + 12.0
+    } else {
+        drawn.iter().map(|r| r.bottom()).fold(rect.top(), f32::max) + 8.0
+    };
+    // The small print wraps short of the time beside it (at 1280 x 720 its line of keys ran
+    // under the time, and the legend's backing covered it).
+    let print_width = if beside {
+        time_left - rect.left() - 28.0
+    } else {
+        rect.width() - 24.0
+    };
+    // A patch of the background under the legend, set once its extent is known: a trace or
+    // a bar passing under it does not run through its text.
+    let backdrop = painter.add(egui::Shape::Noop);
+    let first = drawn.len();
+    if let Some(title) = title {
+        let at = pos2(rect.left() + 12.0, y);
+        drawn.push(egui::Rect::from_min_size(at, title.size()));
+        painter.galley(at, title, palette.text);
         y += 20.0;
     }
     for (k, drawn_here, galley) in rows {
@@ -256,15 +267,18 @@ fn draw_legend(
         if at_event && !view.video {
             lines.push(MOTION_KEYS.to_owned());
         }
+        let faint = palette.text.gamma_multiply(0.6);
         for line in lines {
-            drawn.push(painter.text(
-                pos2(rect.left() + 12.0, y + 2.0),
-                Align2::LEFT_TOP,
+            let galley = painter.layout(
                 line,
                 FontId::proportional(12.0),
-                palette.text.gamma_multiply(0.6),
-            ));
-            y += 15.0;
+                faint,
+                print_width.max(120.0),
+            );
+            let at = pos2(rect.left() + 12.0, y + 2.0);
+            drawn.push(egui::Rect::from_min_size(at, galley.size()));
+            y += galley.size().y + 1.0;
+            painter.galley(at, galley, faint);
         }
     }
     let extent = drawn[first..]
