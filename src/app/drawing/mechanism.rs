@@ -345,8 +345,8 @@ const NAME_GAP: f32 = 4.0;
 
 /// The places tried for a name of `size` beside `bar`, in order: along it, on its side
 /// then on the other (alternating by body, so bars lying on each other keep readable names),
-/// next to it then up to [`NAME_ROWS`] rows further out; each with the point on the bar a
-/// name a row or more out is tied to by a line.
+/// next to it, then beyond its ends, then up to [`NAME_ROWS`] rows further out; each with
+/// the point on the bar a name set further out is tied to by a line.
 fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<(egui::Rect, Option<Pos2>)> {
     let [pa, pb] = bar.ends;
     let d = (pb - pa).normalized();
@@ -358,21 +358,36 @@ fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<(egui::Rect, Option<Po
     let across = 0.5 * (normal.x.abs() * size.x + normal.y.abs() * size.y);
     let near = bar.radius + across + NAME_GAP;
     let row = 2.0 * across + 2.0 * NAME_GAP + 1.0;
-    (0..NAME_ROWS)
-        .map(|k| near + k as f32 * row)
-        .flat_map(|offset| {
-            [0.5, 0.3, 0.7, 0.15, 0.85]
-                .into_iter()
-                .flat_map(move |along| [(along, side), (along, -side)])
-                .map(move |(along, side)| {
-                    let on_bar = pa + along * (pb - pa);
-                    let at = on_bar + side * offset * normal;
-                    let leader = (offset > near).then_some(on_bar);
-                    (egui::Rect::from_center_size(at, size), leader)
-                })
+    let beside = |offset: f32| {
+        [0.5, 0.3, 0.7, 0.15, 0.85]
+            .into_iter()
+            .flat_map(move |along| [(along, side), (along, -side)])
+            .map(move |(along, side)| {
+                let on_bar = pa + along * (pb - pa);
+                let at = on_bar + side * offset * normal;
+                let leader = (offset > near).then_some(on_bar);
+                (egui::Rect::from_center_size(at, size), leader)
+            })
+    };
+    // Beyond either end, along the bar: between two upright cranks closer than a name is
+    // wide (A02's middle crank in a lesson's frame at a hall's type) neither side is the
+    // bar's own; the second place clears a ground symbol under a pinned end.
+    let lengthwise = 0.5 * (d.x.abs() * size.x + d.y.abs() * size.y);
+    let beyond = [(pb, d), (pa, -d)].into_iter().flat_map(move |(end, out)| {
+        let first = bar.radius + lengthwise + NAME_GAP;
+        [(first, None), (first + GROUND_CLEARANCE, Some(end))].map(|(offset, leader)| {
+            (
+                egui::Rect::from_center_size(end + offset * out, size),
+                leader,
+            )
         })
-        .collect()
+    });
+    let rows = (1..NAME_ROWS).flat_map(|k| beside(near + k as f32 * row));
+    beside(near).chain(beyond).chain(rows).collect()
 }
+
+/// Pixels a name beyond a bar's end goes further out to clear a ground symbol there.
+const GROUND_CLEARANCE: f32 = 24.0;
 
 /// Whether the bars `a` and `b` lie on each other end to end on the screen (either way
 /// round), their ends within [`ON_EACH_OTHER`] pixels.

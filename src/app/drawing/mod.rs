@@ -198,7 +198,7 @@ pub fn draw_canvas(
     // Edit mode before the first bar (or a sketch that does not load): the sketch alone.
     if !sketching || sketcher.shows_mechanism {
         let trace_labels = if view.show_trace {
-            draw_trace(&canvas, live)
+            draw_trace(&canvas, live, view.for_viewers())
         } else {
             Vec::new()
         };
@@ -443,8 +443,9 @@ fn draw_backdrop(canvas: &Canvas, live: &Live, arrows: f32) -> Option<egui::Rect
 }
 
 /// The paths of the traced point and of the rigid bodies' traced points; when there are
-/// several, the label of each (its path, what, its colour) to paint over the mechanism.
-fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Vec<Pos2>, String, Color32)> {
+/// several, or for `viewers` (presenting, a video), the label of each (its path, what, its
+/// colour) to paint over the mechanism.
+fn draw_trace(canvas: &Canvas, live: &Live, viewers: bool) -> Vec<(Vec<Pos2>, String, Color32)> {
     let paths: Vec<Vec<Pos2>> = live
         .session
         .shown_traces()
@@ -453,14 +454,15 @@ fn draw_trace(canvas: &Canvas, live: &Live) -> Vec<(Vec<Pos2>, String, Color32)>
                 .collect()
         })
         .collect();
-    // Several traces are told apart by a label; one needs none (the Scene panel names it).
-    let several = paths.iter().filter(|path| path.len() > 1).count() > 1;
+    // Several traces are told apart by a label; one needs none where the Scene panel names
+    // it, but a class and a video do not see the panel.
+    let named = viewers || paths.iter().filter(|path| path.len() > 1).count() > 1;
     let mut labels = Vec::new();
     for (k, points) in paths.into_iter().enumerate() {
         if points.len() > 1 {
             let colour = canvas.palette.trace_colour(k).gamma_multiply(0.8);
             // Each trace says which point it follows, along its path, in its colour.
-            if let Some(name) = trace_name(live, k).filter(|_| several) {
+            if let Some(name) = trace_name(live, k).filter(|_| named) {
                 labels.push((points.clone(), name, colour));
             }
             canvas
