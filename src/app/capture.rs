@@ -19,7 +19,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 
 use super::SingulabSystems;
 use super::config::{ViewConfig, ViewStop};
-use super::drawing::CanvasCamera;
+use super::drawing::{CanvasCamera, ViewState};
 use super::shown::pause_at_scene_end;
 use super::simulation::{FrameStats, Live, Notice, SingularityReached};
 use crate::live::PauseReason;
@@ -152,15 +152,23 @@ fn drive(
     mut live: ResMut<Live>,
     stats: Res<FrameStats>,
     camera: Res<CanvasCamera>,
+    view: Res<ViewState>,
     mut commands: Commands,
     mut reached: MessageWriter<SingularityReached>,
     mut exit: MessageWriter<AppExit>,
 ) {
+    // The reactions' scale is the run's, traced ahead as the view's frame is.
+    let reactions_settled = !view.show_reactions
+        || view
+            .reactions
+            .as_ref()
+            .is_some_and(|cache| cache.is_settled(&live));
     match capture.phase.clone() {
         Phase::Start => start(&mut capture, &mut live, &mut reached, &mut exit),
         // The frames count once the view's frame of the run is traced.
         Phase::Settling(_)
-            if !camera.is_settled(&live) && capture.waited_for_frame < MAX_WAIT_FRAMES =>
+            if !(camera.is_settled(&live) && reactions_settled)
+                && capture.waited_for_frame < MAX_WAIT_FRAMES =>
         {
             capture.waited_for_frame += 1;
         }

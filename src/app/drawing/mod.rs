@@ -25,6 +25,7 @@ mod overlay;
 pub use overlay::MOTION_KEYS;
 mod plates;
 mod projection;
+mod reaction_scale;
 pub mod reactions;
 mod run_frame;
 mod shapes;

@@ -1,20 +1,18 @@
 //! The reactions view (key J): at each joint its reaction force as an arrow from the joint's
-//! point, on one scale for the last simulated second (the largest force of the states shown
-//! in it, or a hundredth of the largest so far where that is more, rounded up to 1, 2 or 5
-//! times a power of ten, spans a fifth of the canvas: a start's peak would otherwise leave
-//! the later forces a pixel or two, as on the mobile robot, and rounding would be drawn as
-//! large as a load), and a marker: filled for a unique reaction, a ring and a dashed,
-//! hollow-headed arrow for one the rigid model does not determine (the minimum-norm choice
-//! among infinitely many). A selected self-stress mode is drawn as the forces it puts on the
-//! joints, in its own colour and scale (the reactions fade then). A legend in the canvas'
-//! lower right says which is which and draws the scale as an arrow labelled with its force
-//! (a class compares an arrow with it as a map's distance with its scale bar), and each
-//! joint has its name beside it.
+//! point, on one scale for the whole run (its largest force, rounded up to 1, 2, 3 or 5 times
+//! a power of ten, spans a quarter of the canvas: [`super::reaction_scale`]), and a marker:
+//! filled for a unique reaction, a ring and a dashed, hollow-headed arrow for one the rigid
+//! model does not determine (the minimum-norm choice among infinitely many). A selected
+//! self-stress mode is drawn as the forces it puts on the joints, in its own colour and scale
+//! (the reactions fade then). A legend in the canvas' lower right says which is which and
+//! draws the scale as an arrow labelled with its force (a class compares an arrow with it as
+//! a map's distance with its scale bar), and each joint has its name beside it.
 
 use bevy_egui::egui::{self, Color32, Pos2, Shape, Stroke, vec2};
 
 use super::arrows::arrow_head;
 use super::joint_labels::place_labels;
+use super::reaction_scale::{RunPeak, force_length, round_scale};
 use super::{Canvas, ViewState};
 use crate::app::simulation::Live;
 use crate::live::{ReactionArrow, ReactionDisplay};
@@ -24,101 +22,43 @@ const UNIQUE: Color32 = Color32::from_rgb(46, 160, 90);
 /// the same joints).
 const UNDETERMINED: Color32 = Color32::from_rgb(200, 40, 80);
 const MODE: Color32 = Color32::from_rgb(155, 89, 208);
-/// The largest force of the scale's window spans this fraction of the canvas' smaller side.
-const FORCE_SPAN: f32 = 0.2;
+/// The scale's force spans this fraction of the canvas' smaller side.
+const FORCE_SPAN: f32 = 0.25;
 
-/// The simulated seconds whose states' largest force sets the arrows' scale: the arrows of
-/// one swing compare, and a peak long past no longer shrinks them.
-const SCALE_WINDOW: f64 = 1.0;
-
-/// The reactions of one state, and the largest forces of the states shown in the last
-/// [`SCALE_WINDOW`].
+/// The reactions of one state, and the largest force of the run.
 #[derive(Clone, Debug)]
 pub struct ReactionCache {
     key: (u64, u64, Option<usize>, u64),
     pub display: Result<ReactionDisplay, String>,
-    peaks: PeakWindow,
-    /// The name of each arrow's joint.
-    names: Vec<String>,
+    peak: RunPeak,
+    /// The name of each joint.
+    joints: Vec<String>,
 }
 
-/// The arrows' scale never stands for less than this fraction of the largest force shown
-/// since the scene was loaded: the mobile robot driving straight has reactions of 1e-6 N,
-/// rounding, which a scale of the last second alone drew a fifth of the canvas long.
-const LEAST_SCALE: f64 = 0.01;
-
-/// Forces under this (newtons) are rounding, not loads: the mobile robot before its driver
-/// moves has reactions of 1e-16 N, which no arrow stands for.
-const NO_FORCE: f64 = 1e-9;
-
-/// The force `f` rounded up to 1, 2 or 5 times a power of ten: the arrows' scale is a round
-/// number, and changes only where the forces cross one.
-fn round_scale(f: f64) -> f64 {
-    let decade = 10f64.powf(f.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * decade)
-        .find(|&step| f <= step * (1.0 + 1e-9))
-        .unwrap_or(10.0 * decade)
+impl ReactionCache {
+    /// Whether the run's largest force is traced for `live`'s state.
+    pub fn is_settled(&self, live: &Live) -> bool {
+        self.peak.is_settled(live)
+    }
 }
 
-/// The largest force of each state shown (simulated time, force, joint), over the last
-/// [`SCALE_WINDOW`] of simulated time, since the state shown last jumped (a seek, an event
-/// gone to, an undo: the window's earlier states may be of another run), and the largest of
-/// all.
-#[derive(Clone, Debug, Default)]
-struct PeakWindow {
-    epoch: u64,
-    peaks: std::collections::VecDeque<(f64, f64, String)>,
-    of_all: f64,
-}
-
-/// The force a fifth of the canvas stands for, and the joint that carried it in the last
-/// second (`None`: the scale's least, a hundredth of the largest so far).
+/// What the legend's arrow stands for: a round force, the run's largest force so far and
+/// its joint.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct ForceScale<'a> {
     force: f64,
-    joint: Option<&'a str>,
+    peak: f64,
+    joint: &'a str,
 }
 
-impl PeakWindow {
-    /// Adds the state at `t` whose largest force is `force`, at `joint`.
-    fn add(&mut self, epoch: u64, t: f64, force: f64, joint: String) {
-        if epoch != self.epoch {
-            // A reset or a seek: the peaks were another run's (trial 15: after R the old
-            // peak set the scale at t = 0).
-            *self = Self {
-                epoch,
-                ..Self::default()
-            };
-        }
-        let force = if force >= NO_FORCE { force } else { 0.0 };
-        self.peaks
-            .retain(|&(seen, _, _)| seen <= t && seen >= t - SCALE_WINDOW);
-        self.peaks.push_back((t, force, joint));
-        self.of_all = self.of_all.max(force);
-    }
-
-    /// The arrows' scale: the largest force in the window, or a hundredth of the largest of
-    /// all where that is more, rounded up to 1, 2 or 5 times a power of ten (`None` before
-    /// any force of [`NO_FORCE`] or more).
+impl ReactionCache {
     fn scale(&self) -> Option<ForceScale<'_>> {
-        let least = LEAST_SCALE * self.of_all;
-        let latest = self
-            .peaks
-            .iter()
-            .filter(|(_, force, _)| *force > 0.0)
-            .max_by(|a, b| a.1.total_cmp(&b.1));
-        match latest {
-            Some((_, force, joint)) if *force >= least => Some(ForceScale {
-                force: round_scale(*force),
-                joint: Some(joint.as_str()),
-            }),
-            _ => (least > 0.0).then_some(ForceScale {
-                force: round_scale(least),
-                joint: None,
-            }),
-        }
+        let (peak, joint) = self.peak.peak()?;
+        Some(ForceScale {
+            force: round_scale(peak),
+            peak,
+            joint: self.joints.get(joint).map_or("", String::as_str),
+        })
     }
 }
 
@@ -131,43 +71,29 @@ pub fn update_reactions(view: &mut ViewState, live: &Live) {
         session.current_event_index(),
         session.time().to_bits(),
     );
-    let mut peaks = match view.reactions.take() {
-        Some(cache) if cache.key == key => {
+    let mut peak = match view.reactions.take() {
+        Some(mut cache) if cache.key == key => {
+            cache.peak.update(live, None);
             view.reactions = Some(cache);
             return;
         }
-        Some(cache) if cache.key.0 == live.generation => cache.peaks,
-        _ => PeakWindow::default(),
+        Some(cache) => cache.peak,
+        None => RunPeak::default(),
     };
     let display = ReactionDisplay::of(session).map_err(|e| e.to_string());
-    let joints = session.scene().mechanism.joints();
-    if let Ok(display) = &display
-        && let Some(peak) = display
-            .arrows
-            .iter()
-            .max_by(|a, b| force_length(a).total_cmp(&force_length(b)))
-    {
-        peaks.add(
-            session.jump_epoch(),
-            session.time(),
-            force_length(peak),
-            joints[peak.joint].name.clone(),
-        );
-    }
-    let names = display.as_ref().map_or_else(
-        |_| Vec::new(),
-        |d| {
-            d.arrows
-                .iter()
-                .map(|a| joints[a.joint].name.clone())
-                .collect()
-        },
-    );
+    peak.update(live, display.as_ref().ok());
+    let joints = session
+        .scene()
+        .mechanism
+        .joints()
+        .iter()
+        .map(|joint| joint.name.clone())
+        .collect();
     view.reactions = Some(ReactionCache {
         key,
         display,
-        peaks,
-        names,
+        peak,
+        joints,
     });
 }
 
@@ -190,7 +116,6 @@ pub(super) fn draw_reactions(
     // With a mode drawn, the reactions step back so that its pattern reads.
     let fade = if mode.is_some() { 0.3 } else { 1.0 };
     let scale = cache
-        .peaks
         .scale()
         .map_or(0.0, |scale| FORCE_SPAN * side / scale.force as f32);
     for arrow in &display.arrows {
@@ -219,7 +144,12 @@ pub(super) fn draw_reactions(
     // painted after them, greyed the "C" of "C, W2").
     let legend = paint_legend(canvas, display, view, cache, scale_bar);
     let clear: Vec<egui::Rect> = body_names.iter().copied().chain([legend]).collect();
-    let mut taken = paint_names(canvas, &display.arrows, &cache.names, scale, &clear);
+    let names: Vec<String> = display
+        .arrows
+        .iter()
+        .map(|arrow| cache.joints.get(arrow.joint).cloned().unwrap_or_default())
+        .collect();
+    let mut taken = paint_names(canvas, &display.arrows, &names, scale, &clear);
     taken.push(legend);
     taken
 }
@@ -338,10 +268,6 @@ const LEADER_FROM: f32 = 16.0;
 /// joint's name at its tip.
 const TIP_NAME_FROM: f32 = 24.0;
 
-fn force_length(arrow: &ReactionArrow) -> f64 {
-    arrow.force.iter().map(|c| c * c).sum::<f64>().sqrt()
-}
-
 /// Where the force of `arrow` starts on the canvas and its extent there, `scale` pixels per
 /// newton; `None` off the canvas or when shorter than two pixels. It starts at the edge of
 /// its joint's marker: a short one drawn from the centre hid inside the ring.
@@ -437,7 +363,7 @@ fn paint_legend(
             ),
         ));
     }
-    let scale = cache.peaks.scale();
+    let scale = cache.scale();
     let sample = scale.map_or(Key::Blank, |_| Key::Arrow(FORCE_SPAN * canvas_side(canvas)));
     lines.push((sample, scale_text(scale, brief)));
     let font = canvas.palette.font(13.0);
@@ -525,23 +451,19 @@ fn canvas_side(canvas: &Canvas) -> f32 {
     canvas.rect.width().min(canvas.rect.height())
 }
 
-/// What the legend's arrow stands for: the force of the scale, the largest of the last
-/// simulated second and where, or a hundredth of the largest so far (`brief`: in fewer
-/// words, for viewers).
+/// What the legend's arrow stands for: the scale's round force, and the run's largest force
+/// it is the rounding up of, and where (`brief`: in fewer words, for viewers).
 fn scale_text(scale: Option<ForceScale>, brief: bool) -> String {
-    let Some(ForceScale { force, joint }) = scale else {
+    let Some(ForceScale { force, peak, joint }) = scale else {
         return "no force over 1e-9 N yet".into();
     };
     let force = newtons(force);
-    match (joint, brief) {
-        (Some(joint), true) => format!("{force} (scale of the last 1 s, peak at {joint})"),
-        (None, true) => format!("{force} (scale: 1% of the run's peak)"),
-        (Some(joint), false) => format!(
-            "{force}: the arrows' scale, the largest force of the last simulated second rounded up (joint \"{joint}\")"
-        ),
-        (None, false) => format!(
-            "{force}: the arrows' scale, a hundredth of the largest force so far (the last second's are smaller)"
-        ),
+    if brief {
+        format!("{force} (the run's largest: {peak:.2} N at {joint})")
+    } else {
+        format!(
+            "{force}: the arrows' scale, one for the whole run: its largest force, {peak:.3e} N at joint \"{joint}\", rounded up"
+        )
     }
 }
 
@@ -602,22 +524,19 @@ mod tests {
 
     #[test]
     fn the_scale_line_says_what_the_legends_arrow_stands_for() {
-        let peak = Some(ForceScale {
+        let scale = Some(ForceScale {
             force: 0.5,
-            joint: Some("W1"),
+            peak: 0.269,
+            joint: "H.driver",
         });
         for brief in [false, true] {
-            let text = scale_text(peak, brief);
+            let text = scale_text(scale, brief);
             assert!(text.starts_with("0.5 N"), "{text}");
-            assert!(text.contains("last"), "{text}");
-            assert!(text.contains("W1"), "{text}");
+            assert!(text.contains("run"), "{text}");
+            assert!(text.contains("H.driver"), "{text}");
         }
-        let least = Some(ForceScale {
-            force: 0.002,
-            joint: None,
-        });
-        assert!(scale_text(least, true).contains("0.002 N (scale: 1% of the run's peak)"));
-        assert!(scale_text(least, false).contains("a hundredth of the largest force so far"));
+        assert!(scale_text(scale, true).contains("0.27 N at H.driver"));
+        assert!(scale_text(scale, false).contains("2.690e-1 N"));
         assert_eq!(scale_text(None, true), "no force over 1e-9 N yet");
     }
 
@@ -633,63 +552,6 @@ mod tests {
             (100.0, "100 N"),
         ] {
             assert_eq!(newtons(force), text);
-        }
-    }
-
-    /// The mobile robot's start: 0.263 N at the driver, then 0.01 N. A second later the
-    /// arrows' scale is the later forces' (the start's peak left them under 2 pixels); a
-    /// scrub back (a jump) forgets the states of the run it left; states later than the one
-    /// shown leave the window. Forces of 1e-6 N (rounding, the robot driving straight) are
-    /// drawn on a scale of a hundredth of the start's peak, not a fifth of the canvas long.
-    #[test]
-    fn the_scale_forgets_a_peak_a_second_old_down_to_a_hundredth_of_it() {
-        let at = |force: f64, joint| {
-            Some(ForceScale {
-                force,
-                joint: Some(joint),
-            })
-        };
-        let mut window = PeakWindow::default();
-        window.add(0, 0.0, 0.263, "H.driver".into());
-        window.add(0, 0.5, 0.010, "D".into());
-        assert_eq!(window.scale(), at(0.5, "H.driver"));
-        window.add(0, 1.2, 0.012, "B".into());
-        assert_eq!(window.scale(), at(0.02, "B"));
-        window.add(0, 1.3, 0.011, "B".into());
-        assert_eq!(window.scale(), at(0.02, "B"));
-        window.add(0, 0.9, 0.005, "C".into());
-        assert_eq!(window.scale(), at(0.01, "D"), "the states after 0.9 s left");
-        window.add(0, 40.0, 1e-6, "W5".into());
-        let least = window.scale().unwrap();
-        assert!((least.force - 0.005).abs() < 1e-15 && least.joint.is_none());
-        window.add(7, 1.0, 0.004, "C".into());
-        assert_eq!(window.scale(), at(0.005, "C"), "a jump starts afresh");
-    }
-
-    /// Rounding, 1.7e-16 N before the robot's driver moves, sets no scale (trial 15 read
-    /// "1/5 canvas = 1.7e-16 N").
-    #[test]
-    fn rounding_is_no_force() {
-        let mut window = PeakWindow::default();
-        window.add(0, 0.6, 1.7e-16, "W1".into());
-        assert_eq!(window.scale(), None);
-    }
-
-    /// Scales are round numbers: 1, 2 or 5 times a power of ten, the least not under the
-    /// force.
-    #[test]
-    fn a_scale_is_rounded_up_to_one_two_or_five() {
-        for (force, scale) in [
-            (0.263, 0.5),
-            (0.034, 0.05),
-            (0.01, 0.01),
-            (0.0101, 0.02),
-            (1.7, 2.0),
-            (5.0, 5.0),
-            (7.0, 10.0),
-        ] {
-            let rounded = round_scale(force);
-            assert!((rounded / scale - 1.0).abs() < 1e-12, "{force}: {rounded}");
         }
     }
 }
