@@ -154,11 +154,13 @@ pub(super) fn notice_and_pause_banners(
             },
             palette.banner_event,
         )),
-        None => {
+        // Running, paused by the user or held by a lesson: the event just passed stays said
+        // (a video's banner went off for a lesson's 0.6 s hold and came back).
+        _ => {
             if let Some(event) = just_passed(session) {
                 banners.push((
                     format!(
-                        "Passing a singular configuration at t = {:.4} s: rank {} of {} (deficiency {}).",
+                        "Passed a singular configuration at t = {:.4} s: rank {} of {} (deficiency {}).",
                         event.t,
                         event.rank,
                         event.rank + event.deficiency,
@@ -168,7 +170,6 @@ pub(super) fn notice_and_pause_banners(
                 ));
             }
         }
-        _ => {}
     }
     banners
 }
@@ -180,8 +181,8 @@ pub(super) fn notice_and_pause_banners(
 /// its instant changes, instead of flashing on for each event.
 const PASSED_SHOWN: f64 = 0.4;
 
-/// The singular event the running session passed in the last [`PASSED_SHOWN`] seconds; not
-/// one it was pushed or left from (the banner names that action).
+/// The singular event the session passed in the last [`PASSED_SHOWN`] seconds; not one it
+/// was pushed or left from (the banner names that action).
 fn just_passed(session: &LiveSession) -> Option<&SingularEvent> {
     let now = session.time();
     let acted_at = |t: f64| {
@@ -194,7 +195,7 @@ fn just_passed(session: &LiveSession) -> Option<&SingularEvent> {
         .iter()
         .rev()
         .find(|event| event.t <= now && now - event.t <= PASSED_SHOWN)
-        .filter(|event| !session.is_paused() && !acted_at(event.t))
+        .filter(|event| !acted_at(event.t))
 }
 
 /// What the session found at a singular event, and (unless `presenting`: the panels are
