@@ -27,7 +27,7 @@ use super::capture::CaptureMode;
 use super::commands::AppCommand;
 use super::drawing::ViewState;
 use super::files::TakenFileNames;
-use super::record_encode::{CapturedFrame, EncodeSummary, Encoder};
+use super::record_encode::{CapturedFrame, EncodeSummary, Encoder, MP4_LAST_HOLD};
 use super::simulation::{
     FrameStats, Live, Notice, SingularityReached, SolverFailed, WallClockStepping, report,
 };
@@ -607,10 +607,10 @@ fn finish(
 fn describe(summary: &EncodeSummary, plan: &RecordPlan, t_first: f64) -> String {
     let seconds = summary.video_frames as f64 / f64::from(plan.fps);
     // The GIF's length differs by its hold (trial 14: 38.08 s said, 40.04 s played).
-    let hold = if plan.kind == OutputKind::Gif {
-        "; the GIF shows its last frame 2 s at least before it loops"
-    } else {
-        ""
+    let hold = match plan.kind {
+        OutputKind::Gif => "; the GIF shows its last frame 2 s at least before it loops".into(),
+        OutputKind::Mp4 => format!("; the MP4 holds its last frame {MP4_LAST_HOLD} s more",),
+        OutputKind::PngFolder => String::new(),
     };
     format!(
         "recorded {} frames ({seconds:.3} s at {} fps, {}x{}, from t = {t_first:.4} s at {}x) to {}{hold}",

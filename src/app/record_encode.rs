@@ -11,8 +11,9 @@
 //!
 //! A frame's `copies` is how many video frames it stands for (a paused stretch of an
 //! interactive recording follows the wall clock): the GIF lengthens its delay, the others
-//! repeat it. Every frame takes the first frame's size (a window resized while recording is
-//! scaled back to it). The progress bar on stderr counts video frames written.
+//! repeat it; an MP4 holds its last frame [`MP4_LAST_HOLD`] seconds. Every frame takes the
+//! first frame's size (a window resized while recording is scaled back to it). The progress
+//! bar on stderr counts video frames written.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -237,7 +238,14 @@ struct Mp4Sink {
     stdin: Option<ChildStdin>,
     size: (u32, u32),
     out: PathBuf,
+    fps: u32,
+    /// The last frame's pixels, held at the end.
+    last: Vec<u8>,
 }
+
+/// Seconds an MP4 shows its last frame after the run's end, as a GIF does: a video that
+/// stopped on its last frame ended abruptly (trial 16).
+pub const MP4_LAST_HOLD: u32 = 2;
 
 impl Mp4Sink {
     fn open(out: &Path, size: (u32, u32), fps: u32) -> Result<Self, String> {
@@ -262,6 +270,8 @@ impl Mp4Sink {
             stdin,
             size,
             out: out.to_path_buf(),
+            fps,
+            last: Vec::new(),
         })
     }
 
@@ -276,6 +286,7 @@ impl Mp4Sink {
                 return Err(self.ffmpeg_error());
             }
         }
+        self.last.clone_from(&frame.rgba);
         Ok(())
     }
 
@@ -293,6 +304,17 @@ impl Mp4Sink {
     }
 
     fn close(mut self) -> Result<(), String> {
+        let last = std::mem::take(&mut self.last);
+        let hold = CapturedFrame {
+            index: 0,
+            copies: MP4_LAST_HOLD * self.fps,
+            width: self.size.0,
+            height: self.size.1,
+            rgba: last,
+        };
+        if !hold.rgba.is_empty() {
+            self.write(&hold)?;
+        }
         // Closing its input ends ffmpeg.
         self.stdin = None;
         let mut text = String::new();
