@@ -66,6 +66,18 @@ pub(super) fn banner(
             None => banners.push((action.to_owned(), palette.banner_event)),
         }
     }
+    let finished = live
+        .lesson
+        .as_ref()
+        .is_some_and(|run| run.player.is_finished());
+    if banners.is_empty() && finished && viewer {
+        // A class and a video see the lesson end (trial 16: only the title line's "done").
+        let again = if video { "" } else { " R plays it again." };
+        banners.push((
+            format!("{}: end of the lesson.{again}", video_banner_text(live)),
+            palette.banner_event,
+        ));
+    }
     if banners.is_empty() {
         // The slot stays, with what the simulation is doing.
         // Opaque: `faint_bg_color` is additive and would show the dark window behind the
