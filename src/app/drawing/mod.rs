@@ -507,7 +507,8 @@ fn trace_name_point(points: &[Pos2], ink: &[egui::Rect], plates: &[Vec<Pos2>]) -
 const TRACE_LEADER_FROM: f32 = 12.0;
 
 /// Each trace's name beside a point of its path, in its colour on a backing of the canvas'
-/// `backdrop`, clear of the text in `taken` and of the other traces' names, or none.
+/// `backdrop`, clear of the text in `taken`, the `ink`, the `plates` and the other traces' names,
+/// or none.
 fn paint_trace_labels(
     painter: &egui::Painter,
     labels: Vec<(Vec<Pos2>, String, Color32)>,
@@ -529,9 +530,17 @@ fn paint_trace_labels(
         .iter()
         .map(|(galley, _)| galley.size() + egui::vec2(10.0, 2.0))
         .collect();
-    // A name with no free place is left out: over another it garbles both.
+    // A name with no free place is left out: over another it garbles both. Nor over the
+    // bars and arrows (A02's "coupler1 centre" covered crank 3 in a lesson's video).
     let bounds = painter.clip_rect();
-    let places = joint_labels::place_free_labels(&points, &sizes, 3.0, (taken, bounds));
+    let plate_boxes = plates.iter().map(|hull| egui::Rect::from_points(hull));
+    let kept: Vec<egui::Rect> = taken
+        .iter()
+        .chain(ink)
+        .copied()
+        .chain(plate_boxes)
+        .collect();
+    let places = joint_labels::place_free_labels(&points, &sizes, 3.0, (&kept, bounds));
     for (((galley, colour), place), point) in galleys.into_iter().zip(places).zip(points) {
         if let Some(place) = place {
             // On a backing: over the mobile robot's platform the coloured name did not read.
