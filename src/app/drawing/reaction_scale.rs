@@ -11,8 +11,9 @@
 
 use std::thread::JoinHandle;
 
+use super::run_frame::{TracedFor, traced_for};
 use crate::app::simulation::Live;
-use crate::live::{LiveSession, MarkKind, ReactionArrow, ReactionDisplay};
+use crate::live::{LiveSession, ReactionArrow, ReactionDisplay};
 
 /// Forces under this (newtons) are rounding, not loads: the mobile robot before its driver
 /// moves has reactions of 1e-16 N, which no arrow stands for.
@@ -35,20 +36,6 @@ pub(super) struct RunPeak {
     /// A trace under way, and what it traces for.
     tracing: Option<(TracedFor, JoinHandle<Option<Peak>>)>,
     peak: Option<Peak>,
-}
-
-/// The scene generation, the state jump and the number of the user's actions a trace
-/// started from.
-type TracedFor = (u64, u64, usize);
-
-fn traced_for(live: &Live) -> TracedFor {
-    let session = &live.session;
-    let actions = session
-        .marks()
-        .iter()
-        .filter(|mark| mark.kind != MarkKind::Event)
-        .count();
-    (live.generation, session.jump_epoch(), actions)
 }
 
 impl Clone for RunPeak {

@@ -28,10 +28,10 @@ pub struct RunFrame {
 }
 
 /// The scene generation, the state jump and the number of the user's actions on the
-/// timeline a trace started from.
-type TracedFor = (u64, u64, usize);
+/// timeline a trace started from (the reactions' scale is traced on the same occasions).
+pub(super) type TracedFor = (u64, u64, usize);
 
-fn traced_for(live: &Live) -> TracedFor {
+pub(super) fn traced_for(live: &Live) -> TracedFor {
     let session = &live.session;
     let actions = session
         .marks()
