@@ -36,6 +36,14 @@ pub(super) struct RunPeak {
     /// A trace under way, and what it traces for.
     tracing: Option<(TracedFor, JoinHandle<Option<Peak>>)>,
     peak: Option<Peak>,
+    /// The scene's own run's peak (traced from its start, before any action), and the
+    /// scene generation it is of.
+    own_run: Option<(u64, Peak)>,
+}
+
+/// Whether two keys are of one run: one scene, no jump between them.
+fn same_run(a: TracedFor, b: TracedFor) -> bool {
+    (a.0, a.1) == (b.0, b.1)
 }
 
 impl Clone for RunPeak {
@@ -45,6 +53,7 @@ impl Clone for RunPeak {
             traced_for: None,
             tracing: None,
             peak: self.peak,
+            own_run: self.own_run,
         }
     }
 }
@@ -55,36 +64,66 @@ impl RunPeak {
     /// finished trace.
     pub(super) fn update(&mut self, live: &Live, shown: Option<&ReactionDisplay>) {
         let key = traced_for(live);
-        let same_run = |(generation, jump, _): TracedFor| (generation, jump) == (key.0, key.1);
-        if self.traced_for.is_some_and(|traced| !same_run(traced)) {
+        if self.traced_for.is_some_and(|traced| !same_run(traced, key)) {
             // A trace under way finishes (a seek dragged along would pile up threads) but is
             // not taken.
             self.traced_for = None;
             self.peak = None;
         }
-        if self
+        self.take_trace(key);
+        // Before any push, leave or drag the run is the scene's own from its start, whose
+        // peak is known once traced: after R the scale is the first run's at once (trial 17:
+        // 0.1 N, then 0.3 N a second later, while the trace ran again).
+        if self.traced_for.is_none()
+            && key.2 == 0
+            && let Some((generation, peak)) = self.own_run
+            && generation == key.0
+        {
+            self.raise(Some(peak));
+            self.traced_for = Some(key);
+        }
+        if !cfg!(target_arch = "wasm32") && self.tracing.is_none() && self.traced_for != Some(key) {
+            self.start_trace(live, key);
+        }
+        self.raise(shown.and_then(|display| largest(&display.arrows)));
+    }
+
+    /// Takes a finished trace: its peak raises the run's if it traced this run, and is the
+    /// scene's own run's if it started before any action.
+    fn take_trace(&mut self, key: TracedFor) {
+        if !self
             .tracing
             .as_ref()
             .is_some_and(|(_, handle)| handle.is_finished())
-            && let Some((traced_for, handle)) = self.tracing.take()
-            && same_run(traced_for)
         {
-            self.raise(handle.join().ok().flatten());
+            return;
         }
-        if !cfg!(target_arch = "wasm32") && self.tracing.is_none() && self.traced_for != Some(key) {
-            let mut session = live.session.clone();
-            let horizon = session.time() + session.scene().t_end.min(LONGEST_AHEAD);
-            // Before any push, leave or drag the run shown is the scene's own from its start
-            // (`view --time` stepped to its state before the first frame): the scale is that
-            // whole run's, as a window played from the start shows it.
-            if key.2 == 0 && session.reset().is_err() {
-                session = live.session.clone();
-            }
-            let handle = std::thread::spawn(move || peak_ahead(session, horizon));
-            self.tracing = Some((key, handle));
-            self.traced_for = Some(key);
+        let Some((traced_for, handle)) = self.tracing.take() else {
+            return;
+        };
+        let peak = handle.join().ok().flatten();
+        if traced_for.2 == 0
+            && let Some(peak) = peak
+        {
+            self.own_run = Some((traced_for.0, peak));
         }
-        self.raise(shown.and_then(|display| largest(&display.arrows)));
+        if same_run(traced_for, key) {
+            self.raise(peak);
+        }
+    }
+
+    fn start_trace(&mut self, live: &Live, key: TracedFor) {
+        let mut session = live.session.clone();
+        let horizon = session.time() + session.scene().t_end.min(LONGEST_AHEAD);
+        // Before any push, leave or drag the run shown is the scene's own from its start
+        // (`view --time` stepped to its state before the first frame): the scale is that
+        // whole run's, as a window played from the start shows it.
+        if key.2 == 0 && session.reset().is_err() {
+            session = live.session.clone();
+        }
+        let handle = std::thread::spawn(move || peak_ahead(session, horizon));
+        self.tracing = Some((key, handle));
+        self.traced_for = Some(key);
     }
 
     fn raise(&mut self, peak: Option<Peak>) {
@@ -224,5 +263,26 @@ mod tests {
         assert_eq!(at, joint);
         assert!((0.26..=0.2695).contains(&force), "{force}");
         assert!((round_scale(force) - 0.3).abs() < 1e-12);
+    }
+
+    /// After R the scale is the first run's at once, not the reactions seen since while the
+    /// run is traced again (trial 17: 0.1 N at t = 1.04 s, then 0.3 N at 1.6 s).
+    #[test]
+    fn a_reset_keeps_the_scenes_own_runs_scale() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/mobile_robot.ron");
+        let scene = crate::scene::load_scene(&path).unwrap();
+        let mut live = Live::new(LiveSession::new(scene).unwrap(), path);
+        let mut peak = RunPeak::default();
+        let start = std::time::Instant::now();
+        while !peak.is_settled(&live) || peak.peak().is_none() {
+            assert!(start.elapsed().as_secs() < 300, "the trace never finished");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            peak.update(&live, None);
+        }
+        let first = peak.peak().unwrap();
+        live.session.reset().unwrap();
+        peak.update(&live, None);
+        assert!(peak.is_settled(&live), "no second trace");
+        assert_eq!(peak.peak(), Some(first));
     }
 }
