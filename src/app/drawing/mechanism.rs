@@ -373,15 +373,20 @@ fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<(egui::Rect, Option<Po
     // wide (A02's middle crank in a lesson's frame at a hall's type) neither side is the
     // bar's own; the second place clears a ground symbol under a pinned end.
     let lengthwise = 0.5 * (d.x.abs() * size.x + d.y.abs() * size.y);
-    let beyond = [(pb, d), (pa, -d)].into_iter().flat_map(move |(end, out)| {
-        let first = bar.radius + lengthwise + NAME_GAP;
-        [(first, None), (first + GROUND_CLEARANCE, Some(end))].map(|(offset, leader)| {
-            (
-                egui::Rect::from_center_size(end + offset * out, size),
-                leader,
-            )
-        })
-    });
+    // The farther one is tied to the bar a little in from its end: tied to the end itself,
+    // a pivot other bars share, it named the pivot (trial 17).
+    let beyond = [(pb, pa, d), (pa, pb, -d)]
+        .into_iter()
+        .flat_map(move |(end, other, out)| {
+            let first = bar.radius + lengthwise + NAME_GAP;
+            let tie = end.lerp(other, 0.15);
+            [(first, None), (first + GROUND_CLEARANCE, Some(tie))].map(|(offset, leader)| {
+                (
+                    egui::Rect::from_center_size(end + offset * out, size),
+                    leader,
+                )
+            })
+        });
     let rows = (1..NAME_ROWS).flat_map(|k| beside(near + k as f32 * row));
     beside(near).chain(beyond).chain(rows).collect()
 }

@@ -289,11 +289,33 @@ fn force_vector(canvas: &Canvas, arrow: &ReactionArrow, scale: f32) -> Option<(P
 const MARKER_EDGE: f32 = 8.0;
 
 /// The force of `arrow` from its point, `scale` pixels per newton.
+/// One longer than the canvas allows is cut at its edge, its head there, and says its force.
 fn paint_force(canvas: &Canvas, arrow: &ReactionArrow, scale: f32, color: Color32, dashed: bool) {
-    let Some((start, v)) = force_vector(canvas, arrow, scale) else {
+    let Some((start, whole)) = force_vector(canvas, arrow, scale) else {
         return;
     };
+    let kept = cut_at(canvas.rect.shrink(EDGE_ROOM), start, whole);
+    let v = whole * kept;
     let tip = start + v;
+    if kept < 1.0 {
+        // Its length no longer stands for the force: the number does (trial 17: the robot's
+        // driver force, the scale's peak, ran off the canvas' top).
+        let text = format!("{:.2} N", force_length(arrow));
+        let font = canvas.palette.font(12.0);
+        let galley = canvas
+            .painter
+            .layout_no_wrap(text, font, canvas.palette.text);
+        let beside = egui::Rect::from_center_size(
+            tip - 16.0 * whole.normalized() + vec2(0.6 * galley.size().x + 10.0, 0.0),
+            galley.size() + vec2(4.0, 2.0),
+        );
+        canvas
+            .painter
+            .rect_filled(beside, 2.0, canvas.palette.background);
+        canvas
+            .painter
+            .galley(beside.min + vec2(2.0, 1.0), galley, canvas.palette.text);
+    }
     let stroke = Stroke::new(2.5, color);
     if dashed {
         canvas
@@ -309,6 +331,29 @@ fn paint_force(canvas: &Canvas, arrow: &ReactionArrow, scale: f32, color: Color3
         canvas.painter.line_segment([start, tip], stroke);
         arrow_head(canvas.painter, tip, v, color);
     }
+}
+
+/// Pixels an arrow's head keeps from the canvas' edge.
+const EDGE_ROOM: f32 = 6.0;
+
+/// The fraction (at most 1) of the segment from `start` along `v` inside `area` (a start
+/// outside it keeps the whole).
+fn cut_at(area: egui::Rect, start: Pos2, v: egui::Vec2) -> f32 {
+    if !area.contains(start) || area.contains(start + v) {
+        return 1.0;
+    }
+    let limit = |from: f32, d: f32, lo: f32, hi: f32| {
+        if d > 0.0 {
+            (hi - from) / d
+        } else if d < 0.0 {
+            (lo - from) / d
+        } else {
+            f32::INFINITY
+        }
+    };
+    let along_x = limit(start.x, v.x, area.left(), area.right());
+    let along_y = limit(start.y, v.y, area.top(), area.bottom());
+    along_x.min(along_y).clamp(0.0, 1.0)
 }
 
 /// A filled disc for a unique reaction, a ring for one the rigid model does not determine.
@@ -554,5 +599,16 @@ mod tests {
         ] {
             assert_eq!(newtons(force), text);
         }
+    }
+
+    /// An arrow reaching past the canvas stops at its edge; one inside, or starting outside
+    /// it, is whole.
+    #[test]
+    fn an_arrow_past_the_canvas_is_cut_at_its_edge() {
+        let area = egui::Rect::from_min_max(Pos2::new(0.0, 0.0), Pos2::new(100.0, 100.0));
+        assert_eq!(cut_at(area, Pos2::new(50.0, 50.0), vec2(0.0, -100.0)), 0.5);
+        assert_eq!(cut_at(area, Pos2::new(50.0, 50.0), vec2(100.0, 25.0)), 0.5);
+        assert_eq!(cut_at(area, Pos2::new(50.0, 50.0), vec2(10.0, 10.0)), 1.0);
+        assert_eq!(cut_at(area, Pos2::new(150.0, 50.0), vec2(10.0, 0.0)), 1.0);
     }
 }
