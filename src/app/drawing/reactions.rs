@@ -234,7 +234,6 @@ fn paint_names(
         .map(|&(p, _, _)| egui::Rect::from_center_size(p, vec2(16.0, 16.0)));
     let mut taken: Vec<egui::Rect> = places.into_iter().chain(markers).collect();
     for (at, name) in tips {
-        // On a backing too: over the robot's blue wheels a bare name read grey on blue.
         let galley =
             canvas
                 .painter
@@ -249,12 +248,7 @@ fn paint_names(
         {
             continue;
         }
-        canvas
-            .painter
-            .rect_filled(area, 2.0, canvas.palette.background);
-        canvas
-            .painter
-            .galley(area.min + vec2(2.0, 1.0), galley, canvas.palette.text);
+        paint_on_backing(canvas, area, galley);
         taken.push(area);
     }
     taken
@@ -309,12 +303,7 @@ fn paint_force(canvas: &Canvas, arrow: &ReactionArrow, scale: f32, color: Color3
             tip - 16.0 * whole.normalized() + vec2(0.6 * galley.size().x + 10.0, 0.0),
             galley.size() + vec2(4.0, 2.0),
         );
-        canvas
-            .painter
-            .rect_filled(beside, 2.0, canvas.palette.background);
-        canvas
-            .painter
-            .galley(beside.min + vec2(2.0, 1.0), galley, canvas.palette.text);
+        paint_on_backing(canvas, beside, galley);
     }
     let stroke = Stroke::new(2.5, color);
     if dashed {
@@ -331,6 +320,17 @@ fn paint_force(canvas: &Canvas, arrow: &ReactionArrow, scale: f32, color: Color3
         canvas.painter.line_segment([start, tip], stroke);
         arrow_head(canvas.painter, tip, v, color);
     }
+}
+
+/// A small label in `area`, on the canvas' background (over a wheel or bar a bare name read
+/// grey on blue).
+fn paint_on_backing(canvas: &Canvas, area: egui::Rect, galley: std::sync::Arc<egui::Galley>) {
+    canvas
+        .painter
+        .rect_filled(area, 2.0, canvas.palette.background);
+    canvas
+        .painter
+        .galley(area.min + vec2(2.0, 1.0), galley, canvas.palette.text);
 }
 
 /// Pixels an arrow's head keeps from the canvas' edge.
