@@ -73,9 +73,10 @@ pub(super) fn rank_text(live: &Live, narrow: bool) -> String {
         .current_event()
         .map(|e| {
             if narrow {
+                // "(event 12)" after "rank 14/14" read as rank 14 (trial 17).
                 (
-                    format!(" (event {})", e.rank),
-                    format!(" (event {})", n - e.rank),
+                    format!(" ({} at event)", e.rank),
+                    format!(" ({} at event)", n - e.rank),
                 )
             } else {
                 (
