@@ -267,20 +267,20 @@ fn draw_legend(
         if at_event && !view.video {
             lines.push(MOTION_KEYS.to_owned());
         }
-        // Fainter than the rows, still 4.5:1 or more on the light theme's backdrop (at 0.6
-        // it read 2.5:1 there, trial 17).
-        let faint = palette.text.gamma_multiply(0.8);
+        // In the text's colour, smaller than the rows: faded to 0.6 its strokes read 2.6:1 on
+        // the light theme's backdrop (trial 17), at 0.8 still 4.1:1.
+        let print = palette.text;
         for line in lines {
             let galley = painter.layout(
                 line,
                 FontId::proportional(12.0),
-                faint,
+                print,
                 print_width.max(120.0),
             );
             let at = pos2(rect.left() + 12.0, y + 2.0);
             drawn.push(egui::Rect::from_min_size(at, galley.size()));
             y += galley.size().y + 1.0;
-            painter.galley(at, galley, faint);
+            painter.galley(at, galley, print);
         }
     }
     let extent = drawn[first..]
