@@ -35,13 +35,6 @@ pub struct ReactionCache {
     joints: Vec<String>,
 }
 
-impl ReactionCache {
-    /// Whether the run's largest force is traced for `live`'s state.
-    pub fn is_settled(&self, live: &Live) -> bool {
-        self.peak.is_settled(live)
-    }
-}
-
 /// What the legend's arrow stands for: a round force, the run's largest force so far and
 /// its joint.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,6 +45,11 @@ struct ForceScale<'a> {
 }
 
 impl ReactionCache {
+    /// Whether the run's largest force is traced for `live`'s state.
+    pub fn is_settled(&self, live: &Live) -> bool {
+        self.peak.is_settled(live)
+    }
+
     fn scale(&self) -> Option<ForceScale<'_>> {
         let (peak, joint) = self.peak.peak()?;
         Some(ForceScale {

@@ -59,10 +59,15 @@ fn trace_name_point(points: &[Pos2], ink: &[egui::Rect], plates: &[Vec<Pos2>]) -
         let hulls = plates.iter().map(|hull| plates::distance_to_hull(*p, hull));
         pieces.chain(hulls).all(|d| d > TRACE_NAME_CLEAR)
     };
-    let mut along = 0.0;
+    // Points tried a few pixels apart: a long path tested point by point against every
+    // piece of ink cost every frame as many tests as it has points.
+    let (mut along, mut next) = (0.0, TRACE_NAME_BACK);
     let far_back = points.windows(2).rev().filter_map(|pair| {
         along += pair[0].distance(pair[1]);
-        (along >= TRACE_NAME_BACK).then_some(pair[0])
+        (along >= next).then(|| {
+            next = along + CANDIDATE_STEP;
+            pair[0]
+        })
     });
     let mut candidates = far_back.peekable();
     if candidates.peek().is_none() {
@@ -70,6 +75,9 @@ fn trace_name_point(points: &[Pos2], ink: &[egui::Rect], plates: &[Vec<Pos2>]) -
     }
     candidates.find(clear)
 }
+
+/// Pixels along a path between the points tried for its name.
+const CANDIDATE_STEP: f32 = 8.0;
 
 /// Pixels from its path beyond which a trace's name is tied to it by a line.
 const TRACE_LEADER_FROM: f32 = 12.0;
