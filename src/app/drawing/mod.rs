@@ -15,6 +15,7 @@
 
 mod arrows;
 mod backdrop;
+mod bar_names;
 mod camera;
 mod fit;
 mod ghost;
@@ -56,9 +57,10 @@ use crate::solver::BasisMode;
 
 use arrows::{MotionArrows, draw_motions};
 use backdrop::{draw_floor, draw_grid};
+use bar_names::Clearance;
 use fit::{fit_orbit, fit_planar, fit_view};
 use ink::Ink;
-use mechanism::{Clearance, draw_mechanism};
+use mechanism::draw_mechanism;
 use overlay::draw_overlay_text;
 use projection::Projection;
 use sketch_overlay::{SketchFrame, draw_sketch, sketch_input};
@@ -530,9 +532,9 @@ fn draw_mechanism_and_motions(
     }
     // The arrows over the names: a name that found no place clear of them (a folded loop)
     // may be crossed by a shaft, but hides no arrow.
-    mechanism::paint_names(canvas.painter, &names, canvas.palette);
+    bar_names::paint_names(canvas.painter, &names, canvas.palette);
     let labels = draw_motions(canvas, &shown, arrows, view, (&overlay, &ink), listed_half);
-    mechanism::paint_names_over_arrows(canvas.painter, &names, canvas.palette);
+    bar_names::paint_names_over_arrows(canvas.painter, &names, canvas.palette);
     let label_rects: Vec<_> = labels.iter().map(|label| label.rect).collect();
     arrows::paint_labels(canvas.painter, labels, &overlay, canvas.palette);
     overlay.extend(label_rects);

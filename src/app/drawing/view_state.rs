@@ -77,7 +77,7 @@ pub struct ViewState {
     pub(super) display_x: DVector<f64>,
     /// Where each bar's name stood on the last frame, per basis drawn (side by side, one
     /// canvas each).
-    pub(super) name_spots: [super::mechanism::NameSpots; 2],
+    pub(super) name_spots: [super::bar_names::NameSpots; 2],
 }
 
 impl ViewState {

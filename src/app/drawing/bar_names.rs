@@ -1,0 +1,399 @@
+//! The bars' names: each placed beside its bar where it covers no other text and as little
+//! of the mechanism and the arrows as the bar allows, kept in place from frame to frame.
+
+use bevy_egui::egui::{self, Pos2, Stroke, vec2};
+
+use super::Canvas;
+use super::ink::Ink;
+use super::mechanism::{BarOnScreen, DrawnMechanism};
+use super::shapes::BodyName;
+use crate::app::theme::Palette;
+
+/// How many rows out from its bar a name may go to find a free place (at a hall's type the
+/// five names of A02's flat pose need four).
+const NAME_ROWS: usize = 4;
+
+/// What the bars' names keep clear of: the arrows' heads and shafts (`arrows`, where the bar
+/// has room) and the text a name must never cover (`text`: the scale bar).
+pub(super) struct Clearance<'a> {
+    pub arrows: &'a [egui::Rect],
+    pub text: &'a [egui::Rect],
+}
+
+/// The spot (in [`place_bar_name`]'s order) each bar's name took on the last frame of one
+/// canvas, by body index: a name stays there while the spot is free and covers no more
+/// than [`NAME_STAY`] pieces more than the best, so names do not hop from frame to frame
+/// while their bars barely move.
+pub(super) type NameSpots = std::collections::HashMap<usize, usize>;
+
+/// The pieces of ink a name's spot may cover beyond the best spot's before the name moves.
+const NAME_STAY: usize = 2;
+
+impl DrawnMechanism {
+    /// The bars' names (for [`paint_names`] to paint, after the bars, under the arrows):
+    /// each where it covers no other name nor the `clear.text` (the legend, the time, the
+    /// scale bar, the reactions' names), and as few arrows, hinges, ground symbols and other
+    /// bars as the bar allows. Bars lying on each other end to end (A02's cranks on its
+    /// couplers at the flat pose) take one name, "crank2, coupler1": five names crowded
+    /// three segments. `spots` holds where each name stood on the last frame.
+    pub(super) fn place_names(
+        &self,
+        canvas: &Canvas,
+        clear: &Clearance,
+        spots: &mut NameSpots,
+    ) -> Vec<BodyName> {
+        let bars = &self.bars;
+        let keep_clear = KeepClear::new(clear, &self.grounds, &self.hinges, bars);
+        let mut names: Vec<BodyName> = Vec::new();
+        let mut named = vec![false; bars.len()];
+        for (k, bar) in bars.iter().enumerate() {
+            if named[k] {
+                continue;
+            }
+            let together: Vec<usize> = (k..bars.len())
+                .filter(|&j| on_each_other(&bars[j], bar))
+                .collect();
+            let text = together
+                .iter()
+                .map(|&j| {
+                    named[j] = true;
+                    canvas.mech.bodies()[bars[j].index].name.as_str()
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let spot = place_bar_name(
+                canvas,
+                (bar, text),
+                bars,
+                &keep_clear,
+                &mut names,
+                spots.get(&bar.index).copied(),
+            );
+            match spot {
+                Some(spot) => spots.insert(bar.index, spot),
+                None => spots.remove(&bar.index),
+            };
+        }
+        names
+    }
+}
+
+/// Where a name should not go: `clear`'s arrows, other bars and hinges (each piece counts
+/// once) and the ground symbols (each counts as many pieces as [`GROUND_WEIGHT`]), where the
+/// bar has room; `clear`'s text never.
+pub(super) struct KeepClear<'a> {
+    clear: &'a Clearance<'a>,
+    grounds: &'a [egui::Rect],
+    /// The hinges' discs.
+    hinges: Ink,
+    /// Per bar (as [`bars_on_screen`] orders them), its body index and its pieces.
+    bars: Vec<(usize, Ink)>,
+}
+
+/// A ground symbol under a name hides which pivot is grounded: a name covers several arrow
+/// pieces before it covers one.
+const GROUND_WEIGHT: usize = 10;
+
+/// A hinge under a name hides which bars it joins: as bad as a ground symbol.
+const HINGE_WEIGHT: usize = GROUND_WEIGHT;
+
+impl<'a> KeepClear<'a> {
+    pub(super) fn new(
+        clear: &'a Clearance<'a>,
+        grounds: &'a [egui::Rect],
+        hinges: &[(Pos2, f32)],
+        bars: &[BarOnScreen],
+    ) -> Self {
+        let mut hinge_ink = Ink::default();
+        for &(p, r) in hinges {
+            hinge_ink.disc(p, r);
+        }
+        let bars = bars
+            .iter()
+            .map(|bar| {
+                let mut ink = Ink::default();
+                ink.segment(bar.ends[0], bar.ends[1], bar.radius);
+                (bar.index, ink)
+            })
+            .collect();
+        Self {
+            clear,
+            grounds,
+            hinges: hinge_ink,
+            bars,
+        }
+    }
+
+    /// How much a name of the bar `own` at `r` would cover.
+    fn covered(&self, r: &egui::Rect, own: usize) -> usize {
+        let count = |rects: &[egui::Rect]| rects.iter().filter(|a| a.intersects(*r)).count();
+        let other_bars: usize = self
+            .bars
+            .iter()
+            .filter(|(index, _)| *index != own)
+            .map(|(_, ink)| ink.covered(r))
+            .sum();
+        count(self.clear.arrows)
+            + GROUND_WEIGHT * count(self.grounds)
+            + HINGE_WEIGHT * self.hinges.covered(r)
+            + other_bars
+    }
+
+    /// The bars, hinges and ground symbols, for the motions' labels.
+    pub(super) fn into_ink(self) -> Ink {
+        let mut ink = self.hinges;
+        for (_, bar) in self.bars {
+            ink.extend(bar.pieces().iter().copied());
+        }
+        ink.extend(self.grounds.iter().copied());
+        ink
+    }
+}
+
+/// Whether a name centred at `at` lies nearer another bar than `bar` (by more than a few
+/// pixels), so a reader would take it for that bar's: where bars cross or fold, the spot
+/// beside one can be on the other. Bars lying on each other (a coupler on a crank) are
+/// equally near, whatever their widths: either side names both.
+fn reads_as_another_bar(at: Pos2, bar: &BarOnScreen, bars: &[BarOnScreen]) -> bool {
+    /// Pixels by which another bar must be nearer.
+    const MARGIN: f32 = 3.0;
+    let own = bar.axis_distance(at);
+    bars.iter()
+        .any(|other| other.index != bar.index && other.axis_distance(at) + MARGIN < own)
+}
+
+/// Pixels kept between two names' backings.
+const NAME_GAP: f32 = 4.0;
+
+/// The places tried for a name of `size` beside `bar`, in order: along it, on its side
+/// then on the other (alternating by body, so bars lying on each other keep readable names),
+/// next to it, then beyond its ends, then up to [`NAME_ROWS`] rows further out; each with
+/// the point on the bar a name set further out is tied to by a line.
+fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<(egui::Rect, Option<Pos2>)> {
+    let [pa, pb] = bar.ends;
+    let d = (pb - pa).normalized();
+    let normal = vec2(-d.y, d.x);
+    let up = if normal.y > 0.0 { -1.0 } else { 1.0 };
+    let side = if bar.index.is_multiple_of(2) { up } else { -up };
+    // Next to the bar at any type size and angle (the name's half extent across the bar: its
+    // half width beside an upright bar, which a half height left under the name).
+    let across = 0.5 * (normal.x.abs() * size.x + normal.y.abs() * size.y);
+    let near = bar.radius + across + NAME_GAP;
+    let row = 2.0 * across + 2.0 * NAME_GAP + 1.0;
+    let beside = |offset: f32| {
+        [0.5, 0.3, 0.7, 0.15, 0.85]
+            .into_iter()
+            .flat_map(move |along| [(along, side), (along, -side)])
+            .map(move |(along, side)| {
+                let on_bar = pa + along * (pb - pa);
+                let at = on_bar + side * offset * normal;
+                let leader = (offset > near).then_some(on_bar);
+                (egui::Rect::from_center_size(at, size), leader)
+            })
+    };
+    // Beyond either end, along the bar: between two upright cranks closer than a name is
+    // wide (A02's middle crank in a lesson's frame at a hall's type) neither side is the
+    // bar's own; the second place clears a ground symbol under a pinned end.
+    let lengthwise = 0.5 * (d.x.abs() * size.x + d.y.abs() * size.y);
+    // The farther one is tied to the bar a little in from its end: tied to the end itself,
+    // a pivot other bars share, it named the pivot (trial 17).
+    let beyond = [(pb, pa, d), (pa, pb, -d)]
+        .into_iter()
+        .flat_map(move |(end, other, out)| {
+            let first = bar.radius + lengthwise + NAME_GAP;
+            let tie = end.lerp(other, 0.15);
+            [(first, None), (first + GROUND_CLEARANCE, Some(tie))].map(|(offset, leader)| {
+                (
+                    egui::Rect::from_center_size(end + offset * out, size),
+                    leader,
+                )
+            })
+        });
+    let rows = (1..NAME_ROWS).flat_map(|k| beside(near + k as f32 * row));
+    beside(near).chain(beyond).chain(rows).collect()
+}
+
+/// Pixels a name beyond a bar's end goes further out to clear a ground symbol there.
+const GROUND_CLEARANCE: f32 = 24.0;
+
+/// Whether the bars `a` and `b` lie on each other end to end on the screen (either way
+/// round), their ends within [`ON_EACH_OTHER`] pixels.
+fn on_each_other(a: &BarOnScreen, b: &BarOnScreen) -> bool {
+    let near = |p: Pos2, q: Pos2| p.distance(q) <= ON_EACH_OTHER;
+    let [a0, a1] = a.ends;
+    let [b0, b1] = b.ends;
+    (near(a0, b0) && near(a1, b1)) || (near(a0, b1) && near(a1, b0))
+}
+
+/// Pixels within which the ends of two bars lying on each other meet.
+const ON_EACH_OTHER: f32 = 3.0;
+
+/// The name of `bar`: the first spot along it, on its side then on the other, next to it
+/// then up to [`NAME_ROWS`] rows further out, whose name keeps a few pixels from every name placed before and
+/// from `keep_clear.text`, inside the canvas, and covers nothing else of `keep_clear`; where every spot covers
+/// something, the one covering least (the arrows, painted over the names, stay whole); none
+/// clear of the other names and the text (the stacked linkages crowd them at their flat
+/// poses): no name rather than a garbled one. The spot `last` the name took on the last
+/// frame is kept while it is free and covers at most [`NAME_STAY`] more. Returns the spot
+/// taken.
+fn place_bar_name(
+    canvas: &Canvas,
+    (bar, text): (&BarOnScreen, String),
+    bars: &[BarOnScreen],
+    keep_clear: &KeepClear,
+    names: &mut Vec<BodyName>,
+    last: Option<usize>,
+) -> Option<usize> {
+    let galley =
+        canvas
+            .painter
+            .layout_no_wrap(text, canvas.palette.font(14.0), canvas.palette.text);
+    let size = galley.size();
+    let spots = name_spots(bar, size);
+    let taken = |r: &egui::Rect| {
+        let kept = r.expand(NAME_GAP);
+        !canvas.rect.contains_rect(*r)
+            || reads_as_another_bar(r.center(), bar, bars)
+            || names.iter().any(|other| other.area().intersects(kept))
+            || keep_clear
+                .clear
+                .text
+                .iter()
+                .any(|text| text.intersects(kept))
+    };
+    let free: Vec<_> = spots
+        .into_iter()
+        .enumerate()
+        .filter(|(_, (r, _))| !taken(r))
+        .map(|(order, (r, leader))| (order, keep_clear.covered(&r, bar.index), r, leader))
+        .collect();
+    let costs: Vec<_> = free
+        .iter()
+        .map(|&(order, covered, ..)| (order, covered))
+        .collect();
+    let (order, _, rect, leader) = free[choose_spot(&costs, last)?];
+    let over_arrows = keep_clear.clear.arrows.iter().any(|a| a.intersects(rect));
+    names.push(BodyName {
+        rect,
+        galley,
+        over_arrows,
+        leader,
+    });
+    Some(order)
+}
+
+/// Of the free spots (each its order and the ink it covers), the position of the first one
+/// covering least (`min_by_key` keeps the first), or of the spot `last` where it covers at
+/// most [`NAME_STAY`] more.
+fn choose_spot(free: &[(usize, usize)], last: Option<usize>) -> Option<usize> {
+    let best = (0..free.len()).min_by_key(|&k| (free[k].1, free[k].0))?;
+    let kept =
+        (0..free.len()).find(|&k| Some(free[k].0) == last && free[k].1 <= free[best].1 + NAME_STAY);
+    Some(kept.unwrap_or(best))
+}
+
+/// Paints the names on an opaque backing (as the arrows' labels: translucent, it greys the
+/// light theme's white), each placed away from its bar tied to it by a thin line.
+pub(super) fn paint_names(painter: &egui::Painter, names: &[BodyName], palette: &Palette) {
+    for name in names {
+        if let Some(on_bar) = name.leader {
+            let nearest = on_bar.clamp(name.rect.min, name.rect.max);
+            painter.line_segment(
+                [on_bar, nearest],
+                Stroke::new(1.0, palette.text.gamma_multiply(0.5)),
+            );
+        }
+    }
+    for name in names.iter().filter(|name| !name.over_arrows) {
+        painter.rect_filled(name.area(), 3.0, palette.background);
+        painter.galley(name.rect.min, name.galley.clone(), palette.text);
+    }
+}
+
+/// Paints the names that lie over arrows, after the arrows: each in a halo of the
+/// background, which hides only what is under its letters.
+pub(super) fn paint_names_over_arrows(
+    painter: &egui::Painter,
+    names: &[BodyName],
+    palette: &Palette,
+) {
+    const HALO: f32 = 1.5;
+    for name in names.iter().filter(|name| name.over_arrows) {
+        for (dx, dy) in [
+            (-1, -1),
+            (-1, 0),
+            (-1, 1),
+            (0, -1),
+            (0, 1),
+            (1, -1),
+            (1, 0),
+            (1, 1),
+        ] {
+            let at = name.rect.min + HALO * vec2(dx as f32, dy as f32);
+            painter.galley_with_override_text_color(at, name.galley.clone(), palette.background);
+        }
+        painter.galley(name.rect.min, name.galley.clone(), palette.text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name keeps its last frame's spot while it is free and covers at most two pieces
+    /// more than the best (trial 12: names hopped between frames while their bars barely
+    /// moved); otherwise, or with no last spot, the first of those covering least.
+    #[test]
+    fn a_name_stays_where_it_was_unless_another_spot_is_much_clearer() {
+        let free = [(0, 3), (1, 1), (4, 1), (7, 0)];
+        assert_eq!(choose_spot(&free, None), Some(3));
+        assert_eq!(choose_spot(&free, Some(4)), Some(2), "1 more: stays");
+        assert_eq!(choose_spot(&free, Some(0)), Some(3), "3 more: moves");
+        assert_eq!(choose_spot(&free, Some(5)), Some(3), "its spot is taken");
+        assert_eq!(choose_spot(&[(2, 1), (5, 1)], None), Some(0), "the first");
+        assert_eq!(choose_spot(&[], Some(2)), None);
+    }
+
+    /// A name beside its bar at any angle covers none of it (a name beside an upright bar,
+    /// set off by half its height, sat on the bar: trial 14 at A02's start).
+    #[test]
+    fn a_name_beside_its_bar_keeps_off_it_at_any_angle() {
+        let size = egui::vec2(90.0, 20.0);
+        for degrees in (0..180).step_by(15) {
+            let angle = (degrees as f32).to_radians();
+            let a = Pos2::new(400.0, 400.0);
+            let bar = BarOnScreen {
+                index: 0,
+                ends: [a, a + 200.0 * vec2(angle.cos(), angle.sin())],
+                radius: 6.0,
+            };
+            for (rect, _) in name_spots(&bar, size) {
+                let nearest = (0..=100)
+                    .map(|k| rect.distance_to_pos(bar.ends[0].lerp(bar.ends[1], k as f32 / 100.0)))
+                    .fold(f32::INFINITY, f32::min);
+                assert!(
+                    nearest >= bar.radius,
+                    "{degrees} degrees: {rect:?} {nearest}"
+                );
+            }
+        }
+    }
+
+    /// A02's flat pose: crank2 on coupler1 end to end (drawn from the other end), crank1
+    /// beside them; a bar lying only partly on another is not on it.
+    #[test]
+    fn bars_end_to_end_on_each_other_are_told_apart_from_bars_beside_them() {
+        let bar = |index, a: (f32, f32), b: (f32, f32)| BarOnScreen {
+            index,
+            ends: [Pos2::new(a.0, a.1), Pos2::new(b.0, b.1)],
+            radius: 6.0,
+        };
+        let coupler1 = bar(1, (300.0, 500.0), (500.0, 500.0));
+        let crank2 = bar(2, (500.0, 501.5), (301.0, 499.0));
+        let crank1 = bar(0, (100.0, 500.0), (300.0, 500.0));
+        let half = bar(3, (300.0, 500.0), (400.0, 500.0));
+        assert!(on_each_other(&coupler1, &crank2));
+        assert!(!on_each_other(&coupler1, &crank1));
+        assert!(!on_each_other(&coupler1, &half));
+    }
+}
