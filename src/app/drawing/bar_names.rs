@@ -20,7 +20,7 @@ pub(super) struct Clearance<'a> {
     pub text: &'a [egui::Rect],
 }
 
-/// The spot (in [`place_bar_name`]'s order) each bar's name took on the last frame of one
+/// The spot (its [`Spot::id`]) each bar's name took on the last frame of one
 /// canvas, by body index: a name stays there while the spot is free and covers no more
 /// than [`NAME_STAY`] pieces more than the best, so names do not hop from frame to frame
 /// while their bars barely move.
@@ -165,11 +165,20 @@ fn reads_as_another_bar(at: Pos2, bar: &BarOnScreen, bars: &[BarOnScreen]) -> bo
 /// Pixels kept between two names' backings.
 const NAME_GAP: f32 = 4.0;
 
+/// A place tried for a bar's name: `id` is the same place from one frame to the next (its
+/// side is taken from the bar's own direction, not the screen's up, which flips as a bar
+/// passes upright), `leader` the point on the bar a name set away from it is tied to.
+struct Spot {
+    id: usize,
+    rect: egui::Rect,
+    leader: Option<Pos2>,
+}
+
 /// The places tried for a name of `size` beside `bar`, in order: along it, on its side
 /// then on the other (alternating by body, so bars lying on each other keep readable names),
 /// next to it, then beyond its ends, then up to [`NAME_ROWS`] rows further out; each with
 /// the point on the bar a name set further out is tied to by a line.
-fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<(egui::Rect, Option<Pos2>)> {
+fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<Spot> {
     let [pa, pb] = bar.ends;
     let d = (pb - pa).normalized();
     let normal = vec2(-d.y, d.x);
@@ -177,41 +186,89 @@ fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<(egui::Rect, Option<Po
     let side = if bar.index.is_multiple_of(2) { up } else { -up };
     // Next to the bar at any type size and angle (the name's half extent across the bar: its
     // half width beside an upright bar, which a half height left under the name).
-    let across = 0.5 * (normal.x.abs() * size.x + normal.y.abs() * size.y);
+    let across = half_extent(normal, size);
     let near = bar.radius + across + NAME_GAP;
-    let row = 2.0 * across + 2.0 * NAME_GAP + 1.0;
-    let beside = |offset: f32| {
+    let row_step = 2.0 * across + 2.0 * NAME_GAP + 1.0;
+    let beside = move |row: usize| {
+        let offset = near + row as f32 * row_step;
         [0.5, 0.3, 0.7, 0.15, 0.85]
             .into_iter()
-            .flat_map(move |along| [(along, side), (along, -side)])
-            .map(move |(along, side)| {
+            .enumerate()
+            .flat_map(move |(k, along)| [(k, along, side), (k, along, -side)])
+            .map(move |(k, along, side)| {
                 let on_bar = pa + along * (pb - pa);
-                let at = on_bar + side * offset * normal;
-                let leader = (offset > near).then_some(on_bar);
-                (egui::Rect::from_center_size(at, size), leader)
+                let id = 10 * row + 2 * k + usize::from(side < 0.0);
+                Spot {
+                    id,
+                    rect: egui::Rect::from_center_size(on_bar + side * offset * normal, size),
+                    leader: (row > 0).then_some(on_bar),
+                }
             })
     };
     // Beyond either end, along the bar: between two upright cranks closer than a name is
     // wide (A02's middle crank in a lesson's frame at a hall's type) neither side is the
     // bar's own; the second place clears a ground symbol under a pinned end.
-    let lengthwise = 0.5 * (d.x.abs() * size.x + d.y.abs() * size.y);
+    let lengthwise = half_extent(d, size);
     // The farther one is tied to the bar a little in from its end: tied to the end itself,
     // a pivot other bars share, it named the pivot (trial 17).
     let beyond = [(pb, pa, d), (pa, pb, -d)]
         .into_iter()
-        .flat_map(move |(end, other, out)| {
+        .enumerate()
+        .flat_map(move |(e, (end, other, out))| {
             let first = bar.radius + lengthwise + NAME_GAP;
             let tie = end.lerp(other, 0.15);
-            [(first, None), (first + GROUND_CLEARANCE, Some(tie))].map(|(offset, leader)| {
-                (
-                    egui::Rect::from_center_size(end + offset * out, size),
+            [(first, None), (first + GROUND_CLEARANCE, Some(tie))]
+                .into_iter()
+                .enumerate()
+                .map(move |(k, (offset, leader))| Spot {
+                    id: 100 + 2 * e + k,
+                    rect: egui::Rect::from_center_size(end + offset * out, size),
                     leader,
-                )
-            })
+                })
         });
-    let rows = (1..NAME_ROWS).flat_map(|k| beside(near + k as f32 * row));
-    beside(near).chain(beyond).chain(rows).collect()
+    beside(0)
+        .chain(beyond)
+        .chain((1..NAME_ROWS).flat_map(beside))
+        .collect()
 }
+
+/// Half the extent of a name of `size` along the unit direction `dir`.
+fn half_extent(dir: egui::Vec2, size: egui::Vec2) -> f32 {
+    0.5 * (dir.x.abs() * size.x + dir.y.abs() * size.y)
+}
+
+/// The places tried for a name of `size` when none of [`name_spots`] is free: around the
+/// bar's middle in [`RING_DIRECTIONS`] directions, [`RING_STEP`] pixels further out each
+/// ring, each tied to the middle by a line and clear of the bar. A folded pair crowded by
+/// the bars around it (A02's crank 2 on coupler 1 folding on branch 1) has every spot beside
+/// it nearer another bar, and at a hall's type most spots rows out off the canvas: its
+/// name went missing for frames on end.
+fn ring_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<Spot> {
+    let [pa, pb] = bar.ends;
+    let middle = pa.lerp(pb, 0.5);
+    (1..=RINGS)
+        .flat_map(|ring| (0..RING_DIRECTIONS).map(move |k| (ring, k)))
+        .filter_map(|(ring, k)| {
+            let angle = std::f32::consts::TAU * k as f32 / RING_DIRECTIONS as f32;
+            let dir = vec2(angle.cos(), angle.sin());
+            let reach = bar.radius + NAME_GAP + half_extent(dir, size) + ring as f32 * RING_STEP;
+            let rect = egui::Rect::from_center_size(middle + reach * dir, size);
+            let clear = bar.axis_distance_to_rect(&rect) >= bar.radius + NAME_GAP;
+            clear.then_some(Spot {
+                id: 1000 + 100 * ring + k,
+                rect,
+                leader: Some(middle),
+            })
+        })
+        .collect()
+}
+
+/// Directions tried around a bar's middle by [`ring_spots`].
+const RING_DIRECTIONS: usize = 16;
+
+/// Rings tried around a bar's middle by [`ring_spots`], each [`RING_STEP`] pixels out.
+const RINGS: usize = 6;
+const RING_STEP: f32 = 16.0;
 
 /// Pixels a name beyond a bar's end goes further out to clear a ground symbol there.
 const GROUND_CLEARANCE: f32 = 24.0;
@@ -228,14 +285,13 @@ fn on_each_other(a: &BarOnScreen, b: &BarOnScreen) -> bool {
 /// Pixels within which the ends of two bars lying on each other meet.
 const ON_EACH_OTHER: f32 = 3.0;
 
-/// The name of `bar`: the first spot along it, on its side then on the other, next to it
-/// then up to [`NAME_ROWS`] rows further out, whose name keeps a few pixels from every name placed before and
-/// from `keep_clear.text`, inside the canvas, and covers nothing else of `keep_clear`; where every spot covers
-/// something, the one covering least (the arrows, painted over the names, stay whole); none
-/// clear of the other names and the text (the stacked linkages crowd them at their flat
-/// poses): no name rather than a garbled one. The spot `last` the name took on the last
-/// frame is kept while it is free and covers at most [`NAME_STAY`] more. Returns the spot
-/// taken.
+/// The name of `bar`: of the spots of [`name_spots`] inside the canvas, a few pixels from
+/// every name placed before and from `keep_clear.text`, and nearer this bar than any other,
+/// the first covering least of `keep_clear` (the arrows, painted over the names, stay
+/// whole); where none is free, the same of [`ring_spots`], tied to the bar by a line; none
+/// free there either (a canvas too small for the name): no name rather than a garbled one.
+/// The spot `last` the name took on the last frame is kept while it is free and covers at
+/// most [`NAME_STAY`] more. Returns the spot taken.
 fn place_bar_name(
     canvas: &Canvas,
     (bar, text): (&BarOnScreen, String),
@@ -249,11 +305,9 @@ fn place_bar_name(
             .painter
             .layout_no_wrap(text, canvas.palette.font(14.0), canvas.palette.text);
     let size = galley.size();
-    let spots = name_spots(bar, size);
-    let taken = |r: &egui::Rect| {
-        let kept = r.expand(NAME_GAP);
-        !canvas.rect.contains_rect(*r)
-            || reads_as_another_bar(r.center(), bar, bars)
+    let taken = |spot: &Spot| {
+        let kept = spot.rect.expand(NAME_GAP);
+        !canvas.rect.contains_rect(spot.rect)
             || names.iter().any(|other| other.area().intersects(kept))
             || keep_clear
                 .clear
@@ -261,17 +315,18 @@ fn place_bar_name(
                 .iter()
                 .any(|text| text.intersects(kept))
     };
-    let free: Vec<_> = spots
-        .into_iter()
-        .enumerate()
-        .filter(|(_, (r, _))| !taken(r))
-        .map(|(order, (r, leader))| (order, keep_clear.covered(&r, bar.index), r, leader))
-        .collect();
+    let free_of =
+        |spots: Vec<Spot>| -> Vec<Spot> { spots.into_iter().filter(|spot| !taken(spot)).collect() };
+    let mut free = free_of(name_spots(bar, size));
+    free.retain(|spot| !reads_as_another_bar(spot.rect.center(), bar, bars));
+    if free.is_empty() {
+        free = free_of(ring_spots(bar, size));
+    }
     let costs: Vec<_> = free
         .iter()
-        .map(|&(order, covered, ..)| (order, covered))
+        .map(|spot| (spot.id, keep_clear.covered(&spot.rect, bar.index)))
         .collect();
-    let (order, _, rect, leader) = free[choose_spot(&costs, last)?];
+    let Spot { id, rect, leader } = free.swap_remove(choose_spot(&costs, last)?);
     let over_arrows = keep_clear.clear.arrows.iter().any(|a| a.intersects(rect));
     names.push(BodyName {
         rect,
@@ -279,14 +334,14 @@ fn place_bar_name(
         over_arrows,
         leader,
     });
-    Some(order)
+    Some(id)
 }
 
-/// Of the free spots (each its order and the ink it covers), the position of the first one
-/// covering least (`min_by_key` keeps the first), or of the spot `last` where it covers at
-/// most [`NAME_STAY`] more.
+/// Of the free spots (each its id and the ink it covers, in the order tried), the position
+/// of the first one covering least (`min_by_key` keeps the first), or of the spot `last`
+/// where it covers at most [`NAME_STAY`] more.
 fn choose_spot(free: &[(usize, usize)], last: Option<usize>) -> Option<usize> {
-    let best = (0..free.len()).min_by_key(|&k| (free[k].1, free[k].0))?;
+    let best = (0..free.len()).min_by_key(|&k| free[k].1)?;
     let kept =
         (0..free.len()).find(|&k| Some(free[k].0) == last && free[k].1 <= free[best].1 + NAME_STAY);
     Some(kept.unwrap_or(best))
@@ -367,7 +422,7 @@ mod tests {
                 ends: [a, a + 200.0 * vec2(angle.cos(), angle.sin())],
                 radius: 6.0,
             };
-            for (rect, _) in name_spots(&bar, size) {
+            for Spot { rect, .. } in name_spots(&bar, size) {
                 let nearest = (0..=100)
                     .map(|k| rect.distance_to_pos(bar.ends[0].lerp(bar.ends[1], k as f32 / 100.0)))
                     .fold(f32::INFINITY, f32::min);
@@ -375,6 +430,63 @@ mod tests {
                     nearest >= bar.radius,
                     "{degrees} degrees: {rect:?} {nearest}"
                 );
+            }
+        }
+    }
+
+    /// A spot is the same place on the screen from one frame to the next as its bar turns
+    /// through upright, where the screen's up flips sides (trial 17: a folding pair's name
+    /// jumped sides between two frames of a video).
+    #[test]
+    fn a_spot_keeps_its_place_as_its_bar_turns_through_upright() {
+        let size = egui::vec2(120.0, 20.0);
+        let bar_at = |degrees: f32| {
+            let angle = degrees.to_radians();
+            let a = Pos2::new(400.0, 400.0);
+            BarOnScreen {
+                index: 1,
+                ends: [a, a + 150.0 * vec2(angle.cos(), angle.sin())],
+                radius: 5.0,
+            }
+        };
+        let before = name_spots(&bar_at(89.5), size);
+        let after = name_spots(&bar_at(90.5), size);
+        assert_eq!(before.len(), after.len());
+        for spot in &before {
+            let same = after.iter().find(|s| s.id == spot.id).unwrap();
+            // A degree's turn moves a spot by a sixtieth of its distance from the bar's
+            // start; a jump to the other side by twice its distance from the bar.
+            let moved = spot.rect.center().distance(same.rect.center());
+            let reach = spot.rect.center().distance(Pos2::new(400.0, 400.0));
+            assert!(moved < 0.03 * reach, "spot {} moved {moved} px", spot.id);
+        }
+    }
+
+    /// The places tried when none beside a bar is free keep off the bar at every angle,
+    /// tied to it by a line, one place per id.
+    #[test]
+    fn the_ring_around_a_bar_keeps_off_it_and_is_tied_to_it() {
+        let size = egui::vec2(150.0, 20.0);
+        for degrees in (0..180).step_by(20) {
+            let angle = (degrees as f32).to_radians();
+            let a = Pos2::new(400.0, 400.0);
+            let bar = BarOnScreen {
+                index: 2,
+                ends: [a, a + 80.0 * vec2(angle.cos(), angle.sin())],
+                radius: 5.0,
+            };
+            let ring = ring_spots(&bar, size);
+            assert!(
+                ring.len() > RING_DIRECTIONS,
+                "{degrees} degrees: {}",
+                ring.len()
+            );
+            let mut ids: Vec<_> = ring.iter().map(|spot| spot.id).collect();
+            ids.dedup();
+            assert_eq!(ids.len(), ring.len());
+            for spot in ring {
+                assert!(bar.axis_distance_to_rect(&spot.rect) >= bar.radius);
+                assert_eq!(spot.leader, Some(a.lerp(bar.ends[1], 0.5)));
             }
         }
     }

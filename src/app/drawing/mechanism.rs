@@ -203,6 +203,15 @@ impl BarOnScreen {
         let along = ((p - a).dot(ab) / ab.length_sq().max(f32::EPSILON)).clamp(0.0, 1.0);
         (p - (a + along * ab)).length()
     }
+
+    /// Pixels from the rectangle `r` to the segment between the bar's ends (0 where it
+    /// crosses the segment), to within a fortieth of the bar's length.
+    pub(super) fn axis_distance_to_rect(&self, r: &egui::Rect) -> f32 {
+        let [a, b] = self.ends;
+        (0..=40)
+            .map(|k| r.distance_to_pos(a.lerp(b, k as f32 / 40.0)))
+            .fold(f32::INFINITY, f32::min)
+    }
 }
 
 /// A point mass as a disc (growing nearer the camera in the spatial view), its name beside it.
