@@ -127,6 +127,17 @@ impl Recorder {
         })
     }
 
+    /// `singulab record` has taken its last frame: the picture says the video ends (a
+    /// lesson's last caption may still be up at `t_end`, under its last event's banner).
+    pub fn video_end(&self) -> Option<VideoEnd> {
+        let r = self.active.as_ref()?;
+        let ended = !r.interactive() && r.error.is_none() && matches!(r.phase, Phase::Draining(_));
+        ended.then_some(match r.plan.t_end {
+            Some(_) => VideoEnd::AtTimeAsked,
+            None => VideoEnd::AtScenesEnd,
+        })
+    }
+
     /// `singulab record`, which drives the window by itself (no Record button).
     pub fn is_command_line(&self) -> bool {
         self.command_line.is_some() || self.active.as_ref().is_some_and(|r| !r.interactive())
@@ -140,6 +151,15 @@ impl Recorder {
             r.video_frames as f64 / f64::from(r.plan.fps),
         ))
     }
+}
+
+/// Where a video made by `singulab record` ends.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum VideoEnd {
+    /// At the scene's or the lesson's `t_end`.
+    AtScenesEnd,
+    /// At the `--t-end` asked for.
+    AtTimeAsked,
 }
 
 /// Whether the wall clock steps the session (not while a recording captures).

@@ -6,6 +6,7 @@ use bevy_egui::egui::{self, Color32, FontId, RichText, Ui};
 
 use crate::app::lesson::LessonRun;
 use crate::app::presentation::size_in_rows;
+use crate::app::record::VideoEnd;
 use crate::app::shown::paused_at_scene_end;
 use crate::app::simulation::Live;
 use crate::app::theme::Palette;
@@ -13,13 +14,15 @@ use crate::live::{LiveSession, MarkKind, PauseReason};
 use crate::solver::SingularEvent;
 
 /// The banners over the canvas; for a `viewer` (presenting, recording) without the keys and
-/// panels to use, and in a `video` the idle line names what it shows; their text
-/// `text_scale` times the notices' (the canvas' text scale).
+/// panels to use, and in a `video` the idle line names what it shows, its last frame
+/// (`video_end`) where it ends; their text `text_scale` times the notices' (the canvas'
+/// text scale).
 pub(super) fn banner(
     ui: &mut Ui,
     live: &Live,
     viewer: bool,
     video: bool,
+    video_end: Option<VideoEnd>,
     editing: Option<String>,
     text_scale: f32,
 ) {
@@ -70,7 +73,14 @@ pub(super) fn banner(
         .lesson
         .as_ref()
         .is_some_and(|run| run.player.is_finished());
-    if banners.is_empty() && finished && viewer {
+    let failed = banners
+        .iter()
+        .any(|(_, fill)| *fill == palette.banner_error);
+    if let Some(end) = video_end.filter(|_| !failed) {
+        // The held last frame says the video ends, not the last event (trial 17: "the end
+        // unmarked"), nor an action a lesson's last caption is still describing.
+        banners = vec![(video_end_text(live, end), palette.banner_event)];
+    } else if banners.is_empty() && finished && viewer {
         // A class and a video see the lesson end (trial 16: only the title line's "done").
         let again = if video { "" } else { " R plays it again." };
         banners.push((
@@ -256,6 +266,23 @@ pub(super) fn video_banner_text(live: &Live) -> String {
     }
 }
 
+/// The last frame's banner of a video: the end of its lesson, of the scene's run, or of
+/// the time asked for, and when.
+fn video_end_text(live: &Live, end: VideoEnd) -> String {
+    let t = crate::number_text::time_text(live.session.time());
+    let finished = live
+        .lesson
+        .as_ref()
+        .is_some_and(|run| run.player.is_finished());
+    let what = match (&live.lesson, end) {
+        (Some(_), _) if finished => "end of the lesson".to_owned(),
+        (Some(_), VideoEnd::AtScenesEnd) => format!("end of the lesson (t = {t} s)"),
+        (None, VideoEnd::AtScenesEnd) => format!("end of the run (t = {t} s)"),
+        (_, VideoEnd::AtTimeAsked) => format!("end of the video (t = {t} s)"),
+    };
+    format!("{}: {what}.", video_banner_text(live))
+}
+
 /// Where the open lesson is, and what Space does to it.
 pub(super) fn lesson_banner_text(run: &LessonRun, session: &LiveSession) -> String {
     let name = run.path.file_name().unwrap_or_default().to_string_lossy();
@@ -363,4 +390,39 @@ pub(super) fn at_most_three_rows(ui: &mut Ui, text: &str, size: f32) {
     job.wrap.overflow_character = Some('…');
     ui.add(egui::Label::new(job).wrap())
         .on_hover_text(RichText::new(text).size(NOTICE_SIZE));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::LiveSession;
+    use crate::scene::load_scene;
+
+    fn live_of(file: &str) -> Live {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+        let scene = root.join("four_bar.ron");
+        let session = LiveSession::new(load_scene(&scene).unwrap()).unwrap();
+        let mut live = Live::new(session, scene);
+        assert!(live.load(&root.join(file)));
+        live
+    }
+
+    /// A video's last frame says what ends there: a scene's run, a lesson (whose last
+    /// caption may still be read at its `t_end`), or the time asked for (trial 17: the
+    /// recorded lesson ended under its last event's banner).
+    #[test]
+    fn a_videos_last_frame_says_what_ends() {
+        let scene = live_of("four_bar.ron");
+        assert_eq!(
+            video_end_text(&scene, VideoEnd::AtScenesEnd),
+            "Four-bar linkage: end of the run (t = 0 s)."
+        );
+        assert_eq!(
+            video_end_text(&scene, VideoEnd::AtTimeAsked),
+            "Four-bar linkage: end of the video (t = 0 s)."
+        );
+        let lesson = live_of("lessons/a02_branches.ron");
+        let text = video_end_text(&lesson, VideoEnd::AtScenesEnd);
+        assert!(text.ends_with(": end of the lesson (t = 0 s)."), "{text}");
+    }
 }

@@ -332,6 +332,7 @@ impl Panels<'_, '_> {
                 live,
                 viewer,
                 view.video || frame.recorder.status().is_some(),
+                frame.recorder.video_end(),
                 editing.then(|| super::sketcher::panel::edit_banner_text(sketcher)),
                 canvas_text_scale(view.for_viewers()),
             );
