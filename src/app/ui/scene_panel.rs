@@ -1,5 +1,7 @@
 //! The Scene panel: the catalogue, the traced point and the 3D traced points.
 
+use std::path::PathBuf;
+
 use bevy::prelude::*;
 use bevy_egui::egui::{self, RichText, Ui};
 
@@ -28,16 +30,7 @@ pub(super) fn scene_panel(
                         ui.label(RichText::new(&scene.description).italics());
                     });
             }
-            let current = live.path.canonicalize().ok();
-            for path in &catalog.files {
-                let name = path
-                    .file_stem()
-                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-                let selected = current.as_ref() == Some(path);
-                if ui.selectable_label(selected, name).clicked() && !selected {
-                    commands.push(AppCommand::OpenScene(path.clone()));
-                }
-            }
+            scene_list(ui, live, catalog, commands);
             trace_controls(ui, live, commands);
             ui.horizontal(|ui| {
                 if ui.button("Open…").clicked() {
@@ -55,6 +48,41 @@ pub(super) fn scene_panel(
             );
         });
 }
+
+/// The scenes and lessons next to the open one, the open one highlighted, in a list of at
+/// most [`LIST_ROWS`] rows that scrolls: the 16 shipped files pushed the Admissible motions
+/// and the events below a 720-row window (trial 17).
+fn scene_list(ui: &mut Ui, live: &Live, catalog: &SceneCatalog, commands: &mut Vec<AppCommand>) {
+    let current = live.path.canonicalize().ok();
+    let row = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+    egui::ScrollArea::vertical()
+        .id_salt("scene_list")
+        .max_height(LIST_ROWS * row)
+        .show(ui, |ui| {
+            for path in &catalog.files {
+                let name = path
+                    .file_stem()
+                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+                let selected = current.as_ref() == Some(path);
+                let label = ui.selectable_label(selected, name);
+                if label.clicked() && !selected {
+                    commands.push(AppCommand::OpenScene(path.clone()));
+                }
+                // The open scene brought into sight once when it opens (it may lie below
+                // the rows shown), then the list scrolls as the user likes.
+                let scrolled_to = egui::Id::new("scene_list_scrolled_to");
+                if selected
+                    && ui.data(|d| d.get_temp::<PathBuf>(scrolled_to)).as_ref() != Some(path)
+                {
+                    label.scroll_to_me(None);
+                    ui.data_mut(|d| d.insert_temp(scrolled_to, path.clone()));
+                }
+            }
+        });
+}
+
+/// Rows of the scene list shown before it scrolls.
+const LIST_ROWS: f32 = 6.0;
 
 /// The point that leaves the motion trace: a body, and along a bar its start, centre, end or
 /// any fraction of its length (coupler curves of a four-bar come from its coupler's points).
