@@ -20,14 +20,19 @@ pub(super) struct Clearance<'a> {
     pub text: &'a [egui::Rect],
 }
 
-/// The spot (its [`Spot::id`]) each bar's name took on the last frame of one
-/// canvas, by body index: a name stays there while the spot is free and covers no more
-/// than [`NAME_STAY`] pieces more than the best, so names do not hop from frame to frame
-/// while their bars barely move.
-pub(super) type NameSpots = std::collections::HashMap<usize, usize>;
+/// Where (the centre) each bar's name stood on the last frame of one canvas, by body
+/// index: [`choose_spot`] keeps a name near there while it can, so names follow their bars
+/// from frame to frame instead of hopping (trial 19: while A02's loops fold, names changed
+/// sides within 1/20 s of a video).
+pub(super) type NameSpots = std::collections::HashMap<usize, Pos2>;
 
-/// The pieces of ink a name's spot may cover beyond the best spot's before the name moves.
-const NAME_STAY: usize = 2;
+/// The cost (pieces of ink) a name's spot may have beyond the best spot's and still be
+/// taken for being nearer where the name was.
+const NAME_STAY: usize = 3;
+
+/// What a spot of [`ring_spots`], away from its bar, costs beyond the ink it covers: a
+/// spot beside the bar covering up to this many pieces is taken first.
+const RING_COST: usize = 3;
 
 impl DrawnMechanism {
     /// The bars' names (for [`paint_names`] to paint, after the bars, under the arrows):
@@ -70,7 +75,7 @@ impl DrawnMechanism {
                 spots.get(&bar.index).copied(),
             );
             match spot {
-                Some(spot) => spots.insert(bar.index, spot),
+                Some(at) => spots.insert(bar.index, at),
                 None => spots.remove(&bar.index),
             };
         }
@@ -162,14 +167,32 @@ fn reads_as_another_bar(at: Pos2, bar: &BarOnScreen, bars: &[BarOnScreen]) -> bo
         .any(|other| other.index != bar.index && other.axis_distance(at) + MARGIN < own)
 }
 
+/// Whether the line from `on_bar` (on `bar`) to `to` passes over a bar other than `bar`
+/// and those lying on it: a name tied across crank 3 read as crank 3's (trial 19).
+fn leader_crosses_another_bar(
+    on_bar: Pos2,
+    to: Pos2,
+    bar: &BarOnScreen,
+    bars: &[BarOnScreen],
+) -> bool {
+    bars.iter()
+        .filter(|other| other.index != bar.index && !on_each_other(other, bar))
+        .any(|other| {
+            (1..=20).any(|k| {
+                // Over its own bar (out past a pivot it shares) it crosses nothing.
+                let p = on_bar.lerp(to, k as f32 / 20.0);
+                bar.axis_distance(p) > bar.radius + 2.0
+                    && other.axis_distance(p) <= other.radius + 1.0
+            })
+        })
+}
+
 /// Pixels kept between two names' backings.
 const NAME_GAP: f32 = 4.0;
 
-/// A place tried for a bar's name: `id` is the same place from one frame to the next (its
-/// side is taken from the bar's own direction, not the screen's up, which flips as a bar
-/// passes upright), `leader` the point on the bar a name set away from it is tied to.
+/// A place tried for a bar's name, and `leader`, the point on the bar a name set away from
+/// it is tied to.
 struct Spot {
-    id: usize,
     rect: egui::Rect,
     leader: Option<Pos2>,
 }
@@ -193,13 +216,10 @@ fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<Spot> {
         let offset = near + row as f32 * row_step;
         [0.5, 0.3, 0.7, 0.15, 0.85]
             .into_iter()
-            .enumerate()
-            .flat_map(move |(k, along)| [(k, along, side), (k, along, -side)])
-            .map(move |(k, along, side)| {
+            .flat_map(move |along| [(along, side), (along, -side)])
+            .map(move |(along, side)| {
                 let on_bar = pa + along * (pb - pa);
-                let id = 10 * row + 2 * k + usize::from(side < 0.0);
                 Spot {
-                    id,
                     rect: egui::Rect::from_center_size(on_bar + side * offset * normal, size),
                     leader: (row > 0).then_some(on_bar),
                 }
@@ -209,22 +229,18 @@ fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<Spot> {
     // wide (A02's middle crank in a lesson's frame at a hall's type) neither side is the
     // bar's own; the second place clears a ground symbol under a pinned end.
     let lengthwise = half_extent(d, size);
-    // The farther one is tied to the bar a little in from its end: tied to the end itself,
-    // a pivot other bars share, it named the pivot (trial 17).
+    // Both are tied to the bar a little in from its end: untied, a name beyond a pinned end
+    // read as the ground's (trial 19); tied to the end itself, a pivot other bars share, it
+    // named the pivot (trial 17).
     let beyond = [(pb, pa, d), (pa, pb, -d)]
         .into_iter()
-        .enumerate()
-        .flat_map(move |(e, (end, other, out))| {
+        .flat_map(move |(end, other, out)| {
             let first = bar.radius + lengthwise + NAME_GAP;
             let tie = end.lerp(other, 0.15);
-            [(first, None), (first + GROUND_CLEARANCE, Some(tie))]
-                .into_iter()
-                .enumerate()
-                .map(move |(k, (offset, leader))| Spot {
-                    id: 100 + 2 * e + k,
-                    rect: egui::Rect::from_center_size(end + offset * out, size),
-                    leader,
-                })
+            [first, first + GROUND_CLEARANCE].map(|offset| Spot {
+                rect: egui::Rect::from_center_size(end + offset * out, size),
+                leader: Some(tie),
+            })
         });
     beside(0)
         .chain(beyond)
@@ -237,8 +253,8 @@ fn half_extent(dir: egui::Vec2, size: egui::Vec2) -> f32 {
     0.5 * (dir.x.abs() * size.x + dir.y.abs() * size.y)
 }
 
-/// The places tried for a name of `size` when none of [`name_spots`] is free: around the
-/// bar's middle in [`RING_DIRECTIONS`] directions, [`RING_STEP`] pixels further out each
+/// Further places for a name of `size`, past those of [`name_spots`]: around the bar's
+/// middle in [`RING_DIRECTIONS`] directions, [`RING_STEP`] pixels further out each
 /// ring, each tied to the middle by a line and clear of the bar. A folded pair crowded by
 /// the bars around it (A02's crank 2 on coupler 1 folding on branch 1) has every spot beside
 /// it nearer another bar, and at a hall's type most spots rows out off the canvas: its
@@ -255,7 +271,6 @@ fn ring_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<Spot> {
             let rect = egui::Rect::from_center_size(middle + reach * dir, size);
             let clear = bar.axis_distance_to_rect(&rect) >= bar.radius + NAME_GAP;
             clear.then_some(Spot {
-                id: 1000 + 100 * ring + k,
                 rect,
                 leader: Some(middle),
             })
@@ -285,21 +300,20 @@ fn on_each_other(a: &BarOnScreen, b: &BarOnScreen) -> bool {
 /// Pixels within which the ends of two bars lying on each other meet.
 const ON_EACH_OTHER: f32 = 3.0;
 
-/// The name of `bar`: of the spots of [`name_spots`] inside the canvas, a few pixels from
-/// every name placed before and from `keep_clear.text`, and nearer this bar than any other,
-/// the first covering least of `keep_clear` (the arrows, painted over the names, stay
-/// whole); where none is free, the same of [`ring_spots`], tied to the bar by a line; none
-/// free there either (a canvas too small for the name): no name rather than a garbled one.
-/// The spot `last` the name took on the last frame is kept while it is free and covers at
-/// most [`NAME_STAY`] more. Returns the spot taken.
+/// The name of `bar`, at a free spot (inside the canvas, a few pixels from every name
+/// placed before and from `keep_clear.text`) of [`name_spots`] nearer this bar than any
+/// other, or of [`ring_spots`] at [`RING_COST`] more, tied to the bar by a line: the one
+/// [`choose_spot`] takes by the ink of `keep_clear` each covers (the arrows, painted over
+/// the names, stay whole) and where the name stood `last`. None free (a canvas too small
+/// for the name): no name rather than a garbled one. Returns where the name stands.
 fn place_bar_name(
     canvas: &Canvas,
     (bar, text): (&BarOnScreen, String),
     bars: &[BarOnScreen],
     keep_clear: &KeepClear,
     names: &mut Vec<BodyName>,
-    last: Option<usize>,
-) -> Option<usize> {
+    last: Option<Pos2>,
+) -> Option<Pos2> {
     let galley =
         canvas
             .painter
@@ -317,16 +331,32 @@ fn place_bar_name(
     };
     let free_of =
         |spots: Vec<Spot>| -> Vec<Spot> { spots.into_iter().filter(|spot| !taken(spot)).collect() };
-    let mut free = free_of(name_spots(bar, size));
-    free.retain(|spot| !reads_as_another_bar(spot.rect.center(), bar, bars));
-    if free.is_empty() {
-        free = free_of(ring_spots(bar, size));
-    }
+    let mut beside = free_of(name_spots(bar, size));
+    beside.retain(|spot| !reads_as_another_bar(spot.rect.center(), bar, bars));
+    let ring = free_of(ring_spots(bar, size));
+    let ties_across = |spot: &Spot| {
+        spot.leader.is_some_and(|on_bar| {
+            let nearest = on_bar.clamp(spot.rect.min, spot.rect.max);
+            leader_crosses_another_bar(on_bar, nearest, bar, bars)
+        })
+    };
+    beside.retain(|spot| !ties_across(spot));
+    let mut ring = ring;
+    ring.retain(|spot| !ties_across(spot));
+    let extra =
+        std::iter::repeat_n(0, beside.len()).chain(std::iter::repeat_n(RING_COST, ring.len()));
+    let mut free: Vec<Spot> = beside.into_iter().chain(ring).collect();
     let costs: Vec<_> = free
         .iter()
-        .map(|spot| (spot.id, keep_clear.covered(&spot.rect, bar.index)))
+        .zip(extra)
+        .map(|(spot, extra)| {
+            (
+                spot.rect.center(),
+                keep_clear.covered(&spot.rect, bar.index) + extra,
+            )
+        })
         .collect();
-    let Spot { id, rect, leader } = free.swap_remove(choose_spot(&costs, last)?);
+    let Spot { rect, leader, .. } = free.swap_remove(choose_spot(&costs, last)?);
     let over_arrows = keep_clear.clear.arrows.iter().any(|a| a.intersects(rect));
     names.push(BodyName {
         rect,
@@ -334,29 +364,39 @@ fn place_bar_name(
         over_arrows,
         leader,
     });
-    Some(id)
+    Some(rect.center())
 }
 
-/// Of the free spots (each its id and the ink it covers, in the order tried), the position
-/// of the first one covering least (`min_by_key` keeps the first), or of the spot `last`
-/// where it covers at most [`NAME_STAY`] more.
-fn choose_spot(free: &[(usize, usize)], last: Option<usize>) -> Option<usize> {
+/// Of the free spots (each its centre and cost, in the order tried), the position of the
+/// first one costing least (`min_by_key` keeps the first), or, where the name stood `last`,
+/// of the one nearest there within [`STAY_WITHIN`] pixels costing at most [`NAME_STAY`]
+/// more: a name follows its bar while it can and otherwise goes to the best spot, not to
+/// whichever is nearest (at A02's flat pose that was a spot rows out).
+fn choose_spot(free: &[(Pos2, usize)], last: Option<Pos2>) -> Option<usize> {
     let best = (0..free.len()).min_by_key(|&k| free[k].1)?;
-    let kept =
-        (0..free.len()).find(|&k| Some(free[k].0) == last && free[k].1 <= free[best].1 + NAME_STAY);
-    Some(kept.unwrap_or(best))
+    let stay = last.and_then(|last| {
+        (0..free.len())
+            .filter(|&k| free[k].1 <= free[best].1 + NAME_STAY)
+            .map(|k| (k, free[k].0.distance(last)))
+            .filter(|&(_, moved)| moved <= STAY_WITHIN)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    });
+    Some(stay.map_or(best, |(k, _)| k))
 }
+
+/// Pixels a name may move from one frame to the next to stay with its bar.
+const STAY_WITHIN: f32 = 30.0;
 
 /// Paints the names on an opaque backing (as the arrows' labels: translucent, it greys the
-/// light theme's white), each placed away from its bar tied to it by a thin line.
+/// light theme's white), each placed away from its bar tied to a dot on it by a line.
 pub(super) fn paint_names(painter: &egui::Painter, names: &[BodyName], palette: &Palette) {
     for name in names {
         if let Some(on_bar) = name.leader {
             let nearest = on_bar.clamp(name.rect.min, name.rect.max);
-            painter.line_segment(
-                [on_bar, nearest],
-                Stroke::new(1.0, palette.text.gamma_multiply(0.5)),
-            );
+            // In the text's colour, with a dot where it meets its bar: faint and grey, a
+            // projector's class could not follow it (trial 19: 3.9:1).
+            painter.line_segment([on_bar, nearest], Stroke::new(1.5, palette.text));
+            painter.circle_filled(on_bar, 2.5, palette.text);
         }
     }
     for name in names.iter().filter(|name| !name.over_arrows) {
@@ -395,18 +435,36 @@ pub(super) fn paint_names_over_arrows(
 mod tests {
     use super::*;
 
-    /// A name keeps its last frame's spot while it is free and covers at most two pieces
-    /// more than the best (trial 12: names hopped between frames while their bars barely
-    /// moved); otherwise, or with no last spot, the first of those covering least.
+    /// A name takes, of the spots within 30 px of where it stood and costing at most three
+    /// more than the best, the nearest (trial 19: names hopped sides while A02's loops
+    /// folded); with no last place, or none near enough in place and cost, the first
+    /// costing least.
     #[test]
-    fn a_name_stays_where_it_was_unless_another_spot_is_much_clearer() {
-        let free = [(0, 3), (1, 1), (4, 1), (7, 0)];
+    fn a_name_stays_near_where_it_was_unless_another_spot_is_much_clearer() {
+        let at = |x: f32| Pos2::new(x, 0.0);
+        let free = [(at(0.0), 4), (at(100.0), 1), (at(200.0), 1), (at(300.0), 0)];
         assert_eq!(choose_spot(&free, None), Some(3));
-        assert_eq!(choose_spot(&free, Some(4)), Some(2), "1 more: stays");
-        assert_eq!(choose_spot(&free, Some(0)), Some(3), "3 more: moves");
-        assert_eq!(choose_spot(&free, Some(5)), Some(3), "its spot is taken");
-        assert_eq!(choose_spot(&[(2, 1), (5, 1)], None), Some(0), "the first");
-        assert_eq!(choose_spot(&[], Some(2)), None);
+        assert_eq!(
+            choose_spot(&free, Some(at(190.0))),
+            Some(2),
+            "1 more: nearest"
+        );
+        assert_eq!(
+            choose_spot(&free, Some(at(10.0))),
+            Some(3),
+            "4 more: the best"
+        );
+        assert_eq!(
+            choose_spot(&free, Some(at(150.0))),
+            Some(3),
+            "none near: the best"
+        );
+        assert_eq!(
+            choose_spot(&[(at(2.0), 1), (at(5.0), 1)], None),
+            Some(0),
+            "the first"
+        );
+        assert_eq!(choose_spot(&[], Some(at(2.0))), None);
     }
 
     /// A name beside its bar at any angle covers none of it (a name beside an upright bar,
@@ -434,36 +492,7 @@ mod tests {
         }
     }
 
-    /// A spot is the same place on the screen from one frame to the next as its bar turns
-    /// through upright, where the screen's up flips sides (trial 17: a folding pair's name
-    /// jumped sides between two frames of a video).
-    #[test]
-    fn a_spot_keeps_its_place_as_its_bar_turns_through_upright() {
-        let size = egui::vec2(120.0, 20.0);
-        let bar_at = |degrees: f32| {
-            let angle = degrees.to_radians();
-            let a = Pos2::new(400.0, 400.0);
-            BarOnScreen {
-                index: 1,
-                ends: [a, a + 150.0 * vec2(angle.cos(), angle.sin())],
-                radius: 5.0,
-            }
-        };
-        let before = name_spots(&bar_at(89.5), size);
-        let after = name_spots(&bar_at(90.5), size);
-        assert_eq!(before.len(), after.len());
-        for spot in &before {
-            let same = after.iter().find(|s| s.id == spot.id).unwrap();
-            // A degree's turn moves a spot by a sixtieth of its distance from the bar's
-            // start; a jump to the other side by twice its distance from the bar.
-            let moved = spot.rect.center().distance(same.rect.center());
-            let reach = spot.rect.center().distance(Pos2::new(400.0, 400.0));
-            assert!(moved < 0.03 * reach, "spot {} moved {moved} px", spot.id);
-        }
-    }
-
-    /// The places tried when none beside a bar is free keep off the bar at every angle,
-    /// tied to it by a line, one place per id.
+    /// The places around a bar keep off the bar at every angle, tied to its middle by a line.
     #[test]
     fn the_ring_around_a_bar_keeps_off_it_and_is_tied_to_it() {
         let size = egui::vec2(150.0, 20.0);
@@ -481,9 +510,6 @@ mod tests {
                 "{degrees} degrees: {}",
                 ring.len()
             );
-            let mut ids: Vec<_> = ring.iter().map(|spot| spot.id).collect();
-            ids.dedup();
-            assert_eq!(ids.len(), ring.len());
             for spot in ring {
                 assert!(bar.axis_distance_to_rect(&spot.rect) >= bar.radius);
                 assert_eq!(spot.leader, Some(a.lerp(bar.ends[1], 0.5)));
