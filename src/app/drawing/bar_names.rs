@@ -31,8 +31,9 @@ pub(super) type NameSpots = std::collections::HashMap<usize, Pos2>;
 const NAME_STAY: usize = 3;
 
 /// What a spot of [`ring_spots`], away from its bar, costs beyond the ink it covers: a
-/// spot beside the bar covering up to this many pieces is taken first.
-const RING_COST: usize = 3;
+/// spot beside the bar covering up to this many pieces is taken first, and one covering
+/// none is taken over it whatever the name's last place (more than [`NAME_STAY`]).
+const RING_COST: usize = 4;
 
 impl DrawnMechanism {
     /// The bars' names (for [`paint_names`] to paint, after the bars, under the arrows):
@@ -190,9 +191,10 @@ fn leader_crosses_another_bar(
 /// Pixels kept between two names' backings.
 const NAME_GAP: f32 = 4.0;
 
-/// A place tried for a bar's name, and `leader`, the point on the bar a name set away from
-/// it is tied to.
+/// A place tried for a bar's name, `leader`, the point on the bar a name set away from it is
+/// tied to, and `extra`, what it costs beyond the ink it covers for being away from the bar.
 struct Spot {
+    extra: usize,
     rect: egui::Rect,
     leader: Option<Pos2>,
 }
@@ -220,6 +222,7 @@ fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<Spot> {
             .map(move |(along, side)| {
                 let on_bar = pa + along * (pb - pa);
                 Spot {
+                    extra: row,
                     rect: egui::Rect::from_center_size(on_bar + side * offset * normal, size),
                     leader: (row > 0).then_some(on_bar),
                 }
@@ -238,6 +241,7 @@ fn name_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<Spot> {
             let first = bar.radius + lengthwise + NAME_GAP;
             let tie = end.lerp(other, 0.15);
             [first, first + GROUND_CLEARANCE].map(|offset| Spot {
+                extra: 0,
                 rect: egui::Rect::from_center_size(end + offset * out, size),
                 leader: Some(tie),
             })
@@ -271,6 +275,7 @@ fn ring_spots(bar: &BarOnScreen, size: egui::Vec2) -> Vec<Spot> {
             let rect = egui::Rect::from_center_size(middle + reach * dir, size);
             let clear = bar.axis_distance_to_rect(&rect) >= bar.radius + NAME_GAP;
             clear.then_some(Spot {
+                extra: RING_COST,
                 rect,
                 leader: Some(middle),
             })
@@ -302,7 +307,7 @@ const ON_EACH_OTHER: f32 = 3.0;
 
 /// The name of `bar`, at a free spot (inside the canvas, a few pixels from every name
 /// placed before and from `keep_clear.text`) of [`name_spots`] nearer this bar than any
-/// other, or of [`ring_spots`] at [`RING_COST`] more, tied to the bar by a line: the one
+/// other (each row out costing one piece more), or of [`ring_spots`] at [`RING_COST`] more, tied to the bar by a line: the one
 /// [`choose_spot`] takes by the ink of `keep_clear` each covers (the arrows, painted over
 /// the names, stay whole) and where the name stood `last`. None free (a canvas too small
 /// for the name): no name rather than a garbled one. Returns where the name stands.
@@ -343,17 +348,12 @@ fn place_bar_name(
     beside.retain(|spot| !ties_across(spot));
     let mut ring = ring;
     ring.retain(|spot| !ties_across(spot));
-    let extra =
-        std::iter::repeat_n(0, beside.len()).chain(std::iter::repeat_n(RING_COST, ring.len()));
     let mut free: Vec<Spot> = beside.into_iter().chain(ring).collect();
     let costs: Vec<_> = free
         .iter()
-        .zip(extra)
-        .map(|(spot, extra)| {
-            (
-                spot.rect.center(),
-                keep_clear.covered(&spot.rect, bar.index) + extra,
-            )
+        .map(|spot| {
+            let covered = keep_clear.covered(&spot.rect, bar.index);
+            (spot.rect.center(), covered + spot.extra)
         })
         .collect();
     let Spot { rect, leader, .. } = free.swap_remove(choose_spot(&costs, last)?);

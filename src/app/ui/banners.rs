@@ -80,13 +80,14 @@ pub(super) fn banner(
         // The held last frame says the video ends, not the last event (trial 17: "the end
         // unmarked"), nor an action a lesson's last caption is still describing.
         banners = vec![(video_end_text(live, end), palette.banner_event)];
-    } else if banners.is_empty() && finished && viewer {
-        // A class and a video see the lesson end (trial 16: only the title line's "done").
+    } else if finished && viewer && !failed && acted.is_none() {
+        // A class and a video see the lesson end (trial 16: only the title line's "done"),
+        // not the last event passed (trial 19: it stayed up after the lesson's end).
         let again = if video { "" } else { " R plays it again." };
-        banners.push((
+        banners = vec![(
             format!("{}: end of the lesson.{again}", video_banner_text(live)),
             palette.banner_event,
-        ));
+        )];
     }
     if banners.is_empty() {
         // The slot stays, with what the simulation is doing.
