@@ -3,6 +3,7 @@
 //! not move it, and it knows nothing of them.
 
 use bevy::prelude::*;
+use bevy_egui::egui;
 
 use crate::live::framing;
 use crate::live::{OrbitCamera, PlanarView};
@@ -35,6 +36,9 @@ pub struct CanvasCamera {
     /// How far down from the canvas' top the legend and the time reached in the last frame:
     /// "Fit view" places the mechanism below them.
     pub(super) overlay_height: f32,
+    /// The legend's and the time's areas in the last frame: the reactions, drawn before
+    /// them, keep their numbers off them.
+    pub(super) overlay: Vec<egui::Rect>,
     /// A video's frame: the box of every pose its run reaches, which the view fits once
     /// ([`framing::run_box`]) instead of the scene's view and the pose at each event.
     pub motion_box: Option<framing::PlaneBox>,

@@ -206,8 +206,17 @@ pub fn draw_canvas(
         } else {
             Vec::new()
         };
-        let drawn = draw_mechanism_and_motions(&canvas, live, view, basis, overstep, scale_bar);
+        let last_overlay = std::mem::take(&mut camera.overlay);
+        let drawn = draw_mechanism_and_motions(
+            &canvas,
+            live,
+            view,
+            basis,
+            overstep,
+            (scale_bar, &last_overlay),
+        );
         camera.overlay_height = drawn.overlay_height;
+        camera.overlay = drawn.overlay.clone();
         // Over the bars (a label under a bar cannot be read), clear of the text already there.
         traces::paint_trace_labels(
             &painter,
@@ -448,15 +457,16 @@ fn draw_backdrop(canvas: &Canvas, live: &Live, arrows: f32) -> Option<egui::Rect
 
 /// The mechanism, the legend and the time, the names, the motions' arrows, then their labels
 /// on top; the names keep off the arrows where they can, the labels off the legend, the
-/// names and the scale bar. Returns how far down the legend and the time reach (fitting the
-/// view keeps the mechanism below them).
+/// names and the scale bar; the reactions' numbers off `last_overlay`, the legend and the
+/// time of the last frame (painted after them). Returns how far down the legend and the time
+/// reach (fitting the view keeps the mechanism below them).
 fn draw_mechanism_and_motions(
     canvas: &Canvas,
     live: &Live,
     view: &mut ViewState,
     basis: BasisMode,
     overstep: f64,
-    scale_bar: Option<egui::Rect>,
+    (scale_bar, last_overlay): (Option<egui::Rect>, &[egui::Rect]),
 ) -> Drawn {
     let shown = shown_motions(live, view, basis);
     // This canvas shows the basis the panel lists: pointing at a row there dims the others
@@ -482,7 +492,7 @@ fn draw_mechanism_and_motions(
     let reaction_text = if view.show_reactions {
         reactions::update_reactions(view, live);
         let body_names: Vec<_> = rigid_names.iter().map(|name| name.area()).collect();
-        reactions::draw_reactions(canvas, view, &body_names, scale_bar)
+        reactions::draw_reactions(canvas, view, &body_names, scale_bar, last_overlay)
     } else {
         Vec::new()
     };
@@ -494,6 +504,7 @@ fn draw_mechanism_and_motions(
         .iter()
         .map(|r| r.bottom() - canvas.rect.top())
         .fold(0.0, f32::max);
+    let legend_and_time = overlay.clone();
     // The bars' names keep off the legend and the time (a name under the legend, which is
     // painted over it, was lost at A02's fold), the scale bar and the reactions' names.
     let names = match drawn.filter(|_| view.show_labels) {
@@ -540,6 +551,7 @@ fn draw_mechanism_and_motions(
     overlay.extend(label_rects);
     Drawn {
         overlay_height,
+        overlay: legend_and_time,
         text: overlay,
         ink: ink.into_pieces(),
         plates,
@@ -550,6 +562,8 @@ fn draw_mechanism_and_motions(
 struct Drawn {
     /// How far down from the canvas' top the legend and the time reach.
     overlay_height: f32,
+    /// The legend's and the time's areas.
+    overlay: Vec<egui::Rect>,
     /// The areas of every text painted: the legend, the time, the names, the motions' and
     /// the reactions' labels.
     text: Vec<egui::Rect>,

@@ -96,12 +96,15 @@ pub fn update_reactions(view: &mut ViewState, live: &Live) {
 }
 
 /// Paints the reactions (and the selected mode), the joints' names and the legend (above
-/// the `scale_bar`); returns the areas their text takes (other labels keep off them).
+/// the `scale_bar`), the force of an arrow cut at the canvas' edge off the `overlay` (the
+/// motions' legend and the time, painted after); returns the areas their text takes (other
+/// labels keep off them).
 pub(super) fn draw_reactions(
     canvas: &Canvas,
     view: &ViewState,
     body_names: &[egui::Rect],
     scale_bar: Option<egui::Rect>,
+    overlay: &[egui::Rect],
 ) -> Vec<egui::Rect> {
     let Some(cache) = view.reactions.as_ref() else {
         return Vec::new();
@@ -120,7 +123,7 @@ pub(super) fn draw_reactions(
         let color = if arrow.unique { UNIQUE } else { UNDETERMINED };
         paint_force(
             canvas,
-            arrow,
+            (arrow, overlay),
             scale,
             color.gamma_multiply(fade),
             !arrow.unique,
@@ -134,7 +137,7 @@ pub(super) fn draw_reactions(
         if largest > 0.0 {
             let scale = 0.75 * FORCE_SPAN * side / largest as f32;
             for arrow in mode {
-                paint_force(canvas, arrow, scale, MODE, false);
+                paint_force(canvas, (arrow, overlay), scale, MODE, false);
             }
         }
     }
@@ -290,8 +293,15 @@ const STUB: f32 = 4.0;
 const MARKER_EDGE: f32 = 8.0;
 
 /// The force of `arrow` from its point, `scale` pixels per newton.
-/// One longer than the canvas allows is cut at its edge, its head there, and says its force.
-fn paint_force(canvas: &Canvas, arrow: &ReactionArrow, scale: f32, color: Color32, dashed: bool) {
+/// One longer than the canvas allows is cut at its edge, its head there, and says its force
+/// beside it, off the `overlay` (trial 19 read the driver's "0.27 N" under the time).
+fn paint_force(
+    canvas: &Canvas,
+    (arrow, overlay): (&ReactionArrow, &[egui::Rect]),
+    scale: f32,
+    color: Color32,
+    dashed: bool,
+) {
     let Some((start, whole)) = force_vector(canvas, arrow, scale) else {
         return;
     };
@@ -306,10 +316,18 @@ fn paint_force(canvas: &Canvas, arrow: &ReactionArrow, scale: f32, color: Color3
         let galley = canvas
             .painter
             .layout_no_wrap(text, font, canvas.palette.text);
-        let beside = egui::Rect::from_center_size(
-            tip - 16.0 * whole.normalized() + vec2(0.6 * galley.size().x + 10.0, 0.0),
-            galley.size() + vec2(4.0, 2.0),
-        );
+        let size = galley.size() + vec2(4.0, 2.0);
+        let aside = vec2(0.6 * galley.size().x + 10.0, 0.0);
+        let d = whole.normalized();
+        let places = [16.0, 48.0, 80.0]
+            .into_iter()
+            .flat_map(|back| [tip - back * d + aside, tip - back * d - aside])
+            .map(|at| egui::Rect::from_center_size(at, size));
+        let free = |r: &egui::Rect| {
+            canvas.rect.contains_rect(*r) && !overlay.iter().any(|o| o.intersects(*r))
+        };
+        let first = egui::Rect::from_center_size(tip - 16.0 * d + aside, size);
+        let beside = places.into_iter().find(free).unwrap_or(first);
         paint_on_backing(canvas, beside, galley);
     }
     let stroke = Stroke::new(2.5, color);
