@@ -103,6 +103,7 @@ pub(super) fn draw_motions(
     view: &ViewState,
     (avoid, ink): (&[egui::Rect], &Ink),
     listed_half: bool,
+    last_labels: &mut LabelSpots,
 ) -> Vec<PlacedLabel> {
     let rect = canvas.rect;
     let MotionArrows {
@@ -142,8 +143,17 @@ pub(super) fn draw_motions(
         );
         let label_size = galley.size() + vec2(6.0, 6.0);
         let (label_spots, tips) = paint_arrows(canvas.painter, &screen, &lanes, &style, label_size);
-        if let Some((r, spot)) = place_label(&label_spots, label_size, (&placed_labels, ink), rect)
-        {
+        let place = place_label_after(
+            &label_spots,
+            label_size,
+            (&placed_labels, ink),
+            (rect, last_labels.get(&k).copied()),
+        );
+        match place {
+            Some((r, _)) => last_labels.insert(k, r.center()),
+            None => last_labels.remove(&k),
+        };
+        if let Some((r, spot)) = place {
             // A label moved from its spot is tied to the arrow's tip, not to the spot.
             let tip = label_spots
                 .iter()
@@ -304,6 +314,10 @@ fn paint_arrows(
     (label_spots, tips)
 }
 
+/// Where (the centre) each shown motion's label stood on the last frame of one canvas, by
+/// the motion's place among those shown.
+pub(super) type LabelSpots = std::collections::HashMap<usize, Pos2>;
+
 /// A label placed on the canvas, painted after every arrow (so none crosses it).
 pub(super) struct PlacedLabel {
     pub rect: egui::Rect,
@@ -367,11 +381,26 @@ pub(super) fn paint_labels(
 /// far from its arrow reads as another's). Several motions at a singular configuration often
 /// have their longest arrows at the same hinge. Labels are kept inside `bounds` (the canvas),
 /// shifted in from its edges; with no free place, the best spot itself.
+#[cfg(test)]
 pub(super) fn place_label(
     spots: &[(f32, Pos2)],
     size: egui::Vec2,
     (placed, ink): (&[egui::Rect], &Ink),
     bounds: egui::Rect,
+) -> Option<(egui::Rect, Pos2)> {
+    place_label_after(spots, size, (placed, ink), (bounds, None))
+}
+
+/// [`place_label`] for a label centred at `last` on the last frame: moves from its best
+/// spot count from the long arrow's spot nearest there, and a place costs
+/// [`LAST_COST`] per pixel from there too, so a label stays with its arrows from frame to
+/// frame (trial 19: "T1" changed place nearly every frame of a video while its longest
+/// arrow changed).
+pub(super) fn place_label_after(
+    spots: &[(f32, Pos2)],
+    size: egui::Vec2,
+    (placed, ink): (&[egui::Rect], &Ink),
+    (bounds, last): (egui::Rect, Option<Pos2>),
 ) -> Option<(egui::Rect, Pos2)> {
     // Arrows at least this fraction of the longest one are good places for the label.
     const LONG_ENOUGH: f32 = 0.6;
@@ -392,7 +421,10 @@ pub(super) fn place_label(
         .iter()
         .filter(|(length, _)| *length >= LONG_ENOUGH * longest)
         .collect();
-    candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+    match last {
+        Some(last) => candidates.sort_by(|a, b| a.1.distance(last).total_cmp(&b.1.distance(last))),
+        None => candidates.sort_by(|a, b| b.0.total_cmp(&a.0)),
+    }
     let anchor = candidates[0].1;
     let best = inside(egui::Rect::from_center_size(anchor, size));
     let reach = 2 * MAX_LABEL_SHIFT as i32;
@@ -420,13 +452,18 @@ pub(super) fn place_label(
         if !free(&r) {
             continue;
         }
-        let cost = moved_by + INK_COST * ink.covered(&r) as f32;
+        let from_last = last.map_or(0.0, |last| r.center().distance(last));
+        let cost = moved_by + INK_COST * ink.covered(&r) as f32 + LAST_COST * from_last;
         if chosen.is_none_or(|(least, ..)| cost < least) {
             chosen = Some((cost, r, at));
         }
     }
     Some(chosen.map_or((best, anchor), |(_, r, at)| (r, at)))
 }
+
+/// What a pixel from where a label stood on the last frame costs its place, in pixels of
+/// moving it from its arrow.
+const LAST_COST: f32 = 0.5;
 
 /// What covering one piece of ink costs a label's place, in pixels of moving it from its
 /// arrow: crossing an arrow's shaft (two or three pieces) is worth moving the label a label
@@ -465,6 +502,22 @@ pub(super) fn arrow_head(painter: &egui::Painter, tip: Pos2, v: egui::Vec2, colo
 mod tests {
     use super::*;
     use bevy_egui::egui::pos2;
+
+    /// A label stays by the long arrow nearest where it stood on the last frame, though
+    /// another grew a little longer (trial 19: "T1" changed place nearly every frame of a
+    /// video); with no last place, by the longest.
+    #[test]
+    fn a_label_stays_by_the_arrow_it_named_on_the_last_frame() {
+        let size = vec2(30.0, 16.0);
+        let spots = [(100.0, Pos2::new(0.0, 0.0)), (90.0, Pos2::new(200.0, 0.0))];
+        let none: (&[egui::Rect], &Ink) = (&[], &Ink::default());
+        let (_, first) = place_label_after(&spots, size, none, (everywhere(), None)).unwrap();
+        assert_eq!(first, Pos2::new(0.0, 0.0));
+        let last = Some(Pos2::new(200.0, -4.0));
+        let (r, anchor) = place_label_after(&spots, size, none, (everywhere(), last)).unwrap();
+        assert_eq!(anchor, Pos2::new(200.0, 0.0));
+        assert!(r.center().distance(Pos2::new(200.0, 0.0)) < 1.0, "{r:?}");
+    }
 
     #[test]
     fn labels_of_motions_with_the_same_longest_arrow_do_not_overlap() {

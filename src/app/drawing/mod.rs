@@ -544,7 +544,18 @@ fn draw_mechanism_and_motions(
     // The arrows over the names: a name that found no place clear of them (a folded loop)
     // may be crossed by a shaft, but hides no arrow.
     bar_names::paint_names(canvas.painter, &names, canvas.palette);
-    let labels = draw_motions(canvas, &shown, arrows, view, (&overlay, &ink), listed_half);
+    let half = usize::from(basis == BasisMode::Traditional);
+    let mut last_labels = std::mem::take(&mut view.label_spots[half]);
+    let labels = draw_motions(
+        canvas,
+        &shown,
+        arrows,
+        view,
+        (&overlay, &ink),
+        listed_half,
+        &mut last_labels,
+    );
+    view.label_spots[half] = last_labels;
     bar_names::paint_names_over_arrows(canvas.painter, &names, canvas.palette);
     let label_rects: Vec<_> = labels.iter().map(|label| label.rect).collect();
     arrows::paint_labels(canvas.painter, labels, &overlay, canvas.palette);

@@ -78,6 +78,8 @@ pub struct ViewState {
     /// Where each bar's name stood on the last frame, per basis drawn (side by side, one
     /// canvas each).
     pub(super) name_spots: [super::bar_names::NameSpots; 2],
+    /// Where each motion's label stood on the last frame of each canvas (continued, traditional).
+    pub(super) label_spots: [super::arrows::LabelSpots; 2],
 }
 
 impl ViewState {
@@ -120,6 +122,7 @@ impl Default for ViewState {
             achieved_when_behind: None,
             display_x: DVector::zeros(0),
             name_spots: Default::default(),
+            label_spots: Default::default(),
         }
     }
 }
