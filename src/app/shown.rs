@@ -43,6 +43,9 @@ pub struct Notice {
     /// A brief notice (a file saved, advice on a push) leaves the banner at this time;
     /// others stay until the next one or the next scene.
     pub shown_until: Option<Instant>,
+    /// The simulated time of the action a notice names (an event passed after it is said
+    /// in its place).
+    pub at: Option<f64>,
 }
 
 /// How long a brief notice stays in the banner.
@@ -57,6 +60,7 @@ impl Notice {
             text,
             error,
             shown_until: None,
+            at: None,
         }
     }
 
@@ -66,6 +70,7 @@ impl Notice {
             text,
             error: false,
             shown_until: Some(Instant::now() + BRIEF_NOTICE),
+            at: None,
         }
     }
 
@@ -75,6 +80,15 @@ impl Notice {
             text,
             error: false,
             shown_until: Some(Instant::now() + ACTION_SHOWN),
+            at: None,
+        }
+    }
+
+    /// The notice of an action taken at simulated time `t`.
+    pub fn at(self, t: f64) -> Self {
+        Self {
+            at: Some(t),
+            ..self
         }
     }
 

@@ -400,11 +400,14 @@ fn apply_command(
             // jump back.
             let from = session.time();
             session.goto_event(*index)?;
-            live.action = Some(Notice::action(crate::live::motions::jump_said(
-                from,
-                session.time(),
-                "the singular event at t =",
-            )));
+            live.action = Some(
+                Notice::action(crate::live::motions::jump_said(
+                    from,
+                    session.time(),
+                    "the singular event at t =",
+                ))
+                .at(session.time()),
+            );
         }
         AppCommand::Push {
             label,
@@ -425,7 +428,7 @@ fn apply_command(
                 None => "",
             };
             let said = crate::live::motions::push_said(label, *delta, *duration, t);
-            live.action = Some(Notice::action(format!("{said}{advice}")));
+            live.action = Some(Notice::action(format!("{said}{advice}")).at(t));
         }
         AppCommand::Leave {
             label,
@@ -438,9 +441,8 @@ fn apply_command(
                 Some(speed) => format!(" at speed {speed:.2} (from rest)"),
                 None => String::new(),
             };
-            live.action = Some(Notice::action(crate::live::motions::leave_said(
-                label, &how, t,
-            )));
+            live.action =
+                Some(Notice::action(crate::live::motions::leave_said(label, &how, t)).at(t));
         }
         AppCommand::SetTrace(point) => session.set_trace_point(*point),
         AppCommand::SetTracedPoints(points) => session.set_traced_points(points),
@@ -453,11 +455,10 @@ fn apply_command(
         AppCommand::Seek(t) => {
             let from = session.time();
             session.seek(*t)?;
-            live.action = Some(Notice::action(crate::live::motions::jump_said(
-                from,
-                session.time(),
-                "t =",
-            )));
+            live.action = Some(
+                Notice::action(crate::live::motions::jump_said(from, session.time(), "t ="))
+                    .at(session.time()),
+            );
         }
         AppCommand::Undo => {
             let undone = session.next_undo();

@@ -176,6 +176,11 @@ impl Player {
             .map(|(_, text)| text.as_str())
     }
 
+    /// The simulated time of the lesson's last push or leave.
+    pub fn acted_at(&self) -> Option<f64> {
+        self.acted.as_ref().map(|(t, _)| *t)
+    }
+
     /// At the event the session is at, the motion (index in the lesson's basis' list, from 0)
     /// the lesson's next push or leave takes, if it comes with no other trigger than a wait:
     /// a viewer sees it drawn before it is taken.

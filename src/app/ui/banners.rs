@@ -53,11 +53,21 @@ pub(super) fn banner(
         .action
         .as_ref()
         .filter(|a| a.is_shown())
-        .map(|a| a.text.as_str())
+        .map(|a| (a.at, a.text.as_str()))
         .or_else(|| {
             let run = live.lesson.as_ref()?;
-            run.player.act_named(session.time(), session.speed())
+            let text = run.player.act_named(session.time(), session.speed())?;
+            Some((run.player.acted_at(), text))
         });
+    // An event passed since is said in the action's place (trial 20: branch 1's flat pose
+    // at t = 1.1562 s, 0.44 s after the leave, was said 1.2 s of video late).
+    let overtaken = |at: Option<f64>| {
+        at.zip(just_passed(session))
+            .is_some_and(|(at, event)| event.t > at + 1e-9)
+    };
+    let acted = acted
+        .filter(|(at, _)| !overtaken(*at))
+        .map(|(_, text)| text);
     // Alone, for its few seconds: with an event's facts after it, the hall's large type would
     // cut the banner at three rows. A solver's failure is still said after it.
     if let Some(action) = acted.filter(|_| viewer) {
@@ -270,7 +280,8 @@ pub(super) fn video_banner_text(live: &Live) -> String {
 /// The last frame's banner of a video: the end of its lesson, of the scene's run, or of
 /// the time asked for, and when.
 fn video_end_text(live: &Live, end: VideoEnd) -> String {
-    let t = crate::number_text::time_text(live.session.time());
+    // To the millisecond the time shows (a `--t-end` frame falls between steps).
+    let t = crate::number_text::time_text((live.session.time() * 1e3).round() / 1e3);
     let finished = live
         .lesson
         .as_ref()
