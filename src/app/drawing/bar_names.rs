@@ -306,8 +306,9 @@ fn on_each_other(a: &BarOnScreen, b: &BarOnScreen) -> bool {
 const ON_EACH_OTHER: f32 = 3.0;
 
 /// The name of `bar`, at a free spot (inside the canvas, a few pixels from every name
-/// placed before and from `keep_clear.text`) of [`name_spots`] nearer this bar than any
-/// other (each row out costing one piece more), or of [`ring_spots`] at [`RING_COST`] more, tied to the bar by a line: the one
+/// placed before and from `keep_clear.text`, its line crossing no other bar) of
+/// [`name_spots`] nearer this bar than any other (each row out costing one piece more), or
+/// of [`ring_spots`] at [`RING_COST`] more, tied to the bar by a line: the one
 /// [`choose_spot`] takes by the ink of `keep_clear` each covers (the arrows, painted over
 /// the names, stay whole) and where the name stood `last`. None free (a canvas too small
 /// for the name): no name rather than a garbled one. Returns where the name stands.
@@ -334,21 +335,19 @@ fn place_bar_name(
                 .iter()
                 .any(|text| text.intersects(kept))
     };
-    let free_of =
-        |spots: Vec<Spot>| -> Vec<Spot> { spots.into_iter().filter(|spot| !taken(spot)).collect() };
-    let mut beside = free_of(name_spots(bar, size));
-    beside.retain(|spot| !reads_as_another_bar(spot.rect.center(), bar, bars));
-    let ring = free_of(ring_spots(bar, size));
     let ties_across = |spot: &Spot| {
         spot.leader.is_some_and(|on_bar| {
             let nearest = on_bar.clamp(spot.rect.min, spot.rect.max);
             leader_crosses_another_bar(on_bar, nearest, bar, bars)
         })
     };
-    beside.retain(|spot| !ties_across(spot));
-    let mut ring = ring;
-    ring.retain(|spot| !ties_across(spot));
-    let mut free: Vec<Spot> = beside.into_iter().chain(ring).collect();
+    let beside = name_spots(bar, size)
+        .into_iter()
+        .filter(|spot| !reads_as_another_bar(spot.rect.center(), bar, bars));
+    let mut free: Vec<Spot> = beside
+        .chain(ring_spots(bar, size))
+        .filter(|spot| !taken(spot) && !ties_across(spot))
+        .collect();
     let costs: Vec<_> = free
         .iter()
         .map(|spot| {

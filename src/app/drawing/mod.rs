@@ -207,7 +207,7 @@ pub fn draw_canvas(
             Vec::new()
         };
         let last_overlay = std::mem::take(&mut camera.overlay);
-        let drawn = draw_mechanism_and_motions(
+        let mut drawn = draw_mechanism_and_motions(
             &canvas,
             live,
             view,
@@ -216,7 +216,7 @@ pub fn draw_canvas(
             (scale_bar, &last_overlay),
         );
         camera.overlay_height = drawn.overlay_height;
-        camera.overlay = drawn.overlay.clone();
+        camera.overlay = std::mem::take(&mut drawn.overlay);
         // Over the bars (a label under a bar cannot be read), clear of the text already there.
         traces::paint_trace_labels(
             &painter,
